@@ -1,0 +1,104 @@
+"""BEX run-time values, as the VM and the natives share them.
+
+BAML value      Python value
+--------------  ---------------------------------------------------------------
+null            None
+bool            bool
+int             int (always within [INT_MIN, INT_MAX]: 63-bit two's complement)
+float           float
+string          str
+T[]             list
+map<K, V>       dict (insertion ordered, as BAML maps are)
+class instance  an instance of the Python class generated for the BAML class
+                (a subclass of Instance, with __slots__ = the field names)
+enum variant    a Variant (one object per variant per program)
+function        any Python callable (compiled functions, closures, bound methods,
+                host callables)
+
+A BAML `throw` and a VM panic both travel as the Python exception BamlRaise; a panic's value
+is an Instance of a builtin class named `baml.panics.*`.
+"""
+from __future__ import annotations
+
+INT_MIN = -(1 << 62)
+INT_MAX = (1 << 62) - 1
+
+
+class ClassInfo:
+    """A BAML class at run time: fully qualified name (`user.Point`, `user.ns.Point`,
+    `baml.panics.DivisionByZero`), display name, field names in declaration order, and the
+    generated Python class `py` whose instances are the BAML instances."""
+
+    __slots__ = ("fqn", "name", "fields", "py", "methods")
+
+    def __init__(self, fqn: str, name: str, fields: list[str]):
+        self.fqn = fqn
+        self.name = name
+        self.fields = list(fields)
+        self.methods: dict[str, object] = {}
+        self.py = _make_instance_class(self)
+
+    def new(self, *values):
+        obj = self.py.__new__(self.py)
+        for f, v in zip(self.fields, values):
+            setattr(obj, _py_field(f), v)
+        return obj
+
+    def __repr__(self) -> str:
+        return f"<class {self.fqn}>"
+
+
+class Instance:
+    """Base of every generated instance class. `_class` is the ClassInfo."""
+
+    __slots__ = ()
+    _class: ClassInfo
+
+    def __repr__(self) -> str:  # for debugging only; BAML rendering lives in the stdlib
+        inner = ", ".join(f"{f}: {getattr(self, _py_field(f), None)!r}" for f in self._class.fields)
+        return f"{self._class.name} {{ {inner} }}"
+
+
+def _make_instance_class(info: ClassInfo) -> type:
+    slots = tuple(_py_field(f) for f in info.fields)
+    return type("I_" + info.fqn.replace(".", "_"), (Instance,), {"__slots__": slots, "_class": info})
+
+
+def _py_field(name: str) -> str:
+    """Python attribute name of a BAML field (BAML fields may clash with Python keywords or
+    with Instance's own names, so every field is prefixed)."""
+    return "f_" + name
+
+
+class EnumInfo:
+    __slots__ = ("fqn", "name", "variants")
+
+    def __init__(self, fqn: str, name: str, variant_names: list[str]):
+        self.fqn = fqn
+        self.name = name
+        self.variants = {v: Variant(self, v, i) for i, v in enumerate(variant_names)}
+
+    def __repr__(self) -> str:
+        return f"<enum {self.fqn}>"
+
+
+class Variant:
+    __slots__ = ("enum", "name", "index")
+
+    def __init__(self, enum: EnumInfo, name: str, index: int):
+        self.enum = enum
+        self.name = name
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"{self.enum.name}.{self.name}"
+
+
+class BamlRaise(Exception):
+    """A BAML error in flight: `value` is the thrown BAML value; `panic` is True for VM
+    panics (whose value is a `baml.panics.*` instance)."""
+
+    def __init__(self, value, panic: bool = False):
+        super().__init__(value)
+        self.value = value
+        self.panic = panic

@@ -1,0 +1,497 @@
+"""BAML's abstract syntax tree. Every node carries a `span`; sugar that the parser can remove
+early (parenthesised expressions, `else if` chains) is already gone. Later layers annotate nodes
+in place only through the `ty` slot of expressions (filled by sema)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from ..source import Span
+
+
+# ───────────────────────────── types ─────────────────────────────
+
+@dataclass(eq=False)
+class TName:
+    """`int`, `Foo`, `baml.panics.IndexOutOfBounds`, `map<string, int>`, `Box<T>`."""
+    span: Span
+    path: list[str]
+    args: list["TypeExpr"] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class TArray:
+    span: Span
+    elem: "TypeExpr"
+
+
+@dataclass(eq=False)
+class TOptional:
+    span: Span
+    inner: "TypeExpr"
+
+
+@dataclass(eq=False)
+class TUnion:
+    span: Span
+    members: list["TypeExpr"]
+
+
+@dataclass(eq=False)
+class TLiteral:
+    """Literal type: `1`, `-1`, `"a"`, `true`, `null` (value None)."""
+    span: Span
+    value: object
+
+
+@dataclass(eq=False)
+class TFunc:
+    """`(int, x: string) -> bool throws never`."""
+    span: Span
+    params: list[tuple[str | None, "TypeExpr"]]
+    ret: "TypeExpr"
+    throws: "TypeExpr | None"
+
+
+TypeExpr = Union[TName, TArray, TOptional, TUnion, TLiteral, TFunc]
+
+
+# ───────────────────────────── patterns ─────────────────────────────
+
+@dataclass(eq=False)
+class PWild:
+    span: Span
+
+
+@dataclass(eq=False)
+class PLit:
+    """Literal pattern: int, string, bool or null (value None). Negative ints included."""
+    span: Span
+    value: object
+
+
+@dataclass(eq=False)
+class PBind:
+    """`let n`, `let n: int` (also the shorthand `y` inside a class pattern)."""
+    span: Span
+    name: str
+    type: "TypeExpr | None" = None
+
+
+@dataclass(eq=False)
+class PType:
+    """A bare type or enum variant: `int`, `MyClass`, `Color.Red`, `baml.panics.X`, `string?`."""
+    span: Span
+    type: TypeExpr
+
+
+@dataclass(eq=False)
+class POr:
+    span: Span
+    alts: list["Pattern"]
+
+
+@dataclass(eq=False)
+class PClass:
+    """`Point { x: 0, y }`; a field with pattern None binds the field to its own name."""
+    span: Span
+    type: TName
+    fields: list[tuple[str, "Pattern | None"]]
+
+
+@dataclass(eq=False)
+class PArray:
+    """`[a, b, ..let rest, z]`: items before and after the rest; rest_index None = no rest.
+    rest_name None with a rest = `..` (anonymous)."""
+    span: Span
+    items: list["Pattern"]
+    rest_index: int | None = None
+    rest_name: str | None = None
+
+
+Pattern = Union[PWild, PLit, PBind, PType, POr, PClass, PArray]
+
+
+# ───────────────────────────── expressions ─────────────────────────────
+
+@dataclass(eq=False)
+class Expr:
+    span: Span
+
+    ty = None  # static type, filled in by sema (None = not known)
+
+
+@dataclass(eq=False)
+class IntLit(Expr):
+    value: int
+
+
+@dataclass(eq=False)
+class FloatLit(Expr):
+    value: float
+
+
+@dataclass(eq=False)
+class StrLit(Expr):
+    value: str
+
+
+@dataclass(eq=False)
+class BoolLit(Expr):
+    value: bool
+
+
+@dataclass(eq=False)
+class NullLit(Expr):
+    pass
+
+
+@dataclass(eq=False)
+class TFor:
+    """`${for (let x in xs)} … ${endfor}` inside a backtick template."""
+    span: Span
+    pattern: Pattern
+    iterable: Expr
+    parts: list["TemplatePart"]
+
+
+@dataclass(eq=False)
+class TIf:
+    """`${if (c)} … ${else if (d)} … ${else} … ${endif}`: branches are (cond, parts)."""
+    span: Span
+    branches: list[tuple[Expr, list["TemplatePart"]]]
+    else_parts: list["TemplatePart"] | None
+
+
+# str = literal text (escapes decoded, dedent applied); Expr = `${expr}` / `${ {block} }`;
+# Let = `${ let x = … }` (binds for the rest of the template, renders nothing).
+TemplatePart = Union[str, Expr, TFor, TIf, "Let"]
+
+
+@dataclass(eq=False)
+class Template(Expr):
+    parts: list[TemplatePart]
+
+
+@dataclass(eq=False)
+class Name(Expr):
+    name: str
+
+
+@dataclass(eq=False)
+class ArrayLit(Expr):
+    items: list[Expr]
+
+
+@dataclass(eq=False)
+class MapLit(Expr):
+    entries: list[tuple[Expr, Expr]]
+
+
+@dataclass(eq=False)
+class ClassLit(Expr):
+    """`Point { x: 1, ...p }`, `Box<int> { value: 1 }`, `ns.Point { … }`. An entry with
+    name None is a spread (`...expr`)."""
+    type: TName
+    entries: list[tuple[str | None, Expr]]
+
+
+@dataclass(eq=False)
+class Field(Expr):
+    """`obj.name`, or `obj?.name` when optional."""
+    obj: Expr
+    name: str
+    optional: bool = False
+
+
+@dataclass(eq=False)
+class Index(Expr):
+    obj: Expr
+    index: Expr
+    optional: bool = False
+
+
+@dataclass(eq=False)
+class Arg:
+    span: Span
+    name: str | None
+    value: Expr
+
+
+@dataclass(eq=False)
+class Call(Expr):
+    """`f(x)`, `o.m(x, b = 2)`, `f<int>(x)`, `o?.m(x)` (optional)."""
+    func: Expr
+    args: list[Arg]
+    type_args: list[TypeExpr] = field(default_factory=list)
+    optional: bool = False
+
+
+@dataclass(eq=False)
+class Unary(Expr):
+    op: str  # '!' '-' '~'
+    operand: Expr
+
+
+@dataclass(eq=False)
+class Binary(Expr):
+    """Arithmetic, comparison, bitwise, and the short-circuit `&&` `||` `??`."""
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass(eq=False)
+class Is(Expr):
+    expr: Expr
+    pattern: Pattern
+
+
+@dataclass(eq=False)
+class If(Expr):
+    """`if c { } else …`; `else if` chains nest an If inside a Block's tail."""
+    cond: Expr
+    then: "Block"
+    else_: "Block | None" = None
+
+
+@dataclass(eq=False)
+class IfLet(Expr):
+    pattern: Pattern
+    value: Expr
+    then: "Block"
+    else_: "Block | None" = None
+
+
+@dataclass(eq=False)
+class MatchArm:
+    span: Span
+    pattern: Pattern
+    guard: Expr | None
+    body: Expr
+
+
+@dataclass(eq=False)
+class Match(Expr):
+    scrutinee: Expr
+    arms: list[MatchArm]
+
+
+@dataclass(eq=False)
+class Catch(Expr):
+    """Postfix `expr catch (e) { arms }`; kind is 'catch', 'catch_all' or 'catch_all_panics'.
+    Chained clauses nest: the inner Catch is this one's `expr`."""
+    expr: Expr
+    binding: str
+    arms: list[MatchArm]
+    kind: str = "catch"
+
+
+@dataclass(eq=False)
+class Param:
+    span: Span
+    name: str
+    type: TypeExpr | None
+    default: Expr | None = None
+
+
+@dataclass(eq=False)
+class Lambda(Expr):
+    params: list[Param]
+    ret: TypeExpr | None
+    throws: TypeExpr | None
+    body: "Block"
+
+
+@dataclass(eq=False)
+class BlockExpr(Expr):
+    block: "Block"
+
+
+# ───────────────────────────── statements ─────────────────────────────
+
+@dataclass(eq=False)
+class Stmt:
+    span: Span
+
+
+@dataclass(eq=False)
+class Let(Stmt):
+    """`let p: T = e;`, `const …`, let-else `let P = e else { … };`."""
+    pattern: Pattern
+    type: TypeExpr | None
+    value: Expr
+    else_block: "Block | None" = None
+    is_const: bool = False
+
+
+@dataclass(eq=False)
+class Assign(Stmt):
+    """`target = value` or compound `target op= value` (op is '+', '-', '<<', …)."""
+    target: Expr
+    op: str | None
+    value: Expr
+
+
+@dataclass(eq=False)
+class ExprStmt(Stmt):
+    expr: Expr
+
+
+@dataclass(eq=False)
+class While(Stmt):
+    cond: Expr
+    body: "Block"
+
+
+@dataclass(eq=False)
+class WhileLet(Stmt):
+    pattern: Pattern
+    value: Expr
+    body: "Block"
+
+
+@dataclass(eq=False)
+class ForIn(Stmt):
+    pattern: Pattern
+    iterable: Expr
+    body: "Block"
+
+
+@dataclass(eq=False)
+class ForC(Stmt):
+    init: Stmt | None
+    cond: Expr | None
+    update: Stmt | None
+    body: "Block"
+
+
+@dataclass(eq=False)
+class Break(Stmt):
+    pass
+
+
+@dataclass(eq=False)
+class Continue(Stmt):
+    pass
+
+
+@dataclass(eq=False)
+class Return(Stmt):
+    value: Expr | None
+
+
+@dataclass(eq=False)
+class Throw(Stmt):
+    value: Expr
+
+
+@dataclass(eq=False)
+class Defer(Stmt):
+    body: "Block"
+
+
+@dataclass(eq=False)
+class Block:
+    """`{ stmts; tail }`: tail is the block's value (None = the block is void/null)."""
+    span: Span
+    stmts: list[Stmt]
+    tail: Expr | None
+
+
+# ───────────────────────────── items ─────────────────────────────
+
+@dataclass(eq=False)
+class Attribute:
+    """`@alias("x")` (level 1) or `@@description("…")` (level 2)."""
+    span: Span
+    name: str
+    args: list[Expr]
+    level: int = 1
+
+
+@dataclass(eq=False)
+class Generic:
+    span: Span
+    name: str
+    bounds: list[TypeExpr] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Function:
+    """A free function, or a method when declared inside a class (`has_self` when its first
+    parameter is `self`, which is not listed in `params`)."""
+    span: Span
+    name: str
+    name_span: Span
+    generics: list[Generic]
+    params: list[Param]
+    ret: TypeExpr | None
+    throws: TypeExpr | None
+    body: Block | None
+    attrs: list[Attribute] = field(default_factory=list)
+    has_self: bool = False
+    doc: str | None = None
+
+
+@dataclass(eq=False)
+class ClassField:
+    span: Span
+    name: str
+    type: TypeExpr
+    attrs: list[Attribute] = field(default_factory=list)
+    doc: str | None = None
+
+
+@dataclass(eq=False)
+class ClassDecl:
+    span: Span
+    name: str
+    name_span: Span
+    generics: list[Generic]
+    fields: list[ClassField]
+    methods: list[Function]
+    attrs: list[Attribute] = field(default_factory=list)
+    doc: str | None = None
+
+
+@dataclass(eq=False)
+class EnumVariant:
+    span: Span
+    name: str
+    attrs: list[Attribute] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class EnumDecl:
+    span: Span
+    name: str
+    name_span: Span
+    variants: list[EnumVariant]
+    attrs: list[Attribute] = field(default_factory=list)
+    doc: str | None = None
+
+
+@dataclass(eq=False)
+class TypeAlias:
+    span: Span
+    name: str
+    name_span: Span
+    type: TypeExpr
+
+
+@dataclass(eq=False)
+class TestDecl:
+    span: Span
+    name: str
+    body: Block
+
+
+Item = Union[Function, ClassDecl, EnumDecl, TypeAlias, TestDecl]
+
+
+@dataclass(eq=False)
+class File:
+    """One parsed file. `namespace` is None for the root namespace."""
+    source: "object"  # assay.source.SourceFile
+    items: list[Item]
