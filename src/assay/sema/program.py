@@ -1,0 +1,253 @@
+"""The program's item index: every function, class, enum, type alias and test, by fully
+qualified name, plus BAML's path-resolution rules (verified against baml_bridge 0.23.0):
+
+- Inside namespace N (None = root), a bare name resolves only to items of N itself
+  (a namespace file can NOT see root items unqualified, and root can NOT see `a.g`).
+- `root.f` / `root.P` is the absolute path of a root item; `root.a.g` / `root.a.b.g` of an item
+  of namespace `a` / `a.b` (nested folders nest namespaces). `a.g` (without `root.`) is an
+  error everywhere, even inside namespace `a`; `user.f` is not a path either.
+- `P.m` (same namespace) / `root.a.P.m` names a method (static call); `E.V` is an enum variant.
+- Items of one namespace share one name space (class `f` + function `f` → E0011). The same name
+  in different namespaces is fine.
+- `root` cannot name an item/binding/type parameter (E0176). A root-level function named like
+  a namespace folder is E0099.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from ..source import Diagnostic, Span
+from ..syntax import ast
+
+
+def _fqn(namespace: str | None, name: str) -> str:
+    return f"user.{namespace}.{name}" if namespace else f"user.{name}"
+
+
+@dataclass(eq=False)
+class FunctionDef:
+    fqn: str
+    name: str
+    namespace: str | None
+    decl: ast.Function
+    owner: "ClassDef | None"
+    file: ast.File
+
+    def __repr__(self) -> str:
+        return f"FunctionDef({self.fqn})"
+
+
+@dataclass(eq=False)
+class ClassDef:
+    fqn: str
+    name: str
+    namespace: str | None
+    decl: ast.ClassDecl
+    fields: list[ast.ClassField]
+    methods: dict[str, FunctionDef] = field(default_factory=dict)
+    file: ast.File | None = None
+
+    def field(self, name: str) -> ast.ClassField | None:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        return None
+
+    def __repr__(self) -> str:
+        return f"ClassDef({self.fqn})"
+
+
+@dataclass(eq=False)
+class EnumDef:
+    fqn: str
+    name: str
+    namespace: str | None
+    decl: ast.EnumDecl
+    variants: list[str]
+    file: ast.File | None = None
+
+    def __repr__(self) -> str:
+        return f"EnumDef({self.fqn})"
+
+
+@dataclass(eq=False)
+class AliasDef:
+    fqn: str
+    name: str
+    namespace: str | None
+    decl: ast.TypeAlias
+    type: ast.TypeExpr
+    file: ast.File | None = None
+
+    def __repr__(self) -> str:
+        return f"AliasDef({self.fqn})"
+
+
+@dataclass(eq=False)
+class TestDef:
+    name: str
+    namespace: str | None
+    file: ast.File
+    decl: ast.TestDecl
+
+
+Item = Union[FunctionDef, ClassDef, EnumDef, AliasDef]
+
+_KIND = {FunctionDef: "function", ClassDef: "class", EnumDef: "enum", AliasDef: "type"}
+
+
+class ProgramIndex:
+    def __init__(self) -> None:
+        self.functions: dict[str, FunctionDef] = {}
+        self.classes: dict[str, ClassDef] = {}
+        self.enums: dict[str, EnumDef] = {}
+        self.aliases: dict[str, AliasDef] = {}
+        self.tests: list[TestDef] = []
+        self.files: list[ast.File] = []
+        # namespace (None = root) -> item name -> item (free functions, classes, enums, aliases)
+        self.scopes: dict[str | None, dict[str, Item]] = {None: {}}
+        self.namespaces: set[str] = set()
+
+    # ── resolution ──
+    def items_in(self, namespace: str | None) -> dict[str, Item]:
+        return self.scopes.get(namespace, {})
+
+    def resolve_prefix(self, namespace: str | None, path: list[str]) -> tuple[Item | None, int]:
+        """Resolve the longest item prefix of `path` as written inside `namespace`. Returns
+        (item, number of path segments consumed); a class followed by one of its methods
+        consumes that too (→ the method's FunctionDef). (None, 0) when nothing resolves."""
+        if not path:
+            return None, 0
+        if path[0] == "root":
+            # root.<ns parts>.<item>: try the longest namespace prefix that exists
+            best: tuple[Item | None, int] = (None, 0)
+            for k in range(1, len(path)):
+                ns = ".".join(path[1:k]) or None
+                if ns is not None and ns not in self.namespaces:
+                    break
+                item = self.scopes.get(ns, {}).get(path[k])
+                if item is not None:
+                    best = (item, k + 1)
+            item, n = best
+        else:
+            item = self.scopes.get(namespace, {}).get(path[0])
+            n = 1 if item is not None else 0
+        if item is None:
+            return None, 0
+        if isinstance(item, ClassDef) and n < len(path) and path[n] in item.methods:
+            return item.methods[path[n]], n + 1
+        return item, n
+
+    def lookup(self, namespace: str | None, path: list[str]) -> Item | None:
+        """Resolve a complete dotted path (see module doc for the rules); None when the whole
+        path is not an item (or method)."""
+        item, n = self.resolve_prefix(namespace, path)
+        return item if item is not None and n == len(path) else None
+
+    def all_items(self):
+        yield from self.functions.values()
+        yield from self.classes.values()
+        yield from self.enums.values()
+        yield from self.aliases.values()
+
+
+def _kind(item: Item) -> str:
+    return _KIND[type(item)]
+
+
+def build_index(files: list[ast.File]) -> tuple[ProgramIndex, list[Diagnostic]]:
+    index = ProgramIndex()
+    diags: list[Diagnostic] = []
+    # the engine processes files in path order (first definition wins)
+    files = sorted(files, key=lambda f: f.source.path)
+    index.files = files
+    for f in files:
+        ns = f.source.namespace
+        if ns:
+            parts = ns.split(".")
+            for i in range(1, len(parts) + 1):
+                index.namespaces.add(".".join(parts[:i]))
+                index.scopes.setdefault(".".join(parts[:i]), {})
+
+    def reserved(name: str, span: Span) -> None:
+        if name == "root":
+            diags.append(Diagnostic(span, "E0176", "`root` is the path to this package and cannot "
+                                    "name a binding, an item, or a type parameter"))
+
+    def add(ns: str | None, name: str, span: Span, item: Item) -> bool:
+        reserved(name, span)
+        scope = index.scopes.setdefault(ns, {})
+        prev = scope.get(name)
+        if prev is not None:
+            k1, k2 = _kind(prev), _kind(item)
+            msg = (f"duplicate {k2} `{name}`" if k1 == k2
+                   else f"name `{name}` defined 2 times as: {k1}, {k2}")
+            diags.append(Diagnostic(span, "E0011", msg))
+            return False
+        scope[name] = item
+        if ns is None and name in index.namespaces and isinstance(item, FunctionDef):
+            diags.append(Diagnostic(span, "E0099", f"`{name}` is both a root-level function and "
+                                    f"the namespace `ns_{name}/`"))
+        return True
+
+    for f in files:
+        ns = f.source.namespace or None
+        for it in f.items:
+            if isinstance(it, ast.Function):
+                fd = FunctionDef(_fqn(ns, it.name), it.name, ns, it, None, f)
+                if add(ns, it.name, it.name_span, fd):
+                    index.functions[fd.fqn] = fd
+            elif isinstance(it, ast.ClassDecl):
+                cd = ClassDef(_fqn(ns, it.name), it.name, ns, it, list(it.fields), {}, f)
+                seen: dict[str, str] = {}
+                for fl in it.fields:
+                    if fl.name in seen:
+                        diags.append(Diagnostic(_name_span(fl.span, fl.name), "E0012",
+                                                f"duplicate field `{it.name}.{fl.name}`"))
+                    else:
+                        seen[fl.name] = "field"
+                for m in it.methods:
+                    reserved(m.name, m.name_span)
+                    if m.name in seen:
+                        k = seen[m.name]
+                        msg = (f"duplicate method `{it.name}.{m.name}`" if k == "method"
+                               else f"name `{it.name}.{m.name}` defined 2 times as: {k}, method")
+                        diags.append(Diagnostic(m.name_span, "E0012", msg))
+                        continue
+                    seen[m.name] = "method"
+                    md = FunctionDef(f"{cd.fqn}.{m.name}", m.name, ns, m, cd, f)
+                    cd.methods[m.name] = md
+                for g in it.generics:
+                    reserved(g.name, g.span)
+                if add(ns, it.name, it.name_span, cd):
+                    index.classes[cd.fqn] = cd
+                    for md in cd.methods.values():
+                        index.functions[md.fqn] = md
+            elif isinstance(it, ast.EnumDecl):
+                names: list[str] = []
+                for v in it.variants:
+                    if v.name in names:
+                        diags.append(Diagnostic(_name_span(v.span, v.name), "E0012",
+                                                f"duplicate variant `{it.name}.{v.name}`"))
+                    else:
+                        names.append(v.name)
+                ed = EnumDef(_fqn(ns, it.name), it.name, ns, it, names, f)
+                if add(ns, it.name, it.name_span, ed):
+                    index.enums[ed.fqn] = ed
+            elif isinstance(it, ast.TypeAlias):
+                ad = AliasDef(_fqn(ns, it.name), it.name, ns, it, it.type, f)
+                if add(ns, it.name, it.name_span, ad):
+                    index.aliases[ad.fqn] = ad
+            elif isinstance(it, ast.TestDecl):
+                index.tests.append(TestDef(it.name, ns, f, it))
+    return index, diags
+
+
+def _name_span(span: Span, name: str) -> Span:
+    """The span of `name` at/after the start of `span` (fields/variants carry no name_span)."""
+    text = span.file.text
+    i = text.find(name, span.start, max(span.end, span.start + len(name)))
+    if i < 0:
+        return span
+    return Span(span.file, i, i + len(name))
