@@ -1,0 +1,338 @@
+"""Helpers for the differential test suite: Assay vs the real BAML engine (baml_bridge).
+
+Nothing the engine answers is ever stored: every comparison runs both sides at test time.
+
+Layout: ``tests/programs/ns_<x>/*.baml`` -- every file under ``ns_<x>/`` belongs to BAML
+namespace ``x``.  An entry function is preceded by one or more comment lines::
+
+    // call: {"a": 1, "b": 0}
+    function div(a: int, b: int) -> int { a / b }
+
+(JSON object of keyword arguments; ``NaN``/``Infinity``/``-Infinity`` allowed).
+
+The engine side needs ONE runtime holding all programs (a runtime costs seconds to
+start).  A single compile error anywhere breaks the whole runtime, so
+``python tests/difflib_baml.py`` checks the engine side alone and reports every call.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+TESTS_DIR = Path(__file__).resolve().parent
+PROGRAMS_DIR = TESTS_DIR / "programs"
+SHARED_DIR = TESTS_DIR.resolve().parents[1] / "shared"
+
+CALL_RE = re.compile(r"^\s*//\s*call:\s*(.*?)\s*$")
+FUNC_RE = re.compile(r"^function\s+([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def engine_only() -> bool:
+    return os.environ.get("ASSAY_DIFF_ENGINE_ONLY", "") not in ("", "0")
+
+
+# --------------------------------------------------------------------------- cases
+
+
+@dataclass(frozen=True)
+class Case:
+    ns: str            # namespace (without ns_ prefix)
+    fn: str            # function name
+    k: int             # index of this call among the function's calls
+    args: dict         # keyword arguments
+    file: str          # path relative to the programs dir
+    line: int          # 1-based line of the // call: comment
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.ns}.{self.fn}"
+
+    @property
+    def id(self) -> str:
+        return f"{self.ns}.{self.fn}[{self.k}]"
+
+
+def namespace_of(rel: Path) -> str:
+    top = rel.parts[0]
+    if not top.startswith("ns_") or len(rel.parts) < 2:
+        raise ValueError(f"program file outside an ns_<x>/ directory: {rel}")
+    return top[3:]
+
+
+def program_files(root: Path = PROGRAMS_DIR) -> dict[str, str]:
+    """All .baml files under root as {relative posix path: text}."""
+    out: dict[str, str] = {}
+    for p in sorted(root.rglob("*.baml")):
+        out[p.relative_to(root).as_posix()] = p.read_text(encoding="utf-8")
+    return out
+
+
+def parse_calls(rel: str, text: str) -> list[Case]:
+    ns = namespace_of(Path(rel))
+    cases: list[Case] = []
+    pending: list[tuple[int, dict]] = []
+    seen: dict[str, int] = {}
+    for lineno, line in enumerate(text.splitlines(), 1):
+        m = CALL_RE.match(line)
+        if m:
+            try:
+                args = json.loads(m.group(1))
+            except json.JSONDecodeError as e:  # pragma: no cover - authoring error
+                raise ValueError(f"{rel}:{lineno}: bad // call: JSON: {e}") from None
+            if not isinstance(args, dict):
+                raise ValueError(f"{rel}:{lineno}: // call: must be a JSON object")
+            pending.append((lineno, args))
+            continue
+        fm = FUNC_RE.match(line)
+        if fm and pending:
+            fn = fm.group(1)
+            for ln, args in pending:
+                k = seen.get(fn, 0)
+                seen[fn] = k + 1
+                cases.append(Case(ns, fn, k, args, rel, ln))
+            pending = []
+    if pending:
+        raise ValueError(f"{rel}: // call: lines not followed by a top-level function")
+    return cases
+
+
+def collect_cases(root: Path = PROGRAMS_DIR) -> list[Case]:
+    cases: list[Case] = []
+    for rel, text in program_files(root).items():
+        cases.extend(parse_calls(rel, text))
+    ids = [c.id for c in cases]
+    dup = {i for i in ids if ids.count(i) > 1}
+    if dup:
+        raise ValueError(f"duplicate case ids (same function in one namespace twice?): {sorted(dup)}")
+    return cases
+
+
+# --------------------------------------------------------------------------- outcomes
+
+
+@dataclass
+class Outcome:
+    kind: str                  # "ok" | "panic" | "error" | "harness"
+    value: Any = None          # plain result (ok) / plain thrown value (error, panic)
+    class_name: str | None = None
+    fields: dict | None = None  # fields of a class-valued error / panic
+    detail: str = ""            # free text (harness failures, messages)
+
+    def show(self) -> str:
+        if self.kind == "ok":
+            return f"ok {show_plain(self.value)}"
+        if self.kind == "harness":
+            return f"HARNESS FAILURE {self.detail}"
+        body = show_plain(self.fields) if self.fields is not None else show_plain(self.value)
+        return f"{self.kind} {self.class_name} {body}"
+
+
+def show_plain(v: Any) -> str:
+    """repr that keeps int/float/bool apart and shows NaN/-0.0 unambiguously."""
+    if isinstance(v, bool) or v is None:
+        return repr(v)
+    if isinstance(v, int):
+        return repr(v)
+    if isinstance(v, float):
+        return f"float({v!r})"
+    if isinstance(v, str):
+        return repr(v)
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{show_plain(k)}: {show_plain(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(show_plain(x) for x in v) + "]"
+    return f"<{type(v).__name__} {v!r}>"
+
+
+def normalize(v: Any) -> Any:
+    """Engine/assay value -> plain JSON-like data (dict/list/str/int/float/bool/None)."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, dict):
+        return {normalize(k): normalize(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [normalize(x) for x in v]
+    import enum
+    if isinstance(v, enum.Enum):
+        return v.name
+    dump = getattr(v, "model_dump", None)
+    if callable(dump):
+        return normalize(dump())
+    return v
+
+
+def plain_equal(a: Any, b: Any) -> bool:
+    """Exact structural equality: int != float != bool, NaN == NaN, -0.0 != 0.0,
+    dict key ORDER matters (maps are insertion ordered, classes in declaration order)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        if math.isnan(a) or math.isnan(b):
+            return math.isnan(a) and math.isnan(b)
+        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+    if isinstance(a, dict):
+        if list(a.keys()) != list(b.keys()):
+            return False
+        return all(plain_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(plain_equal(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def outcomes_equal(e: Outcome, a: Outcome) -> bool:
+    if e.kind == "harness" or a.kind == "harness":
+        return False
+    if e.kind != a.kind:
+        return False
+    if e.kind == "ok":
+        return plain_equal(e.value, a.value)
+    if e.class_name != a.class_name:
+        return False
+    if e.class_name is None:          # thrown primitive
+        return plain_equal(e.value, a.value)
+    ef = e.fields if e.fields is not None else e.value
+    af = a.fields if a.fields is not None else a.value
+    return plain_equal(ef, af)
+
+
+def mismatch_message(case_id: str, args: Any, e: Outcome, a: Outcome) -> str:
+    return (f"{case_id} args={show_plain(args)}\n"
+            f"  engine: {e.show()}\n"
+            f"  assay : {a.show()}")
+
+
+# --------------------------------------------------------------------------- engine side
+
+
+_TYPEMAP_SET = False
+
+
+def _install_typemap() -> None:
+    global _TYPEMAP_SET
+    if _TYPEMAP_SET:
+        return
+    import baml_bridge as bb
+    from baml_bridge.typemap import BamlTypeMap, set_type_map
+
+    class Loose(BamlTypeMap):
+        def get_class(self, fqn):  # class results decode to field dicts
+            return dict
+
+        def get_enum(self, fqn):  # enums decode to the variant name
+            raise bb.BamlError("loose")
+
+    set_type_map(Loose())
+    _TYPEMAP_SET = True
+
+
+class EngineCompileError(RuntimeError):
+    pass
+
+
+def build_engine_runtime(files: dict[str, str]):
+    """files: {"ns_x/f.baml": text}; main.baml is added (empty) when absent."""
+    import baml_bridge as bb
+    _install_typemap()
+    files = dict(files)
+    files.setdefault("main.baml", "")
+    try:
+        return bb.BamlRuntime.initialize_runtime(".", files)
+    except (bb.BamlPanic, bb.BamlError) as e:
+        raise EngineCompileError(f"engine failed to build the runtime: {e}") from None
+
+
+def engine_call(rt, qualified: str, args: dict) -> Outcome:
+    import baml_bridge as bb
+    try:
+        r = bb.call_function_sync(rt, qualified, dict(args)).result()
+    except bb.BamlPanic as e:
+        v = normalize(getattr(e, "value", None))
+        return Outcome("panic", v, getattr(e, "class_name", None),
+                       v if isinstance(v, dict) else None, str(e))
+    except bb.BamlError as e:
+        v = normalize(getattr(e, "value", None))
+        cn = getattr(e, "class_name", None)
+        return Outcome("error", v, cn, v if (cn is not None and isinstance(v, dict)) else None, str(e))
+    except Exception as e:  # TypeError for bad arguments, unknown function, ...
+        return Outcome("harness", detail=f"{type(e).__name__}: {e}")
+    return Outcome("ok", normalize(r))
+
+
+# --------------------------------------------------------------------------- assay side
+
+
+def assay_call(prog, qualified: str, args: dict) -> Outcome:
+    import assay
+    panic_t = getattr(assay, "BamlPanic", None)
+    error_t = getattr(assay, "BamlError", None)
+    try:
+        r = prog.call(qualified, **args)
+    except BaseException as e:  # noqa: BLE001 - classify below
+        if isinstance(e, (KeyboardInterrupt, SystemExit)):
+            raise
+        if panic_t is not None and isinstance(e, panic_t):
+            kind = "panic"
+        elif error_t is not None and isinstance(e, error_t):
+            kind = "error"
+        else:
+            return Outcome("harness", detail=f"{type(e).__name__}: {e}")
+        fields = getattr(e, "fields", None)
+        return Outcome(kind, normalize(getattr(e, "value", None)), getattr(e, "class_name", None),
+                       normalize(fields) if fields is not None else None, str(e))
+    try:
+        plain = assay.to_plain(r)
+    except Exception as e:  # noqa: BLE001
+        return Outcome("harness", detail=f"to_plain failed: {type(e).__name__}: {e}")
+    return Outcome("ok", normalize(plain))
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def main(argv: list[str]) -> int:
+    """Engine-only check: build the runtime with every program (+ the hypothesis
+    namespace) and run every // call:.  Exit 1 on a compile error or harness failure."""
+    import time
+    only = [a for a in argv if not a.startswith("-")]
+    verbose = "-v" in argv
+    files = program_files()
+    if only:
+        files = {k: v for k, v in files.items() if any(k.startswith(f"ns_{o}/") or k.startswith(o) for o in only)}
+    else:
+        files.update(hyp_files())
+    t = time.time()
+    try:
+        rt = build_engine_runtime(files)
+    except EngineCompileError as e:
+        print(e)
+        return 1
+    print(f"runtime with {len(files)} files built in {time.time() - t:.1f}s")
+    bad = 0
+    n = 0
+    kinds: dict[str, int] = {}
+    for rel, text in files.items():
+        if not rel.startswith("ns_") or rel.startswith("ns_hyp"):
+            continue
+        for c in parse_calls(rel, text):
+            n += 1
+            t0 = time.time()
+            o = engine_call(rt, c.qualified, c.args)
+            dt = time.time() - t0
+            kinds[o.kind] = kinds.get(o.kind, 0) + 1
+            if o.kind == "harness":
+                bad += 1
+                print(f"HARNESS {c.id} ({c.file}:{c.line}): {o.detail}")
+            elif verbose or dt > 1.0:
+                print(f"{c.id} {show_plain(c.args)} -> {o.show()}  [{dt:.2f}s]")
+    print(f"{n} calls, outcomes {kinds}, {bad} harness failures")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
