@@ -1,0 +1,375 @@
+"""BAML operator semantics on run-time values (see values.py for the value model).
+
+Plain functions, called by the VM for the generic (not statically specialised) cases:
+
+    add sub mul div mod neg          checked 63-bit ints, IEEE floats, string + string
+    shl shr bit_and bit_or bit_xor bit_not
+    eq ne                            structural `==` (baml.ops.equals_equals), cycle-safe
+    lt le gt ge cmp                  total order (floats: NaN greatest)
+    truthy                           condition coercion
+    panic / throw_error              raise builtin baml.panics.* / baml.errors.* instances
+
+Python's `bool` is a subclass of `int`: every int path tests `type(x) is int`.
+"""
+from __future__ import annotations
+
+import math
+from typing import NoReturn
+
+from .values import INT_MAX, INT_MIN, BamlRaise, ClassInfo, Instance, Variant
+
+_NoneType = type(None)
+_INF = math.inf
+_NAN = math.nan
+
+# ----------------------------------------------------------------------------- builtin classes
+
+_PANICS = {
+    "DivisionByZero": ["dividend"],
+    "IndexOutOfBounds": ["index", "length"],
+    "InvalidFieldAccess": ["field_index", "field_count"],
+    "MapKeyNotFound": ["key"],
+    "StackOverflow": ["message"],
+    "AssertionFailed": ["message"],
+    "Unreachable": ["message"],
+    "Cancelled": ["message"],
+    "UserPanic": ["message"],
+    "Exit": ["code"],
+    "AllocFailure": ["message"],
+    "HostUnavailable": ["resource", "message"],
+    "NegativeBitShift": ["message"],
+    "SdkPanic": ["message"],
+    "HostContractViolation": ["message", "class_name", "language"],
+    "IntegerOverflow": ["message"],
+}
+_ERRORS = {
+    "InvalidArgument": ["message"],
+    "ParseError": ["message"],
+    "Io": ["message"],
+    "Timeout": ["message", "duration", "timeout_type"],
+    "Unsupported": ["message"],
+    "AccessError": ["message"],
+    "RenderPrompt": ["message"],
+    "LlmClient": ["message"],
+    "HostCallable": ["message", "class_name", "language", "traceback"],
+    "GenericSdkError": ["message"],
+    "CompilationError": ["message"],
+    "TypeMismatch": ["message"],
+}
+
+BUILTIN_CLASSES: dict[str, ClassInfo] = {}
+for _ns, _table in (("baml.panics", _PANICS), ("baml.errors", _ERRORS)):
+    for _name, _fields in _table.items():
+        BUILTIN_CLASSES[f"{_ns}.{_name}"] = ClassInfo(f"{_ns}.{_name}", _name, _fields)
+del _ns, _table, _name, _fields
+
+
+def make_builtin(class_name: str, **fields) -> Instance:
+    """An instance of a builtin error/panic class; missing fields are null."""
+    info = BUILTIN_CLASSES[class_name]
+    obj = info.py.__new__(info.py)
+    for f in info.fields:
+        setattr(obj, "f_" + f, fields.get(f))
+    return obj
+
+
+def panic(class_name: str, **fields) -> NoReturn:
+    """Raise a VM panic. `class_name` is `baml.panics.X` (the prefix may be omitted)."""
+    if "." not in class_name:
+        class_name = "baml.panics." + class_name
+    raise BamlRaise(make_builtin(class_name, **fields), panic=True)
+
+
+def throw_error(class_name: str, **fields) -> NoReturn:
+    """Throw a stdlib error. `class_name` is `baml.errors.X` (the prefix may be omitted)."""
+    if "." not in class_name:
+        class_name = "baml.errors." + class_name
+    raise BamlRaise(make_builtin(class_name, **fields), panic=False)
+
+
+def _overflow(msg: str) -> NoReturn:
+    panic("baml.panics.IntegerOverflow", message=msg)
+
+
+def _bad(op: str, a, b=None) -> NoReturn:
+    raise TypeError(f"cannot apply {op} to {type(a).__name__} and {type(b).__name__}")
+
+
+# ----------------------------------------------------------------------------- arithmetic
+
+
+def add(a, b):
+    ta = type(a)
+    tb = type(b)
+    if ta is int and tb is int:
+        r = a + b
+        if INT_MIN <= r <= INT_MAX:
+            return r
+        _overflow(f"{a} + {b} overflows int")
+    if ta is str and tb is str:
+        return a + b
+    if (ta is float or ta is int) and (tb is float or tb is int):
+        return float(a) + float(b)
+    _bad("+", a, b)
+
+
+def sub(a, b):
+    ta = type(a)
+    tb = type(b)
+    if ta is int and tb is int:
+        r = a - b
+        if INT_MIN <= r <= INT_MAX:
+            return r
+        _overflow(f"{a} - {b} overflows int")
+    if (ta is float or ta is int) and (tb is float or tb is int):
+        return float(a) - float(b)
+    _bad("-", a, b)
+
+
+def mul(a, b):
+    ta = type(a)
+    tb = type(b)
+    if ta is int and tb is int:
+        r = a * b
+        if INT_MIN <= r <= INT_MAX:
+            return r
+        _overflow(f"{a} * {b} overflows int")
+    if (ta is float or ta is int) and (tb is float or tb is int):
+        return float(a) * float(b)
+    _bad("*", a, b)
+
+
+def fdiv(a: float, b: float) -> float:
+    """IEEE float division."""
+    if b:
+        return a / b
+    if a != a or not a:
+        return _NAN
+    return math.copysign(_INF, a) * math.copysign(1.0, b)
+
+
+def fmod(a: float, b: float) -> float:
+    """IEEE remainder with the sign of the dividend (Rust `%` on f64)."""
+    if b != b or a != a or not b or a in (_INF, -_INF):
+        return _NAN
+    return math.fmod(a, b)
+
+
+def div(a, b):
+    ta = type(a)
+    tb = type(b)
+    if ta is int and tb is int:
+        if not b:
+            panic("baml.panics.DivisionByZero", dividend=a)
+        if b == -1:
+            if a == INT_MIN:
+                _overflow(f"{a} / {b} overflows int")
+            return -a
+        q = abs(a) // abs(b)
+        return q if (a < 0) == (b < 0) else -q
+    if (ta is float or ta is int) and (tb is float or tb is int):
+        return fdiv(float(a), float(b))
+    _bad("/", a, b)
+
+
+def mod(a, b):
+    ta = type(a)
+    tb = type(b)
+    if ta is int and tb is int:
+        if not b:
+            panic("baml.panics.DivisionByZero", dividend=a)
+        r = abs(a) % abs(b)
+        return -r if a < 0 else r
+    if (ta is float or ta is int) and (tb is float or tb is int):
+        return fmod(float(a), float(b))
+    _bad("%", a, b)
+
+
+def neg(a):
+    ta = type(a)
+    if ta is int:
+        if a == INT_MIN:
+            _overflow(f"-({a}) overflows int")
+        return -a
+    if ta is float:
+        return -a
+    _bad("unary -", a)
+
+
+# ----------------------------------------------------------------------------- bit operations
+
+
+def shl(a: int, b: int) -> int:
+    if b < 0:
+        panic("baml.panics.NegativeBitShift", message=f"bit shift count is negative: {b}")
+    if b >= 63:
+        return 0
+    return (((a << b) + (1 << 62)) & ((1 << 63) - 1)) - (1 << 62)
+
+
+def shr(a: int, b: int) -> int:
+    if b < 0:
+        panic("baml.panics.NegativeBitShift", message=f"bit shift count is negative: {b}")
+    if b >= 63:
+        return -1 if a < 0 else 0
+    return a >> b
+
+
+def bit_and(a, b):
+    return a & b
+
+
+def bit_or(a, b):
+    return a | b
+
+
+def bit_xor(a, b):
+    return a ^ b
+
+
+def bit_not(a):
+    if type(a) is bool:
+        return not a
+    return ~a
+
+
+# ----------------------------------------------------------------------------- equality
+
+# Classes that implement `baml.ops.Equals` explicitly: ClassInfo -> callable(a, b) -> bool.
+# The VM registers them; `==` (and everything built on it) then honours the override.
+EQ_OVERRIDES: dict = {}
+
+_SIMPLE = {int, str, bool, _NoneType}
+
+
+def eq(a, b) -> bool:
+    """BAML `==` (baml.ops.equals_equals): by concrete run-time type, structural for
+    containers and instances, identity for enums and functions, cycle-safe."""
+    if a is b:
+        return True
+    ta = type(a)
+    if ta is not type(b):
+        return False
+    if ta in _SIMPLE:
+        return a == b
+    if ta is float:
+        return a == b or (a != a and b != b)
+    return _eq_deep(a, b, set())
+
+
+def ne(a, b) -> bool:
+    return not eq(a, b)
+
+
+def _eq_deep(a, b, seen: set) -> bool:
+    if a is b:
+        return True
+    ta = type(a)
+    if ta is not type(b):
+        return False
+    if ta in _SIMPLE:
+        return a == b
+    if ta is float:
+        return a == b or (a != a and b != b)
+    if ta is list:
+        if len(a) != len(b):
+            return False
+        key = (id(a), id(b))
+        if key in seen:
+            return True
+        seen.add(key)
+        for x, y in zip(a, b):
+            if not _eq_deep(x, y, seen):
+                return False
+        return True
+    if ta is dict:
+        if len(a) != len(b):
+            return False
+        key = (id(a), id(b))
+        if key in seen:
+            return True
+        seen.add(key)
+        for k, v in a.items():
+            if k not in b:
+                return False
+            if not _eq_deep(v, b[k], seen):
+                return False
+        return True
+    if isinstance(a, Instance):
+        info = a._class
+        over = EQ_OVERRIDES.get(info)
+        if over is not None:
+            return bool(over(a, b))
+        key = (id(a), id(b))
+        if key in seen:
+            return True
+        seen.add(key)
+        for s in ta.__slots__:
+            if not _eq_deep(getattr(a, s, None), getattr(b, s, None), seen):
+                return False
+        return True
+    return False  # variants, functions: identity (already checked)
+
+
+# ----------------------------------------------------------------------------- ordering
+
+
+def lt(a, b) -> bool:
+    ta = type(a)
+    if ta is float or type(b) is float:
+        if a != a:
+            return False
+        if b != b:
+            return True
+    elif ta is Variant:
+        return a.index < b.index
+    return a < b
+
+
+def gt(a, b) -> bool:
+    return lt(b, a)
+
+
+def le(a, b) -> bool:
+    return not lt(b, a)
+
+
+def ge(a, b) -> bool:
+    return not lt(a, b)
+
+
+# Classes that implement `baml.ops.Compare` explicitly: ClassInfo -> callable(a, b) -> Variant
+# of baml.ops.Ordering (the VM registers them; `sort()` uses them).
+CMP_OVERRIDES: dict = {}
+
+
+def cmp(a, b) -> int:
+    """Three-way total-order comparison: -1, 0 or 1."""
+    if isinstance(a, Instance):
+        over = CMP_OVERRIDES.get(a._class)
+        if over is None:
+            raise TypeError(f"{a._class.fqn} does not implement baml.ops.Compare")
+        name = over(a, b).name
+        return -1 if name == "Less" else (1 if name == "Greater" else 0)
+    if lt(a, b):
+        return -1
+    if lt(b, a):
+        return 1
+    return 0
+
+
+# ----------------------------------------------------------------------------- truthiness
+
+
+def truthy(v) -> bool:
+    """Condition coercion: false, null, 0, 0.0, -0.0, "", [], {} are falsy."""
+    if v is True:
+        return True
+    if v is False or v is None:
+        return False
+    t = type(v)
+    if t is int or t is float:
+        return v != 0
+    if t is str or t is list or t is dict or t is bytearray or t is bytes:
+        return len(v) != 0
+    return True

@@ -1,0 +1,417 @@
+"""Array and map methods, Array statics, numeric reductions."""
+from __future__ import annotations
+
+import functools
+import math
+
+from .. import ops
+from ..ops import eq, panic, throw_error
+from ..values import INT_MAX, INT_MIN
+from ._registry import function, method
+from .render import render
+
+_nested_len = len
+
+# ----------------------------------------------------------------------------- statics
+
+
+@function("Array.filled", "<T>(length: int, value: T) -> T[]", "baml.Array.filled")
+def filled(length, value):
+    return [value] * length if length > 0 else []
+
+
+@function("Array.generate", "<T, E>(length: int, f: (int) -> T throws E) -> T[] throws E",
+          "baml.Array.generate")
+def generate(length, f):
+    return [f(i) for i in range(length)]
+
+
+# ----------------------------------------------------------------------------- basic
+
+
+@method("array", "() -> int")
+def length(self):
+    return len(self)
+
+
+@method("array", "(index: int) -> T?")
+def at(self, index):
+    if index < 0:
+        index += len(self)
+        if index < 0:
+            return None
+    return self[index] if index < len(self) else None
+
+
+@method("array", "(item: T) -> int")
+def push(self, item):
+    self.append(item)
+    return len(self)
+
+
+@method("array", "() -> T?")
+def pop(self):
+    return self.pop() if self else None
+
+
+@method("array", "(index: int) -> T?")
+def remove_at(self, index):
+    n = len(self)
+    if index < 0:
+        index += n
+        if index < 0:
+            return None
+    return self.pop(index) if index < n else None
+
+
+@method("array", "(other: T[]) -> T[]")
+def concat(self, other):
+    return self + other
+
+
+@method("array", "() -> T[]")
+def reverse(self):
+    return self[::-1]
+
+
+@method("array", "(start: int, end: int) -> T[]")
+def slice(self, start, end):
+    n = len(self)
+    if start < 0:
+        start = max(start + n, 0)
+    if end < 0:
+        end = max(end + n, 0)
+    if end <= start:
+        return []
+    return self[start:end]
+
+
+@method("array", "(separator: string) -> string")
+def join(self, separator):
+    return separator.join(map(render, self))
+
+
+@method("array", "() -> null")
+def clear(self):
+    self.clear()
+
+
+@method("array", "() -> T?")
+def shift(self):
+    return self.pop(0) if self else None
+
+
+@method("array", "(item: T) -> int")
+def unshift(self, item):
+    self.insert(0, item)
+    return len(self)
+
+
+@method("array", "(item: T, idx: int) -> int throws baml.errors.InvalidArgument")
+def insert(self, item, idx):
+    n = len(self)
+    i = idx + n if idx < 0 else idx
+    if not 0 <= i <= n:
+        throw_error("baml.errors.InvalidArgument",
+                    message=f"array.insert: idx ({idx}) is out of range for length {n}")
+    self.insert(i, item)
+    return n + 1
+
+
+@method("array", "(start: int, count: int, replace: T[]) -> null throws baml.errors.InvalidArgument")
+def splice(self, start, count, replace):
+    n = len(self)
+    i = start + n if start < 0 else start
+    if not 0 <= i <= n:
+        throw_error("baml.errors.InvalidArgument",
+                    message=f"array.splice: start ({start}) is out of range for length {n}")
+    if count < 0:
+        throw_error("baml.errors.InvalidArgument", message=f"array.splice: count ({count}) is negative")
+    self[i:i + count] = list(replace)
+
+
+# ----------------------------------------------------------------------------- callbacks
+
+
+@method("array", "<E>(fn: (T) -> void throws E) -> void throws E")
+def for_each(self, fn):
+    for x in self[:]:
+        fn(x)
+
+
+@method("array", "<E>(predicate: (T) -> bool throws E) -> T[] throws E")
+def filter(self, predicate):
+    return [x for x in self[:] if predicate(x)]
+
+
+@method("array", "<U, E>(fn: (T) -> U? throws E) -> U[] throws E")
+def filter_map(self, fn):
+    out = []
+    for x in self[:]:
+        y = fn(x)
+        if y is not None:
+            out.append(y)
+    return out
+
+
+@method("array", "<U, E>(f: (T) -> U throws E) -> U[] throws E", "map")
+def map_(self, f):
+    return [f(x) for x in self[:]]
+
+
+@method("array", "<U, E>(f: (T) -> U[] throws E) -> U[] throws E")
+def flat_map(self, f):
+    out = []
+    for x in self[:]:
+        out.extend(f(x))
+    return out
+
+
+@method("array", "<E>(predicate: (T) -> bool throws E) -> bool throws E")
+def some(self, predicate):
+    for x in self[:]:
+        if predicate(x):
+            return True
+    return False
+
+
+@method("array", "<E>(predicate: (T) -> bool throws E) -> bool throws E")
+def every(self, predicate):
+    for x in self[:]:
+        if not predicate(x):
+            return False
+    return True
+
+
+@method("array", "<E>(predicate: (T) -> bool throws E) -> T? throws E")
+def find(self, predicate):
+    for x in self[:]:
+        if predicate(x):
+            return x
+    return None
+
+
+@method("array", "<E>(predicate: (T) -> bool throws E) -> int? throws E")
+def find_index(self, predicate):
+    for i, x in enumerate(self[:]):
+        if predicate(x):
+            return i
+    return None
+
+
+@method("array", "<E>(predicate: (T) -> bool throws E) -> T? throws E")
+def find_last(self, predicate):
+    for x in reversed(self[:]):
+        if predicate(x):
+            return x
+    return None
+
+
+@method("array", "<E>(predicate: (T) -> bool throws E) -> int? throws E")
+def find_last_index(self, predicate):
+    snap = self[:]
+    for i in range(len(snap) - 1, -1, -1):
+        if predicate(snap[i]):
+            return i
+    return None
+
+
+@method("array", "<A, E>(reducer: (A, T) -> A throws E, initial: A) -> A throws E")
+def reduce(self, reducer, initial):
+    acc = initial
+    for x in self[:]:
+        acc = reducer(acc, x)
+    return acc
+
+
+@method("array", "(item: T) -> bool")
+def includes(self, item):
+    for x in self:
+        if eq(x, item):
+            return True
+    return False
+
+
+@method("array", "(item: T) -> int?")
+def index_of(self, item):
+    for i, x in enumerate(self):
+        if eq(x, item):
+            return i
+    return None
+
+
+@method("array", "(item: T) -> int?")
+def last_index_of(self, item):
+    for i in range(len(self) - 1, -1, -1):
+        if eq(self[i], item):
+            return i
+    return None
+
+
+# ----------------------------------------------------------------------------- sorting
+
+
+def _float_key(x: float):
+    # total order: NaN greatest, -0.0 == 0.0
+    return (1, 0.0) if x != x else (0, x)
+
+
+@method("array", "() -> T[]")
+def sort(self):
+    """Sortable.sort: in place by the natural (total) order, stable; returns self."""
+    if not self:
+        return self
+    t = type(self[0])
+    if t is int or t is str or t is bool:
+        self.sort()
+    elif t is float:
+        self.sort(key=_float_key)
+    else:
+        self[:] = sorted(self, key=functools.cmp_to_key(ops.cmp))
+    return self
+
+
+def _ord(v) -> int:
+    n = v.name
+    return -1 if n == "Less" else (1 if n == "Greater" else 0)
+
+
+@method("array", "<E>(compare: (T, T) -> baml.ops.Ordering throws E) -> T[] throws E")
+def sort_by(self, compare):
+    """Stable sort by a comparator returning baml.ops.Ordering; written back only on success."""
+    if len(self) > 1:
+        self[:] = sorted(self, key=functools.cmp_to_key(lambda a, b: _ord(compare(a, b))))
+    return self
+
+
+@method("array", "<U, E>(key: (T) -> U throws E) -> T[] throws E")
+def sort_by_key(self, key):
+    n = len(self)
+    if n <= 1:
+        return self
+    items = self[:]
+    keys = [key(x) for x in items]
+    if keys and type(keys[0]) in (int, str, bool) and all(type(k) is type(keys[0]) for k in keys):
+        order = sorted(range(n), key=keys.__getitem__)
+    elif keys and all(type(k) is float for k in keys):
+        order = sorted(range(n), key=lambda i: _float_key(keys[i]))
+    else:
+        order = sorted(range(n), key=functools.cmp_to_key(lambda i, j: ops.cmp(keys[i], keys[j])))
+    self[:] = [items[i] for i in order]
+    return self
+
+
+# ----------------------------------------------------------------------------- reductions
+
+
+@function("baml._sum_int", "(values: int[]) -> int")
+def sum_int(values):
+    acc = 0
+    for x in values:
+        r = acc + x
+        if not INT_MIN <= r <= INT_MAX:
+            panic("baml.panics.IntegerOverflow", message=f"{acc} + {x} overflows int")
+        acc = r
+    return acc
+
+
+@function("baml._sum_float", "(values: float[]) -> float")
+def sum_float(values):
+    acc = 0.0
+    for x in values:
+        acc += x
+    return acc
+
+
+@method("array", "() -> T")
+def sum(self):  # noqa: A001
+    """int[].sum() / float[].sum(). An empty array sums to 0 here: callers that know the
+    static type is float[] should call FUNCTIONS['baml._sum_float'] to get 0.0."""
+    if self and type(self[0]) is float:
+        return sum_float(self)
+    return sum_int(self)
+
+
+@method("array", "() -> float throws baml.errors.InvalidArgument")
+def mean(self):
+    if not self:
+        throw_error("baml.errors.InvalidArgument",
+                    message="float[].mean: cannot take the mean of an empty array")
+    return ops.fdiv(sum_float(self), float(len(self)))
+
+
+@function("baml._median_float", "(values: float[]) -> float throws baml.errors.InvalidArgument")
+def median_float(values):
+    n = len(values)
+    if not n:
+        throw_error("baml.errors.InvalidArgument",
+                    message="float[].median: cannot take the median of an empty array")
+    s = sorted(values, key=_float_key)
+    if n & 1:
+        return s[n // 2]
+    a, b = s[n // 2 - 1], s[n // 2]
+    return a / 2.0 + b / 2.0
+
+
+method("array", "() -> float throws baml.errors.InvalidArgument", "median")(median_float)
+
+
+# ----------------------------------------------------------------------------- maps
+
+
+@method("map", "() -> int", "length")
+def map_length(self):
+    return len(self)
+
+
+@method("map", "(key: K) -> bool")
+def has(self, key):
+    return key in self
+
+
+@method("map", "() -> K[]")
+def keys(self):
+    return list(self)
+
+
+@method("map", "() -> V[]")
+def values(self):
+    return list(self.values())
+
+
+@method("map", "(key: K, value: V) -> V?", "set")
+def map_set(self, key, value):
+    old = self.get(key)
+    self[key] = value
+    return old
+
+
+@method("map", "(key: K) -> V?", "get")
+def map_get(self, key):
+    return self.get(key)
+
+
+@method("map", "(key: K) -> V", "index")
+def map_index(self, key):
+    try:
+        return self[key]
+    except KeyError:
+        panic("baml.panics.MapKeyNotFound", key="(unknown)")
+
+
+@method("map", "(key: K) -> V?", "delete")
+def map_delete(self, key):
+    return self.pop(key, None)
+
+
+@method("map", "(key: K, default: V) -> V")
+def get_or_insert(self, key, default):
+    if key in self:
+        return self[key]
+    self[key] = default
+    return default
+
+
+@method("map", "() -> null", "clear")
+def map_clear(self):
+    self.clear()

@@ -1,0 +1,140 @@
+"""Methods every value has (to_string, eq/neq, the Compare family), baml.deep_copy,
+baml.sys.panic, baml.ops.equals_equals, assert.*."""
+from __future__ import annotations
+
+from .. import ops
+from ..ops import eq, lt, panic
+from ..values import Instance
+from ._registry import ORDER_VARIANTS, function, method
+from .render import _nested, render, render_float
+
+_ALL = "int float string bool null array map"
+_ORDERED = "int float string bool"
+
+method(_ALL, "() -> string", "to_string")(render)
+method(_ALL, "(other: Self) -> bool", "eq")(eq)
+method(_ALL, "(other: Self) -> bool", "neq")(ops.ne)
+
+
+@method(_ORDERED, "(other: Self) -> baml.ops.Ordering")
+def cmp(self, other):
+    return ORDER_VARIANTS[ops.cmp(self, other) + 1]
+
+
+method(_ORDERED, "(other: Self) -> bool", "lt")(lt)
+method(_ORDERED, "(other: Self) -> bool", "le")(ops.le)
+method(_ORDERED, "(other: Self) -> bool", "gt")(ops.gt)
+method(_ORDERED, "(other: Self) -> bool", "ge")(ops.ge)
+
+
+@method(_ORDERED, "(other: Self) -> Self", "max")
+def max_(self, other):
+    return other if lt(self, other) else self
+
+
+@method(_ORDERED, "(other: Self) -> Self", "min")
+def min_(self, other):
+    return other if lt(other, self) else self
+
+
+@method(_ORDERED, "(min: Self, max: Self) -> Self")
+def clamp(self, min, max):  # noqa: A002
+    return max_(min_(self, max), min)
+
+
+function("baml.ops.equals_equals", "(a: unknown, b: unknown) -> bool")(eq)
+
+
+@function("baml.deep_copy", "<T>(value: T) -> T")
+def deep_copy(value):
+    """Recursive copy of arrays, maps and instances; sharing and cycles survive."""
+    t = type(value)
+    if t is list or t is dict or isinstance(value, Instance):
+        return _copy(value, {})
+    return value
+
+
+def _copy(v, memo: dict):
+    t = type(v)
+    if t is list:
+        r = memo.get(id(v))
+        if r is None:
+            r = memo[id(v)] = []
+            r.extend(_copy(x, memo) for x in v)
+        return r
+    if t is dict:
+        r = memo.get(id(v))
+        if r is None:
+            r = memo[id(v)] = {}
+            for k, x in v.items():
+                r[k] = _copy(x, memo)
+        return r
+    if isinstance(v, Instance):
+        r = memo.get(id(v))
+        if r is None:
+            r = memo[id(v)] = t.__new__(t)
+            for s in t.__slots__:
+                try:
+                    setattr(r, s, _copy(getattr(v, s), memo))
+                except AttributeError:
+                    pass
+        return r
+    if t is bytearray:
+        r = memo.get(id(v))
+        if r is None:
+            r = memo[id(v)] = bytearray(v)
+        return r
+    return v
+
+
+@function("baml.sys.panic", "(message: string) -> never")
+def sys_panic(message):
+    panic("baml.panics.UserPanic", message=message)
+
+
+# ----------------------------------------------------------------------------- assert
+
+
+def _fail(message: str):
+    panic("baml.panics.AssertionFailed", message=message)
+
+
+def _show(v) -> str:
+    return '"' + v + '"' if type(v) is str else render(v)
+
+
+@function("assert.equal", "(actual: unknown, expected: unknown) -> void")
+def assert_equal(actual, expected):
+    if not eq(actual, expected):
+        _fail(f"assertion failed: left = {_show(actual)}, right = {_show(expected)}")
+
+
+@function("assert.is_true", "(condition: bool) -> void")
+def assert_is_true(condition):
+    if not condition:
+        _fail("assertion failed: expected true")
+
+
+@function("assert.not_null", "(value: unknown?) -> void")
+def assert_not_null(value):
+    if value is None:
+        _fail("assertion failed: expected non-null value")
+
+
+@function("assert.approx_equal", "(actual: float, expected: float, eps: float) -> void")
+def assert_approx_equal(actual, expected, eps):
+    if eps < 0.0 or eps != eps:
+        _fail("assertion failed: epsilon must be a non-negative number")
+    delta = abs(actual - expected)
+    if delta != delta or delta > eps:
+        _fail(f'assertion failed: |left - right| = "{render_float(delta)}", eps = "{render_float(eps)}", '
+              f'left = "{render_float(actual)}", right = "{render_float(expected)}"')
+
+
+@function("assert.contains", "(haystack: string, needle: string) -> void")
+def assert_contains(haystack, needle):
+    if needle not in haystack:
+        _fail("assertion failed: string does not contain expected substring")
+
+
+__all__ = ["deep_copy", "_nested"]

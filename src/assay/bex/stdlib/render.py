@@ -1,0 +1,112 @@
+"""`string.from` / backtick-interpolation rendering of run-time values."""
+from __future__ import annotations
+
+import unicodedata
+
+from ..values import Instance, Variant
+
+# Classes with an explicit `baml.ToString` implementation: ClassInfo -> callable(obj) -> str.
+# The VM registers them; rendering honours them at every depth.
+TO_STRING_OVERRIDES: dict = {}
+
+
+def rust_float(f: float) -> str:
+    """Rust's `Display` for f64: shortest round-trip digits, never an exponent,
+    no trailing `.0` ("1", "0.1", "1e20" -> "100000000000000000000", NaN, inf, -inf)."""
+    r = repr(f)
+    if "e" not in r:
+        if r.endswith(".0"):
+            return r[:-2]
+        if r == "nan":
+            return "NaN"
+        return r
+    mant, exp = r.split("e")
+    neg = mant.startswith("-")
+    if neg:
+        mant = mant[1:]
+    digits = mant.replace(".", "")
+    point = (mant.index(".") if "." in mant else len(mant)) + int(exp)
+    if point <= 0:
+        s = "0." + "0" * (-point) + digits
+    elif point >= len(digits):
+        s = digits + "0" * (point - len(digits))
+    else:
+        s = digits[:point] + "." + digits[point:]
+    return "-" + s if neg else s
+
+
+def render_float(f: float) -> str:
+    """BAML rendering of a float: Rust Display, `.0` on integral values, NaN, Infinity."""
+    if f != f:
+        return "NaN"
+    if f == _INF:
+        return "Infinity"
+    if f == -_INF:
+        return "-Infinity"
+    s = rust_float(f)
+    if "." not in s:
+        s += ".0"
+    return s
+
+
+_INF = float("inf")
+
+_ESC = {"\t": "\\t", "\r": "\\r", "\n": "\\n", "\\": "\\\\", '"': '\\"', "\0": "\\0"}
+_UNPRINTABLE = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Mn", "Me"}
+
+
+def _esc_char(c: str) -> str:
+    e = _ESC.get(c)
+    if e is not None:
+        return e
+    cat = unicodedata.category(c)
+    if cat in _UNPRINTABLE or (cat == "Zs" and c != " "):
+        return "\\u{%x}" % ord(c)
+    return c
+
+
+def quote(s: str) -> str:
+    """Rust `{:?}` of a str: the form strings take inside rendered containers."""
+    if s.isascii() and s.isprintable() and '"' not in s and "\\" not in s:
+        return '"' + s + '"'
+    return '"' + "".join(map(_esc_char, s)) + '"'
+
+
+def render(v) -> str:
+    """string.from(v): strings as themselves, everything else as `_nested` renders it."""
+    t = type(v)
+    if t is str:
+        return v
+    if t is int:
+        return str(v)
+    return _nested(v)
+
+
+def _nested(v) -> str:
+    t = type(v)
+    if t is str:
+        return quote(v)
+    if t is int:
+        return str(v)
+    if t is float:
+        return render_float(v)
+    if t is bool:
+        return "true" if v else "false"
+    if v is None:
+        return "null"
+    if t is list:
+        return "[" + ", ".join(map(_nested, v)) + "]"
+    if t is dict:
+        return "{" + ", ".join(_nested(k) + ": " + _nested(x) for k, x in v.items()) + "}"
+    if t is Variant:
+        return v.name
+    if isinstance(v, Instance):
+        info = v._class
+        over = TO_STRING_OVERRIDES.get(info)
+        if over is not None:
+            return over(v)
+        parts = [f + ": " + _nested(getattr(v, "f_" + f, None)) for f in info.fields]
+        return info.name + " { " + ", ".join(parts) + " }"
+    if t is bytearray or t is bytes:
+        return v.decode("utf-8", "replace")
+    return "<closure captures=0>"

@@ -1,0 +1,271 @@
+"""string methods and statics."""
+from __future__ import annotations
+
+import unicodedata
+
+from ..ops import throw_error
+from ._registry import function, method
+from .render import render
+
+try:  # exact Unicode `Alphabetic` property, when the `regex` package is present
+    import regex as _regex
+
+    _ALPHA = _regex.compile(r"\p{Alphabetic}*\Z").match
+except Exception:  # pragma: no cover
+    _ALPHA = None
+
+# Unicode White_Space (Rust's char::is_whitespace / str::trim).
+WS = ("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+      "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+_WS_SET = frozenset(WS)
+_NUMERIC_CATS = frozenset(("Nd", "Nl", "No"))
+
+
+def _norm(i: int, n: int) -> int:
+    return i + n if i < 0 else i
+
+
+@function("string.from", "<T>(value: T) -> string")
+def string_from(value):
+    return render(value)
+
+
+@method("string", "() -> int")
+def length(self):
+    return len(self)
+
+
+method("string", "() -> int", "char_count")(length)
+
+
+@method("string", "() -> bool")
+def is_empty(self):
+    return not self
+
+
+@method("string", "() -> int")
+def byte_length(self):
+    return len(self) if self.isascii() else len(self.encode("utf-8", "surrogatepass"))
+
+
+@method("string", "() -> string")
+def to_lower_case(self):
+    return self.lower()
+
+
+@method("string", "() -> string")
+def to_upper_case(self):
+    return self.upper()
+
+
+@method("string", "() -> string")
+def trim(self):
+    return self.strip(WS)
+
+
+@method("string", "() -> string")
+def trim_start(self):
+    return self.lstrip(WS)
+
+
+@method("string", "() -> string")
+def trim_end(self):
+    return self.rstrip(WS)
+
+
+@method("string", "(search: string) -> bool")
+def includes(self, search):
+    return search in self
+
+
+@method("string", "(prefix: string) -> bool")
+def starts_with(self, prefix):
+    return self.startswith(prefix)
+
+
+@method("string", "(suffix: string) -> bool")
+def ends_with(self, suffix):
+    return self.endswith(suffix)
+
+
+@method("string", "(delimiter: string) -> string[]")
+def split(self, delimiter):
+    if not delimiter:
+        return list(self)
+    return self.split(delimiter)
+
+
+@method("string", "() -> string[]")
+def chars(self):
+    return list(self)
+
+
+@method("string", "() -> string[]")
+def lines(self):
+    if not self:
+        return []
+    parts = self.split("\n")
+    last = parts.pop()
+    out = [p[:-1] if p.endswith("\r") else p for p in parts]
+    if last:
+        out.append(last)
+    return out
+
+
+@method("string", "(start: int, end: int) -> string")
+def slice(self, start, end):
+    n = len(self)
+    if start < 0:
+        start = max(start + n, 0)
+    if end < 0:
+        end = max(end + n, 0)
+    if end <= start:
+        return ""
+    return self[start:end]
+
+
+@method("string", "(search: string, replacement: string) -> string")
+def replace(self, search, replacement):
+    return self.replace(search, replacement, 1)
+
+
+@method("string", "(search: string, replacement: string) -> string")
+def replace_all(self, search, replacement):
+    return self.replace(search, replacement)
+
+
+@method("string", "(search: string) -> int?")
+def index_of(self, search):
+    i = self.find(search)
+    return None if i < 0 else i
+
+
+@method("string", "(search: string) -> int?")
+def last_index_of(self, search):
+    i = self.rfind(search)
+    return None if i < 0 else i
+
+
+@method("string", "(index: int) -> string?")
+def at(self, index):
+    if index < 0:
+        index += len(self)
+        if index < 0:
+            return None
+    return self[index] if index < len(self) else None
+
+
+@method("string", "(index: int) -> int?")
+def code_point_at(self, index):
+    if index < 0:
+        index += len(self)
+        if index < 0:
+            return None
+    return ord(self[index]) if index < len(self) else None
+
+
+@method("string", "(count: int) -> string")
+def repeat(self, count):
+    return self * count if count > 0 else ""
+
+
+def _all(pred):
+    def f(self):
+        for c in self:
+            if not pred(c):
+                return False
+        return True
+
+    return f
+
+
+def _is_alpha(c: str) -> bool:
+    if _ALPHA is not None:
+        return _ALPHA(c) is not None
+    return c.isalpha() or unicodedata.category(c) in ("Nl", "Mc")
+
+
+def _is_numeric(c: str) -> bool:
+    return unicodedata.category(c) in _NUMERIC_CATS
+
+
+def _is_ctrl(c: str) -> bool:
+    return unicodedata.category(c) == "Cc"
+
+
+def _pred(name, fn, fast=None):
+    f = _all(fn)
+    if fast is not None:
+        def g(self, _f=f, _fast=fast):
+            return _fast(self) if self.isascii() else _f(self)
+        f = g
+    f.__name__ = name
+    method("string", "() -> bool", name)(f)
+
+
+if _ALPHA is not None:
+    def _alpha_str(self):
+        return _ALPHA(self) is not None
+
+    method("string", "() -> bool", "is_alphabetic")(_alpha_str)
+else:  # pragma: no cover
+    _pred("is_alphabetic", _is_alpha)
+_pred("is_numeric", _is_numeric)
+_pred("is_alphanumeric", lambda c: _is_alpha(c) or _is_numeric(c))
+_pred("is_uppercase", str.isupper)
+_pred("is_lowercase", str.islower)
+_pred("is_whitespace", _WS_SET.__contains__)
+_pred("is_control", _is_ctrl)
+_pred("is_graphic", lambda c: not _is_ctrl(c) and c not in _WS_SET)
+
+_ASCII_DIGITS = frozenset("0123456789")
+_ASCII_ALPHA = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_ASCII_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_ASCII_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+_ASCII_HEX = frozenset("0123456789abcdefABCDEF")
+_ASCII_WS = frozenset(" \t\n\x0c\r")
+_ASCII_CTRL = frozenset([chr(i) for i in range(32)] + ["\x7f"])
+_ASCII_GRAPHIC = frozenset(chr(i) for i in range(0x21, 0x7F))
+
+method("string", "() -> bool", "is_ascii")(str.isascii)
+for _n, _s in (("is_ascii_numeric", _ASCII_DIGITS), ("is_ascii_alphabetic", _ASCII_ALPHA),
+               ("is_ascii_alphanumeric", _ASCII_ALPHA | _ASCII_DIGITS),
+               ("is_ascii_uppercase", _ASCII_UPPER), ("is_ascii_lowercase", _ASCII_LOWER),
+               ("is_ascii_whitespace", _ASCII_WS), ("is_ascii_control", _ASCII_CTRL),
+               ("is_ascii_graphic", _ASCII_GRAPHIC), ("is_ascii_hex", _ASCII_HEX)):
+    _pred(_n, _s.__contains__)
+
+
+@method("string", "() -> uint8array")
+def to_utf8(self):
+    return bytearray(self.encode("utf-8"))
+
+
+@function("string.from_utf8", "(utf8: uint8array) -> string throws baml.errors.InvalidArgument")
+def from_utf8(utf8):
+    try:
+        return bytes(utf8).decode("utf-8")
+    except UnicodeDecodeError as e:
+        throw_error("baml.errors.InvalidArgument", message=f"string.from_utf8: invalid UTF-8: {e}")
+
+
+@method("string", "() -> int[]")
+def to_code_points(self):
+    return [ord(c) for c in self]
+
+
+@function("string.from_code_points",
+          "(unicode: int[]) -> string throws baml.errors.InvalidArgument")
+def from_code_points(unicode):
+    try:
+        s = "".join(map(chr, unicode))
+    except (ValueError, OverflowError, TypeError):
+        s = None
+    if s is not None and not any(0xD800 <= ord(c) <= 0xDFFF for c in s):
+        return s
+    for i, cp in enumerate(unicode):
+        if not (0 <= cp <= 0x10FFFF) or 0xD800 <= cp <= 0xDFFF:
+            throw_error("baml.errors.InvalidArgument",
+                        message=f"string.from_code_points: value {cp} at index {i} is not a valid "
+                                "Unicode code point (must be in [0, 0x10FFFF] and not a surrogate)")
+    return s
