@@ -253,6 +253,9 @@ def engine_call(rt, qualified: str, args: dict) -> Outcome:
         r = bb.call_function_sync(rt, qualified, dict(args)).result()
     except bb.BamlPanic as e:
         v = normalize(getattr(e, "value", None))
+        if getattr(e, "class_name", None) == "baml.panics.SdkPanic":
+            # host-boundary failure (e.g. a map with non-string keys as the result)
+            return Outcome("harness", detail=f"engine SdkPanic: {e}")
         return Outcome("panic", v, getattr(e, "class_name", None),
                        v if isinstance(v, dict) else None, str(e))
     except bb.BamlError as e:
