@@ -107,9 +107,20 @@ class PArray:
     items: list["Pattern"]
     rest_index: int | None = None
     rest_name: str | None = None
+    # the rest's full sub-pattern when it is more than `..let name` / `..` / `.._`
+    # (e.g. `..let r: let s` → PAnd); rest_name is then the first binding's name if any
+    rest_pattern: "Pattern | None" = None
 
 
-Pattern = Union[PWild, PLit, PBind, PType, POr, PClass, PArray]
+@dataclass(eq=False)
+class PAnd:
+    """`p1: p2` — every sub-pattern must match (binding chains `let r: let s`, typed
+    sub-patterns `[..let x]: int[]`)."""
+    span: Span
+    pats: list["Pattern"]
+
+
+Pattern = Union[PWild, PLit, PBind, PType, POr, PClass, PArray, PAnd]
 
 
 # ───────────────────────────── expressions ─────────────────────────────
@@ -147,6 +158,18 @@ class NullLit(Expr):
 
 
 @dataclass(eq=False)
+class BigIntLit(Expr):
+    """`123n` (type `bigint`)."""
+    value: int
+
+
+@dataclass(eq=False)
+class BytesLit(Expr):
+    """Byte string `b"…"` (type `uint8array`), escapes (`\\xHH`, `\\n`, …) decoded."""
+    value: bytes
+
+
+@dataclass(eq=False)
 class TFor:
     """`${for (let x in xs)} … ${endfor}` inside a backtick template."""
     span: Span
@@ -161,6 +184,16 @@ class TIf:
     span: Span
     branches: list[tuple[Expr, list["TemplatePart"]]]
     else_parts: list["TemplatePart"] | None
+
+
+@dataclass(eq=False)
+class TForC:
+    """`${for (let i = 0; i < n; i += 1)} … ${endfor}` (C-style header) inside a template."""
+    span: Span
+    init: "Stmt | None"
+    cond: "Expr | None"
+    update: "Stmt | None"
+    parts: list["TemplatePart"]
 
 
 # str = literal text (escapes decoded, dedent applied); Expr = `${expr}` / `${ {block} }`;
@@ -453,6 +486,8 @@ class ClassDecl:
     methods: list[Function]
     attrs: list[Attribute] = field(default_factory=list)
     doc: str | None = None
+    # in-body `implements Iface { … }` blocks (their methods are ALSO listed in `methods`)
+    impls: list["ImplBlock"] = field(default_factory=list)
 
 
 @dataclass(eq=False)
@@ -491,7 +526,19 @@ Item = Union[Function, ClassDecl, EnumDecl, TypeAlias, TestDecl]
 
 
 @dataclass(eq=False)
+class ImplBlock:
+    """`implements Iface { fns }` inside a class (target None), or top-level
+    `implements<T> Iface for Target { fns }` (kept in File.impls, not File.items)."""
+    span: Span
+    interface: TypeExpr
+    target: TypeExpr | None
+    generics: list[Generic]
+    methods: list[Function]
+
+
+@dataclass(eq=False)
 class File:
     """One parsed file. `namespace` is None for the root namespace."""
     source: "object"  # assay.source.SourceFile
     items: list[Item]
+    impls: list[ImplBlock] = field(default_factory=list)  # top-level `implements … for …`

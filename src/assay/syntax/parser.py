@@ -1,0 +1,1824 @@
+"""BAML parser: hand-written recursive descent with precedence climbing for binary operators.
+
+Public API:
+    parse_file(source) -> (ast.File, diagnostics)
+    parse_type(source) -> (ast.TypeExpr | None, diagnostics)
+Neither ever raises: errors are recovered from and reported as Diagnostics (code E0010 for
+syntax errors, like the real engine; E9000 for constructs this implementation does not
+support yet).
+"""
+from __future__ import annotations
+
+from . import ast
+from .lexer import Lexer, Token, decode_escapes, I63_MAX
+from ..source import Diagnostic, Span, SourceFile
+
+RESERVED = frozenset("""if else while for let const break continue return throw defer match true
+false null function class enum in is catch catch_all catch_all_panics""".split())
+
+# binary operator -> (precedence, right-assoc)
+BINOPS = {
+    "??": 1, "||": 2, "&&": 3, "|": 4, "^": 5, "&": 6, "==": 7, "!=": 7, "is": 7,
+    "<": 8, "<=": 8, ">": 8, ">=": 8, "<<": 9, ">>": 9, "+": 10, "-": 10, "++": 10, "--": 10,
+    "*": 11, "/": 11, "%": 11,
+}
+ASSIGN_OPS = {"=": None, "+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&",
+              "|=": "|", "^=": "^", "<<=": "<<", ">>=": ">>"}
+UNSUPPORTED_ITEMS = {
+    "interface": "interface", "client": "client declaration", "template_string": "template_string",
+    "retry_policy": "retry_policy", "generator": "generator", "testset": "testset",
+}
+MAX_DEPTH = 150
+
+
+class _Bail(Exception):
+    """Raised when nesting is too deep; caught at item level."""
+
+
+def _describe(tok: Token) -> str:
+    k = tok.kind
+    if k == "eof":
+        return "EOF"
+    if k == "ident":
+        return tok.text if tok.text in RESERVED else "identifier"
+    if k == "op":
+        return f"'{tok.text}'"
+    if k in ("int", "bigint"):
+        return "integer"
+    if k == "float":
+        return "float"
+    if k == "template":
+        return "backtick string"
+    return "string"
+
+
+class Parser:
+    def __init__(self, file: SourceFile, toks: list[Token], diags: list[Diagnostic], lexer: Lexer):
+        self.file = file
+        self.toks = toks
+        self.i = 0
+        self.diags = diags
+        self.lexer = lexer
+        self.depth = 0
+        self.no_struct = False
+        self._match: dict[int, int] | None = None
+        self.last_err = -1
+
+    # ───────────── token helpers ─────────────
+    @property
+    def tok(self) -> Token:
+        return self.toks[self.i]
+
+    def peek(self, k: int = 1) -> Token:
+        j = self.i + k
+        return self.toks[j] if j < len(self.toks) else self.toks[-1]
+
+    def at(self, text: str) -> bool:
+        t = self.toks[self.i]
+        return t.text == text and t.kind in ("op", "ident")
+
+    def at_ident(self) -> bool:
+        t = self.toks[self.i]
+        return t.kind == "ident" and t.text not in RESERVED
+
+    def advance(self) -> Token:
+        t = self.toks[self.i]
+        if t.kind != "eof":
+            self.i += 1
+        return t
+
+    def eat(self, text: str) -> bool:
+        if self.at(text):
+            self.advance()
+            return True
+        return False
+
+    @property
+    def prev_end(self) -> int:
+        return self.toks[self.i - 1].end if self.i > 0 else 0
+
+    def span(self, start: int) -> Span:
+        return Span(self.file, start, max(start, self.prev_end))
+
+    def sp(self, s: int, e: int) -> Span:
+        return Span(self.file, s, max(s, e))
+
+    def error(self, msg: str, tok: Token | None = None, code: str = "E0010", start=None, end=None):
+        t = tok or self.tok
+        s = t.start if start is None else start
+        e = t.end if end is None else end
+        if code == "E0010" and s == self.last_err:
+            return
+        if code == "E0010":
+            self.last_err = s
+        self.diags.append(Diagnostic(Span(self.file, s, max(s, e)), code, msg))
+
+    def expected(self, what: str, tok: Token | None = None):
+        t = tok or self.tok
+        self.error(f"unexpected token: expected `{what}`, found `{_describe(t)}`", t)
+
+    def expect(self, text: str, what: str | None = None) -> bool:
+        if self.eat(text):
+            return True
+        self.expected(what or f"'{text}'")
+        return False
+
+    def unsupported(self, what: str, s: int, e: int):
+        self.diags.append(Diagnostic(Span(self.file, s, max(s, e)), "E9000", f"{what} is not supported yet"))
+
+    def matching(self, idx: int) -> int:
+        """Index of the bracket closing the one at `idx` (or -1)."""
+        if self._match is None:
+            m: dict[int, int] = {}
+            stack: list[int] = []
+            pairs = {")": "(", "]": "[", "}": "{"}
+            for j, t in enumerate(self.toks):
+                if t.kind != "op":
+                    continue
+                x = t.text
+                if x in "([{":
+                    stack.append(j)
+                elif x in pairs:
+                    while stack and self.toks[stack[-1]].text != pairs[x]:
+                        stack.pop()
+                    if stack:
+                        m[stack.pop()] = j
+            self._match = m
+        return self._match.get(idx, -1)
+
+    def enter(self):
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            self.depth = 0
+            self.error("nesting is too deep")
+            raise _Bail()
+
+    def ident(self, what: str = "identifier") -> str | None:
+        if self.tok.kind == "ident":
+            return self.advance().text
+        self.expected(what)
+        return None
+
+    def skip_balanced(self):
+        """Skip one token, or a whole bracketed group when at an opening bracket."""
+        t = self.tok
+        if t.kind == "op" and t.text in "([{":
+            j = self.matching(self.i)
+            if j > 0:
+                self.i = j + 1
+                return
+        self.advance()
+
+    # ───────────── items ─────────────
+    def parse_file(self) -> tuple[list, list]:
+        items: list = []
+        impls: list = []
+        while self.tok.kind != "eof":
+            start_i = self.i
+            try:
+                self.item(items, impls)
+            except _Bail:
+                self.recover_top()
+            if self.i == start_i:
+                self.expected("top-level declaration")
+                self.advance()
+                self.recover_top()
+        return items, impls
+
+    def recover_top(self):
+        while self.tok.kind != "eof":
+            t = self.tok
+            if t.kind == "ident" and t.nl and t.text in ("function", "class", "enum", "type", "test",
+                                                         "interface", "implements", "implement", "client"):
+                return
+            if t.kind == "op" and t.text in ("@@",) and t.nl:
+                return
+            self.skip_balanced()
+
+    def attrs(self, allow2: bool = True) -> list[ast.Attribute]:
+        out = []
+        while self.tok.kind == "op" and self.tok.text in ("@", "@@"):
+            s = self.tok.start
+            level = 2 if self.advance().text == "@@" else 1
+            if level == 2 and not allow2:
+                pass
+            name_parts = []
+            n = self.ident("attribute name")
+            if n is None:
+                break
+            name_parts.append(n)
+            while self.at(".") and self.peek().kind == "ident" and not self.peek().nl:
+                self.advance()
+                name_parts.append(self.advance().text)
+            args: list[ast.Expr] = []
+            if self.at("(") and not self.tok.nl:
+                self.advance()
+                while not self.at(")") and self.tok.kind != "eof":
+                    b = self.i
+                    args.append(self.expr())
+                    if not self.eat(","):
+                        break
+                    if self.i == b:
+                        break
+                self.expect(")")
+            out.append(ast.Attribute(self.span(s), ".".join(name_parts), args, level))
+        return out
+
+    def item(self, items: list, impls: list):
+        t = self.tok
+        doc = t.doc
+        s = t.start
+        attrs = self.attrs()
+        t = self.tok
+        if t.kind != "ident":
+            if attrs:
+                self.expected("top-level declaration")
+            return
+        kw = t.text
+        if kw == "function":
+            f = self.function(s, attrs, doc)
+            if f is not None:
+                items.append(f)
+        elif kw == "class":
+            items.append(self.class_decl(s, attrs, doc))
+        elif kw == "enum":
+            items.append(self.enum_decl(s, attrs, doc))
+        elif kw == "type" and self.peek().kind == "ident":
+            self.advance()
+            nt = self.advance()
+            self.expect("=")
+            ty = self.type_expr()
+            self.eat(";")
+            items.append(ast.TypeAlias(self.span(s), nt.text, self.sp(nt.start, nt.end), ty))
+        elif kw == "test":
+            self.advance()
+            name = ""
+            if self.tok.kind in ("str", "rawstr"):
+                name = self.advance().value
+            else:
+                self.expected("test name string")
+                if self.at_ident():
+                    self.advance()
+            if self.at("{"):
+                body = self.block()
+                items.append(ast.TestDecl(self.span(s), name, body))
+            else:
+                self.expected("'{'")
+                self.recover_top()
+        elif kw in ("implements", "implement"):
+            d = self.impl_decl(s, standalone=True)
+            if d is not None:
+                impls.append(d)
+        elif kw in UNSUPPORTED_ITEMS:
+            self.advance()
+            self.skip_item()
+            self.unsupported(UNSUPPORTED_ITEMS[kw], s, self.prev_end)
+        else:
+            self.expected("top-level declaration")
+            self.advance()
+            self.recover_top()
+
+    def skip_item(self):
+        """Skip an unsupported item: up to and including its first top-level `{…}` group or `;`."""
+        while self.tok.kind != "eof":
+            if self.at("{"):
+                self.skip_balanced()
+                self.eat(";")
+                return
+            if self.at(";"):
+                self.advance()
+                return
+            if self.tok.nl and self.tok.kind == "ident" and self.tok.text in (
+                    "function", "class", "enum", "type", "test", "interface", "implements", "client"):
+                return
+            self.skip_balanced()
+
+    def generics(self) -> list[ast.Generic]:
+        out = []
+        if not self.at("<"):
+            return out
+        self.advance()
+        while self.tok.kind == "ident":
+            gs = self.tok.start
+            name = self.advance().text
+            bounds = []
+            if self.eat("extends"):
+                bounds.append(self.type_expr(union=False))
+                while self.eat("&"):
+                    bounds.append(self.type_expr(union=False))
+            out.append(ast.Generic(self.span(gs), name, bounds))
+            if not self.eat(","):
+                break
+        self.close_angle()
+        return out
+
+    def close_angle(self) -> bool:
+        t = self.tok
+        if t.kind == "op" and t.text.startswith(">"):
+            if t.text == ">":
+                self.advance()
+            else:  # split `>>`, `>=`, `>>=`
+                rest = t.text[1:]
+                self.toks[self.i] = Token("op", rest, t.start + 1, t.end, False)
+            return True
+        self.expected("'>'")
+        return False
+
+    def function(self, s: int, attrs, doc, in_class: bool = False) -> ast.Function | None:
+        self.advance()  # 'function'
+        nt = self.tok
+        if nt.kind != "ident":
+            self.expected("function name")
+            name = "<error>"
+        else:
+            name = self.advance().text
+        name_span = self.sp(nt.start, nt.end)
+        gens = self.generics()
+        params: list[ast.Param] = []
+        has_self = False
+        if self.expect("(", "'('"):
+            first = True
+            while not self.at(")") and self.tok.kind != "eof":
+                b = self.i
+                if first and self.at("self") and self.peek().text in (",", ")"):
+                    self.advance()
+                    has_self = True
+                else:
+                    p = self.param(typed=True)
+                    if p is not None:
+                        params.append(p)
+                first = False
+                if not self.eat(","):
+                    if not self.at(")"):
+                        self.expected("')'")
+                        # skip to ')'
+                        while not self.at(")") and not self.at("{") and self.tok.kind != "eof":
+                            self.skip_balanced()
+                    break
+                if self.i == b:
+                    break
+            self.expect(")")
+        ret = throws = None
+        if self.at("->") or self.at("=>"):
+            self.advance()
+            ret = self.type_expr()
+            if self.eat("throws"):
+                throws = self.type_expr()
+        elif not self.at("{"):
+            self.expected("return type (->)")
+            if not in_class:
+                self.recover_top()
+            return None
+        if self.eat("throws"):
+            throws = self.type_expr()
+        body = None
+        if self.at("{"):
+            # LLM function bodies: `client: …` / `prompt: …`
+            p1, p2 = self.peek(), self.peek(2)
+            if p1.kind == "ident" and p1.text in ("client", "prompt") and p2.text == ":" and p2.kind == "op":
+                ob = self.i
+                self.skip_balanced()
+                self.unsupported("LLM function", s, self.prev_end)
+                return None
+            body = self.block()
+        else:
+            self.expected("'{'")
+            if not in_class:
+                self.recover_top()
+        return ast.Function(self.span(s), name, name_span, gens, params, ret, throws, body, attrs,
+                            has_self, doc)
+
+    def param(self, typed: bool) -> ast.Param | None:
+        s = self.tok.start
+        if self.tok.kind != "ident":
+            self.expected("parameter name")
+            return None
+        name = self.advance().text
+        ty = None
+        if self.eat(":"):
+            ty = self.type_expr()
+        elif typed and self.tok.kind in ("ident", "str", "int") or self.at("("):
+            if typed:
+                ty = self.type_expr()
+        default = None
+        if self.at("="):
+            self.advance()
+            default = self.expr()
+        return ast.Param(self.span(s), name, ty, default)
+
+    def class_decl(self, s: int, attrs, doc) -> ast.ClassDecl:
+        self.advance()  # class
+        nt = self.tok
+        name = self.ident("class name") or "<error>"
+        gens = self.generics()
+        fields: list[ast.ClassField] = []
+        methods: list[ast.Function] = []
+        impls: list = []
+        if self.expect("{"):
+            while not self.at("}") and self.tok.kind != "eof":
+                b = self.i
+                t = self.tok
+                fdoc = t.doc
+                if t.kind == "op" and t.text == "@@":
+                    attrs.extend(self.attrs())
+                elif t.kind == "op" and t.text == "@":
+                    fa = self.attrs()
+                    if self.at("function"):
+                        f = self.function(t.start, fa, fdoc, in_class=True)
+                        if f:
+                            methods.append(f)
+                elif t.kind == "ident" and t.text == "function":
+                    f = self.function(t.start, [], fdoc, in_class=True)
+                    if f:
+                        methods.append(f)
+                elif t.kind == "ident" and t.text in ("implements", "implement"):
+                    d = self.impl_decl(t.start, standalone=False)
+                    if d is not None:
+                        impls.append(d)
+                        methods.extend(d.methods)
+                elif t.kind == "ident":
+                    fs = t.start
+                    fname = self.advance().text
+                    self.eat(":")
+                    nxt = self.tok
+                    if nxt.kind == "op" and nxt.text in ("}", ",", "@") or nxt.nl and nxt.kind == "ident" \
+                            or nxt.kind == "eof":
+                        self.error(f"invalid syntax: field '{fname}' is missing a type annotation", t)
+                        ty = ast.TName(self.sp(fs, t.end), ["unknown"])
+                    else:
+                        ty = self.type_expr()
+                    fattrs = self.attrs(allow2=False) if self.at("@") else []
+                    fields.append(ast.ClassField(self.span(fs), fname, ty, fattrs, fdoc))
+                    self.eat(",")
+                else:
+                    self.expected("class member")
+                    self.skip_balanced()
+                if self.i == b:
+                    self.advance()
+            self.expect("}")
+        d = ast.ClassDecl(self.span(s), name, self.sp(nt.start, nt.end), gens, fields, methods, attrs, doc)
+        if impls:
+            d.impls = impls
+        return d
+
+    def impl_decl(self, s: int, standalone: bool):
+        self.advance()  # implements / implement
+        gens = self.generics() if standalone else []
+        iface = self.type_expr(union=False)
+        target = None
+        if standalone:
+            if self.expect("for"):
+                target = self.type_expr(union=False)
+        methods = []
+        if self.expect("{"):
+            while not self.at("}") and self.tok.kind != "eof":
+                b = self.i
+                t = self.tok
+                fa = self.attrs()
+                if self.at("function"):
+                    f = self.function(t.start, fa, t.doc, in_class=True)
+                    if f:
+                        methods.append(f)
+                elif self.at("type"):
+                    # associated type: `type Item = T;`
+                    self.advance()
+                    self.skip_item()
+                else:
+                    self.expected("'function'")
+                    self.skip_balanced()
+                if self.i == b:
+                    self.advance()
+            self.expect("}")
+        return ast.ImplBlock(self.span(s), iface, target, gens, methods)
+
+    def enum_decl(self, s: int, attrs, doc) -> ast.EnumDecl:
+        self.advance()
+        nt = self.tok
+        name = self.ident("enum name") or "<error>"
+        variants: list[ast.EnumVariant] = []
+        if self.expect("{"):
+            while not self.at("}") and self.tok.kind != "eof":
+                t = self.tok
+                if t.kind == "op" and t.text == "@@":
+                    attrs.extend(self.attrs())
+                elif t.kind == "ident":
+                    self.advance()
+                    va = self.attrs(allow2=False) if self.at("@") else []
+                    variants.append(ast.EnumVariant(self.span(t.start), t.text, va))
+                    self.eat(",")
+                else:
+                    self.expected("Unexpected token in enum body")
+                    self.skip_balanced()
+            self.expect("}")
+        return ast.EnumDecl(self.span(s), name, self.sp(nt.start, nt.end), variants, attrs, doc)
+
+    # ───────────── types ─────────────
+    def type_expr(self, union: bool = True) -> ast.TypeExpr:
+        s = self.tok.start
+        self.eat("|") if union else None
+        t = self.type_postfix()
+        if union and self.at("|"):
+            members = [t]
+            while self.eat("|"):
+                members.append(self.type_postfix())
+            return ast.TUnion(self.span(s), members)
+        return t
+
+    def type_postfix(self) -> ast.TypeExpr:
+        s = self.tok.start
+        t = self.type_atom()
+        while True:
+            if self.at("[") and self.peek().text == "]" and not self.tok.nl:
+                self.advance()
+                self.advance()
+                t = ast.TArray(self.span(s), t)
+            elif self.at("?") and not self.tok.nl:
+                self.advance()
+                t = ast.TOptional(self.span(s), t)
+            elif self.at("??") and not self.tok.nl:
+                self.advance()
+                t = ast.TOptional(self.span(s), ast.TOptional(self.span(s), t))
+            else:
+                return t
+
+    def type_args(self) -> list[ast.TypeExpr]:
+        self.advance()  # <
+        args = []
+        while True:
+            args.append(self.type_expr())
+            if not self.eat(","):
+                break
+            if self.tok.text.startswith(">"):
+                break
+        self.close_angle()
+        return args
+
+    def type_atom(self) -> ast.TypeExpr:
+        t = self.tok
+        s = t.start
+        if t.kind == "ident":
+            if t.text in ("true", "false"):
+                self.advance()
+                return ast.TLiteral(self.span(s), t.text == "true")
+            if t.text == "null":
+                self.advance()
+                return ast.TLiteral(self.span(s), None)
+            path = [self.advance().text]
+            while self.at(".") and self.peek().kind == "ident":
+                self.advance()
+                path.append(self.advance().text)
+            args = self.type_args() if self.at("<") else []
+            return ast.TName(self.span(s), path, args)
+        if t.kind in ("str", "rawstr"):
+            self.advance()
+            return ast.TLiteral(self.span(s), t.value)
+        if t.kind == "int":
+            self.advance()
+            return ast.TLiteral(self.span(s), t.value)
+        if t.kind == "op" and t.text == "-" and self.peek().kind == "int":
+            self.advance()
+            v = self.advance().value
+            return ast.TLiteral(self.span(s), -v)
+        if t.kind == "op" and t.text == "(":
+            self.enter()
+            try:
+                self.advance()
+                params: list[tuple[str | None, ast.TypeExpr]] = []
+                while not self.at(")") and self.tok.kind != "eof":
+                    b = self.i
+                    pname = None
+                    if self.tok.kind == "ident" and self.peek().text == ":" and self.peek().kind == "op":
+                        pname = self.advance().text
+                        self.advance()
+                    params.append((pname, self.type_expr()))
+                    if not self.eat(",") or self.i == b:
+                        break
+                self.expect(")")
+                if self.at("->") or self.at("=>"):
+                    self.advance()
+                    ret = self.type_expr()
+                    throws = self.type_expr() if self.eat("throws") else None
+                    return ast.TFunc(self.span(s), params, ret, throws)
+                if len(params) == 1 and params[0][0] is None:
+                    return params[0][1]
+                self.expected("'->'")
+                return ast.TName(self.span(s), ["unknown"])
+            finally:
+                self.depth -= 1
+        self.expected("type")
+        return ast.TName(self.sp(s, s), ["unknown"])
+
+    # ───────────── patterns ─────────────
+    def pattern(self, allow_or: bool = True, let_ctx: bool = False) -> ast.Pattern:
+        s = self.tok.start
+        p = self.pattern_chain(let_ctx)
+        if allow_or and self.at("|"):
+            alts = [p]
+            while self.eat("|"):
+                alts.append(self.pattern_chain(let_ctx))
+            return ast.POr(self.span(s), alts)
+        return p
+
+    def pattern_chain(self, let_ctx: bool) -> ast.Pattern:
+        s = self.tok.start
+        p = self.pattern_atom(let_ctx)
+        if self.at(":") and not let_ctx and isinstance(p, (ast.PArray, ast.PClass, ast.PWild)):
+            self.advance()
+            q = self.pattern_chain(let_ctx)
+            return ast.PAnd(self.span(s), [p, q])
+        return p
+
+    def pattern_atom(self, let_ctx: bool = False) -> ast.Pattern:
+        self.enter()
+        try:
+            return self._pattern_atom(let_ctx)
+        finally:
+            self.depth -= 1
+
+    def _pattern_atom(self, let_ctx: bool) -> ast.Pattern:
+        t = self.tok
+        s = t.start
+        k = t.kind
+        if k == "ident":
+            x = t.text
+            if x == "_":
+                self.advance()
+                return ast.PWild(self.span(s))
+            if x == "let":
+                self.advance()
+                name = self.ident("identifier after 'let'") or "_"
+                if self.at(":") and not let_ctx:
+                    self.advance()
+                    if self.at("let") or self.at("_") or self.at("["):
+                        b = ast.PBind(self.span(s), name)
+                        q = self.pattern_chain(let_ctx)
+                        return ast.PAnd(self.span(s), [b, q])
+                    ty = self.type_expr(union=False)
+                    return ast.PBind(self.span(s), name, ty)
+                return ast.PBind(self.span(s), name)
+            if x in ("true", "false"):
+                self.advance()
+                return ast.PLit(self.span(s), x == "true")
+            if x == "null":
+                self.advance()
+                return ast.PLit(self.span(s), None)
+            if let_ctx and self.peek().text not in (".", "{", "<") and x not in RESERVED:
+                self.advance()
+                return ast.PBind(self.span(s), x)
+            if x in RESERVED:
+                self.expected("pattern")
+                return ast.PWild(self.span(s))
+            ty = self.type_postfix()
+            if isinstance(ty, ast.TName) and self.at("{"):
+                return self.class_pattern(s, ty, let_ctx)
+            return ast.PType(self.span(s), ty)
+        if k in ("int", "str", "rawstr", "float"):
+            self.advance()
+            return ast.PLit(self.span(s), t.value)
+        if k == "op":
+            x = t.text
+            if x == "-" and self.peek().kind in ("int", "float"):
+                self.advance()
+                v = self.advance().value
+                return ast.PLit(self.span(s), -v)
+            if x == "[":
+                return self.array_pattern(let_ctx)
+            if x == "(":
+                self.advance()
+                p = self.pattern(True, let_ctx)
+                self.expect(")")
+                return p
+        self.expected("pattern")
+        return ast.PWild(self.sp(s, s))
+
+    def class_pattern(self, s: int, ty: ast.TName, let_ctx: bool) -> ast.PClass:
+        self.advance()  # {
+        fields: list = []
+        while not self.at("}") and self.tok.kind != "eof":
+            b = self.i
+            if self.at(".."):
+                self.advance()
+                fields.append(("..", None))
+            else:
+                name = self.ident("field name")
+                if name is None:
+                    self.skip_balanced()
+                else:
+                    sub = None
+                    if self.eat(":"):
+                        sub = self.pattern(True, let_ctx)
+                    fields.append((name, sub))
+            if not self.eat(",") and not self.at("}"):
+                if self.i == b:
+                    self.advance()
+                if not self.tok.nl:
+                    self.expected("'}'")
+                    break
+        self.expect("}")
+        return ast.PClass(self.span(s), ty, [f for f in fields if f[0] != ".."])
+
+    def array_pattern(self, let_ctx: bool) -> ast.PArray:
+        s = self.advance().start  # [
+        items: list = []
+        rest_index = rest_name = rest_pattern = None
+        while not self.at("]") and self.tok.kind != "eof":
+            b = self.i
+            if self.at(".."):
+                self.advance()
+                if rest_index is not None:
+                    self.error("unexpected token: only one rest pattern `..` is allowed", self.toks[self.i - 1])
+                rest_index = len(items)
+                if not (self.at(",") or self.at("]")):
+                    rp = self.pattern_chain(let_ctx)
+                    if isinstance(rp, ast.PBind) and rp.type is None:
+                        rest_name = rp.name
+                    elif isinstance(rp, ast.PWild):
+                        pass
+                    else:
+                        rest_pattern = rp
+                        if isinstance(rp, ast.PAnd) and isinstance(rp.pats[0], ast.PBind):
+                            rest_name = rp.pats[0].name
+            else:
+                items.append(self.pattern(True, let_ctx))
+            if not self.eat(","):
+                break
+            if self.i == b:
+                break
+        self.expect("]")
+        p = ast.PArray(self.span(s), items, rest_index, rest_name)
+        if rest_pattern is not None:
+            p.rest_pattern = rest_pattern
+        return p
+
+    # ───────────── statements & blocks ─────────────
+    def block(self) -> ast.Block:
+        self.enter()
+        try:
+            s = self.tok.start
+            save = self.no_struct
+            self.no_struct = False
+            self.expect("{")
+            stmts, tail = self.block_body("}")
+            self.expect("}")
+            self.no_struct = save
+            return ast.Block(self.span(s), stmts, tail)
+        finally:
+            self.depth -= 1
+
+    def block_body(self, close: str | None) -> tuple[list, ast.Expr | None]:
+        """Statements up to `close` (or EOF when close is None); returns (stmts, tail)."""
+        stmts: list = []
+        tail = None
+        while True:
+            t = self.tok
+            if t.kind == "eof" or (close is not None and t.kind == "op" and t.text == close):
+                break
+            if t.kind == "op" and t.text == ";":
+                self.advance()
+                continue
+            b = self.i
+            if tail is not None:
+                stmts.append(ast.ExprStmt(tail.span, tail))
+                tail = None
+            st, is_tail = self.statement()
+            if st is not None:
+                if is_tail:
+                    tail = st
+                else:
+                    stmts.append(st)
+            if self.i == b:
+                self.expected("expression")
+                self.skip_balanced()
+        return stmts, tail
+
+    def end_stmt(self):
+        """After a statement: `;`, or a newline / `}` / EOF."""
+        if self.eat(";"):
+            return True
+        t = self.tok
+        if t.nl or t.kind == "eof" or (t.kind == "op" and t.text == "}"):
+            return False
+        self.expected("';'")
+        return False
+
+    def statement(self):
+        """Returns (node, is_tail): is_tail when it is an expression that may be the block value."""
+        t = self.tok
+        s = t.start
+        if t.kind == "ident":
+            x = t.text
+            if x in ("let", "const"):
+                st = self.let_stmt()
+                self.end_stmt()
+                return st, False
+            if x == "while":
+                return self.while_stmt(), False
+            if x == "for":
+                return self.for_stmt(), False
+            if x == "break" or x == "continue":
+                self.advance()
+                self.end_stmt()
+                return (ast.Break if x == "break" else ast.Continue)(self.span(s)), False
+            if x == "return":
+                self.advance()
+                v = None
+                nt = self.tok
+                if not (nt.kind == "eof" or nt.kind == "op" and nt.text in (";", "}")):
+                    v = self.expr()
+                sp = self.span(s)
+                self.end_stmt()
+                return ast.Return(sp, v), False
+            if x == "throw":
+                self.advance()
+                v = self.expr()
+                sp = self.span(s)
+                self.end_stmt()
+                return ast.Throw(sp, v), False
+            if x == "defer":
+                self.advance()
+                body = self.block()
+                self.eat(";")
+                return ast.Defer(self.span(s), body), False
+            if x == "function":
+                self.expected("expression")
+                self.advance()
+                return None, False
+        # expression / assignment
+        blocky = t.kind == "ident" and t.text in ("if", "match") or (t.kind == "op" and t.text == "{")
+        if blocky:
+            e = self.primary_blocky()
+            # allow postfix/binary continuation on the same line, like `match … {}.f()`
+            if self.tok.kind == "op" and not self.tok.nl and self.tok.text in (".", "?.") or \
+                    self.at("catch") or self.at("catch_all") or self.at("catch_all_panics"):
+                e = self.postfix_ops(e, s)
+                e = self.binary_rest(e, 0, s)
+        else:
+            e = self.expr(stmt=True)
+        t = self.tok
+        if t.kind == "op" and t.text in ASSIGN_OPS:
+            op = ASSIGN_OPS[self.advance().text]
+            if not isinstance(e, (ast.Name, ast.Field, ast.Index)):
+                self.error("invalid syntax: invalid assignment target", start=e.span.start, end=e.span.end)
+            v = self.expr()
+            sp = self.span(s)
+            self.end_stmt()
+            return ast.Assign(sp, e, op, v), False
+        if self.eat(";"):
+            return ast.ExprStmt(self.span(s), e), False
+        t = self.tok
+        if not (t.nl or t.kind == "eof" or (t.kind == "op" and t.text == "}")) and not blocky:
+            self.expected("';'")
+        return e, True
+
+    def let_stmt(self) -> ast.Let:
+        s = self.tok.start
+        is_const = self.advance().text == "const"
+        t = self.tok
+        if t.kind == "ident" and t.text not in RESERVED or t.kind == "op" and t.text in ("[", "("):
+            pat = self.pattern(True, let_ctx=True)
+        else:
+            self.expected("identifier after 'let'")
+            pat = ast.PWild(self.sp(t.start, t.start))
+        ty = None
+        if self.eat(":"):
+            ty = self.type_expr()
+        if not self.at("="):
+            self.expected("initializer (=)")
+            return ast.Let(self.span(s), pat, ty, ast.NullLit(self.span(s)), None, is_const)
+        self.advance()
+        v = self.expr()
+        els = None
+        if self.at("else"):
+            self.advance()
+            els = self.block()
+        return ast.Let(self.span(s), pat, ty, v, els, is_const)
+
+    def let_pattern(self) -> ast.Pattern:
+        """Pattern after `if let` / `while let`, with an optional `: type`."""
+        s = self.tok.start
+        pat = self.pattern(True, let_ctx=True)
+        if self.eat(":"):
+            ty = self.type_expr()
+            if isinstance(pat, ast.PBind) and pat.type is None:
+                pat.type = ty
+                pat.span = self.span(s)
+            else:
+                pat = ast.PAnd(self.span(s), [pat, ast.PType(ty.span, ty)])
+        return pat
+
+    def cond_expr(self) -> ast.Expr:
+        save = self.no_struct
+        self.no_struct = True
+        try:
+            return self.expr()
+        finally:
+            self.no_struct = save
+
+    def while_stmt(self):
+        s = self.advance().start
+        if self.at("let"):
+            self.advance()
+            pat = self.let_pattern()
+            self.expect("=")
+            v = self.cond_expr()
+            body = self.body_block("block after while condition")
+            return ast.WhileLet(self.span(s), pat, v, body)
+        c = self.cond_expr()
+        body = self.body_block("block after while condition")
+        return ast.While(self.span(s), c, body)
+
+    def body_block(self, what: str) -> ast.Block:
+        if self.at("{"):
+            return self.block()
+        self.expected(what)
+        return ast.Block(self.sp(self.tok.start, self.tok.start), [], None)
+
+    def for_stmt(self):
+        s = self.advance().start
+        paren = self.eat("(")
+        if not paren and not self.at("let"):
+            self.expected("'('")
+        if self.at("let") or self.at("const"):
+            ls = self.tok.start
+            is_const = self.advance().text == "const"
+            pat = self.pattern(True, let_ctx=True)
+            if self.eat("in"):
+                it = self.cond_expr() if not paren else self.expr()
+                if paren:
+                    self.expect(")")
+                body = self.body_block("block after for expression")
+                return ast.ForIn(self.span(s), pat, it, body)
+            # C-style with let init
+            ty = self.type_expr() if self.eat(":") else None
+            if self.expect("=", "'in' or '='"):
+                v = self.expr()
+            else:
+                v = ast.NullLit(self.span(ls))
+            init = ast.Let(self.span(ls), pat, ty, v, None, is_const)
+            return self.for_c_rest(s, init, paren)
+        if not paren:
+            # `for x in xs` — error already reported; try to continue
+            self.expr()
+            if self.eat("in"):
+                self.cond_expr()
+            body = self.body_block("block after for expression")
+            return ast.ForIn(self.span(s), ast.PWild(self.span(s)), ast.NullLit(self.span(s)), body)
+        init = None
+        if not self.at(";"):
+            init = self.simple_stmt()
+        return self.for_c_rest(s, init, paren)
+
+    def simple_stmt(self):
+        s = self.tok.start
+        e = self.expr(stmt=True)
+        if self.tok.kind == "op" and self.tok.text in ASSIGN_OPS:
+            op = ASSIGN_OPS[self.advance().text]
+            v = self.expr()
+            return ast.Assign(self.span(s), e, op, v)
+        return ast.ExprStmt(self.span(s), e)
+
+    def for_c_rest(self, s, init, paren):
+        self.expect(";")
+        cond = None
+        if not self.at(";"):
+            cond = self.expr()
+        self.expect(";")
+        upd = None
+        if not self.at(")"):
+            if self.at("let") or self.at("const"):
+                upd = self.let_stmt()
+            else:
+                upd = self.simple_stmt()
+        if paren:
+            self.expect(")")
+        body = self.body_block("block after for expression")
+        return ast.ForC(self.span(s), init, cond, upd, body)
+
+    # ───────────── expressions ─────────────
+    def expr(self, stmt: bool = False) -> ast.Expr:
+        self.enter()
+        try:
+            s = self.tok.start
+            e = self.unary()
+            e = self.binary_rest(e, 0, s)
+            if not stmt and self.tok.kind == "op" and self.tok.text in ASSIGN_OPS:
+                # `a = b = 5`
+                self.advance()
+                v = self.expr()
+                self.error("assignment is not allowed in expression position; assignment is a statement",
+                           start=s, end=v.span.end if v is not None else self.prev_end)
+            return e
+        finally:
+            self.depth -= 1
+
+    def binary_rest(self, left: ast.Expr, min_prec: int, s: int) -> ast.Expr:
+        while True:
+            t = self.tok
+            if t.kind == "op":
+                op = t.text
+            elif t.kind == "ident" and t.text == "is":
+                op = "is"
+            else:
+                return left
+            prec = BINOPS.get(op)
+            if prec is None or prec <= min_prec:
+                return left
+            self.advance()
+            if op == "is":
+                pat = self.pattern(allow_or=False)
+                left = ast.Is(self.span(s), left, pat)
+                continue
+            rs = self.tok.start
+            if op == "++":
+                right = self.unary()
+                op = "+"
+            elif op == "--":
+                inner = self.unary()
+                right = ast.Unary(self.span(rs), "-", inner)
+                op = "-"
+            else:
+                right = self.unary()
+            # right side: bind tighter operators (all left-assoc except ??)
+            right = self.binary_rest(right, prec - 1 if op == "??" else prec, rs)
+            left = ast.Binary(self.span(s), op, left, right)
+
+    def unary(self) -> ast.Expr:
+        t = self.tok
+        if t.kind == "op":
+            x = t.text
+            if x in ("!", "-", "~", "++", "--"):
+                self.enter()
+                try:
+                    s = self.advance().start
+                    inner = self.unary()
+                    if x == "++":
+                        return inner
+                    if x == "--":
+                        return ast.Unary(self.span(s), "-", ast.Unary(self.span(s), "-", inner))
+                    if x == "-" and isinstance(inner, (ast.IntLit, ast.FloatLit)) and inner.span.start == s + 1:
+                        pass
+                    return ast.Unary(self.span(s), x, inner)
+                finally:
+                    self.depth -= 1
+        s = t.start
+        e = self.primary()
+        return self.postfix_ops(e, s)
+
+    def postfix_ops(self, e: ast.Expr, s: int) -> ast.Expr:
+        while True:
+            t = self.tok
+            if t.kind == "op":
+                x = t.text
+                if x == "." :
+                    self.advance()
+                    nt = self.tok
+                    if nt.kind == "ident":
+                        self.advance()
+                        e = ast.Field(self.span(s), e, nt.text)
+                        if self.at("<") and self.generic_call_ahead():
+                            targs = self.type_args()
+                            e = self.call(e, s, targs)
+                    elif nt.kind == "int":
+                        # tuple-ish `.0` not supported; treat as field name
+                        self.advance()
+                        e = ast.Field(self.span(s), e, nt.text)
+                    else:
+                        self.expected("field name after `'.'`")
+                        return e
+                    continue
+                if x == "?.":
+                    self.advance()
+                    nt = self.tok
+                    if nt.kind == "ident":
+                        self.advance()
+                        e = ast.Field(self.span(s), e, nt.text, True)
+                    elif self.at("("):
+                        e = self.call(e, s, [], optional=True)
+                    elif self.at("["):
+                        self.advance()
+                        idx = self.expr_nested()
+                        self.expect("]")
+                        e = ast.Index(self.span(s), e, idx, True)
+                    else:
+                        self.expected("field name after `'?.'`")
+                        return e
+                    continue
+                if x == "(" and not t.nl:
+                    e = self.call(e, s, [])
+                    continue
+                if x == "[" and not t.nl:
+                    self.advance()
+                    idx = self.expr_nested()
+                    self.expect("]")
+                    e = ast.Index(self.span(s), e, idx)
+                    continue
+                return e
+            if t.kind == "ident" and t.text in ("catch", "catch_all", "catch_all_panics"):
+                kind = self.advance().text
+                binding = "_"
+                if self.expect("(", "'('"):
+                    if self.tok.kind == "ident":
+                        binding = self.advance().text
+                    else:
+                        self.expected("identifier")
+                    self.expect(")")
+                arms = self.arms()
+                e = ast.Catch(self.span(s), e, binding, arms, kind)
+                continue
+            return e
+
+    def expr_nested(self) -> ast.Expr:
+        save = self.no_struct
+        self.no_struct = False
+        try:
+            return self.expr()
+        finally:
+            self.no_struct = save
+
+    def call(self, func: ast.Expr, s: int, targs, optional: bool = False) -> ast.Call:
+        self.advance()  # (
+        args: list[ast.Arg] = []
+        save = self.no_struct
+        self.no_struct = False
+        while not self.at(")") and self.tok.kind != "eof":
+            b = self.i
+            a_s = self.tok.start
+            name = None
+            if self.tok.kind == "ident" and self.peek().text == "=" and self.peek().kind == "op":
+                name = self.advance().text
+                self.advance()
+            v = self.expr()
+            args.append(ast.Arg(self.span(a_s), name, v))
+            if not self.eat(","):
+                break
+            if self.i == b:
+                break
+        self.no_struct = save
+        self.expect(")")
+        return ast.Call(self.span(s), func, args, targs, optional)
+
+    def generic_call_ahead(self) -> bool:
+        """At `<`: is this an explicit type-argument list followed by `(` or `{`?"""
+        save_i, save_d, save_err = self.i, len(self.diags), self.last_err
+        save_toks = None
+        ok = False
+        try:
+            # close_angle may split a `>>` token: remember the token to restore it
+            save_toks = {}
+            self.advance()
+            while True:
+                j = self.i
+                self.type_expr()
+                if len(self.diags) != save_d:
+                    break
+                if self.eat(","):
+                    continue
+                break
+            t = self.tok
+            if len(self.diags) == save_d and t.kind == "op" and t.text == ">":
+                nt = self.peek()
+                ok = nt.kind == "op" and (nt.text == "(" and not nt.nl or nt.text == "{" and not self.no_struct)
+        except _Bail:
+            ok = False
+        finally:
+            self.i, self.last_err = save_i, save_err
+            del self.diags[save_d:]
+        return ok
+
+    def primary_blocky(self) -> ast.Expr:
+        t = self.tok
+        if t.text == "if":
+            return self.if_expr()
+        if t.text == "match":
+            return self.match_expr()
+        return self.brace_expr()
+
+    def brace_expr(self) -> ast.Expr:
+        """`{` in expression position: map literal or block expression."""
+        s = self.tok.start
+        if self.is_map_literal():
+            return self.map_lit()
+        b = self.block()
+        return ast.BlockExpr(b.span, b)
+
+    def is_map_literal(self) -> bool:
+        p1 = self.peek()
+        if p1.kind == "op" and p1.text == "}":
+            return True
+        p2 = self.peek(2)
+        if p2.kind == "op" and p2.text == ":":
+            return p1.kind in ("str", "rawstr", "int", "float", "template") or \
+                (p1.kind == "ident" and p1.text not in RESERVED) or p1.text in ("true", "false", "null")
+        if p1.kind == "op" and p1.text in ("(", "-"):
+            return False
+        return False
+
+    def map_lit(self) -> ast.MapLit:
+        s = self.advance().start  # {
+        self.enter()
+        save = self.no_struct
+        self.no_struct = False
+        entries = []
+        try:
+            while not self.at("}") and self.tok.kind != "eof":
+                b = self.i
+                k = self.expr()
+                self.expect(":")
+                v = self.expr()
+                entries.append((k, v))
+                if not self.eat(","):
+                    break
+                if self.i == b:
+                    break
+            self.expect("}")
+        finally:
+            self.no_struct = save
+            self.depth -= 1
+        return ast.MapLit(self.span(s), entries)
+
+    def primary(self) -> ast.Expr:
+        t = self.tok
+        s = t.start
+        k = t.kind
+        if k == "ident":
+            x = t.text
+            if x in RESERVED:
+                if x == "true" or x == "false":
+                    self.advance()
+                    return ast.BoolLit(self.span(s), x == "true")
+                if x == "null":
+                    self.advance()
+                    return ast.NullLit(self.span(s))
+                if x == "if":
+                    return self.if_expr()
+                if x == "match":
+                    return self.match_expr()
+                self.expected("expression")
+                return ast.NullLit(self.sp(s, s))
+            if x in ("spawn", "await") and (self.peek().kind in ("ident", "op") and not self.peek().nl
+                                            and self.peek().text not in (".", ")", ",", ";", "=", "}", "?.")):
+                self.advance()
+                if x == "spawn" and self.at("{"):
+                    self.block()
+                else:
+                    self.unary()
+                self.unsupported(x, s, self.prev_end)
+                return ast.NullLit(self.span(s))
+            self.advance()
+            e: ast.Expr = ast.Name(self.span(s), x)
+            nt = self.tok
+            if nt.kind == "template" and not nt.nl:
+                self.advance()
+                self.unsupported("tagged template", s, self.prev_end)
+                return ast.NullLit(self.span(s))
+            # class literal / generic call: Name(.Name)* <T>? { … }
+            return self.maybe_class_lit(e, s)
+        if k == "int":
+            self.advance()
+            return ast.IntLit(self.span(s), t.value)
+        if k == "float":
+            self.advance()
+            return ast.FloatLit(self.span(s), t.value)
+        if k == "str" or k == "rawstr":
+            self.advance()
+            return ast.StrLit(self.span(s), t.value)
+        if k == "bigint":
+            self.advance()
+            return ast.BigIntLit(self.span(s), t.value)
+        if k == "bytestr":
+            self.advance()
+            return ast.BytesLit(self.span(s), self.bytes_value(t))
+        if k == "template":
+            self.advance()
+            return self.template(t)
+        if k == "op":
+            x = t.text
+            if x == "(":
+                return self.paren_or_lambda()
+            if x == "[":
+                return self.array_lit()
+            if x == "{":
+                return self.brace_expr()
+            if x == "=":
+                pass
+        self.expected("expression")
+        return ast.NullLit(self.sp(s, s))
+
+    def bytes_value(self, t: Token) -> bytes:
+        raw = t.value or ""
+        out = bytearray()
+        pos = 0
+        import re as _re
+        for m in _re.finditer(r"\\(x[0-9A-Fa-f]{2}|.)", raw, _re.S):
+            out += raw[pos:m.start()].encode("utf-8")
+            b = m.group(1)
+            if b[0] == "x" and len(b) == 3:
+                out.append(int(b[1:], 16))
+            elif b in ("n", "t", "r", "\\", '"', "0"):
+                out += {"n": b"\n", "t": b"\t", "r": b"\r", "\\": b"\\", '"': b'"', "0": b"\0"}[b]
+            else:
+                self.error(f'unknown escape sequence "\\{b}" in byte string', code="E0109",
+                           start=t.start + 2 + m.start(), end=t.start + 2 + m.end())
+                out += b.encode("utf-8")
+            pos = m.end()
+        out += raw[pos:].encode("utf-8")
+        return bytes(out)
+
+    def maybe_class_lit(self, e: ast.Expr, s: int) -> ast.Expr:
+        # collect a dotted path lookahead: Name (. Name)* then `{` or `<`
+        j = self.i
+        path = [e.name]
+        toks = self.toks
+        while toks[j].kind == "op" and toks[j].text == "." and toks[j + 1].kind == "ident":
+            path.append(toks[j + 1].text)
+            j += 2
+        t = toks[j]
+        if t.kind == "op" and t.text == "{" and not self.no_struct and self.looks_like_class_body(j):
+            self.i = j
+            ty = ast.TName(self.span(s), path)
+            return self.class_lit(s, ty)
+        if t.kind == "op" and t.text == "<":
+            save = self.i
+            self.i = j
+            if self.generic_call_ahead():
+                targs = self.type_args()
+                if self.at("{"):
+                    ty = ast.TName(self.sp(s, self.prev_end), path, targs)
+                    return self.class_lit(s, ty)
+                # generic call: build the callee from the path
+                callee: ast.Expr = ast.Name(self.sp(s, toks[save - 1].end), path[0])
+                k = save
+                for name in path[1:]:
+                    k += 2
+                    callee = ast.Field(self.sp(s, toks[k - 1].end), callee, name)
+                return self.call(callee, s, targs)
+            self.i = save
+        return e
+
+    def looks_like_class_body(self, j: int) -> bool:
+        """`{` at j: `{}`, `{ name: …`, `{ ...`, `{ name, …` or `{ name }`."""
+        t1 = self.toks[j + 1] if j + 1 < len(self.toks) else self.toks[-1]
+        if t1.kind == "op" and t1.text in ("}", "..."):
+            return True
+        if t1.kind == "ident":
+            t2 = self.toks[j + 2] if j + 2 < len(self.toks) else self.toks[-1]
+            return t2.kind == "op" and t2.text in (":", ",", "}")
+        return False
+
+    def class_lit(self, s: int, ty: ast.TName) -> ast.ClassLit:
+        self.advance()  # {
+        entries: list = []
+        save = self.no_struct
+        self.no_struct = False
+        self.enter()
+        try:
+            while not self.at("}") and self.tok.kind != "eof":
+                b = self.i
+                if self.at("..."):
+                    self.advance()
+                    entries.append((None, self.expr()))
+                else:
+                    nt = self.tok
+                    name = self.ident("field name")
+                    if name is None:
+                        break
+                    if self.eat(":"):
+                        entries.append((name, self.expr()))
+                    else:
+                        entries.append((name, ast.Name(self.sp(nt.start, nt.end), name)))
+                if not self.eat(","):
+                    if not self.at("}") and not self.tok.nl:
+                        self.expected("'}'")
+                        break
+                if self.i == b:
+                    break
+            self.expect("}")
+        finally:
+            self.no_struct = save
+            self.depth -= 1
+        return ast.ClassLit(self.span(s), ty, entries)
+
+    def array_lit(self) -> ast.ArrayLit:
+        s = self.advance().start
+        save = self.no_struct
+        self.no_struct = False
+        items = []
+        self.enter()
+        try:
+            while not self.at("]") and self.tok.kind != "eof":
+                b = self.i
+                if self.at("...") or self.at(".."):
+                    self.expected("expression")
+                    self.advance()
+                items.append(self.expr())
+                if not self.eat(","):
+                    break
+                if self.i == b:
+                    break
+            self.expect("]")
+        finally:
+            self.no_struct = save
+            self.depth -= 1
+        return ast.ArrayLit(self.span(s), items)
+
+    def paren_or_lambda(self) -> ast.Expr:
+        s = self.tok.start
+        j = self.matching(self.i)
+        if j > 0:
+            after = self.toks[j + 1] if j + 1 < len(self.toks) else self.toks[-1]
+            if after.kind == "op" and after.text in ("->", "=>"):
+                return self.lambda_expr()
+            if j == self.i + 1:
+                # `()` not followed by an arrow
+                self.advance()
+                self.expected("expression")
+                self.advance()
+                return ast.NullLit(self.span(s))
+            t1, t2 = self.peek(), self.peek(2)
+            if t1.kind == "ident" and t2.kind == "op" and t2.text == ":":
+                return self.lambda_expr()
+        self.advance()
+        self.enter()
+        save = self.no_struct
+        self.no_struct = False
+        try:
+            e = self.expr()
+            self.expect(")")
+        finally:
+            self.no_struct = save
+            self.depth -= 1
+        # parentheses are sugar: keep the inner node but widen nothing (spans stay inner)
+        return e
+
+    def lambda_expr(self) -> ast.Lambda:
+        s = self.advance().start  # (
+        params = []
+        while not self.at(")") and self.tok.kind != "eof":
+            b = self.i
+            p = self.param(typed=False)
+            if p is not None:
+                params.append(p)
+            if not self.eat(","):
+                break
+            if self.i == b:
+                break
+        self.expect(")")
+        ret = throws = None
+        self.advance()  # -> or =>
+        if not self.at("{"):
+            ret = self.type_expr()
+            if self.eat("throws"):
+                throws = self.type_expr()
+        elif self.eat("throws"):
+            throws = self.type_expr()
+        if self.at("{"):
+            save = self.no_struct
+            body = self.block()
+            self.no_struct = save
+        else:
+            self.expected("lambda body '{'")
+            body = ast.Block(self.span(s), [], None)
+        return ast.Lambda(self.span(s), params, ret, throws, body)
+
+    def if_expr(self) -> ast.Expr:
+        self.enter()
+        try:
+            s = self.advance().start  # if
+            if self.at("let"):
+                self.advance()
+                pat = self.let_pattern()
+                self.expect("=")
+                v = self.cond_expr()
+                then = self.body_block("block after if condition")
+                els = self.else_part()
+                return ast.IfLet(self.span(s), pat, v, then, els)
+            c = self.cond_expr()
+            then = self.body_block("block after if condition")
+            els = self.else_part()
+            return ast.If(self.span(s), c, then, els)
+        finally:
+            self.depth -= 1
+
+    def else_part(self) -> ast.Block | None:
+        if not self.at("else"):
+            return None
+        self.advance()
+        if self.at("if"):
+            s = self.tok.start
+            nested = self.if_expr()
+            return ast.Block(self.span(s), [], nested)
+        return self.body_block("'{' or 'if' after 'else'")
+
+    def match_expr(self) -> ast.Match:
+        s = self.advance().start
+        scrut = self.cond_expr()
+        arms = self.arms()
+        return ast.Match(self.span(s), scrut, arms)
+
+    def arms(self) -> list[ast.MatchArm]:
+        arms: list[ast.MatchArm] = []
+        if not self.expect("{"):
+            return arms
+        self.enter()
+        save = self.no_struct
+        self.no_struct = False
+        try:
+            while not self.at("}") and self.tok.kind != "eof":
+                b = self.i
+                s = self.tok.start
+                pat = self.pattern(True)
+                guard = None
+                if self.at("if"):
+                    self.advance()
+                    guard = self.cond_expr()
+                if not self.expect("=>", "'=>' after pattern"):
+                    if self.i == b:
+                        self.skip_balanced()
+                    continue
+                if self.at("{"):
+                    if self.is_map_literal():
+                        body = self.expr()
+                    else:
+                        bl = self.block()
+                        body = ast.BlockExpr(bl.span, bl)
+                else:
+                    body = self.expr()
+                arms.append(ast.MatchArm(self.span(s), pat, guard, body))
+                self.eat(",")
+                if self.i == b:
+                    self.skip_balanced()
+            self.expect("}")
+        finally:
+            self.no_struct = save
+            self.depth -= 1
+        return arms
+
+    # ───────────── backtick templates ─────────────
+    def sub_parser(self, toks: list[Token]) -> "Parser":
+        p = Parser(self.file, toks, self.diags, self.lexer)
+        p.depth = self.depth
+        return p
+
+    def template(self, tok: Token) -> ast.Template:
+        s = tok.start
+        raw_parts = tok.value or []
+        # 1. classify holes
+        items: list = []  # str (raw) | dict(hole)
+        for part in raw_parts:
+            if part[0] == "text":
+                raw, base = part[1], part[2]
+                decode_escapes(raw, base, self.file, self.diags, _TPL_ESC)  # validate only
+                items.append(raw)
+            else:
+                items.append(self.classify_hole(part))
+        # 2. lines
+        lines: list[list] = [[]]
+        for it in items:
+            if isinstance(it, str):
+                segs = it.split("\n")
+                for k, seg in enumerate(segs):
+                    if k:
+                        lines.append([])
+                    if seg:
+                        lines[-1].append(seg)
+            else:
+                lines[-1].append(it)
+
+        def blank(line):
+            return all(isinstance(x, str) and not x.strip(" \t\r") for x in line)
+
+        if len(lines) > 1:
+            if blank(lines[0]):
+                lines.pop(0)
+            if lines and blank(lines[-1]):
+                lines.pop()
+                while lines and blank(lines[-1]):
+                    lines.pop()
+            indent = None
+            for line in lines:
+                if blank(line):
+                    continue
+                first = line[0]
+                lead = first[:len(first) - len(first.lstrip(" \t"))] if isinstance(first, str) else ""
+                if indent is None:
+                    indent = lead
+                else:
+                    k = 0
+                    while k < len(indent) and k < len(lead) and indent[k] == lead[k]:
+                        k += 1
+                    indent = indent[:k]
+            if indent:
+                n = len(indent)
+                for line in lines:
+                    if line and isinstance(line[0], str):
+                        f = line[0]
+                        cut = 0
+                        while cut < n and cut < len(f) and f[cut] in " \t":
+                            cut += 1
+                        f = f[cut:]
+                        if f:
+                            line[0] = f
+                        else:
+                            line.pop(0)
+        # 3. tag-alone lines consume their whitespace and newline
+        flat: list = []
+        for li, line in enumerate(lines):
+            tags = [x for x in line if not isinstance(x, str)]
+            alone = len(tags) == 1 and tags[0]["kind"] != "expr" and \
+                all(not x.strip(" \t\r") for x in line if isinstance(x, str))
+            if alone:
+                flat.append(tags[0])
+                continue
+            flat.extend(line)
+            if li != len(lines) - 1:
+                flat.append("\n")
+        # 4. merge text, decode, build tree
+        root: list = []
+        stack: list = []  # (kind, node, target list)
+        cur = root
+        buf: list[str] = []
+
+        def flush():
+            if buf:
+                txt = decode_escapes("".join(buf), 0, self.file, [], _TPL_ESC)
+                buf.clear()
+                if txt:
+                    cur.append(txt)
+
+        for it in flat:
+            if isinstance(it, str):
+                buf.append(it)
+                continue
+            flush()
+            kind = it["kind"]
+            if kind == "expr":
+                cur.extend(it["parts"])
+            elif kind == "for":
+                node = it["node"]
+                stack.append(("for", node, cur))
+                cur = node.parts
+            elif kind == "if":
+                node = ast.TIf(it["span"], [(it["cond"], [])], None)
+                stack.append(("if", node, cur))
+                cur = node.branches[0][1]
+            elif kind in ("elif", "else"):
+                if not stack or stack[-1][0] != "if" or stack[-1][1].else_parts is not None:
+                    self.error(f"unexpected token: `${{{'else'}}}` without a matching `${{if}}`",
+                               start=it["span"].start, end=it["span"].end)
+                    continue
+                node = stack[-1][1]
+                if kind == "elif":
+                    node.branches.append((it["cond"], []))
+                    cur = node.branches[-1][1]
+                else:
+                    node.else_parts = []
+                    cur = node.else_parts
+            elif kind in ("endfor", "endif"):
+                want = "for" if kind == "endfor" else "if"
+                if not stack or stack[-1][0] != want:
+                    self.error(f"unexpected token: `${{{kind}}}` without a matching `${{{want}}}`",
+                               start=it["span"].start, end=it["span"].end)
+                    continue
+                _, node, parent = stack.pop()
+                node.span = Span(self.file, node.span.start, it["span"].end)
+                parent.append(node)
+                cur = parent
+        flush()
+        while stack:
+            kind, node, parent = stack.pop()
+            self.error(f"unexpected token: `${{{kind}}}` block is not closed (expected `${{end{kind}}}`)",
+                       start=node.span.start, end=node.span.end)
+            parent.append(node)
+        return ast.Template(self.sp(s, tok.end), root)
+
+    def classify_hole(self, part) -> dict:
+        _, toks, hs, he = part
+        span = Span(self.file, hs, he)
+        t0 = toks[0]
+        t1 = toks[1] if len(toks) > 1 else toks[-1]
+        if t0.kind == "ident":
+            if t0.text in ("endfor", "endif") and t1.kind == "eof":
+                return {"kind": t0.text, "span": span}
+            if t0.text == "else":
+                if t1.kind == "eof":
+                    return {"kind": "else", "span": span}
+                if t1.text == "if":
+                    p = self.sub_parser(toks)
+                    p.i = 2
+                    c = self.safe(p, p.cond_expr)
+                    if p.tok.kind != "eof":
+                        p.expected("'}'")
+                    return {"kind": "elif", "span": span, "cond": c}
+            if t0.text == "if":
+                p = self.sub_parser(toks)
+                p.i = 1
+                save_d = len(self.diags)
+                c = self.safe(p, p.cond_expr)
+                if p.tok.kind == "eof" and len(self.diags) == save_d:
+                    return {"kind": "if", "span": span, "cond": c}
+                del self.diags[save_d:]
+            if t0.text == "for":
+                save_d = len(self.diags)
+                p = self.sub_parser(toks)
+                node = self.safe(p, lambda: p.for_header(span))
+                if node is not None and p.tok.kind == "eof" and len(self.diags) == save_d:
+                    return {"kind": "for", "span": span, "node": node}
+                del self.diags[save_d:]
+        p = self.sub_parser(toks)
+        res = self.safe(p, lambda: p.block_body(None))
+        stmts, tail = res if res else ([], None)
+        parts: list = []
+        if tail is None and not stmts:
+            pass
+        elif not stmts:
+            parts.append(tail)
+        elif tail is None:
+            for st in stmts:
+                if isinstance(st, ast.Let):
+                    parts.append(st)
+                else:
+                    parts.append(ast.BlockExpr(st.span, ast.Block(st.span, [st], None)))
+        else:
+            bs = Span(self.file, hs, he)
+            parts.append(ast.BlockExpr(bs, ast.Block(bs, stmts, tail)))
+        return {"kind": "expr", "span": span, "parts": parts}
+
+    def safe(self, p: "Parser", fn):
+        try:
+            return fn()
+        except _Bail:
+            return None
+
+    def for_header(self, span: Span):
+        """`for (let x in xs)` / `for let x in xs` / `for (init; cond; step)` as a template tag."""
+        s = self.advance().start
+        paren = self.eat("(")
+        if not self.at("let"):
+            if not paren:
+                return None
+            init = None if self.at(";") else self.simple_stmt()
+            return self._tfor_c(span, init, paren)
+        ls = self.tok.start
+        self.advance()
+        pat = self.pattern(True, let_ctx=True)
+        if self.eat("in"):
+            it = self.expr() if paren else self.cond_expr()
+            if paren:
+                self.expect(")")
+            return ast.TFor(span, pat, it, [])
+        ty = self.type_expr() if self.eat(":") else None
+        self.expect("=")
+        v = self.expr()
+        init = ast.Let(self.span(ls), pat, ty, v)
+        return self._tfor_c(span, init, paren)
+
+    def _tfor_c(self, span, init, paren):
+        self.expect(";")
+        cond = None if self.at(";") else self.expr()
+        self.expect(";")
+        upd = None if self.at(")") else self.simple_stmt()
+        if paren:
+            self.expect(")")
+        return ast.TForC(span, init, cond, upd, [])
+
+
+_TPL_ESC = {"`": "`", "$": "$", "b": "\b", "f": "\f", "v": "\v"}
+
+
+def _tokens(source: SourceFile, diags: list) -> tuple[Lexer, list[Token]]:
+    lx = Lexer(source, diags)
+    toks, _ = lx.tokenize(0)
+    return lx, toks
+
+
+def parse_file(source: SourceFile) -> tuple[ast.File, list[Diagnostic]]:
+    diags: list[Diagnostic] = []
+    items: list = []
+    impls: list = []
+    try:
+        lx, toks = _tokens(source, diags)
+        p = Parser(source, toks, diags, lx)
+        items, impls = p.parse_file()
+    except RecursionError:
+        diags.append(Diagnostic(Span(source, 0, 0), "E0010", "program is nested too deeply"))
+    except Exception as exc:  # never raise: report an internal error as a diagnostic
+        diags.append(Diagnostic(Span(source, 0, 0), "E0010", f"internal parser error: {exc!r}"))
+    f = ast.File(source, items)
+    if impls:
+        f.impls = impls
+    diags.sort(key=lambda d: d.span.start if d.span else 0)
+    return f, diags
+
+
+def parse_type(source: SourceFile) -> tuple[ast.TypeExpr | None, list[Diagnostic]]:
+    diags: list[Diagnostic] = []
+    try:
+        lx, toks = _tokens(source, diags)
+        p = Parser(source, toks, diags, lx)
+        t = p.type_expr()
+        if p.tok.kind != "eof":
+            p.expected("end of type")
+        return t, diags
+    except Exception as exc:
+        diags.append(Diagnostic(Span(source, 0, 0), "E0010", f"internal parser error: {exc!r}"))
+        return None, diags
