@@ -339,3 +339,212 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+
+
+# --------------------------------------------------------------------------- generated expressions
+#
+# A FIXED set of random, well-typed expression functions (seeded, built at import) that
+# becomes namespace `hyp` of the shared engine runtime; hypothesis then draws ARGUMENTS.
+
+HYP_NS = "hyp"
+HYP_SEED = 20240611
+HYP_COUNT_PER_TYPE = 15
+HYP_PARAMS = "a: int, b: int, c: int, x: float, y: float, s: string, t: string"
+
+
+class _ExprGen:
+    def __init__(self, seed: int):
+        import random
+        self.r = random.Random(seed)
+
+    def pick(self, *opts):
+        return self.r.choice(opts)
+
+    # every generator returns (source, has_param)
+    def int_(self, d: int):
+        r = self.r
+        if d <= 0 or r.random() < 0.2:
+            if r.random() < 0.7:
+                return self.pick("a", "b", "c"), True
+            return str(r.choice([0, 1, 2, 3, 5, 7, 9, 100])), False
+        k = r.randrange(14)
+        if k <= 3:
+            op = self.pick("+", "-", "*", "&", "|", "^")
+            (l, lp), (rr, rp) = self.int_(d - 1), self.int_(d - 1)
+            return f"({l} {op} {rr})", lp or rp
+        if k == 4:
+            op = self.pick("/", "%")
+            l, lp = self.int_(d - 1)
+            rr, _ = self.int_param(d - 1)
+            return f"({l} {op} {rr})", True
+        if k == 5:
+            op = self.pick("<<", ">>")
+            l, lp = self.int_(d - 1)
+            if r.random() < 0.5:
+                amt, _ = self.int_param(d - 1)
+                return f"({l} {op} ({amt} & 63))", True
+            amt, ap = self.int_param(d - 1)
+            return f"({l} {op} {amt})", True
+        if k == 6:
+            op = self.pick("-", "~")
+            e, p = self.int_(d - 1)
+            return f"({op}{e})", p
+        if k == 7:
+            return f"{self.pick('s', 't')}.length()", True
+        if k == 8:
+            c, cp = self.bool_(d - 1)
+            (l, lp), (rr, rp) = self.int_(d - 1), self.int_(d - 1)
+            return f"(if ({c}) {{ {l} }} else {{ {rr} }})", cp or lp or rp
+        if k == 9:
+            e, p = self.int_(d - 1)
+            m = self.pick("abs()", "min(b)", "max(c)", "count_ones()", "leading_zeros()", "clamp(-100, 100)")
+            return f"({e}).{m}", True if "(b)" in m or "(c)" in m else p
+        if k == 10:
+            return f"({self.pick('s', 't')}.index_of({self.pick('s', 't', chr(34) + 'a' + chr(34))}) ?? -1)", True
+        if k == 11:
+            return f"(int.parse({self.pick('s', 't')}) catch (err) {{ _ => -1 }})", True
+        if k == 12:
+            f, _ = self.float_(d - 1)
+            return f"(({f}).{self.pick('itrunc', 'iround', 'ifloor', 'iceil')}() catch (err) {{ _ => -2 }})", True
+        e, p = self.int_(d - 1)
+        return f"({e} + {self.pick('a', 'b', 'c')})", True
+
+    def int_param(self, d: int):
+        for _ in range(50):
+            e, p = self.int_(d)
+            if p:
+                return e, p
+        return self.pick("a", "b", "c"), True
+
+    def float_(self, d: int):
+        r = self.r
+        if d <= 0 or r.random() < 0.2:
+            if r.random() < 0.7:
+                return self.pick("x", "y"), True
+            return self.pick("1.5", "0.25", "2.0", "0.1", "1e10"), False
+        k = r.randrange(10)
+        if k <= 3:
+            op = self.pick("+", "-", "*", "/", "%")
+            (l, lp), (rr, rp) = self.float_(d - 1), self.float_(d - 1)
+            return f"({l} {op} {rr})", lp or rp
+        if k == 4:
+            op = self.pick("+", "-", "*", "/")
+            (l, lp), (rr, rp) = self.int_(d - 1), self.float_(d - 1)
+            if r.random() < 0.5:
+                return f"({l} {op} {rr})", lp or rp
+            return f"({rr} {op} {l})", lp or rp
+        if k == 5:
+            e, p = self.float_(d - 1)
+            return f"(-{e})", p
+        if k == 6:
+            e, p = self.float_(d - 1)
+            m = self.pick("abs()", "floor()", "ceil()", "round()", "trunc()", "sqrt()", "min(y)", "max(x)", "fract()")
+            return f"({e}).{m}", True
+        if k == 7:
+            return f"(float.parse({self.pick('s', 't')}) catch (err) {{ _ => 0.5 }})", True
+        if k == 8:
+            c, cp = self.bool_(d - 1)
+            (l, lp), (rr, rp) = self.float_(d - 1), self.float_(d - 1)
+            return f"(if ({c}) {{ {l} }} else {{ {rr} }})", True
+        e, p = self.float_(d - 1)
+        return f"({e} * 1.0)", p
+
+    def bool_(self, d: int):
+        r = self.r
+        k = r.randrange(9 if d > 0 else 4)
+        if k == 0:
+            op = self.pick("<", "<=", ">", ">=", "==", "!=")
+            (l, _), (rr, _) = self.int_(max(d - 1, 0)), self.int_(max(d - 1, 0))
+            return f"({l} {op} {rr})", True
+        if k == 1:
+            op = self.pick("<", "<=", ">", ">=", "==", "!=")
+            (l, _), (rr, _) = self.float_(max(d - 1, 0)), self.float_(max(d - 1, 0))
+            return f"({l} {op} {rr})", True
+        if k == 2:
+            op = self.pick("<", ">=", "==", "!=")
+            (l, _), (rr, _) = self.str_(max(d - 1, 0)), self.str_(max(d - 1, 0))
+            return f"({l} {op} {rr})", True
+        if k == 3:
+            m = self.pick("includes", "starts_with", "ends_with")
+            return f"{self.pick('s', 't')}.{m}({self.pick('s', 't')})", True
+        if k in (4, 5):
+            op = self.pick("&&", "||")
+            (l, _), (rr, _) = self.bool_(d - 1), self.bool_(d - 1)
+            return f"({l} {op} {rr})", True
+        if k == 6:
+            e, _ = self.pick(self.bool_, self.int_, self.str_, self.float_)(d - 1)
+            return f"(!{e})", True
+        if k == 7:
+            (l, _), (rr, _) = self.int_(d - 1), self.float_(d - 1)
+            return f"({l} {self.pick('==', '!=')} {rr})", True
+        e, _ = self.float_(d - 1)
+        return f"({e}).{self.pick('is_nan', 'is_finite', 'is_infinite')}()", True
+
+    def str_(self, d: int):
+        r = self.r
+        if d <= 0 or r.random() < 0.2:
+            if r.random() < 0.7:
+                return self.pick("s", "t"), True
+            return self.pick('"ab"', '"é"', '""', '" x "'), False
+        k = r.randrange(10)
+        if k <= 1:
+            (l, lp), (rr, rp) = self.str_(d - 1), self.str_(d - 1)
+            return f"({l} + {rr})", lp or rp
+        if k == 2:
+            e, _ = self.pick(self.int_, self.float_, self.bool_)(d - 1)
+            return f"string.from({e})", True
+        if k == 3:
+            (i, _), (f, _), (st, _) = self.int_(d - 1), self.float_(d - 1), self.str_(d - 1)
+            return f"`<${{{i}}}|${{{f}}}|${{{st}}}>`", True
+        if k == 4:
+            e, p = self.str_(d - 1)
+            m = self.pick("to_upper_case()", "to_lower_case()", "trim()", "repeat(2)", "trim_start()")
+            return f"({e}).{m}", p
+        if k == 5:
+            e, _ = self.str_(d - 1)
+            (i, _), (j, _) = self.int_(d - 1), self.int_(d - 1)
+            return f"({e}).slice({i}, {j})", True
+        if k == 6:
+            e, _ = self.str_(d - 1)
+            return f"({e}).{self.pick('replace', 'replace_all')}({self.pick('s', 't', chr(34) + 'a' + chr(34))}, \"-\")", True
+        if k == 7:
+            e, _ = self.str_(d - 1)
+            i, _ = self.int_(d - 1)
+            return f"(({e}).at({i}) ?? \"?\")", True
+        if k == 8:
+            e, _ = self.str_(d - 1)
+            return f"({e}).split({self.pick('t', chr(34) + ',' + chr(34), chr(34) + chr(34))}).join(\"|\")", True
+        c, _ = self.bool_(d - 1)
+        (l, _), (rr, _) = self.str_(d - 1), self.str_(d - 1)
+        return f"(if ({c}) {{ {l} }} else {{ {rr} }})", True
+
+
+def hyp_shapes() -> list[tuple[str, str, str]]:
+    """[(function name, return type, body expression)], deterministic."""
+    g = _ExprGen(HYP_SEED)
+    out: list[tuple[str, str, str]] = []
+    for ty, fn in (("int", g.int_), ("float", g.float_), ("bool", g.bool_), ("string", g.str_)):
+        seen: set[str] = set()
+        i = 0
+        while i < HYP_COUNT_PER_TYPE:
+            e, _ = fn(g.r.randint(2, 4))
+            if e in seen or len(e) > 400 or len(e) < 16:
+                continue
+            seen.add(e)
+            out.append((f"{ty}_expr_{i}", ty, e))
+            i += 1
+    return out
+
+
+def hyp_source() -> str:
+    lines = ["// Generated by tests/difflib_baml.py (hyp_shapes); do not edit.", ""]
+    for name, ty, e in hyp_shapes():
+        lines.append(f"function {name}({HYP_PARAMS}) -> {ty} {{")
+        lines.append(f"  {e}")
+        lines.append("}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def hyp_files() -> dict[str, str]:
+    return {f"ns_{HYP_NS}/exprs.baml": hyp_source()}

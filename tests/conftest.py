@@ -1,0 +1,84 @@
+"""Shared fixtures for the differential suite.
+
+`engine`: ONE baml_bridge runtime for the whole test session, holding every program under
+tests/programs (namespace x = directory ns_x/) plus the generated expression namespace `hyp`
+(see difflib_baml.hyp_files).  A runtime costs seconds to start, so never build another.
+
+`assay_programs`: `assay.load(tests/programs)`, once per session (None in engine-only mode,
+ASSAY_DIFF_ENGINE_ONLY=1).
+"""
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import difflib_baml as dl  # noqa: E402
+
+
+class EngineSession:
+    """The shared engine runtime + helpers."""
+
+    def __init__(self, rt, files: dict[str, str]):
+        self.rt = rt
+        self.files = files
+
+    def call(self, qualified: str, args: dict) -> dl.Outcome:
+        return dl.engine_call(self.rt, qualified, copy.deepcopy(args))
+
+
+@pytest.fixture(scope="session")
+def engine() -> EngineSession:
+    try:
+        import baml_bridge  # noqa: F401
+    except Exception as e:  # pragma: no cover - depends on the environment
+        pytest.skip(f"baml_bridge (the reference engine) is not importable: {e}")
+    files = dl.program_files()
+    files.update(dl.hyp_files())
+    try:
+        rt = dl.build_engine_runtime(files)
+    except dl.EngineCompileError as e:
+        pytest.fail(str(e), pytrace=False)
+    return EngineSession(rt, files)
+
+
+class _Loaded:
+    def __init__(self, prog=None, error: BaseException | None = None):
+        self.prog = prog
+        self.error = error
+
+    def get(self):
+        if self.error is not None:
+            pytest.fail(f"assay.load failed: {type(self.error).__name__}: {self.error}", pytrace=False)
+        return self.prog
+
+
+def _load_assay(path: Path) -> _Loaded:
+    try:
+        import assay
+        return _Loaded(assay.load(str(path)))
+    except Exception as e:  # noqa: BLE001 - reported per test
+        return _Loaded(error=e)
+
+
+@pytest.fixture(scope="session")
+def assay_programs():
+    if dl.engine_only():
+        return None
+    return _load_assay(dl.PROGRAMS_DIR)
+
+
+@pytest.fixture(scope="session")
+def assay_hyp_program(tmp_path_factory):
+    if dl.engine_only():
+        return None
+    root = tmp_path_factory.mktemp("hyp_programs")
+    for rel, text in dl.hyp_files().items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    return _load_assay(root)
