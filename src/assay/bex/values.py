@@ -61,7 +61,13 @@ class Instance:
 
 def _make_instance_class(info: ClassInfo) -> type:
     slots = tuple(_py_field(f) for f in info.fields)
-    return type("I_" + info.fqn.replace(".", "_"), (Instance,), {"__slots__": slots, "_class": info})
+    ns: dict = {}
+    # positional constructor, fields in declaration order: `C(x, y)` is how the VM allocates
+    args = ", ".join(slots)
+    body = "".join(f"\n    self.{s} = {s}" for s in slots) or "\n    pass"
+    exec(f"def __init__(self, {args}):{body}" if slots else f"def __init__(self):{body}", ns)
+    return type("I_" + info.fqn.replace(".", "_"), (Instance,),
+                {"__slots__": slots, "_class": info, "__init__": ns["__init__"]})
 
 
 def _py_field(name: str) -> str:

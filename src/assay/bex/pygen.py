@@ -1,0 +1,425 @@
+"""The VM's execution engine: turns one function's BEX bytecode into a Python function.
+
+Each bytecode basic block is translated by simulating the operand stack: loads of locals and
+constants stay symbolic, every other instruction becomes one Python statement, so
+`load_var 1; load_const 1; bin_op_int +; store_var 1` becomes `s0 = v1 + 1` plus the 63-bit
+range check. Blocks reached from a single place are inlined there (nested `if`/`else`); the
+rest become cases of a `pc` dispatch loop. The exception table becomes a `try` around the loop
+that routes errors to the handler block of the region `pc` is in.
+
+Every opcode has one handler method `op_<name>`; an extension's instrumented variant (mirx)
+wraps those handlers, so a plain run executes exactly the code generated here.
+"""
+from __future__ import annotations
+
+import math
+
+from ..mir.ir import FnRef
+from ..mir.lower import OMITTED
+from .bytecode import BexFunction
+
+ENDS_BLOCK = {"jump", "return", "throw", "rethrow", "unreachable"}
+BRANCHES = {"jump", "pop_jump_if_false"}
+
+
+def mangle(name: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in name) + "_" + format(abs(hash(name)) % 65536, "x")
+
+
+class Names:
+    """Per-program naming of globals used by generated code: functions `F_…`, natives `N_…`,
+    classes `C_…`, method dispatchers `M_…`, other constants `K_…`."""
+
+    def __init__(self, env: dict, runtime):
+        self.env = env
+        self.runtime = runtime
+        self.consts: dict[int, str] = {}
+        self.n = 0
+
+    def fn(self, fqn: str) -> str:
+        return self.runtime.function_global(fqn)
+
+    def native(self, name: str) -> str:
+        return self.runtime.native_global(name)
+
+    def cls(self, fqn: str) -> str:
+        return self.runtime.class_global(fqn)
+
+    def method(self, name: str) -> str:
+        return self.runtime.method_global(name)
+
+    def const(self, value) -> str:
+        key = id(value)
+        if key not in self.consts:
+            self.n += 1
+            name = f"K_{self.n}_{abs(hash(self.runtime))% 10000}"
+            self.env[name] = value
+            self.consts[key] = name
+            self.runtime._keep.append(value)
+        return self.consts[key]
+
+
+class Block:
+    __slots__ = ("start", "end", "preds", "succ", "region")
+
+    def __init__(self, start, end):
+        self.start, self.end = start, end
+        self.preds = 0
+        self.succ: list[int] = []
+        self.region = None
+
+
+def split_blocks(fn: BexFunction) -> dict[int, Block]:
+    code = fn.code
+    leaders = {0}
+    for pc, (op, arg) in enumerate(code):
+        if op in BRANCHES:
+            leaders.add(arg)
+        if op in ENDS_BLOCK or op == "pop_jump_if_false":
+            leaders.add(pc + 1)
+    for e in fn.exc_table:
+        leaders.update((e.start, e.end, e.handler))
+    starts = sorted(x for x in leaders if x < len(code))
+    blocks = {}
+    for i, s in enumerate(starts):
+        blocks[s] = Block(s, starts[i + 1] if i + 1 < len(starts) else len(code))
+    for b in blocks.values():
+        op, arg = code[b.end - 1]
+        if op == "jump":
+            b.succ = [arg]
+        elif op == "pop_jump_if_false":
+            b.succ = [b.end, arg]
+        elif op not in ENDS_BLOCK and b.end < len(code):
+            b.succ = [b.end]
+        for s in b.succ:
+            blocks[s].preds += 1
+        for e in fn.exc_table:
+            if e.start <= b.start < e.end:
+                b.region = e
+                break
+    for e in fn.exc_table:
+        blocks[e.handler].preds += 2  # entered from the except clause: always a dispatch case
+    return blocks
+
+
+class FunctionGen:
+    def __init__(self, fn: BexFunction, names: Names, handlers=None):
+        self.fn = fn
+        self.names = names
+        self.code = fn.code
+        self.blocks = split_blocks(fn)
+        self.out: list[str] = []
+        self.ind = 1
+        self.stack: list[str] = []
+        self.has_try = bool(fn.exc_table)
+        self.skip_next = False
+        self.handlers = handlers  # an extension's wrapper around op handlers (None = plain)
+        self.dispatch = {0} | {s for s, b in self.blocks.items() if b.preds != 1}
+
+    # ── output helpers ──
+
+    def line(self, text: str) -> None:
+        self.out.append("    " * self.ind + text)
+
+    def push(self, expr: str) -> None:
+        self.stack.append(expr)
+
+    def pop(self) -> str:
+        return self.stack.pop()
+
+    def popn(self, n: int) -> list[str]:
+        if n == 0:
+            return []
+        items = self.stack[-n:]
+        del self.stack[-n:]
+        return items
+
+    def slot(self) -> str:
+        return f"s{len(self.stack)}"
+
+    def result(self, expr: str) -> None:
+        """Materialise a value: straight into the local of a following store_var, else into
+        a stack slot."""
+        nxt = self.code[self.pc + 1] if self.pc + 1 < self.block_end else None
+        if nxt is not None and nxt[0] == "store_var":
+            self.spill(f"v{nxt[1]}")
+            self.line(f"v{nxt[1]} = {expr}")
+            self.skip_next = True
+            return
+        s = self.slot()
+        self.line(f"{s} = {expr}")
+        self.push(s)
+
+    def spill(self, var: str) -> None:
+        """Before `var` is overwritten, materialise stack entries that still read it."""
+        for i, e in enumerate(self.stack):
+            if e == var:
+                s = f"s{i}"
+                self.line(f"{s} = {e}")
+                self.stack[i] = s
+
+    # ── whole function ──
+
+    def generate(self, pyname: str) -> str:
+        fn = self.fn
+        params = []
+        for i, name in enumerate(fn.params):
+            params.append(f"v{i + 1}=OMIT" if fn.has_default[i] else f"v{i + 1}")
+        head = f"def {pyname}({', '.join(params)}):"
+        self.out = [head]
+        if self.dispatch == {0} and not self.has_try:
+            self.chain(0, None, set())
+        else:
+            self.line("pc = 0")
+            self.line("while True:")
+            self.ind += 1
+            if self.has_try:
+                self.line("try:")
+                self.ind += 1
+            first = True
+            for s in sorted(self.dispatch):
+                self.line(f"{'if' if first else 'elif'} pc == {s}:")
+                first = False
+                self.ind += 1
+                self.chain(s, self.blocks[s].region, set())
+                self.ind -= 1
+            if self.has_try:
+                self.ind -= 1
+                self.line("except Exception as _e:")
+                self.ind += 1
+                first = True
+                for e in fn.exc_table:
+                    covered = sorted(s for s, b in self.blocks.items() if b.region is e)
+                    self.line(f"{'if' if first else 'elif'} pc in {set(covered)!r}:")
+                    first = False
+                    self.line(f"    v{e.slot} = error_value(_e); pc = {e.handler}")
+                self.line("else: raise")
+                self.ind -= 1
+        return "\n".join(self.out) + "\n"
+
+    def chain(self, start: int, region, seen: set) -> None:
+        """Emit block `start` and, inline, every successor that only it reaches."""
+        b = self.blocks[start]
+        if self.has_try and b.region is not region:
+            self.line(f"pc = {start}")
+        self.stack = []
+        self.block_end = b.end
+        self.pc = b.start
+        while self.pc < b.end:
+            op, arg = self.code[self.pc]
+            if self.skip_next:
+                self.skip_next = False
+            elif op == "jump":
+                self.goto(arg, b.region, seen | {start})
+            elif op == "pop_jump_if_false":
+                cond = self.pop()
+                self.line(f"if {cond}:")
+                self.ind += 1
+                self.goto(b.end, b.region, seen | {start})
+                self.ind -= 1
+                self.line("else:")
+                self.ind += 1
+                self.goto(arg, b.region, seen | {start})
+                self.ind -= 1
+                return
+            else:
+                getattr(self, "op_" + op)(arg)
+            self.pc += 1
+        if b.succ and self.code[b.end - 1][0] not in ENDS_BLOCK:
+            self.goto(b.end, b.region, seen | {start})
+
+    def goto(self, target: int, region, seen: set) -> None:
+        if target in self.dispatch or target in seen:
+            self.line(f"pc = {target}")
+            self.line("continue")
+            return
+        saved = (self.block_end, self.pc)
+        self.chain(target, region, seen)
+        self.block_end, self.pc = saved
+        self.pc = self.block_end  # the rest of the current block was the jump
+
+    # ── opcode handlers ──
+
+    def op_load_const(self, v) -> None:
+        if v is None or isinstance(v, bool) or (type(v) is int) or isinstance(v, str):
+            self.push(repr(v))
+        elif type(v) is float:
+            self.push(repr(v) if math.isfinite(v) else self.names.const(v))
+        elif isinstance(v, FnRef):
+            self.push(self.names.native(v.fqn) if v.builtin else self.names.fn(v.fqn))
+        elif v is OMITTED:
+            self.push("OMIT")
+        else:
+            self.push(self.names.const(v))
+
+    def op_load_var(self, i) -> None:
+        self.push(f"v{i}")
+
+    def op_store_var(self, i) -> None:
+        v = self.pop()
+        self.spill(f"v{i}")
+        self.line(f"v{i} = {v}")
+
+    def op_load_deref(self, _) -> None:
+        self.result(f"{self.pop()}[0]")
+
+    def op_store_deref(self, _) -> None:
+        v = self.pop()
+        c = self.pop()
+        self.line(f"{c}[0] = {v}")
+
+    def op_make_cell(self, _) -> None:
+        self.result(f"[{self.pop()}]")
+
+    def op_load_field(self, name) -> None:
+        self.result(f"{self.pop()}.f_{name}")
+
+    def op_store_field(self, name) -> None:
+        v = self.pop()
+        o = self.pop()
+        self.line(f"{o}.f_{name} = {v}")
+
+    def op_load_index(self, _) -> None:
+        i = self.pop()
+        c = self.pop()
+        self.result(f"load_index({c}, {i})")
+
+    def op_store_index(self, _) -> None:
+        v, i, c = self.pop(), self.pop(), self.pop()
+        self.line(f"store_index({c}, {i}, {v})")
+
+    def op_bin_op_int(self, op) -> None:
+        b = self.pop()
+        a = self.pop()
+        if op in ("+", "-", "*"):
+            s = self.slot()
+            self.line(f"{s} = {a} {op} {b}")
+            self.line(f"if not -4611686018427387904 <= {s} <= 4611686018427387903: overflow('{op}', {a}, {b})")
+            self.push(s)
+            if self._next_is_store():
+                self.result(self.pop())
+        elif op in ("<", "<=", ">", ">=", "==", "!=", "&", "|", "^"):
+            self.result(f"({a} {op} {b})")
+        else:
+            self.result(f"{BINOPS[op]}({a}, {b})")
+
+    def _next_is_store(self) -> bool:
+        return self.pc + 1 < self.block_end and self.code[self.pc + 1][0] == "store_var"
+
+    def op_bin_op(self, op) -> None:
+        b = self.pop()
+        a = self.pop()
+        if op in ("+", "-", "*"):
+            s = self.slot()
+            self.line(f"{s} = {a} {op} {b}")
+            self.line(f"if type({s}) is int and not -4611686018427387904 <= {s} <= 4611686018427387903: overflow('{op}', {a}, {b})")
+            self.push(s)
+            if self._next_is_store():
+                self.result(self.pop())
+        elif op in ("==", "!=") and (b == "None" or a == "None"):
+            other = a if b == "None" else b
+            self.result(f"({other} {'is' if op == '==' else 'is not'} None)")
+        elif op in ("==", "!=") and b.startswith(("'", '"')):
+            self.result(f"({a} {op} {b})")
+        else:
+            self.result(f"{BINOPS[op]}({a}, {b})")
+
+    def op_unary_op(self, op) -> None:
+        a = self.pop()
+        if op == "!":
+            self.result(f"(not truthy({a}))")
+        elif op == "-":
+            self.result(f"neg({a})")
+        else:
+            self.result(f"(~{a})")
+
+    def op_truthy(self, _) -> None:
+        self.result(f"truthy({self.pop()})")
+
+    def op_len(self, _) -> None:
+        self.result(f"len({self.pop()})")
+
+    def op_alloc_array(self, n) -> None:
+        self.result("[" + ", ".join(self.popn(n)) + "]")
+
+    def op_alloc_map(self, n) -> None:
+        items = self.popn(2 * n)
+        self.result("{" + ", ".join(f"{items[2 * i]}: {items[2 * i + 1]}" for i in range(n)) + "}")
+
+    def op_alloc_instance(self, fqn) -> None:
+        n = self.names.runtime.class_arity(fqn)
+        self.result(f"{self.names.cls(fqn)}({', '.join(self.popn(n))})")
+
+    def op_is_type(self, t) -> None:
+        v = self.pop()
+        if not v.isidentifier():
+            s = self.slot()
+            self.line(f"{s} = {v}")
+            v = s
+        self.result(self.names.runtime.type_test_expr(t, v, self.names))
+
+    def op_make_closure(self, arg) -> None:
+        fqn, n = arg
+        caps = self.popn(n)
+        self.result(f"partial({', '.join([self.names.fn(fqn)] + caps)})" if caps else self.names.fn(fqn))
+
+    def op_call(self, arg) -> None:
+        fqn, n = arg
+        self.result(f"{self.names.fn(fqn)}({', '.join(self.popn(n))})")
+
+    def op_call_native(self, arg) -> None:
+        name, n = arg
+        args = self.popn(n)
+        native = self.names.runtime.natives[name]
+        if "OMIT" in args:
+            from .vm import native_param_names
+            pnames = native_param_names(native)
+            # positional up to the first omitted argument, keywords after it
+            first = args.index("OMIT")
+            pos = args[:first]
+            kws = [f"{pname}={a}" for pname, a in zip(pnames[first:], args[first:]) if a != "OMIT"]
+            self.result(f"{self.names.native(name)}({', '.join(pos + kws)})")
+            return
+        self.result(f"{self.names.native(name)}({', '.join(args)})")
+
+    def op_call_method(self, arg) -> None:
+        name, n, kw = arg
+        kwvals = self.popn(len(kw))
+        args = self.popn(n)
+        recv = self.pop()
+        kws = [f"{k}={v}" for k, v in zip(kw, kwvals)]
+        self.result(f"{self.names.method(name)}({', '.join([recv] + args + kws)})")
+
+    def op_call_indirect(self, arg) -> None:
+        n, kw = arg
+        kwvals = self.popn(len(kw))
+        args = self.popn(n)
+        f = self.pop()
+        if kw:
+            self.result(f"call_kw({f}, ({', '.join(args)}{',' if args else ''}), {dict(zip(kw, [0] * len(kw)))!r}.keys(), ({', '.join(kwvals)},))")
+        else:
+            self.result(f"{f}({', '.join(args)})")
+
+    def op_pop(self, _) -> None:
+        self.pop()
+
+    def op_return(self, _) -> None:
+        self.line(f"return {self.pop()}")
+
+    def op_throw(self, _) -> None:
+        self.line(f"raise BamlRaise({self.pop()})")
+
+    def op_rethrow(self, _) -> None:
+        self.line(f"raise rethrow({self.pop()})")
+
+    def op_throw_if_panic(self, _) -> None:
+        v = self.pop()
+        self.line(f"if is_panic({v}): raise BamlRaise({v}, True)")
+
+    def op_unreachable(self, _) -> None:
+        self.line("raise unreachable()")
+
+
+BINOPS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "mod", "<<": "shl", ">>": "shr",
+          "&": "bit_and", "|": "bit_or", "^": "bit_xor", "==": "eq", "!=": "ne", "<": "lt",
+          "<=": "le", ">": "gt", ">=": "ge"}

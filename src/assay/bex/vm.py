@@ -1,0 +1,403 @@
+"""The BEX VM: holds a loaded program's functions, classes and natives, generates each
+function's Python code from its bytecode the first time it is called, and runs calls with
+BAML's stack-depth limit."""
+from __future__ import annotations
+
+import inspect
+import sys
+import threading
+from functools import partial
+
+from . import ops
+from .bytecode import BexFunction
+from .emit import emit_function
+from .pygen import FunctionGen, mangle
+from .stdlib import FUNCTIONS, METHODS, ORDERING
+from .values import BamlRaise, ClassInfo, EnumInfo, Instance, Variant
+from ..mir.lower import OMITTED
+
+MAX_DEPTH = 20_000  # BAML frames before StackOverflow (the real engine allows ~75k)
+_PY_LIMIT = MAX_DEPTH * 2 + 2_000
+_STACK_BYTES = 512 * 1024 * 1024
+
+
+class Runtime:
+    def __init__(self, lower, classes: dict[str, list[str]], enums: dict[str, list[str]],
+                 class_names: dict[str, str], enum_names: dict[str, str], methods: dict[str, dict[str, str]]):
+        """`lower(fqn)` returns the MirFunctions of a user function (the function itself first,
+        then its lambdas). `classes` maps class fqn → field names; `methods` class fqn →
+        method name → function fqn."""
+        self._lower = lower
+        self._keep: list = []
+        self.env: dict = dict(_HELPERS)
+        self.env["OMIT"] = OMITTED
+        self.env["error_value"] = error_value
+        self.bytecode: dict[str, BexFunction] = {}
+        self.mir: dict[str, object] = {}
+        self._fn_names: dict[str, str] = {}
+        self._compiling: set[str] = set()
+        self.hooks: list = []
+        self.classes: dict[str, ClassInfo] = dict(ops.BUILTIN_CLASSES)
+        for fqn, fields in classes.items():
+            self.classes[fqn] = ClassInfo(fqn, class_names[fqn], fields)
+        self.enums: dict[str, EnumInfo] = {"baml.ops.Ordering": ORDERING}
+        for fqn, variants in enums.items():
+            self.enums[fqn] = EnumInfo(fqn, enum_names[fqn], variants)
+        self.method_fqns = methods
+        for cfqn, ms in methods.items():
+            info = self.classes[cfqn]
+            for mname, ffqn in ms.items():
+                setattr(info.py, "m_" + mname, _LazyMethod(self, ffqn))
+        self.natives = dict(FUNCTIONS)
+        self._native_names: dict[str, str] = {}
+        self._method_names: dict[str, str] = {}
+        self._class_names: dict[str, str] = {}
+        for name, native in FUNCTIONS.items():
+            if not hasattr(native, "param_names"):
+                pass
+        self.natives["$iter_items"] = _NativeShim("$iter_items", iter_items)
+        self.natives["$array_slice"] = _NativeShim("$array_slice", lambda a, s, e: a[s:e])
+        self.natives["string.from"] = self.natives.get("string.from") or _NativeShim("string.from", str)
+
+    # ── globals for generated code ──
+
+    def function_global(self, fqn: str) -> str:
+        name = self._fn_names.get(fqn)
+        if name is None:
+            name = "F_" + mangle(fqn)
+            self._fn_names[fqn] = name
+            self.env[name] = _Stub(self, fqn)
+        return name
+
+    def native_global(self, qname: str) -> str:
+        name = self._native_names.get(qname)
+        if name is None:
+            name = "N_" + mangle(qname)
+            self._native_names[qname] = name
+            self.env[name] = self.natives[qname].fn
+        return name
+
+    def method_global(self, mname: str) -> str:
+        name = self._method_names.get(mname)
+        if name is None:
+            name = "M_" + mangle(mname)
+            self._method_names[mname] = name
+            self.env[name] = make_dispatcher(mname)
+        return name
+
+    def class_global(self, fqn: str) -> str:
+        name = self._class_names.get(fqn)
+        if name is None:
+            name = "C_" + mangle(fqn)
+            self._class_names[fqn] = name
+            self.env[name] = self.classes[fqn].py
+        return name
+
+    def class_arity(self, fqn: str) -> int:
+        return len(self.classes[fqn].fields)
+
+    def type_test_expr(self, t: tuple, v: str, names) -> str:
+        k = t[0]
+        if k == "int":
+            return f"(type({v}) is int)"
+        if k == "float":
+            return f"(type({v}) is float)"
+        if k == "string":
+            return f"(type({v}) is str)"
+        if k == "bool":
+            return f"(type({v}) is bool)"
+        if k == "null":
+            return f"({v} is None)"
+        if k == "any":
+            return "True"
+        if k == "class":
+            return f"isinstance({v}, {self.class_global(t[1])})"
+        if k == "omitted":
+            return f"({v} is OMIT)"
+        return f"{names.const(self.type_predicate(t))}({v})"
+
+    def type_predicate(self, t: tuple):
+        """A Python predicate for a run-time type test."""
+        k = t[0]
+        if k == "any":
+            return lambda v: True
+        if k == "never":
+            return lambda v: False
+        if k in ("int", "float", "string", "bool"):
+            py = {"int": int, "float": float, "string": str, "bool": bool}[k]
+            return lambda v: type(v) is py
+        if k == "null":
+            return lambda v: v is None
+        if k == "function":
+            return lambda v: callable(v) and not isinstance(v, (Instance, type))
+        if k == "lit":
+            lit = t[1]
+            return lambda v: type(v) is type(lit) and v == lit
+        if k == "class":
+            py = self.classes[t[1]].py if t[1] in self.classes else None
+            return (lambda v: isinstance(v, py)) if py else (lambda v: False)
+        if k == "enum":
+            e = self.enums.get(t[1])
+            return lambda v: type(v) is Variant and v.enum is e
+        if k == "variant":
+            e = self.enums.get(t[1])
+            var = e.variants.get(t[2]) if e else None
+            return lambda v: v is var
+        if k == "array":
+            el = self.type_predicate(t[1])
+            return lambda v: type(v) is list and all(el(x) for x in v)
+        if k == "map":
+            kp, vp = self.type_predicate(t[1]), self.type_predicate(t[2])
+            return lambda v: type(v) is dict and all(kp(a) and vp(b) for a, b in v.items())
+        if k == "union":
+            ps = [self.type_predicate(m) for m in t[1]]
+            return lambda v: any(p(v) for p in ps)
+        if k == "omitted":
+            return lambda v: v is OMITTED
+        return lambda v: False
+
+    # ── compilation ──
+
+    def compile(self, fqn: str):
+        """Lower, emit and generate a user function (and its lambdas); rebind its global."""
+        name = self.function_global(fqn)
+        current = self.env[name]
+        if not isinstance(current, _Stub):
+            return current
+        for mir in self._lower(fqn):
+            self.mir[mir.fqn] = mir
+            self._generate(mir)
+        return self.env[name]
+
+    def _generate(self, mir) -> None:
+        bc = emit_function(mir, self.hooks)
+        self.bytecode[mir.fqn] = bc
+        name = self.function_global(mir.fqn)
+        pyname = name + "_impl"
+        src = FunctionGen(bc, _Names(self)).generate(pyname)
+        code = compile(src, f"<baml {mir.fqn}>", "exec")
+        exec(code, self.env)
+        fn = self.env[pyname]
+        fn.__qualname__ = mir.fqn
+        fn.baml_params = bc.params[bc.n_captures:]
+        fn.baml_source = src
+        self.env[name] = fn
+        for cfqn, ms in self.method_fqns.items():
+            for mname, ffqn in ms.items():
+                if ffqn == mir.fqn:
+                    setattr(self.classes[cfqn].py, "m_" + mname, fn)
+
+    def source(self, fqn: str) -> str:
+        self.compile(fqn)
+        return self.env[self.function_global(fqn)].baml_source
+
+    # ── calls ──
+
+    def call(self, fqn: str, args: list):
+        fn = self.compile(fqn)
+        return run_deep(fn, args)
+
+
+class _Names:
+    def __init__(self, rt: Runtime):
+        self.runtime = rt
+        self.env = rt.env
+        self._consts: dict[int, str] = {}
+
+    def fn(self, fqn):
+        return self.runtime.function_global(fqn)
+
+    def native(self, name):
+        return self.runtime.native_global(name)
+
+    def cls(self, fqn):
+        return self.runtime.class_global(fqn)
+
+    def method(self, name):
+        return self.runtime.method_global(name)
+
+    def const(self, value) -> str:
+        key = id(value)
+        if key not in self._consts:
+            name = f"K_{len(self.runtime._keep)}"
+            self.runtime._keep.append(value)
+            self.env[name] = value
+            self._consts[key] = name
+        return self._consts[key]
+
+
+class _NativeShim:
+    def __init__(self, name, fn):
+        self.name = name
+        self.fn = fn
+        self.sig = ""
+
+
+class _Stub:
+    """Stands in for a function until its first call compiles it."""
+
+    def __init__(self, rt: Runtime, fqn: str):
+        self.rt = rt
+        self.fqn = fqn
+
+    def __call__(self, *args, **kw):
+        return self.rt.compile(self.fqn)(*args, **kw)
+
+
+class _LazyMethod:
+    def __init__(self, rt, fqn):
+        self.rt = rt
+        self.fqn = fqn
+
+    def __get__(self, obj, owner=None):
+        fn = self.rt.compile(self.fqn)
+        return fn.__get__(obj, owner) if obj is not None else fn
+
+
+def native_param_names(native) -> list[str]:
+    try:
+        params = list(inspect.signature(native.fn).parameters)
+    except (TypeError, ValueError):
+        return []
+    return params
+
+
+def make_dispatcher(name: str):
+    """`recv.name(args)` on a receiver whose type is known only at run time."""
+    table = {}
+    for kind, py in (("int", int), ("float", float), ("string", str), ("bool", bool),
+                     ("null", type(None)), ("array", list), ("map", dict)):
+        native = METHODS.get(kind, {}).get(name)
+        if native is not None:
+            table[py] = native.fn
+    attr = "m_" + name
+
+    def dispatch(recv, *args, **kw):
+        f = table.get(type(recv))
+        if f is not None:
+            return f(recv, *args, **kw)
+        if isinstance(recv, Instance):
+            m = getattr(recv, attr, None)
+            if m is not None:
+                if kw:
+                    return call_kw(m, args, kw.keys(), tuple(kw.values()))
+                return m(*args)
+        if type(recv) is Variant:
+            raise TypeError(f"enum value has no method {name}")
+        raise TypeError(f"{type(recv).__name__} has no method {name}")
+
+    return dispatch
+
+
+def call_kw(f, args, keys, values):
+    params = getattr(f, "baml_params", None)
+    if params is None:
+        bound = getattr(f, "__func__", None)
+        params = getattr(bound, "baml_params", [])[1:] if bound is not None else []
+    full = list(args) + [OMITTED] * (len(params) - len(args))
+    for k, v in zip(keys, values):
+        full[params.index(k)] = v
+    return f(*full)
+
+
+def iter_items(v):
+    if type(v) is str:
+        return list(v)
+    return v
+
+
+def load_index(c, i):
+    if type(c) is list:
+        n = len(c)
+        if -n <= i < n:
+            return c[i]
+        ops.panic("baml.panics.IndexOutOfBounds", index=i, length=n)
+    try:
+        return c[i]
+    except KeyError:
+        ops.panic("baml.panics.MapKeyNotFound", key="(unknown)")
+
+
+def store_index(c, i, v):
+    if type(c) is list:
+        n = len(c)
+        if -n <= i < n:
+            c[i] = v
+            return
+        ops.panic("baml.panics.IndexOutOfBounds", index=i, length=n)
+    c[i] = v
+
+
+def overflow(op, a, b):
+    ops.panic("baml.panics.IntegerOverflow", message=f"{a} {op} {b} overflows int")
+
+
+def is_panic(v) -> bool:
+    return isinstance(v, Instance) and v._class.fqn.startswith("baml.panics.")
+
+
+def rethrow(v):
+    return BamlRaise(v, is_panic(v))
+
+
+def unreachable():
+    return BamlRaise(ops.make_builtin("baml.panics.Unreachable", message="entered unreachable code"), True)
+
+
+def error_value(e: Exception):
+    """The BAML value of an error caught by a handler."""
+    if isinstance(e, BamlRaise):
+        return e.value
+    if isinstance(e, RecursionError):
+        return ops.make_builtin("baml.panics.StackOverflow", message="stack overflow")
+    raise e
+
+
+_HELPERS = {
+    "partial": partial, "BamlRaise": BamlRaise, "load_index": load_index, "store_index": store_index,
+    "overflow": overflow, "is_panic": is_panic, "rethrow": rethrow, "unreachable": unreachable,
+    "call_kw": call_kw, "truthy": ops.truthy, "neg": ops.neg,
+    "add": ops.add, "sub": ops.sub, "mul": ops.mul, "div": ops.div, "mod": ops.mod,
+    "shl": ops.shl, "shr": ops.shr, "bit_and": ops.bit_and, "bit_or": ops.bit_or,
+    "bit_xor": ops.bit_xor, "eq": ops.eq, "ne": ops.ne, "lt": ops.lt, "le": ops.le,
+    "gt": ops.gt, "ge": ops.ge,
+}
+
+
+def run_deep(fn, args):
+    """Call `fn` with room for MAX_DEPTH BAML frames: in a thread with a large C stack and a
+    raised Python recursion limit. A RecursionError becomes baml.panics.StackOverflow."""
+    if threading.current_thread().name == "baml-vm":
+        return _guarded(fn, args)
+    box: list = []
+
+    def target():
+        try:
+            box.append((True, _guarded(fn, args)))
+        except BaseException as e:  # noqa: BLE001 — handed to the calling thread
+            box.append((False, e))
+
+    old_size = threading.stack_size()
+    threading.stack_size(_STACK_BYTES)
+    try:
+        t = threading.Thread(target=target, name="baml-vm", daemon=True)
+        t.start()
+    finally:
+        threading.stack_size(old_size)
+    while t.is_alive():
+        t.join(0.05)
+    ok, value = box[0]
+    if ok:
+        return value
+    raise value
+
+
+def _guarded(fn, args):
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, _PY_LIMIT))
+    try:
+        return fn(*args)
+    except RecursionError:
+        raise BamlRaise(ops.make_builtin("baml.panics.StackOverflow", message="stack overflow"), True) from None
+    finally:
+        sys.setrecursionlimit(old)

@@ -1,0 +1,167 @@
+"""The driver: source files → parsed, indexed, checked program → a VM that lowers, emits and
+generates each function on its first call."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+from .bex import vm as bexvm
+from .bex.stdlib import FUNCTIONS
+from .bex.values import BamlRaise, Instance
+from .mir import lower as mirlower
+from .sema.program import build_index
+from .source import CompileError, Diagnostic, SourceFile
+from .syntax.parser import parse_file
+
+
+def discover(path: str) -> list[SourceFile]:
+    """A .baml file, or every .baml file under a directory; files under `ns_<x>/` belong to
+    namespace x (nested ns_ folders nest: ns_a/ns_b → a.b)."""
+    if os.path.isfile(path):
+        return [SourceFile(path, _read(path), None)]
+    out = []
+    for root, dirs, files in os.walk(path):
+        dirs.sort()
+        for name in sorted(files):
+            if not name.endswith(".baml"):
+                continue
+            full = os.path.join(root, name)
+            rel = os.path.relpath(full, path)
+            parts = [p[3:] for p in rel.split(os.sep)[:-1] if p.startswith("ns_")]
+            out.append(SourceFile(full, _read(full), ".".join(parts) or None))
+    return out
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read()
+
+
+def analyze(sources: list[SourceFile]):
+    """Parse, index and check. Returns (index, diagnostics)."""
+    diags: list[Diagnostic] = []
+    files = []
+    for src in sources:
+        f, d = parse_file(src)
+        files.append(f)
+        diags += d
+    index, d = build_index(files)
+    diags += d
+    if not any(x.severity == "error" for x in diags):
+        try:
+            from .sema.check import check
+        except ImportError:
+            check = None
+        if check is not None:
+            diags += check(index)
+    return index, diags
+
+
+@dataclass
+class TestOutcome:
+    file: str
+    name: str
+    passed: bool
+    error: dict | None
+
+
+class Program:
+    """A compiled BAML program ready to run."""
+
+    def __init__(self, index, diagnostics):
+        self.index = index
+        self.diagnostics = diagnostics
+        self.tests = {f"test:{i}": t for i, t in enumerate(index.tests)}
+        classes = {fqn: [f.name for f in c.fields] for fqn, c in index.classes.items()}
+        enums = {fqn: list(e.variants) for fqn, e in index.enums.items()}
+        methods = {fqn: {m: f.fqn for m, f in c.methods.items()} for fqn, c in index.classes.items()}
+        self.runtime = bexvm.Runtime(self._lower, classes, enums,
+                                     {fqn: c.name for fqn, c in index.classes.items()},
+                                     {fqn: e.name for fqn, e in index.enums.items()}, methods)
+        builtins = {name: SimpleNamespace(param_names=bexvm.native_param_names(n)) for name, n in FUNCTIONS.items()}
+        variants = {fqn: e.variants for fqn, e in self.runtime.enums.items()}
+        self.lowering = mirlower.Program(index, builtins, variants, self.runtime.classes)
+
+    # ── lowering, on demand ──
+
+    def _lower(self, fqn: str):
+        if fqn in self.tests:
+            t = self.tests[fqn]
+            lw = mirlower.FnLowerer(self.lowering, fqn, t.namespace, [], t.decl.body, span=t.decl.span)
+        else:
+            fdef = self.index.functions.get(fqn)
+            if fdef is None:
+                raise KeyError(fqn)
+            d = fdef.decl
+            generics = {g.name for g in d.generics}
+            if fdef.owner is not None:
+                generics |= {g.name for g in fdef.owner.decl.generics}
+            lw = mirlower.FnLowerer(self.lowering, fqn, fdef.namespace, d.params, d.body,
+                                    owner=fdef.owner, has_self=d.has_self, generics=generics, span=d.span)
+        try:
+            fn = lw.lower_function()
+        except mirlower.LowerError as e:
+            raise CompileError([Diagnostic(e.span, "E9001", e.message)]) from None
+        return [fn] + lw.lambdas
+
+    # ── running ──
+
+    def resolve(self, name: str):
+        """A function by name as the host writes it: `Fn`, `ns.Fn`, `Class.method`."""
+        path = name.split(".")
+        if path[0] == "user":
+            path = path[1:]
+        ns = ".".join(path[:-1]) or None
+        item = self.index.lookup(ns, path[-1:]) if ns in self.index.scopes else None
+        if item is None:
+            item = self.index.lookup(None, path)
+        if item is None or type(item).__name__ != "FunctionDef":
+            raise KeyError(f"no function named {name!r}")
+        return item
+
+    def call_fqn(self, fqn: str, args: list):
+        return self.runtime.call(fqn, args)
+
+    def run_tests(self, pattern: str | None = None, fail_fast: bool = False) -> list[TestOutcome]:
+        out = []
+        for key, t in self.tests.items():
+            if pattern and pattern not in t.name:
+                continue
+            try:
+                self.runtime.call(key, [])
+                out.append(TestOutcome(t.file.source.path, t.name, True, None))
+            except BamlRaise as e:
+                out.append(TestOutcome(t.file.source.path, t.name, False, describe_error(e.value, e.panic)))
+            except CompileError as e:
+                out.append(TestOutcome(t.file.source.path, t.name, False,
+                                       {"type": "CompileError", "message": str(e), "fields": {}}))
+            except Exception as e:  # noqa: BLE001 — an internal error fails only this test
+                out.append(TestOutcome(t.file.source.path, t.name, False,
+                                       {"type": "InternalError", "message": f"{type(e).__name__}: {e}", "fields": {}}))
+            if fail_fast and not out[-1].passed:
+                break
+        return out
+
+
+def describe_error(value, panic: bool) -> dict:
+    """The one error shape of Assay: {"type", "message", "fields"}."""
+    from .bex.stdlib import render
+    if isinstance(value, Instance):
+        info = value._class
+        fields = {f: getattr(value, "f_" + f) for f in info.fields}
+        msg = fields.get("message")
+        type_name = info.fqn
+        if msg is None:
+            msg = render(value)
+        return {"type": type_name, "message": msg if isinstance(msg, str) else render(msg),
+                "fields": fields, "panic": panic}
+    return {"type": "BamlError", "message": render(value), "fields": {}, "value": value, "panic": panic}
+
+
+def compile_sources(sources: list[SourceFile]) -> Program:
+    index, diags = analyze(sources)
+    errors = [d for d in diags if d.severity == "error"]
+    if errors:
+        raise CompileError(errors)
+    return Program(index, diags)

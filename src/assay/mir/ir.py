@@ -1,0 +1,230 @@
+"""MIR: a control-flow graph per function, in the shape of BAML's own MIR.
+
+Locals: _0 is the return place, _1.._arity the parameters, then user locals and temporaries.
+A block holds assignments and ends in one terminator. Calls are terminators (they can unwind).
+Every block records the catch handler that covers it (`unwind`): errors raised anywhere in the
+block — a `throw`, a failed call, or a VM panic — go to that handler with the error in the
+handler's error local.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..source import Span
+
+
+# ── places and operands ──
+
+@dataclass(frozen=True, slots=True)
+class Local:
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class FieldPlace:
+    base: "Operand"
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class IndexPlace:
+    base: "Operand"
+    index: "Operand"
+
+
+Place = Local | FieldPlace | IndexPlace
+
+
+@dataclass(frozen=True, slots=True)
+class Copy:
+    place: Local
+
+
+@dataclass(frozen=True, slots=True)
+class Const:
+    value: object  # a run-time value (int, float, str, bool, None, Variant) or FnRef
+
+
+@dataclass(frozen=True, slots=True)
+class FnRef:
+    """A function as a value: a user function by fqn, or a builtin by qualified name."""
+    fqn: str
+    builtin: bool = False
+
+
+Operand = Copy | Const
+
+
+# ── rvalues ──
+
+@dataclass(slots=True)
+class Use:
+    op: Operand
+
+
+@dataclass(slots=True)
+class BinaryOp:
+    op: str  # + - * / % & | ^ << >> == != < <= > >=
+    left: Operand
+    right: Operand
+    kind: str = ""  # 'int' when both operands are statically int (specialised op), else ''
+
+
+@dataclass(slots=True)
+class UnaryOp:
+    op: str  # '-' '~' '!' ('!' includes the truthiness coercion)
+    operand: Operand
+
+
+@dataclass(slots=True)
+class Truthy:
+    operand: Operand
+
+
+@dataclass(slots=True)
+class ArrayAgg:
+    items: list[Operand]
+
+
+@dataclass(slots=True)
+class MapAgg:
+    entries: list[tuple[Operand, Operand]]
+
+
+@dataclass(slots=True)
+class ClassAgg:
+    fqn: str
+    fields: list[Operand]  # in declaration order
+
+
+@dataclass(slots=True)
+class Load:
+    """Read a field or an element: `copy _1.x`, `copy _1[_2]`."""
+    place: FieldPlace | IndexPlace
+
+
+@dataclass(slots=True)
+class IsType:
+    operand: Operand
+    ty: object  # a runtime type test (assay.mir.typetest.TypeTest)
+
+
+@dataclass(slots=True)
+class MakeClosure:
+    fqn: str  # the lambda's function
+    captures: list[Local]  # cells
+
+
+@dataclass(slots=True)
+class MakeCell:
+    operand: Operand
+
+
+@dataclass(slots=True)
+class Len:
+    operand: Operand
+
+
+Rvalue = Use | BinaryOp | UnaryOp | Truthy | ArrayAgg | MapAgg | ClassAgg | Load | IsType | MakeClosure | MakeCell | Len
+
+
+# ── statements and terminators ──
+
+@dataclass(slots=True)
+class Assign:
+    dest: Place
+    value: Rvalue
+    span: Span | None = None
+
+
+@dataclass(slots=True)
+class Goto:
+    target: int
+
+
+@dataclass(slots=True)
+class Branch:
+    cond: Operand  # strict bool
+    then: int
+    else_: int
+
+
+@dataclass(slots=True)
+class Return:
+    pass
+
+
+@dataclass(slots=True)
+class Callee:
+    """kind: 'fn' (user function fqn), 'native' (stdlib function name), 'method' (dispatch on
+    the first argument's run-time value by method name), 'indirect' (first operand is the
+    function value)."""
+    kind: str
+    name: str = ""
+
+
+@dataclass(slots=True)
+class Call:
+    callee: Callee
+    args: list[Operand]
+    kwargs: list[tuple[str, Operand]]  # only for 'method'/'indirect' calls resolved at run time
+    dest: Local | None
+    target: int
+
+
+@dataclass(slots=True)
+class Throw:
+    value: Operand
+
+
+@dataclass(slots=True)
+class Rethrow:
+    """Re-raise a caught error unchanged (keeps its panic/throw nature)."""
+    value: Operand
+
+
+@dataclass(slots=True)
+class ThrowIfPanic:
+    value: Operand
+    otherwise: int
+
+
+@dataclass(slots=True)
+class Unreachable:
+    pass
+
+
+Terminator = Goto | Branch | Return | Call | Throw | Rethrow | ThrowIfPanic | Unreachable
+
+
+@dataclass(slots=True)
+class Block:
+    id: int
+    statements: list[Assign] = field(default_factory=list)
+    terminator: Terminator | None = None
+    span: Span | None = None
+    term_span: Span | None = None
+    unwind: tuple[int, int] | None = None  # (handler block, error local)
+
+
+@dataclass(slots=True)
+class LocalDecl:
+    name: str | None
+    ty: object = None
+    span: Span | None = None
+    is_cell: bool = False
+
+
+@dataclass
+class MirFunction:
+    fqn: str
+    params: list[str]
+    has_default: list[bool]  # an omitted argument arrives as OMIT and the body fills it in
+    locals: list[LocalDecl]
+    blocks: list[Block]
+    span: Span | None = None
+    n_captures: int = 0  # lambdas: the first n_captures parameters are captured cells
+    is_lambda: bool = False
+    ret_ty: object = None
+    throws_ty: object = None
+    param_tys: list[object] = field(default_factory=list)

@@ -1,0 +1,1104 @@
+"""Checked AST → MIR. One FnLowerer per function body (lambdas get their own, linked to the
+enclosing one for captures). Expressions lower to operands; control flow becomes blocks."""
+from __future__ import annotations
+
+from ..bex.values import Variant
+from ..source import Span
+from ..syntax import ast
+from . import ir
+from . import typetest
+
+OMIT = object()  # the value of an omitted argument; the callee fills in the default
+
+
+class Omitted:
+    def __repr__(self) -> str:
+        return "omitted"
+
+
+OMITTED = Omitted()
+
+BUILTIN_ROOTS = {"baml", "assert", "int", "float", "string", "bool", "Array", "Map", "math", "null"}
+
+
+class LowerError(Exception):
+    def __init__(self, span: Span | None, message: str):
+        super().__init__(message)
+        self.span = span
+        self.message = message
+
+
+def free_names_in_lambdas(node) -> set[str]:
+    """Every name referenced inside any lambda under `node`. A local whose name is in this
+    set lives in a cell (over-approximate by name: always safe, rarely wasteful)."""
+    out: set[str] = set()
+
+    def walk(n, inside: bool):
+        if isinstance(n, ast.Lambda):
+            inside = True
+        if isinstance(n, ast.Name) and inside:
+            out.add(n.name)
+        if isinstance(n, list):
+            for x in n:
+                walk(x, inside)
+            return
+        if isinstance(n, tuple):
+            for x in n:
+                walk(x, inside)
+            return
+        if not hasattr(n, "__dataclass_fields__"):
+            return
+        for f in n.__dataclass_fields__:
+            if f != "span":
+                walk(getattr(n, f), inside)
+
+    walk(node, False)
+    return out
+
+
+class Program:
+    """What lowering needs from the program: the sema index plus a registry of lowered
+    lambdas. `builtins` maps a qualified builtin name to its Native (stdlib)."""
+
+    def __init__(self, index, builtins: dict, variants: dict, builtin_classes: dict):
+        self.index = index
+        self.builtins = builtins
+        self.builtin_classes = builtin_classes
+        self.variants = variants  # enum fqn -> {name: Variant}
+        self.lambda_counter = 0
+
+
+class FnLowerer:
+    def __init__(self, prog: Program, fqn: str, namespace, decl_params: list[ast.Param],
+                 body: ast.Block, owner=None, has_self=False, parent: "FnLowerer | None" = None,
+                 generics=frozenset(), span=None):
+        self.prog = prog
+        self.fqn = fqn
+        self.namespace = namespace
+        self.owner = owner
+        self.parent = parent
+        self.generics = frozenset(generics) | (parent.generics if parent else frozenset())
+        self.locals: list[ir.LocalDecl] = [ir.LocalDecl("_return")]
+        self.blocks: list[ir.Block] = []
+        self.scopes: list[dict[str, int]] = [{}]
+        self.cells: set[str] = free_names_in_lambdas(body)
+        self.loops: list[tuple[int, int, int]] = []  # (continue block, break block, scope depth)
+        self.defers: list[list[ast.Block]] = [[]]
+        self.unwind = None
+        self.scope_unwind: list = [None]
+        self.captures: list[int] = []  # parent locals captured, in capture-param order
+        self.capture_map: dict[int, int] = {}  # parent local -> own local
+        self.lambdas: list[ir.MirFunction] = []
+        self.span = span
+        self.body = body
+        names = (["self"] if has_self else []) + [p.name for p in decl_params]
+        self.param_names = names
+        self.decl_params = decl_params
+        self.has_self = has_self
+        self.cur = self.new_block()
+
+    # ── infrastructure ──
+
+    def new_block(self) -> int:
+        b = ir.Block(len(self.blocks), unwind=self.unwind)
+        self.blocks.append(b)
+        return b.id
+
+    def switch(self, bid: int) -> None:
+        self.cur = bid
+
+    def emit(self, dest, value, span=None) -> None:
+        self.blocks[self.cur].statements.append(ir.Assign(dest, value, span))
+
+    def terminate(self, term, span=None) -> None:
+        b = self.blocks[self.cur]
+        if b.terminator is None:
+            b.terminator = term
+            b.term_span = span
+
+    def goto(self, target: int) -> None:
+        self.terminate(ir.Goto(target))
+
+    def terminated(self) -> bool:
+        return self.blocks[self.cur].terminator is not None
+
+    def new_local(self, name=None, span=None, cell=False) -> int:
+        self.locals.append(ir.LocalDecl(name, span=span, is_cell=cell))
+        return len(self.locals) - 1
+
+    def temp(self) -> ir.Local:
+        return ir.Local(self.new_local())
+
+    def declare(self, name: str, value: ir.Operand, span=None) -> int:
+        """Bind `name` in the innermost scope to a fresh local holding `value`."""
+        cell = name in self.cells
+        loc = self.new_local(name, span, cell)
+        self.emit(ir.Local(loc), ir.MakeCell(value) if cell else ir.Use(value), span)
+        self.scopes[-1][name] = loc
+        return loc
+
+    def push_scope(self) -> None:
+        self.scopes.append({})
+        self.defers.append([])
+        self.scope_unwind.append(self.unwind)
+
+    def pop_scope(self, run_defers=True) -> None:
+        defers = self.defers.pop()
+        self.scopes.pop()
+        outer_unwind = self.scope_unwind.pop()
+        if self.unwind is not outer_unwind:
+            # leave the region whose handler runs this scope's defers on error
+            self.unwind = outer_unwind
+            if not self.terminated():
+                nxt = self.new_block()
+                self.goto(nxt)
+                self.switch(nxt)
+        if run_defers and not self.terminated():
+            for d in reversed(defers):
+                self.lower_block_discard(d)
+
+    def lookup_local(self, name: str) -> int | None:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        if self.parent is not None:
+            ploc = self.parent.lookup_local(name)
+            if ploc is not None:
+                return self.capture(ploc, name)
+        return None
+
+    def capture(self, ploc: int, name: str) -> int:
+        if ploc in self.capture_map:
+            return self.capture_map[ploc]
+        if not self.parent.locals[ploc].is_cell:
+            raise LowerError(self.span, f"internal: captured local `{name}` is not a cell")
+        own = self.new_local(name, cell=True)
+        self.capture_map[ploc] = own
+        self.captures.append(ploc)
+        return own
+
+    def read_local(self, loc: int) -> ir.Operand:
+        if self.locals[loc].is_cell:
+            t = self.temp()
+            self.emit(t, ir.Load(ir.FieldPlace(ir.Copy(ir.Local(loc)), "$cell")))
+            return ir.Copy(t)
+        return ir.Copy(ir.Local(loc))
+
+    def write_local(self, loc: int, value: ir.Operand, span=None) -> None:
+        if self.locals[loc].is_cell:
+            self.emit(ir.FieldPlace(ir.Copy(ir.Local(loc)), "$cell"), ir.Use(value), span)
+        else:
+            self.emit(ir.Local(loc), ir.Use(value), span)
+
+    def to_temp(self, value, span=None) -> ir.Operand:
+        t = self.temp()
+        self.emit(t, value, span)
+        return ir.Copy(t)
+
+    def call(self, callee: ir.Callee, args, kwargs=(), span=None, want=True) -> ir.Operand:
+        dest = self.temp() if want else None
+        nxt = self.new_block()
+        self.terminate(ir.Call(callee, list(args), list(kwargs), dest, nxt), span)
+        self.switch(nxt)
+        return ir.Copy(dest) if want else ir.Const(None)
+
+    def native(self, name: str, *args, span=None) -> ir.Operand:
+        return self.call(ir.Callee("native", name), args, span=span)
+
+    def type_test(self, t: ast.TypeExpr) -> tuple:
+        return typetest.resolve(t, self.lookup_type, self.generics)
+
+    def lookup_type(self, path: list[str]):
+        item = self.prog.index.lookup(self.namespace, path)
+        if item is not None:
+            return item
+        name = ".".join(path)
+        if name in self.prog.builtin_classes:
+            return ("class", name)
+        if name in ("baml.panics.Panic",):
+            return ("union", tuple(("class", c) for c in self.prog.builtin_classes if c.startswith("baml.panics.")))
+        if len(path) == 2 and self.prog.index.lookup(self.namespace, path[:1]) is not None:
+            enum = self.prog.index.lookup(self.namespace, path[:1])
+            if type(enum).__name__ == "EnumDef":
+                return self.prog.variants[enum.fqn].get(path[1])
+        if name == "baml.ops.Ordering":
+            return ("enum", "baml.ops.Ordering")
+        return None
+
+    # ── function body ──
+
+    def lower_function(self) -> ir.MirFunction:
+        params = []
+        for name in self.param_names:
+            params.append(self.new_local(name))
+        self.n_params = len(params)
+        # captured parameters move into cells
+        for loc, name in zip(params, self.param_names):
+            if name in self.cells:
+                cell = self.new_local(name, cell=True)
+                self.emit(ir.Local(cell), ir.MakeCell(ir.Copy(ir.Local(loc))))
+                self.scopes[-1][name] = cell
+            else:
+                self.scopes[-1][name] = loc
+        has_default = [False] * (1 if self.has_self else 0)
+        for p in self.decl_params:
+            has_default.append(p.default is not None)
+            if p.default is not None:
+                self.fill_default(p)
+        value = self.lower_block_value(self.body)
+        if not self.terminated():
+            self.emit(ir.Local(0), ir.Use(value))
+            self.terminate(ir.Return())
+        for b in self.blocks:
+            if b.terminator is None:
+                b.terminator = ir.Unreachable()
+        return ir.MirFunction(self.fqn, list(self.param_names), has_default, self.locals,
+                              self.blocks, self.span, 0, False)
+
+    def fill_default(self, p: ast.Param) -> None:
+        loc = self.scopes[-1][p.name]
+        is_omit = self.to_temp(ir.IsType(self.read_local(loc), ("omitted",)))
+        fill, join = self.new_block(), self.new_block()
+        self.terminate(ir.Branch(is_omit, fill, join))
+        self.switch(fill)
+        self.write_local(loc, self.lower_expr(p.default))
+        self.goto(join)
+        self.switch(join)
+
+    # ── blocks and statements ──
+
+    def lower_block_value(self, block: ast.Block) -> ir.Operand:
+        self.push_scope()
+        for s in block.stmts:
+            if self.terminated():
+                break
+            self.lower_stmt(s)
+        value = ir.Const(None)
+        if block.tail is not None and not self.terminated():
+            value = self.lower_expr(block.tail)
+            if self.defers[-1] and isinstance(value, ir.Copy):
+                value = self.to_temp(ir.Use(value))
+        self.pop_scope()
+        return value
+
+    def lower_block_discard(self, block: ast.Block) -> None:
+        self.lower_block_value(block)
+
+    def lower_stmt(self, s: ast.Stmt) -> None:
+        m = getattr(self, "stmt_" + type(s).__name__)
+        m(s)
+
+    def stmt_ExprStmt(self, s: ast.ExprStmt) -> None:
+        self.lower_expr(s.expr)
+
+    def stmt_Let(self, s: ast.Let) -> None:
+        value = self.lower_expr(s.value)
+        pat = s.pattern
+        if s.type is not None and isinstance(pat, ast.PBind) and pat.type is None:
+            pat = ast.PBind(pat.span, pat.name, None)
+        if isinstance(pat, ast.PBind) and pat.type is None:
+            self.declare(pat.name, value, s.span)
+            return
+        if s.else_block is None:
+            # irrefutable destructuring: bind without testing
+            self.bind_pattern(pat, value, None)
+            return
+        fail = self.new_block()
+        self.bind_pattern(pat, value, fail)
+        ok = self.cur
+        self.switch(fail)
+        self.lower_block_discard(s.else_block)
+        self.terminate(ir.Unreachable())
+        self.switch(ok)
+
+    def stmt_Assign(self, s: ast.Assign) -> None:
+        t = s.target
+        if isinstance(t, ast.Name):
+            loc = self.lookup_local(t.name)
+            if loc is None:
+                raise LowerError(t.span, f"cannot assign to `{t.name}`")
+            if s.op is None:
+                self.write_local(loc, self.lower_expr(s.value), s.span)
+            else:
+                cur = self.read_local(loc)
+                rhs = self.lower_expr(s.value)
+                self.write_local(loc, self.binop(s.op, cur, rhs, t, s.value, s.span), s.span)
+            return
+        if isinstance(t, ast.Field):
+            place = ir.FieldPlace(self.lower_expr(t.obj), t.name)
+        elif isinstance(t, ast.Index):
+            base = self.lower_expr(t.obj)
+            place = ir.IndexPlace(base, self.lower_expr(t.index))
+        else:
+            raise LowerError(t.span, "invalid assignment target")
+        if s.op is None:
+            value = self.lower_expr(s.value)
+        else:
+            cur = self.to_temp(ir.Load(place), t.span)
+            rhs = self.lower_expr(s.value)
+            value = self.binop(s.op, cur, rhs, t, s.value, s.span)
+        self.emit(place, ir.Use(value), s.span)
+
+    def stmt_While(self, s: ast.While) -> None:
+        head, body, exit_ = self.new_block(), self.new_block(), self.new_block()
+        self.goto(head)
+        self.switch(head)
+        self.branch_on(s.cond, body, exit_)
+        self.switch(body)
+        self.loop_body(s.body, head, exit_)
+        self.switch(exit_)
+
+    def loop_body(self, body: ast.Block, cont: int, brk: int) -> None:
+        self.loops.append((cont, brk, len(self.scopes)))
+        self.lower_block_discard(body)
+        self.loops.pop()
+        self.goto(cont)
+
+    def stmt_WhileLet(self, s: ast.WhileLet) -> None:
+        head, exit_ = self.new_block(), self.new_block()
+        self.goto(head)
+        self.switch(head)
+        self.push_scope()
+        value = self.lower_expr(s.value)
+        self.bind_pattern(s.pattern, value, exit_)
+        self.loop_body(s.body, head, exit_)
+        self.pop_scope(run_defers=False)
+        self.switch(exit_)
+
+    def stmt_ForIn(self, s: ast.ForIn) -> None:
+        items = self.native("$iter_items", self.lower_expr(s.iterable), span=s.iterable.span)
+        i = self.temp()
+        self.emit(i, ir.Use(ir.Const(0)))
+        head, body, exit_ = self.new_block(), self.new_block(), self.new_block()
+        self.goto(head)
+        self.switch(head)
+        n = self.to_temp(ir.Len(items))
+        self.terminate(ir.Branch(self.to_temp(ir.BinaryOp("<", ir.Copy(i), n, "int")), body, exit_))
+        self.switch(body)
+        self.push_scope()
+        item = self.to_temp(ir.Load(ir.IndexPlace(items, ir.Copy(i))))
+        self.emit(i, ir.BinaryOp("+", ir.Copy(i), ir.Const(1), "int"))
+        self.bind_pattern(s.pattern, item, None)
+        self.loop_body(s.body, head, exit_)
+        self.pop_scope(run_defers=False)
+        self.switch(exit_)
+
+    def stmt_ForC(self, s: ast.ForC) -> None:
+        self.push_scope()
+        if s.init is not None:
+            self.lower_stmt(s.init)
+        loop_vars = dict(self.scopes[-1])
+        head, body, cont, exit_ = self.new_block(), self.new_block(), self.new_block(), self.new_block()
+        self.goto(head)
+        self.switch(head)
+        if s.cond is not None:
+            self.branch_on(s.cond, body, exit_)
+        else:
+            self.goto(body)
+        self.switch(body)
+        self.loop_body(s.body, cont, exit_)
+        self.switch(cont)
+        # a fresh cell per iteration, so closures keep the value of their own iteration
+        for name, loc in loop_vars.items():
+            if self.locals[loc].is_cell:
+                v = self.read_local(loc)
+                self.emit(ir.Local(loc), ir.MakeCell(v))
+        if s.update is not None:
+            self.lower_stmt(s.update)
+        self.goto(head)
+        self.switch(exit_)
+        self.pop_scope()
+
+    def exit_scopes_to(self, depth: int) -> None:
+        """Run the defers of every scope deeper than `depth` (break/continue/return)."""
+        for i in range(len(self.defers) - 1, depth - 1, -1):
+            for d in reversed(self.defers[i]):
+                self.lower_block_discard(d)
+
+    def stmt_Break(self, s: ast.Break) -> None:
+        if not self.loops:
+            raise LowerError(s.span, "`break` outside of a loop")
+        _, brk, depth = self.loops[-1]
+        self.exit_scopes_to(depth)
+        self.goto(brk)
+        self.switch(self.new_block())
+
+    def stmt_Continue(self, s: ast.Continue) -> None:
+        if not self.loops:
+            raise LowerError(s.span, "`continue` outside of a loop")
+        cont, _, depth = self.loops[-1]
+        self.exit_scopes_to(depth)
+        self.goto(cont)
+        self.switch(self.new_block())
+
+    def stmt_Return(self, s: ast.Return) -> None:
+        value = self.lower_expr(s.value) if s.value is not None else ir.Const(None)
+        if any(self.defers):
+            value = self.to_temp(ir.Use(value))
+            self.exit_scopes_to(1)
+        self.emit(ir.Local(0), ir.Use(value))
+        self.terminate(ir.Return(), s.span)
+        self.switch(self.new_block())
+
+    def stmt_Throw(self, s: ast.Throw) -> None:
+        value = self.lower_expr(s.value)
+        self.terminate(ir.Throw(value), s.span)
+        self.switch(self.new_block())
+
+    def stmt_Defer(self, s: ast.Defer) -> None:
+        self.defers[-1].append(s.body)
+        # an error leaving the rest of this scope runs the deferred block, then goes on
+        handler_err = self.new_local()
+        handler = self.new_block()
+        saved = self.unwind
+        self.unwind = (handler, handler_err)
+        rest = self.new_block()
+        self.goto(rest)
+        self.switch(handler)
+        self.blocks[handler].unwind = saved
+        self.unwind = saved
+        self.lower_block_discard(s.body)
+        self.terminate(ir.Rethrow(ir.Copy(ir.Local(handler_err))))
+        self.unwind = (handler, handler_err)
+        self.switch(rest)
+
+    # ── expressions ──
+
+    def lower_expr(self, e: ast.Expr) -> ir.Operand:
+        return getattr(self, "expr_" + type(e).__name__)(e)
+
+    def expr_IntLit(self, e):
+        return ir.Const(e.value)
+
+    def expr_FloatLit(self, e):
+        return ir.Const(float(e.value))
+
+    def expr_StrLit(self, e):
+        return ir.Const(e.value)
+
+    def expr_BoolLit(self, e):
+        return ir.Const(bool(e.value))
+
+    def expr_NullLit(self, e):
+        return ir.Const(None)
+
+    def expr_BlockExpr(self, e):
+        return self.lower_block_value(e.block)
+
+    def expr_Name(self, e: ast.Name):
+        loc = self.lookup_local(e.name)
+        if loc is not None:
+            return self.read_local(loc)
+        return self.path_value([e.name], e)
+
+    def path_value(self, path: list[str], e) -> ir.Operand:
+        """A dotted path that names no local: a function, enum variant, or builtin."""
+        item = self.prog.index.lookup(self.namespace, path)
+        kind = type(item).__name__
+        if kind == "FunctionDef":
+            return ir.Const(ir.FnRef(item.fqn))
+        if item is None and len(path) >= 2:
+            enum = self.prog.index.lookup(self.namespace, path[:-1])
+            if type(enum).__name__ == "EnumDef":
+                v = self.prog.variants[enum.fqn].get(path[-1])
+                if v is not None:
+                    return ir.Const(v)
+            if type(enum).__name__ == "ClassDef" and path[-1] in enum.methods:
+                return ir.Const(ir.FnRef(enum.methods[path[-1]].fqn))
+        name = ".".join(path)
+        if name in self.prog.builtins:
+            return ir.Const(ir.FnRef(name, builtin=True))
+        raise LowerError(e.span, f"unresolved name: {name}")
+
+    def dotted(self, e: ast.Expr) -> list[str] | None:
+        """The path `a.b.c` when the chain starts at a name that is not a local."""
+        parts = []
+        while isinstance(e, ast.Field) and not e.optional:
+            parts.append(e.name)
+            e = e.obj
+        if isinstance(e, ast.Name) and self.lookup_local(e.name) is None:
+            parts.append(e.name)
+            return parts[::-1]
+        return None
+
+    def expr_Field(self, e: ast.Field):
+        path = self.dotted(e)
+        if path is not None:
+            return self.path_value(path, e)
+        obj = self.lower_expr(e.obj)
+        if e.optional:
+            return self.null_guard(obj, lambda o: self.to_temp(ir.Load(ir.FieldPlace(o, e.name)), e.span))
+        return self.to_temp(ir.Load(ir.FieldPlace(obj, e.name)), e.span)
+
+    def null_guard(self, obj: ir.Operand, then) -> ir.Operand:
+        result = self.temp()
+        is_null = self.to_temp(ir.BinaryOp("==", obj, ir.Const(None)))
+        yes, no, join = self.new_block(), self.new_block(), self.new_block()
+        self.terminate(ir.Branch(is_null, yes, no))
+        self.switch(yes)
+        self.emit(result, ir.Use(ir.Const(None)))
+        self.goto(join)
+        self.switch(no)
+        self.emit(result, ir.Use(then(obj)))
+        self.goto(join)
+        self.switch(join)
+        return ir.Copy(result)
+
+    def expr_Index(self, e: ast.Index):
+        obj = self.lower_expr(e.obj)
+        if e.optional:
+            return self.null_guard(obj, lambda o: self.to_temp(ir.Load(ir.IndexPlace(o, self.lower_expr(e.index))), e.span))
+        idx = self.lower_expr(e.index)
+        return self.to_temp(ir.Load(ir.IndexPlace(obj, idx)), e.span)
+
+    def expr_ArrayLit(self, e):
+        return self.to_temp(ir.ArrayAgg([self.lower_expr(x) for x in e.items]), e.span)
+
+    def expr_MapLit(self, e):
+        entries = [(self.lower_expr(k), self.lower_expr(v)) for k, v in e.entries]
+        return self.to_temp(ir.MapAgg(entries), e.span)
+
+    def expr_ClassLit(self, e: ast.ClassLit):
+        cls = self.prog.index.lookup(self.namespace, e.type.path)
+        if type(cls).__name__ != "ClassDef":
+            raise LowerError(e.type.span, f"unresolved class: {'.'.join(e.type.path)}")
+        given: dict[str, ir.Operand] = {}
+        spread = None
+        for name, value in e.entries:
+            v = self.lower_expr(value)
+            if name is None:
+                spread = v
+                given = {}  # later explicit fields override the spread, earlier ones do not
+            else:
+                given[name] = v if isinstance(v, ir.Const) else self.to_temp(ir.Use(v))
+        fields = []
+        for f in cls.fields:
+            if f.name in given:
+                fields.append(given[f.name])
+            elif spread is not None:
+                fields.append(self.to_temp(ir.Load(ir.FieldPlace(spread, f.name))))
+            else:
+                fields.append(ir.Const(None))
+        return self.to_temp(ir.ClassAgg(cls.fqn, fields), e.span)
+
+    def expr_Template(self, e: ast.Template):
+        acc = self.temp()
+        self.emit(acc, ir.Use(ir.Const("")))
+        self.push_scope()
+        self.template_parts(e.parts, acc)
+        self.pop_scope()
+        return ir.Copy(acc)
+
+    def template_parts(self, parts, acc: ir.Local) -> None:
+        for p in parts:
+            if isinstance(p, str):
+                if p:
+                    self.emit(acc, ir.BinaryOp("+", ir.Copy(acc), ir.Const(p)))
+            elif isinstance(p, ast.Let):
+                self.stmt_Let(p)
+            elif isinstance(p, ast.TFor):
+                items = self.native("$iter_items", self.lower_expr(p.iterable))
+                i = self.temp()
+                self.emit(i, ir.Use(ir.Const(0)))
+                head, body, exit_ = self.new_block(), self.new_block(), self.new_block()
+                self.goto(head)
+                self.switch(head)
+                n = self.to_temp(ir.Len(items))
+                self.terminate(ir.Branch(self.to_temp(ir.BinaryOp("<", ir.Copy(i), n, "int")), body, exit_))
+                self.switch(body)
+                self.push_scope()
+                item = self.to_temp(ir.Load(ir.IndexPlace(items, ir.Copy(i))))
+                self.emit(i, ir.BinaryOp("+", ir.Copy(i), ir.Const(1), "int"))
+                self.bind_pattern(p.pattern, item, None)
+                self.template_parts(p.parts, acc)
+                self.pop_scope()
+                self.goto(head)
+                self.switch(exit_)
+            elif isinstance(p, ast.TIf):
+                join = self.new_block()
+                for cond, body in p.branches:
+                    yes, no = self.new_block(), self.new_block()
+                    self.branch_on(cond, yes, no)
+                    self.switch(yes)
+                    self.push_scope()
+                    self.template_parts(body, acc)
+                    self.pop_scope()
+                    self.goto(join)
+                    self.switch(no)
+                if p.else_parts is not None:
+                    self.push_scope()
+                    self.template_parts(p.else_parts, acc)
+                    self.pop_scope()
+                self.goto(join)
+                self.switch(join)
+            else:
+                v = self.lower_expr(p)
+                s = self.native("string.from", v)
+                self.emit(acc, ir.BinaryOp("+", ir.Copy(acc), s))
+
+    def expr_Unary(self, e: ast.Unary):
+        v = self.lower_expr(e.operand)
+        if e.op == "-" and isinstance(v, ir.Const) and type(v.value) in (int, float) and not isinstance(v.value, bool):
+            if v.value != -(1 << 62) or type(v.value) is float:
+                return ir.Const(-v.value)
+        return self.to_temp(ir.UnaryOp(e.op, v), e.span)
+
+    def binop(self, op, left, right, le, re, span) -> ir.Operand:
+        kind = "int" if _is_int(le) and _is_int(re) else ""
+        return self.to_temp(ir.BinaryOp(op, left, right, kind), span)
+
+    def expr_Binary(self, e: ast.Binary):
+        if e.op in ("&&", "||"):
+            result = self.temp()
+            yes, no, join = self.new_block(), self.new_block(), self.new_block()
+            self.branch_on(e.left, yes, no)
+            short_is_true = e.op == "||"
+            self.switch(yes if short_is_true else no)
+            self.emit(result, ir.Use(ir.Const(short_is_true)))
+            self.goto(join)
+            self.switch(no if short_is_true else yes)
+            self.emit(result, ir.Truthy(self.lower_expr(e.right)))
+            self.goto(join)
+            self.switch(join)
+            return ir.Copy(result)
+        if e.op == "??":
+            left = self.lower_expr(e.left)
+            result = self.temp()
+            is_null = self.to_temp(ir.BinaryOp("==", left, ir.Const(None)))
+            yes, no, join = self.new_block(), self.new_block(), self.new_block()
+            self.terminate(ir.Branch(is_null, yes, no))
+            self.switch(no)
+            self.emit(result, ir.Use(left))
+            self.goto(join)
+            self.switch(yes)
+            self.emit(result, ir.Use(self.lower_expr(e.right)))
+            self.goto(join)
+            self.switch(join)
+            return ir.Copy(result)
+        left = self.lower_expr(e.left)
+        if isinstance(left, ir.Copy):
+            left = self.to_temp(ir.Use(left))  # the right side may reassign the local
+        right = self.lower_expr(e.right)
+        return self.binop(e.op, left, right, e.left, e.right, e.span)
+
+    def branch_on(self, cond: ast.Expr, then: int, else_: int) -> None:
+        v = self.lower_expr(cond)
+        if not _is_bool(cond):
+            v = self.to_temp(ir.Truthy(v))
+        self.terminate(ir.Branch(v, then, else_), cond.span)
+
+    def expr_If(self, e: ast.If):
+        result = self.temp()
+        yes, no, join = self.new_block(), self.new_block(), self.new_block()
+        self.branch_on(e.cond, yes, no)
+        self.switch(yes)
+        self.emit(result, ir.Use(self.lower_block_value(e.then)))
+        self.goto(join)
+        self.switch(no)
+        self.emit(result, ir.Use(self.lower_block_value(e.else_) if e.else_ is not None else ir.Const(None)))
+        self.goto(join)
+        self.switch(join)
+        return ir.Copy(result)
+
+    def expr_IfLet(self, e: ast.IfLet):
+        result = self.temp()
+        no, join = self.new_block(), self.new_block()
+        value = self.lower_expr(e.value)
+        self.push_scope()
+        self.bind_pattern(e.pattern, value, no)
+        self.emit(result, ir.Use(self.lower_block_value(e.then)))
+        self.pop_scope()
+        self.goto(join)
+        self.switch(no)
+        self.emit(result, ir.Use(self.lower_block_value(e.else_) if e.else_ is not None else ir.Const(None)))
+        self.goto(join)
+        self.switch(join)
+        return ir.Copy(result)
+
+    def expr_Is(self, e: ast.Is):
+        value = self.lower_expr(e.expr)
+        result = self.temp()
+        no, join = self.new_block(), self.new_block()
+        self.push_scope()
+        self.bind_pattern(e.pattern, value, no)
+        self.pop_scope(run_defers=False)
+        self.emit(result, ir.Use(ir.Const(True)))
+        self.goto(join)
+        self.switch(no)
+        self.emit(result, ir.Use(ir.Const(False)))
+        self.goto(join)
+        self.switch(join)
+        return ir.Copy(result)
+
+    def expr_Match(self, e: ast.Match):
+        value = self.lower_expr(e.scrutinee)
+        if isinstance(value, ir.Copy):
+            value = self.to_temp(ir.Use(value))
+        return self.match_arms(value, e.arms, lambda: self.terminate(ir.Unreachable(), e.span))
+
+    def match_arms(self, value: ir.Operand, arms, on_no_match) -> ir.Operand:
+        result = self.temp()
+        join = self.new_block()
+        for arm in arms:
+            nxt = self.new_block()
+            self.push_scope()
+            self.bind_pattern(arm.pattern, value, nxt)
+            if arm.guard is not None:
+                ok = self.new_block()
+                self.branch_on(arm.guard, ok, nxt)
+                self.switch(ok)
+            self.emit(result, ir.Use(self.lower_expr(arm.body)))
+            self.pop_scope()
+            self.goto(join)
+            self.switch(nxt)
+        on_no_match()
+        self.switch(join)
+        return ir.Copy(result)
+
+    def expr_Catch(self, e: ast.Catch):
+        err = self.new_local(e.binding)
+        handler = self.new_block()
+        saved = self.unwind
+        result = self.temp()
+        join = self.new_block()
+        self.unwind = (handler, err)
+        body = self.new_block()
+        self.goto(body)
+        self.switch(body)
+        self.emit(result, ir.Use(self.lower_expr(e.expr)))
+        self.unwind = saved
+        self.goto(join)
+        # the handler: match the error against the arms; no match → rethrow
+        self.switch(handler)
+        self.push_scope()
+        bound = self.declare(e.binding, ir.Copy(ir.Local(err)))
+        errv = self.read_local(bound)
+        if e.kind != "catch_all_panics":
+            self.catch_arms_with_panic_filter(errv, e.arms, result, join)
+        else:
+            r = self.match_arms(errv, e.arms, lambda: self.terminate(ir.Rethrow(errv)))
+            self.emit(result, ir.Use(r))
+            self.goto(join)
+        self.pop_scope()
+        self.switch(join)
+        return ir.Copy(result)
+
+    def catch_arms_with_panic_filter(self, errv, arms, result, join) -> None:
+        """`catch`: arms that name a type catch what they name (panics included); a wildcard
+        or untyped binding arm catches thrown errors only (a panic passes on)."""
+        inner_join = self.new_block()
+        r = self.temp()
+        for arm in arms:
+            nxt = self.new_block()
+            self.push_scope()
+            if _catches_anything(arm.pattern):
+                ok = self.new_block()
+                self.terminate(ir.ThrowIfPanic(errv, ok))
+                self.switch(ok)
+            self.bind_pattern(arm.pattern, errv, nxt)
+            if arm.guard is not None:
+                ok = self.new_block()
+                self.branch_on(arm.guard, ok, nxt)
+                self.switch(ok)
+            self.emit(r, ir.Use(self.lower_expr(arm.body)))
+            self.pop_scope()
+            self.goto(inner_join)
+            self.switch(nxt)
+        self.terminate(ir.Rethrow(errv))
+        self.switch(inner_join)
+        self.emit(result, ir.Use(ir.Copy(r)))
+        self.goto(join)
+
+    def expr_Lambda(self, e: ast.Lambda):
+        self.prog.lambda_counter += 1
+        fqn = f"{self.fqn}.<lambda{self.prog.lambda_counter}>"
+        child = FnLowerer(self.prog, fqn, self.namespace, e.params, e.body, self.owner,
+                          parent=self, span=e.span)
+        fn = child.lower_function()
+        n = len(child.captures)
+        # captured cells come first: rename so params = captures + declared params
+        fn = _prepend_captures(fn, child, n)
+        fn.is_lambda = True
+        self.lambdas.append(fn)
+        self.lambdas.extend(child.lambdas)
+        return self.to_temp(ir.MakeClosure(fqn, [ir.Local(c) for c in child.captures]), e.span)
+
+    # ── calls ──
+
+    def expr_Call(self, e: ast.Call):
+        f = e.func
+        if isinstance(f, ast.Field) and not e.optional:
+            path = self.dotted(f)
+            if path is not None:
+                return self.call_path(path, e)
+            recv = self.lower_expr(f.obj)
+            if f.optional:
+                return self.null_guard(recv, lambda r: self.method_call(r, f.name, e))
+            return self.method_call(recv, f.name, e)
+        if isinstance(f, ast.Name) and self.lookup_local(f.name) is None:
+            return self.call_path([f.name], e)
+        fv = self.lower_expr(f)
+        pos, kw = self.lower_args(e.args)
+        if e.optional:
+            return self.null_guard(fv, lambda v: self.call(ir.Callee("indirect"), [v] + pos, kw, e.span))
+        return self.call(ir.Callee("indirect"), [fv] + pos, kw, e.span)
+
+    def lower_args(self, args: list[ast.Arg]):
+        pos, kw = [], []
+        for a in args:
+            v = self.lower_expr(a.value)
+            if isinstance(v, ir.Copy):
+                v = self.to_temp(ir.Use(v))
+            (pos.append(v) if a.name is None else kw.append((a.name, v)))
+        return pos, kw
+
+    def method_call(self, recv: ir.Operand, name: str, e: ast.Call) -> ir.Operand:
+        if isinstance(recv, ir.Copy):
+            recv = self.to_temp(ir.Use(recv))
+        pos, kw = self.lower_args(e.args)
+        return self.call(ir.Callee("method", name), [recv] + pos, kw, e.span)
+
+    def call_path(self, path: list[str], e: ast.Call) -> ir.Operand:
+        item = self.prog.index.lookup(self.namespace, path)
+        if type(item).__name__ == "FunctionDef":
+            return self.call_user(item, e)
+        if item is None and len(path) >= 2:
+            owner = self.prog.index.lookup(self.namespace, path[:-1])
+            if type(owner).__name__ == "ClassDef" and path[-1] in owner.methods:
+                return self.call_user(owner.methods[path[-1]], e)
+        name = ".".join(path)
+        native = self.prog.builtins.get(name)
+        if native is not None:
+            pos, kw = self.lower_args(e.args)
+            args = self.bind_native(native, pos, kw, e)
+            return self.call(ir.Callee("native", name), args, span=e.span)
+        if item is not None:
+            raise LowerError(e.func.span, f"`{name}` is not a function")
+        # a local function value reached by a path, e.g. `obj.f(x)` where obj is unknown
+        raise LowerError(e.func.span, f"unresolved name: {name}")
+
+    def bind_native(self, native, pos, kw, e):
+        if not kw:
+            return pos
+        names = native.param_names
+        args = list(pos) + [None] * (len(names) - len(pos))
+        for k, v in kw:
+            if k not in names:
+                raise LowerError(e.span, f"unknown argument `{k}`")
+            args[names.index(k)] = v
+        while args and args[-1] is None:
+            args.pop()
+        return [a if a is not None else ir.Const(OMITTED) for a in args]
+
+    def call_user(self, fdef, e: ast.Call) -> ir.Operand:
+        decl = fdef.decl
+        params = decl.params
+        pos, kw = self.lower_args(e.args)
+        if len(pos) > len(params):
+            raise LowerError(e.span, f"expected {len(params)} arguments, found {len(pos)}")
+        args: list[ir.Operand | None] = list(pos) + [None] * (len(params) - len(pos))
+        for k, v in kw:
+            idx = next((i for i, p in enumerate(params) if p.name == k), None)
+            if idx is None:
+                raise LowerError(e.span, f"unknown argument `{k}`")
+            args[idx] = v
+        for i, a in enumerate(args):
+            if a is None:
+                if params[i].default is None:
+                    raise LowerError(e.span, f"missing argument `{params[i].name}`")
+                args[i] = ir.Const(OMITTED)
+        return self.call(ir.Callee("fn", fdef.fqn), args, span=e.span)
+
+    # ── patterns ──
+
+    def bind_pattern(self, pat, value: ir.Operand, fail: int | None) -> None:
+        """Test `value` against `pat` (jumping to `fail` on mismatch; fail None = the pattern
+        is irrefutable) and bind its names in the current scope."""
+        if isinstance(pat, ast.PWild):
+            return
+        if isinstance(pat, ast.PBind):
+            if pat.type is not None and fail is not None:
+                self.test(ir.IsType(value, self.type_test(pat.type)), fail)
+            self.declare(pat.name, value, pat.span)
+            return
+        if isinstance(pat, ast.PLit):
+            self.test(ir.BinaryOp("==", value, ir.Const(pat.value)), fail)
+            return
+        if isinstance(pat, ast.PType):
+            self.test(ir.IsType(value, self.type_test(pat.type)), fail)
+            return
+        if isinstance(pat, ast.POr):
+            ok = self.new_block()
+            names = _pattern_names(pat.alts[0])
+            slots = {n: self.new_local(n, cell=n in self.cells) for n in names}
+            for alt in pat.alts:
+                nxt = self.new_block()
+                self.push_scope()
+                self.bind_pattern(alt, value, nxt)
+                for n, slot in slots.items():
+                    loc = self.scopes[-1].get(n)
+                    if loc is not None:
+                        self.emit(ir.Local(slot), ir.Use(ir.Copy(ir.Local(loc))))
+                self.pop_scope(run_defers=False)
+                self.goto(ok)
+                self.switch(nxt)
+            if fail is not None:
+                self.goto(fail)
+            else:
+                self.terminate(ir.Unreachable())
+            self.switch(ok)
+            self.scopes[-1].update(slots)
+            return
+        if isinstance(pat, ast.PClass):
+            if fail is not None:
+                self.test(ir.IsType(value, self.type_test(pat.type)), fail)
+            for fname, sub in pat.fields:
+                fv = self.to_temp(ir.Load(ir.FieldPlace(value, fname)))
+                if sub is None:
+                    self.declare(fname, fv, pat.span)
+                else:
+                    self.bind_pattern(sub, fv, fail)
+            return
+        if isinstance(pat, ast.PArray):
+            if fail is not None:
+                self.test(ir.IsType(value, ("array", ("any",))), fail)
+            n = self.to_temp(ir.Len(value))
+            fixed = len(pat.items)
+            if pat.rest_index is None:
+                self.test(ir.BinaryOp("==", n, ir.Const(fixed), "int"), fail)
+            else:
+                self.test(ir.BinaryOp(">=", n, ir.Const(fixed), "int"), fail)
+            for i, sub in enumerate(pat.items):
+                if pat.rest_index is not None and i >= pat.rest_index:
+                    idx = self.to_temp(ir.BinaryOp("-", n, ir.Const(fixed - i), "int"))
+                else:
+                    idx = ir.Const(i)
+                item = self.to_temp(ir.Load(ir.IndexPlace(value, idx)))
+                self.bind_pattern(sub, item, fail)
+            if pat.rest_index is not None and pat.rest_name:
+                end = self.to_temp(ir.BinaryOp("-", n, ir.Const(fixed - pat.rest_index), "int"))
+                rest = self.call(ir.Callee("native", "$array_slice"), [value, ir.Const(pat.rest_index), end])
+                self.declare(pat.rest_name, rest, pat.span)
+            return
+        raise LowerError(getattr(pat, "span", None), "unsupported pattern")
+
+    def test(self, rvalue, fail: int | None) -> None:
+        if fail is None:
+            return
+        ok = self.new_block()
+        self.terminate(ir.Branch(self.to_temp(rvalue), ok, fail))
+        self.switch(ok)
+
+
+def _prepend_captures(fn: ir.MirFunction, child: FnLowerer, n: int) -> ir.MirFunction:
+    """Make the capture cells the lambda's leading parameters: locals are renumbered so
+    that parameters stay at 1..arity."""
+    if n == 0:
+        return fn
+    cap_locals = [child.capture_map[p] for p in child.captures]
+    order = [0] + cap_locals + [i for i in range(1, len(fn.locals)) if i not in cap_locals]
+    remap = {old: new for new, old in enumerate(order)}
+    fn.locals = [fn.locals[i] for i in order]
+    _renumber(fn, remap)
+    fn.params = [fn.locals[i + 1].name or f"cap{i}" for i in range(n)] + fn.params
+    fn.has_default = [False] * n + fn.has_default
+    fn.n_captures = n
+    return fn
+
+
+def _renumber(fn: ir.MirFunction, remap: dict[int, int]) -> None:
+    def op(o):
+        if isinstance(o, ir.Copy):
+            return ir.Copy(ir.Local(remap[o.place.index]))
+        return o
+
+    def place(p):
+        if isinstance(p, ir.Local):
+            return ir.Local(remap[p.index])
+        if isinstance(p, ir.FieldPlace):
+            return ir.FieldPlace(op(p.base), p.name)
+        return ir.IndexPlace(op(p.base), op(p.index))
+
+    def rv(v):
+        if isinstance(v, ir.Use):
+            return ir.Use(op(v.op))
+        if isinstance(v, ir.BinaryOp):
+            return ir.BinaryOp(v.op, op(v.left), op(v.right), v.kind)
+        if isinstance(v, ir.UnaryOp):
+            return ir.UnaryOp(v.op, op(v.operand))
+        if isinstance(v, ir.Truthy):
+            return ir.Truthy(op(v.operand))
+        if isinstance(v, ir.ArrayAgg):
+            return ir.ArrayAgg([op(x) for x in v.items])
+        if isinstance(v, ir.MapAgg):
+            return ir.MapAgg([(op(k), op(x)) for k, x in v.entries])
+        if isinstance(v, ir.ClassAgg):
+            return ir.ClassAgg(v.fqn, [op(x) for x in v.fields])
+        if isinstance(v, ir.Load):
+            return ir.Load(place(v.place))
+        if isinstance(v, ir.IsType):
+            return ir.IsType(op(v.operand), v.ty)
+        if isinstance(v, ir.MakeClosure):
+            return ir.MakeClosure(v.fqn, [ir.Local(remap[c.index]) for c in v.captures])
+        if isinstance(v, ir.MakeCell):
+            return ir.MakeCell(op(v.operand))
+        if isinstance(v, ir.Len):
+            return ir.Len(op(v.operand))
+        raise AssertionError(v)
+
+    for b in fn.blocks:
+        b.statements = [ir.Assign(place(s.dest), rv(s.value), s.span) for s in b.statements]
+        t = b.terminator
+        if isinstance(t, ir.Branch):
+            t.cond = op(t.cond)
+        elif isinstance(t, ir.Call):
+            t.args = [op(a) for a in t.args]
+            t.kwargs = [(k, op(a)) for k, a in t.kwargs]
+            t.dest = ir.Local(remap[t.dest.index]) if t.dest is not None else None
+        elif isinstance(t, (ir.Throw, ir.Rethrow)):
+            t.value = op(t.value)
+        elif isinstance(t, ir.ThrowIfPanic):
+            t.value = op(t.value)
+        if b.unwind is not None:
+            b.unwind = (b.unwind[0], remap[b.unwind[1]])
+
+
+def _pattern_names(pat) -> list[str]:
+    if isinstance(pat, ast.PBind):
+        return [pat.name]
+    if isinstance(pat, ast.POr):
+        return _pattern_names(pat.alts[0])
+    if isinstance(pat, ast.PClass):
+        out = []
+        for f, sub in pat.fields:
+            out += [f] if sub is None else _pattern_names(sub)
+        return out
+    if isinstance(pat, ast.PArray):
+        out = []
+        for sub in pat.items:
+            out += _pattern_names(sub)
+        return out + ([pat.rest_name] if pat.rest_name else [])
+    return []
+
+
+def _catches_anything(pat) -> bool:
+    return isinstance(pat, ast.PWild) or (isinstance(pat, ast.PBind) and pat.type is None)
+
+
+def _is_int(e) -> bool:
+    ty = getattr(e, "ty", None)
+    if ty is None:
+        return isinstance(e, ast.IntLit)
+    try:
+        from ..sema.types import is_int
+    except ImportError:
+        return False
+    return is_int(ty)
+
+
+def _is_bool(e) -> bool:
+    if isinstance(e, (ast.BoolLit, ast.Is)):
+        return True
+    if isinstance(e, ast.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">=", "&&", "||"):
+        return True
+    return isinstance(e, ast.Unary) and e.op == "!"
