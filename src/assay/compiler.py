@@ -120,6 +120,9 @@ class Program:
             raise KeyError(f"no function named {name!r}")
         return item
 
+    def lowering_lookup(self, namespace, path):
+        return self.lowering.lookup_type(namespace, path)
+
     def call_fqn(self, fqn: str, args: list):
         return self.runtime.call(fqn, args)
 

@@ -67,6 +67,27 @@ class Program:
         self.variants = variants  # enum fqn -> {name: Variant}
         self.lambda_counter = 0
 
+    def lookup_type(self, namespace, path: list[str]):
+        """A type name as written in `namespace`: an index item, a builtin class test, or an
+        enum variant."""
+        item = self.index.lookup(namespace, path)
+        if item is not None:
+            return item
+        name = ".".join(path)
+        if name in self.builtin_classes:
+            return ("class", name)
+        if name == "baml.panics.Panic":
+            return ("union", tuple(("class", c) for c in self.builtin_classes if c.startswith("baml.panics.")))
+        if name == "baml.ops.Ordering":
+            return ("enum", name)
+        if len(path) >= 2:
+            enum = self.index.lookup(namespace, path[:-1])
+            if type(enum).__name__ == "EnumDef":
+                return self.variants[enum.fqn].get(path[-1])
+            if ".".join(path[:-1]) == "baml.ops.Ordering":
+                return self.variants["baml.ops.Ordering"].get(path[-1])
+        return None
+
 
 class FnLowerer:
     def __init__(self, prog: Program, fqn: str, namespace, decl_params: list[ast.Param],
@@ -209,21 +230,7 @@ class FnLowerer:
         return typetest.resolve(t, self.lookup_type, self.generics)
 
     def lookup_type(self, path: list[str]):
-        item = self.prog.index.lookup(self.namespace, path)
-        if item is not None:
-            return item
-        name = ".".join(path)
-        if name in self.prog.builtin_classes:
-            return ("class", name)
-        if name in ("baml.panics.Panic",):
-            return ("union", tuple(("class", c) for c in self.prog.builtin_classes if c.startswith("baml.panics.")))
-        if len(path) == 2 and self.prog.index.lookup(self.namespace, path[:1]) is not None:
-            enum = self.prog.index.lookup(self.namespace, path[:1])
-            if type(enum).__name__ == "EnumDef":
-                return self.prog.variants[enum.fqn].get(path[1])
-        if name == "baml.ops.Ordering":
-            return ("enum", "baml.ops.Ordering")
-        return None
+        return self.prog.lookup_type(self.namespace, path)
 
     # ── function body ──
 

@@ -1,0 +1,278 @@
+"""The Python bridge: load a BAML program and call its functions with Python values.
+
+BAML classes appear as pydantic models (`prog.types.Point`), enums as `enum.Enum`; dicts are
+accepted wherever a class is expected. A Python callable passed for a function-typed parameter
+is callable from BAML; its exceptions become `baml.errors.HostCallable`."""
+from __future__ import annotations
+
+import enum
+import traceback
+from types import SimpleNamespace
+
+import pydantic
+
+from .bex import ops
+from .bex.values import BamlRaise, Instance, Variant
+from .compiler import Program, compile_sources, describe_error, discover
+from .mir import typetest
+from .source import CompileError, SourceFile
+
+
+class BamlException(Exception):
+    """Base of errors raised out of BAML code."""
+
+    def __init__(self, error: dict):
+        self.error = error
+        self.class_name = error["type"] if error["type"] != "BamlError" else None
+        self.fields = error.get("fields", {})
+        self.value = error.get("value", None) if self.class_name is None else to_plain_fields(self.fields)
+        super().__init__(f"{error['type']}: {error['message']}")
+
+
+class BamlPanic(BamlException):
+    """A VM panic (`baml.panics.*`)."""
+
+
+class BamlError(BamlException):
+    """An uncaught `throw` (user values or `baml.errors.*`)."""
+
+
+class ArgumentError(ValueError):
+    """Arguments that do not fit the function's parameter types."""
+
+
+def to_plain_fields(fields: dict) -> dict:
+    return {k: to_plain(v) for k, v in fields.items()}
+
+
+def to_plain(v):
+    """JSON-like plain data: instances → dicts of fields, enum values → variant names."""
+    if isinstance(v, Instance):
+        return {f: to_plain(getattr(v, "f_" + f)) for f in v._class.fields}
+    if isinstance(v, pydantic.BaseModel):
+        return {k: to_plain(x) for k, x in v.__dict__.items()}
+    if isinstance(v, Variant):
+        return v.name
+    if isinstance(v, enum.Enum):
+        return v.name
+    if isinstance(v, list):
+        return [to_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {k: to_plain(x) for k, x in v.items()}
+    return v
+
+
+class BamlProgram:
+    def __init__(self, program: Program):
+        self._p = program
+        self.types = SimpleNamespace()
+        self._models: dict[str, type] = {}
+        self._enums: dict[str, type] = {}
+        for fqn, e in program.runtime.enums.items():
+            if fqn.startswith("user."):
+                en = enum.Enum(e.name, {v: v for v in e.variants})
+                self._enums[fqn] = en
+                setattr(self.types, e.name, en)
+        for fqn, c in program.index.classes.items():
+            info = program.runtime.classes[fqn]
+            model = pydantic.create_model(c.name, __config__=pydantic.ConfigDict(arbitrary_types_allowed=True),
+                                          **{f: (object, None) for f in info.fields})
+            self._models[fqn] = model
+            setattr(self.types, c.name, model)
+
+    @property
+    def diagnostics(self):
+        return self._p.diagnostics
+
+    @property
+    def runtime(self):
+        return self._p.runtime
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            self._p.resolve(name)
+        except KeyError:
+            raise AttributeError(name) from None
+        return lambda *a, **k: self.call(name, *a, **k)
+
+    def function(self, name: str):
+        return self._p.resolve(name)
+
+    def call(self, name: str, *args, **kwargs):
+        fdef = self._p.resolve(name)
+        values = self.bind(fdef, args, kwargs)
+        try:
+            result = self._p.call_fqn(fdef.fqn, values)
+        except BamlRaise as e:
+            err = describe_error(e.value, e.panic)
+            raise (BamlPanic if e.panic else BamlError)(err) from None
+        return self.to_python(result)
+
+    def bind(self, fdef, args, kwargs) -> list:
+        params = fdef.decl.params
+        if len(args) > len(params):
+            raise ArgumentError(f"{fdef.name} takes {len(params)} arguments, {len(args)} given")
+        out = []
+        for i, p in enumerate(params):
+            if i < len(args):
+                v = args[i]
+            elif p.name in kwargs:
+                v = kwargs.pop(p.name)
+            elif p.default is not None:
+                out.append(self._omit())
+                continue
+            else:
+                raise ArgumentError(f"missing argument `{p.name}` of {fdef.name}")
+            t = self._test(fdef, p.type)
+            out.append(self.from_python(v, t, p.name))
+        if kwargs:
+            raise ArgumentError(f"unknown argument `{next(iter(kwargs))}` of {fdef.name}")
+        return out
+
+    def _omit(self):
+        from .mir.lower import OMITTED
+        return OMITTED
+
+    def _test(self, fdef, texpr):
+        if texpr is None:
+            return ("any",)
+        generics = {g.name for g in fdef.decl.generics}
+        return typetest.resolve(texpr, lambda path: self._p.lowering_lookup(fdef.namespace, path), frozenset(generics))
+
+    # ── conversions ──
+
+    def from_python(self, v, t: tuple, where: str):
+        """A Python value as the BAML value of type test `t` (ArgumentError if it does not fit)."""
+        k = t[0]
+        rt = self._p.runtime
+        if k == "union":
+            for m in t[1]:
+                try:
+                    return self.from_python(v, m, where)
+                except ArgumentError:
+                    continue
+            raise ArgumentError(f"argument `{where}`: {v!r} does not fit {typetest.show(t)}")
+        if k == "any":
+            return self._guess(v)
+        if k == "float" and type(v) is int and not isinstance(v, bool):
+            return float(v)
+        if k == "int" and type(v) is int:
+            if not ops.INT_MIN <= v <= ops.INT_MAX:
+                raise ArgumentError(f"argument `{where}`: {v} does not fit in a 63-bit int")
+            return v
+        if k in ("float", "string", "bool", "null"):
+            py = {"float": float, "string": str, "bool": bool, "null": type(None)}[k]
+            if type(v) is py:
+                return v
+        elif k == "lit":
+            if type(v) is type(t[1]) and v == t[1]:
+                return v
+        elif k == "array" and isinstance(v, (list, tuple)):
+            return [self.from_python(x, t[1], where) for x in v]
+        elif k == "map" and isinstance(v, dict):
+            return {self.from_python(a, t[1], where): self.from_python(b, t[2], where) for a, b in v.items()}
+        elif k == "class":
+            info = rt.classes[t[1]]
+            if isinstance(v, Instance) and v._class is info:
+                return v
+            if isinstance(v, pydantic.BaseModel):
+                v = dict(v.__dict__)
+            if isinstance(v, dict):
+                cdef = self._p.index.classes.get(t[1])
+                vals = []
+                for f in (cdef.fields if cdef else []):
+                    ft = self._test_in(cdef, f.type)
+                    if f.name in v:
+                        vals.append(self.from_python(v[f.name], ft, f"{where}.{f.name}"))
+                    elif ft == ("null",) or (ft[0] == "union" and ("null",) in ft[1]):
+                        vals.append(None)
+                    else:
+                        raise ArgumentError(f"argument `{where}`: missing field `{f.name}`")
+                extra = set(v) - {f.name for f in (cdef.fields if cdef else [])}
+                if extra:
+                    raise ArgumentError(f"argument `{where}`: unknown field `{sorted(extra)[0]}`")
+                return info.py(*vals)
+        elif k in ("enum", "variant"):
+            e = rt.enums[t[1]]
+            name = v.name if isinstance(v, (enum.Enum, Variant)) else v
+            if isinstance(name, str) and name in e.variants and (k == "enum" or name == t[2]):
+                return e.variants[name]
+        elif k == "function" and callable(v):
+            return host_callable(v)
+        raise ArgumentError(f"argument `{where}`: {v!r} does not fit {typetest.show(t)}")
+
+    def _test_in(self, cdef, texpr):
+        generics = {g.name for g in cdef.decl.generics}
+        return typetest.resolve(texpr, lambda path: self._p.lowering_lookup(cdef.namespace, path), frozenset(generics))
+
+    def _guess(self, v):
+        if isinstance(v, pydantic.BaseModel):
+            for fqn, m in self._models.items():
+                if type(v) is m:
+                    return self.from_python(v, ("class", fqn), "value")
+        if isinstance(v, enum.Enum):
+            for fqn, en in self._enums.items():
+                if type(v) is en:
+                    return self._p.runtime.enums[fqn].variants[v.name]
+        if isinstance(v, (list, tuple)):
+            return [self._guess(x) for x in v]
+        if isinstance(v, dict):
+            return {k: self._guess(x) for k, x in v.items()}
+        if callable(v) and not isinstance(v, type):
+            return host_callable(v)
+        return v
+
+    def to_python(self, v):
+        if isinstance(v, Instance):
+            model = self._models.get(v._class.fqn)
+            fields = {f: self.to_python(getattr(v, "f_" + f)) for f in v._class.fields}
+            return model(**fields) if model is not None else fields
+        if isinstance(v, Variant):
+            en = self._enums.get(v.enum.fqn)
+            return en[v.name] if en is not None else v.name
+        if isinstance(v, list):
+            return [self.to_python(x) for x in v]
+        if isinstance(v, dict):
+            return {k: self.to_python(x) for k, x in v.items()}
+        return v
+
+    def run_tests(self, pattern: str | None = None, fail_fast: bool = False):
+        return self._p.run_tests(pattern, fail_fast)
+
+
+def host_callable(f):
+    """Wrap a Python callable so that its exceptions become baml.errors.HostCallable."""
+    if getattr(f, "baml_params", None) is not None or isinstance(f, _Host):
+        return f
+    return _Host(f)
+
+
+class _Host:
+    __slots__ = ("f",)
+
+    def __init__(self, f):
+        self.f = f
+
+    def __call__(self, *args):
+        try:
+            return self.f(*args)
+        except BamlRaise:
+            raise
+        except Exception as e:  # noqa: BLE001 — the host's error, handed to BAML
+            ops.throw_error("baml.errors.HostCallable", message=f"{type(e).__name__}: {e}",
+                            class_name=type(e).__name__, language="python",
+                            traceback="".join(traceback.format_exception(e)))
+
+
+def load(path: str) -> BamlProgram:
+    return BamlProgram(compile_sources(discover(path)))
+
+
+def compile(source: str, path: str = "main.baml") -> BamlProgram:  # noqa: A001 — the API's name
+    return BamlProgram(compile_sources([SourceFile(path, source, None)]))
+
+
+__all__ = ["load", "compile", "to_plain", "BamlPanic", "BamlError", "BamlException", "ArgumentError",
+           "CompileError", "BamlProgram"]
