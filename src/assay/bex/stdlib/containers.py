@@ -5,7 +5,7 @@ import functools
 import math
 
 from .. import ops
-from ..ops import eq, panic, throw_error
+from ..ops import panic, throw_error
 from ..values import INT_MAX, INT_MIN
 from ._registry import function, method
 from .render import render
@@ -224,10 +224,24 @@ def reduce(self, reducer, initial):
     return acc
 
 
+_BY_VALUE = frozenset((int, str, bool, float, type(None)))
+
+
+def _same(x, item) -> bool:
+    """includes/index_of equality: by value for primitives (NaN equals NaN), by reference
+    for arrays, maps and instances."""
+    if x is item:
+        return True
+    t = type(x)
+    if t is not type(item) or t not in _BY_VALUE:
+        return False
+    return x == item or (t is float and x != x and item != item)
+
+
 @method("array", "(item: T) -> bool")
 def includes(self, item):
     for x in self:
-        if eq(x, item):
+        if _same(x, item):
             return True
     return False
 
@@ -235,7 +249,7 @@ def includes(self, item):
 @method("array", "(item: T) -> int?")
 def index_of(self, item):
     for i, x in enumerate(self):
-        if eq(x, item):
+        if _same(x, item):
             return i
     return None
 
@@ -243,7 +257,7 @@ def index_of(self, item):
 @method("array", "(item: T) -> int?")
 def last_index_of(self, item):
     for i in range(len(self) - 1, -1, -1):
-        if eq(self[i], item):
+        if _same(self[i], item):
             return i
     return None
 
@@ -317,7 +331,7 @@ def sum_int(values):
 
 @function("baml._sum_float", "(values: float[]) -> float")
 def sum_float(values):
-    acc = 0.0
+    acc = -0.0  # Rust's f64 `Sum` starts from -0.0
     for x in values:
         acc += x
     return acc
@@ -350,7 +364,8 @@ def median_float(values):
     if n & 1:
         return s[n // 2]
     a, b = s[n // 2 - 1], s[n // 2]
-    return a / 2.0 + b / 2.0
+    m = (a + b) / 2.0
+    return m if m - m == 0.0 or a - a != 0.0 or b - b != 0.0 else a / 2.0 + b / 2.0
 
 
 method("array", "() -> float throws baml.errors.InvalidArgument", "median")(median_float)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import math
+from fractions import Fraction
 import re
 import sys
 
@@ -266,7 +267,7 @@ method("float", "() -> float", "round")(_round)
 def fract(self):
     if not math.isfinite(self):
         return _NAN
-    return self - math.trunc(self)
+    return self - trunc(self)
 
 
 def _to_int(name: str, v: float) -> int:
@@ -342,7 +343,22 @@ def log10(self):
 
 @method("float", "() -> float")
 def cbrt(self):
-    return math.cbrt(self)
+    """Correctly rounded cube root (the engine's libm is correctly rounded here)."""
+    if not math.isfinite(self) or not self:
+        return self
+    y = math.cbrt(self)
+    x = Fraction(self)
+    for _ in range(4):
+        lo = math.nextafter(y, -_INF)
+        hi = math.nextafter(y, _INF)
+        fy = Fraction(y)
+        if ((Fraction(lo) + fy) / 2) ** 3 > x:
+            y = lo
+        elif ((fy + Fraction(hi)) / 2) ** 3 < x:
+            y = hi
+        else:
+            break
+    return y
 
 
 @method("float", "(other: float) -> float")
@@ -372,28 +388,41 @@ def atan2(self, other):
     return math.atan2(self, other)
 
 
+_LN2 = 0.693147180559945309417232121458176568
+
+
 @method("float", "() -> float")
 def asinh(self):
-    # Rust f64::asinh: (ax + ax / (hypot(1, 1/ax) + 1/ax)).ln_1p().copysign(x)
-    ax = math.fabs(self)
-    if ax != ax:
+    # musl/libm asinh (what the engine links)
+    x = math.fabs(self)
+    if x != x or x == _INF:
         return self
-    if ax == _INF:
+    if x >= 67108864.0:  # 2**26
+        r = math.log(x) + _LN2
+    elif x >= 2.0:
+        r = math.log(2.0 * x + 1.0 / (math.sqrt(x * x + 1.0) + x))
+    elif x >= 1.4901161193847656e-08:  # 2**-26
+        r = _log1p(x + x * x / (math.sqrt(x * x + 1.0) + 1.0))
+    else:
         return self
-    if ax == 0:
-        return self
-    ix = 1.0 / ax
-    return math.copysign(_log1p(ax + ax / (_hypot(1.0, ix) + ix)), self)
+    return -r if self < 0 else r
 
 
 @method("float", "() -> float")
 def acosh(self):
-    # Rust f64::acosh: NaN below 1, else (x + sqrt(x - 1) * sqrt(x + 1)).ln()
-    if self < 1.0 or self != self:
+    # musl/libm acosh
+    x = self
+    if x != x:
+        return x
+    if x < 1.0:
         return _NAN
-    if self == _INF:
-        return _INF
-    return _ln(self + math.sqrt(self - 1.0) * math.sqrt(self + 1.0))
+    if x < 2.0:
+        return _log1p(x - 1.0 + math.sqrt((x - 1.0) * (x - 1.0) + 2.0 * (x - 1.0)))
+    if x < 67108864.0:
+        return math.log(2.0 * x - 1.0 / (x + math.sqrt(x * x - 1.0)))
+    if x == _INF:
+        return x
+    return math.log(x) + _LN2
 
 
 @method("float", "() -> float")

@@ -105,6 +105,8 @@ def _nested(v) -> str:
         over = TO_STRING_OVERRIDES.get(info)
         if over is not None:
             return over(v)
+        if not info.fields:
+            return info.name
         parts = [f + ": " + _nested(getattr(v, "f_" + f, None)) for f in info.fields]
         return info.name + " { " + ", ".join(parts) + " }"
     if t is bytearray or t is bytes:
