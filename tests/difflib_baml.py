@@ -548,3 +548,81 @@ def hyp_source() -> str:
 
 def hyp_files() -> dict[str, str]:
     return {f"ns_{HYP_NS}/exprs.baml": hyp_source()}
+
+
+# --------------------------------------------------------------------------- corpus conformance
+
+CORPORA = ("corpus", "corpus-mutants")
+
+
+@dataclass(frozen=True)
+class CorpusEntry:
+    corpus: str        # "corpus" | "corpus-mutants"
+    file: str          # e.g. "ns_ints/ints.baml"
+    test: str
+    verdict: str       # "pass" | "fail"
+    error_type: str | None
+
+    @property
+    def id(self) -> str:
+        return f"{self.corpus}/{self.file}::{self.test}"
+
+    @property
+    def namespace(self) -> str:
+        return self.file.split("/")[0]
+
+
+def corpus_entries(shared: Path = SHARED_DIR) -> list[CorpusEntry]:
+    out: list[CorpusEntry] = []
+    for corpus in CORPORA:
+        exp = shared / corpus / "expected.json"
+        if not exp.is_file():
+            continue
+        for e in json.loads(exp.read_text(encoding="utf-8")):
+            out.append(CorpusEntry(corpus, e["file"], e["test"], e["verdict"], e.get("error_type")))
+    return out
+
+
+@dataclass
+class FileRun:
+    records: dict          # test name -> record
+    error: str | None      # load / run failure of the whole file
+
+
+_FILE_RUNS: dict[tuple[str, str], FileRun] = {}
+
+
+def run_corpus_file(corpus: str, file: str, shared: Path = SHARED_DIR) -> FileRun:
+    key = (corpus, file)
+    if key in _FILE_RUNS:
+        return _FILE_RUNS[key]
+    try:
+        import assay
+        prog = assay.load(str(shared / corpus / file))
+        records = {r.name: r for r in prog.run_tests()}
+        fr = FileRun(records, None)
+    except Exception as e:  # noqa: BLE001
+        kind = "compile" if type(e).__name__ == "CompileError" else "load/run"
+        fr = FileRun({}, f"{kind} failure: {type(e).__name__}: {str(e)[:500]}")
+    _FILE_RUNS[key] = fr
+    return fr
+
+
+def corpus_verdict(entry: CorpusEntry, shared: Path = SHARED_DIR) -> tuple[bool, str]:
+    """(agrees, explanation) for one expected.json entry."""
+    fr = run_corpus_file(entry.corpus, entry.file, shared)
+    if fr.error is not None:
+        return False, fr.error
+    rec = fr.records.get(entry.test)
+    if rec is None:
+        return False, f"no record for test {entry.test!r} (got {sorted(fr.records)[:5]}...)"
+    passed = bool(rec.passed)
+    err = rec.error or {}
+    got_type = err.get("type") if isinstance(err, dict) else getattr(err, "type", None)
+    want_pass = entry.verdict == "pass"
+    if passed != want_pass:
+        return False, (f"verdict: expected {entry.verdict} ({entry.error_type}), assay "
+                       f"{'pass' if passed else 'fail'} {err}")
+    if not want_pass and got_type != entry.error_type:
+        return False, f"error_type: expected {entry.error_type}, assay {got_type} ({err})"
+    return True, "agree"
