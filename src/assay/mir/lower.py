@@ -472,7 +472,10 @@ class FnLowerer:
     # ── expressions ──
 
     def lower_expr(self, e: ast.Expr) -> ir.Operand:
-        return getattr(self, "expr_" + type(e).__name__)(e)
+        m = getattr(self, "expr_" + type(e).__name__, None)
+        if m is None:
+            raise LowerError(e.span, f"{_describe(e)} is not supported yet")
+        return m(e)
 
     def expr_IntLit(self, e):
         return ir.Const(e.value)
@@ -515,6 +518,9 @@ class FnLowerer:
         name = ".".join(path)
         if name in self.prog.builtins:
             return ir.Const(ir.FnRef(name, builtin=True))
+        found = self.prog.lookup_type(self.namespace, path)
+        if isinstance(found, Variant):
+            return ir.Const(found)
         raise LowerError(e.span, f"unresolved name: {name}")
 
     def dotted(self, e: ast.Expr) -> list[str] | None:
@@ -621,6 +627,28 @@ class FnLowerer:
                 self.pop_scope()
                 self.goto(head)
                 self.switch(exit_)
+            elif isinstance(p, ast.TForC):
+                self.push_scope()
+                if p.init is not None:
+                    self.lower_stmt(p.init)
+                head, body, exit_ = self.new_block(), self.new_block(), self.new_block()
+                self.goto(head)
+                self.switch(head)
+                if p.cond is not None:
+                    self.branch_on(p.cond, body, exit_)
+                else:
+                    self.goto(body)
+                self.switch(body)
+                self.push_scope()
+                self.template_parts(p.parts, acc)
+                self.pop_scope()
+                if p.update is not None:
+                    self.lower_stmt(p.update)
+                self.goto(head)
+                self.switch(exit_)
+                self.pop_scope()
+            elif isinstance(p, ast.BlockExpr) and p.block.tail is None:
+                self.lower_block_discard(p.block)
             elif isinstance(p, ast.TIf):
                 join = self.new_block()
                 for cond, body in p.branches:
@@ -923,6 +951,10 @@ class FnLowerer:
         is irrefutable) and bind its names in the current scope."""
         if isinstance(pat, ast.PWild):
             return
+        if isinstance(pat, ast.PAnd):
+            for sub in pat.pats:
+                self.bind_pattern(sub, value, fail)
+            return
         if isinstance(pat, ast.PBind):
             if pat.type is not None and fail is not None:
                 self.test(ir.IsType(value, self.type_test(pat.type)), fail)
@@ -982,10 +1014,13 @@ class FnLowerer:
                     idx = ir.Const(i)
                 item = self.to_temp(ir.Load(ir.IndexPlace(value, idx)))
                 self.bind_pattern(sub, item, fail)
-            if pat.rest_index is not None and pat.rest_name:
+            if pat.rest_index is not None and (pat.rest_name or pat.rest_pattern is not None):
                 end = self.to_temp(ir.BinaryOp("-", n, ir.Const(fixed - pat.rest_index), "int"))
                 rest = self.call(ir.Callee("native", "$array_slice"), [value, ir.Const(pat.rest_index), end])
-                self.declare(pat.rest_name, rest, pat.span)
+                if pat.rest_pattern is not None:
+                    self.bind_pattern(pat.rest_pattern, rest, fail)
+                else:
+                    self.declare(pat.rest_name, rest, pat.span)
             return
         raise LowerError(getattr(pat, "span", None), "unsupported pattern")
 
@@ -995,6 +1030,10 @@ class FnLowerer:
         ok = self.new_block()
         self.terminate(ir.Branch(self.to_temp(rvalue), ok, fail))
         self.switch(ok)
+
+
+def _describe(e) -> str:
+    return {"BigIntLit": "bigint", "BytesLit": "a byte string"}.get(type(e).__name__, type(e).__name__)
 
 
 def _prepend_captures(fn: ir.MirFunction, child: FnLowerer, n: int) -> ir.MirFunction:
@@ -1084,7 +1123,11 @@ def _pattern_names(pat) -> list[str]:
         out = []
         for sub in pat.items:
             out += _pattern_names(sub)
+        if pat.rest_pattern is not None:
+            return out + _pattern_names(pat.rest_pattern)
         return out + ([pat.rest_name] if pat.rest_name else [])
+    if isinstance(pat, ast.PAnd):
+        return [n for sub in pat.pats for n in _pattern_names(sub)]
     return []
 
 
