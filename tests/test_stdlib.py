@@ -334,6 +334,9 @@ for op, fn in [("==", ops.eq), ("!=", ops.ne)]:
 case("a: int", "int[]", "[-a, ~a]", lambda a: [ops.neg(a), ops.bit_not(a)], (INT_MAX,), (INT_MIN,), (0,), (5,))
 case("a: float", "float", "-a", ops.neg, (0.0,), (-0.0,), (NAN,), (INF,))
 case("a: bool, b: bool", "bool[]", "[a == b, a != b]", lambda a, b: [ops.eq(a, b), ops.ne(a, b)], (True, True), (True, False))
+case("a: bool, b: bool", "bool[]", "[a < b, a <= b, a > b, a >= b]", lambda a, b: [ops.lt(a, b), ops.le(a, b), ops.gt(a, b), ops.ge(a, b)],
+     *[(a, b) for a in [True, False] for b in [True, False]])
+case("a: int, b: float", "bool[]", "[a == b, a != b]", lambda a, b: [ops.eq(a, b), ops.ne(a, b)], (1, 1.0), (0, -0.0))
 case("v: int?", "bool", "v == null", lambda v: ops.eq(v, None), (None,), (0,))
 case("", "bool[]", "[E.A == E.A, E.A == E.B, E.A != E.B]", lambda: [ops.eq(EA, EA), ops.eq(EA, EB), ops.ne(EA, EB)])
 case("", "bool[]", 'let a = P { x: 1, tags: ["t"], m: {} }; let b = P { x: 1, tags: ["t"], m: {} }; let c = P { x: null, tags: ["t"], m: {} }; [a == b, a == c, a != c]',
