@@ -50,6 +50,7 @@ def test_expression(shape, engine, assay_hyp_program):
         if prog is None:
             return
         got = dl.assay_call(prog, qualified, dict(args))
-        assert dl.outcomes_equal(e, got), dl.mismatch_message(f"{qualified}: {expr}", args, e, got)
+        if not dl.outcomes_equal(e, got):
+            raise AssertionError(dl.mismatch_message(f"{qualified}: {expr}", args, e, got))
 
     check()
