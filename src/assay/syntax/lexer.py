@@ -131,7 +131,7 @@ def _parse_number(text: str, start: int, file: SourceFile, diags: list):
             return "float", 0.0
     else:
         v = int(t.replace("_", ""))
-    if v > I63_MAX + 1:
+    if v > (1 << 63) - 1:
         diags.append(Diagnostic(Span(file, start, start + len(t)), "E0152", "integer literal is too large"))
         return "int", 0
     return "int", v

@@ -104,7 +104,7 @@ class Parser:
         return Span(self.file, s, max(s, e))
 
     def error(self, msg: str, tok: Token | None = None, code: str = "E0010", start=None, end=None):
-        t = tok or self.tok
+        t = self.tok if tok is None else tok
         s = t.start if start is None else start
         e = t.end if end is None else end
         if code == "E0010" and s == self.last_err:
@@ -344,6 +344,10 @@ class Parser:
                     self.advance()
                     has_self = True
                 else:
+                    if self.tok.kind != "ident":
+                        pe = self.prev_end
+                        self.diags.append(Diagnostic(Span(self.file, pe, pe), "E0107",
+                                                     f"parameter in function `{name}` is missing a name"))
                     p = self.param(typed=True)
                     if p is not None:
                         params.append(p)
@@ -427,6 +431,8 @@ class Parser:
                         f = self.function(t.start, fa, fdoc, in_class=True)
                         if f:
                             methods.append(f)
+                    elif fields:  # attributes after a field's trailing comma
+                        fields[-1].attrs.extend(fa)
                 elif t.kind == "ident" and t.text == "function":
                     f = self.function(t.start, [], fdoc, in_class=True)
                     if f:
@@ -793,13 +799,7 @@ class Parser:
 
     def end_stmt(self):
         """After a statement: `;`, or a newline / `}` / EOF."""
-        if self.eat(";"):
-            return True
-        t = self.tok
-        if t.nl or t.kind == "eof" or (t.kind == "op" and t.text == "}"):
-            return False
-        self.expected("';'")
-        return False
+        return self.eat(";")
 
     def statement(self):
         """Returns (node, is_tail): is_tail when it is an expression that may be the block value."""
@@ -865,9 +865,6 @@ class Parser:
             return ast.Assign(sp, e, op, v), False
         if self.eat(";"):
             return ast.ExprStmt(self.span(s), e), False
-        t = self.tok
-        if not (t.nl or t.kind == "eof" or (t.kind == "op" and t.text == "}")) and not blocky:
-            self.expected("';'")
         return e, True
 
     def let_stmt(self) -> ast.Let:
@@ -1025,7 +1022,7 @@ class Parser:
                 return left
             self.advance()
             if op == "is":
-                pat = self.pattern(allow_or=False)
+                pat = self.pattern(allow_or=True)
                 left = ast.Is(self.span(s), left, pat)
                 continue
             rs = self.tok.start
@@ -1050,6 +1047,12 @@ class Parser:
                 self.enter()
                 try:
                     s = self.advance().start
+                    nt = self.tok
+                    if x == "-" and nt.kind == "int" and nt.value == I63_MAX + 1:
+                        p2 = self.peek()
+                        if not (p2.kind == "op" and p2.text in (".", "?.", "(", "[")):
+                            self.advance()
+                            return ast.IntLit(self.span(s), -nt.value)
                     inner = self.unary()
                     if x == "++":
                         return inner
@@ -1275,6 +1278,10 @@ class Parser:
             return self.maybe_class_lit(e, s)
         if k == "int":
             self.advance()
+            if t.value > I63_MAX:
+                self.error(f"integer literal `{t.text}` is out of range for `int` (which holds "
+                           f"-4611686018427387904 to 4611686018427387903); append `n` to write it as a `bigint`",
+                           t, code="E0150")
             return ast.IntLit(self.span(s), t.value)
         if k == "float":
             self.advance()
