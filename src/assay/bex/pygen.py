@@ -114,7 +114,11 @@ class FunctionGen:
         self.has_try = bool(fn.exc_table)
         self.skip_next = False
         self.handlers = handlers  # an extension's wrapper around op handlers (None = plain)
-        self.dispatch = {0} | {s for s, b in self.blocks.items() if b.preds != 1}
+        handlers = {e.handler for e in fn.exc_table}
+        # tiny blocks that end the function are duplicated into each predecessor
+        tiny = {s for s, b in self.blocks.items() if b.end - b.start <= 4 and s not in handlers
+                and self.code[b.end - 1][0] in ("return", "throw")}
+        self.dispatch = {0} | {s for s, b in self.blocks.items() if b.preds != 1 and s not in tiny}
 
     # ── output helpers ──
 

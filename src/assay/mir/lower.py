@@ -7,6 +7,7 @@ from ..source import Span
 from ..syntax import ast
 from . import ir
 from . import typetest
+from .cleanup import cleanup
 
 OMIT = object()  # the value of an omitted argument; the callee fills in the default
 
@@ -259,8 +260,10 @@ class FnLowerer:
         for b in self.blocks:
             if b.terminator is None:
                 b.terminator = ir.Unreachable()
-        return ir.MirFunction(self.fqn, list(self.param_names), has_default, self.locals,
-                              self.blocks, self.span, 0, False)
+        fn = ir.MirFunction(self.fqn, list(self.param_names), has_default, self.locals,
+                            self.blocks, self.span, 0, False)
+        cleanup(fn)
+        return fn
 
     def fill_default(self, p: ast.Param) -> None:
         loc = self.scopes[-1][p.name]
@@ -711,7 +714,7 @@ class FnLowerer:
             self.switch(join)
             return ir.Copy(result)
         left = self.lower_expr(e.left)
-        if isinstance(left, ir.Copy):
+        if isinstance(left, ir.Copy) and not _simple(e.right):
             left = self.to_temp(ir.Use(left))  # the right side may reassign the local
         right = self.lower_expr(e.right)
         return self.binop(e.op, left, right, e.left, e.right, e.span)
@@ -1030,6 +1033,26 @@ class FnLowerer:
         ok = self.new_block()
         self.terminate(ir.Branch(self.to_temp(rvalue), ok, fail))
         self.switch(ok)
+
+
+_SIMPLE = (ast.Name, ast.IntLit, ast.FloatLit, ast.StrLit, ast.BoolLit, ast.NullLit)
+
+
+def _simple(e) -> bool:
+    """An expression that cannot assign a local of the enclosing function."""
+    if isinstance(e, _SIMPLE):
+        return True
+    if isinstance(e, ast.Field):
+        return _simple(e.obj)
+    if isinstance(e, ast.Index):
+        return _simple(e.obj) and _simple(e.index)
+    if isinstance(e, ast.Binary):
+        return _simple(e.left) and _simple(e.right)
+    if isinstance(e, ast.Unary):
+        return _simple(e.operand)
+    if isinstance(e, ast.Call):
+        return _simple(e.func) and all(_simple(a.value) for a in e.args)
+    return False
 
 
 def _describe(e) -> str:
