@@ -1,0 +1,1378 @@
+"""A conservative single-pass type checker.
+
+It never rejects a program the real engine accepts: whatever it cannot type is `UNKNOWN`, which
+silences every check downstream. Where it is sure, it reports the engine's code at the engine's
+primary location. It also annotates `expr.ty` on every expression it could type.
+"""
+from __future__ import annotations
+
+import re
+
+from ..source import Diagnostic, Span
+from ..syntax import ast
+from . import types as T
+from .program import AliasDef, ClassDef, EnumDef, FunctionDef, ProgramIndex
+from .stdnames import STDLIB_MEMBER_NAMES
+from .types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, UNKNOWN, VOID, Arr, ClassT, EnumT,
+                    FuncT, Lit, MapT, TVar, Union, assignable, show, widen)
+
+# names usable as values without a user definition (packages, builtin type statics)
+BUILTIN_VALUE_ROOTS = frozenset("""
+baml assert log reflect testing ai llm env int float string bool bigint Array Map uint8array
+image audio video pdf json null true false
+""".split())
+BUILTIN_TYPE_ROOTS = frozenset("baml reflect testing ai llm env log assert".split())
+PRIM_TYPES = {"int": INT, "float": FLOAT, "string": STRING, "bool": BOOL, "null": NULL,
+              "void": VOID, "never": NEVER, "unknown": UNKNOWN, "bigint": T.BIGINT,
+              "uint8array": T.BYTES}
+OPAQUE_TYPES = frozenset("image audio video pdf json".split())
+
+_ARITH = {"+", "-", "*", "/", "%"}
+_BITS = {"&", "|", "^", "<<", ">>"}
+_ORDER = {"<", "<=", ">", ">="}
+_BUILTIN_KIND_TYPES = (T.Prim, Lit, Arr, MapT)
+
+_UNSTABLE_RE = re.compile(
+    r"\b([A-Za-z_]\w*)\s*(?:==|!=|\bis\b|\?\?|(?:[-+*/%&|^]|<<|>>)?=(?![=>]))"
+    r"|(?:==|!=|\blet\b[^=;{}]*=)\s*([A-Za-z_]\w*)")
+
+
+class Var:
+    __slots__ = ("name", "ty", "declared", "precise", "used", "unpinned", "assign_ty")
+
+    def __init__(self, name, ty, precise=True, assign_ty=None):
+        self.name = name
+        self.ty = ty
+        self.precise = precise
+        self.used = False
+        self.unpinned = None
+        self.assign_ty = ty if assign_ty is None else assign_ty
+
+
+class _Fn:
+    """Per-function (or lambda) context."""
+    __slots__ = ("ret", "throws", "loop", "catch", "unstable")
+
+    def __init__(self, ret, throws, unstable):
+        self.ret = ret
+        self.throws = throws
+        self.loop = 0
+        self.catch = 0
+        self.unstable = unstable
+
+
+def check(index: ProgramIndex) -> list[Diagnostic]:
+    c = Checker(index)
+    c.run()
+    return c.diags
+
+
+class Checker:
+    def __init__(self, index: ProgramIndex):
+        self.index = index
+        self.diags: list[Diagnostic] = []
+        self.ns: str | None = None
+        self.generics: set[str] = set()
+        self.scopes: list[dict[str, Var]] = []
+        self.facts: dict[Var, T.Type] = {}
+        self.assigned_log: list[Var] = []
+        self.fn: _Fn | None = None
+        self.unpinned: list[Var] = []
+        self._alias_cache: dict[int, T.Type] = {}
+        self._alias_busy: set[int] = set()
+        self._sig_cache: dict[int, tuple] = {}
+        # methods added by `implements X for T` blocks (may extend builtin types)
+        self.impl_names = {m.name for f in index.files for ib in getattr(f, "impls", ())
+                           for m in ib.methods}
+
+    # ───────────────────────── driver ─────────────────────────
+    def run(self) -> None:
+        idx = self.index
+        for cd in idx.classes.values():
+            self.ns = cd.namespace
+            self.generics = {g.name for g in cd.decl.generics}
+            for f in cd.fields:
+                self.resolve(f.type)
+        for ad in idx.aliases.values():
+            self.ns = ad.namespace
+            self.generics = set()
+            self.alias_type(ad, report=True)
+        for fd in idx.functions.values():
+            self.check_function(fd)
+        for td in idx.tests:
+            self.ns = td.namespace
+            self.generics = set()
+            self.fn = _Fn(UNKNOWN, None, _unstable(td.decl.body))
+            self.scopes = [{}]
+            self.facts = {}
+            self.unpinned = []
+            self.block(td.decl.body, UNKNOWN)
+            self.finish_fn()
+
+    def err(self, span: Span | None, code: str, msg: str, note: str | None = None) -> None:
+        self.diags.append(Diagnostic(span, code, msg, notes=[note] if note else []))
+
+    def mismatch(self, span: Span, dst: T.Type, src: T.Type, extra: str = "") -> None:
+        self.err(span, "E0001", "mismatched types", f"expected `{show(dst)}`, found `{show(src)}`{extra}")
+
+    def check_function(self, fd: FunctionDef) -> None:
+        d = fd.decl
+        self.ns = fd.namespace
+        self.generics = {g.name for g in d.generics}
+        if fd.owner is not None:
+            self.generics |= {g.name for g in fd.owner.decl.generics}
+        scope: dict[str, Var] = {}
+        if d.has_self and fd.owner is not None:
+            args = tuple(TVar(g.name) for g in fd.owner.decl.generics)
+            scope["self"] = Var("self", ClassT(fd.owner, args))
+        params = self.sig(fd)[0]
+        for p, (_, pt, _) in zip(d.params, params):
+            if p.name == "root":
+                self.err(p.span, "E0176", "`root` is the path to this package and cannot name a "
+                         "binding, an item, or a type parameter")
+            scope[p.name] = Var(p.name, pt)
+        ret = self.resolve(d.ret) if d.ret is not None else UNKNOWN
+        throws = self.resolve(d.throws) if d.throws is not None else None
+        self.fn = _Fn(ret, throws, _unstable(d.body) if d.body is not None else set())
+        self.scopes = [scope]
+        self.facts = {}
+        self.unpinned = []
+        for p, (_, pt, _) in zip(d.params, params):
+            if p.default is not None:
+                self.expect(p.default, pt)
+        if d.body is not None:
+            self.body(d.body, ret)
+        self.finish_fn()
+
+    def finish_fn(self) -> None:
+        for v in self.unpinned:
+            if not v.used:
+                self.err(v.unpinned, "E0155", "type annotations needed")
+        self.unpinned = []
+
+    def body(self, b: ast.Block, ret: T.Type) -> None:
+        """A function/lambda body: its value must be the return type."""
+        self.block(b, ret, is_body=True)
+
+    # ───────────────────────── types ─────────────────────────
+    def sig(self, fd: FunctionDef) -> tuple:
+        """(params [(name, type, has_default)], ret) of a function, resolved once."""
+        s = self._sig_cache.get(id(fd))
+        if s is None:
+            save = (self.ns, self.generics)
+            self.ns = fd.namespace
+            self.generics = {g.name for g in fd.decl.generics}
+            if fd.owner is not None:
+                self.generics |= {g.name for g in fd.owner.decl.generics}
+            ps = tuple((p.name, self.resolve(p.type) if p.type is not None else UNKNOWN,
+                        p.default is not None) for p in fd.decl.params)
+            ret = self.resolve(fd.decl.ret, report=False) if fd.decl.ret is not None else UNKNOWN
+            s = (ps, ret)
+            self._sig_cache[id(fd)] = s
+            self.ns, self.generics = save
+        return s
+
+    def alias_type(self, ad: AliasDef, report: bool = False) -> T.Type:
+        k = id(ad)
+        t = self._alias_cache.get(k)
+        if t is not None:
+            return t
+        if k in self._alias_busy:
+            return UNKNOWN
+        self._alias_busy.add(k)
+        save = (self.ns, self.generics)
+        self.ns, self.generics = ad.namespace, set()
+        t = self.resolve(ad.type, report=report)
+        self.ns, self.generics = save
+        self._alias_busy.discard(k)
+        self._alias_cache[k] = t
+        return t
+
+    def resolve(self, te, report: bool = True) -> T.Type:
+        if te is None:
+            return UNKNOWN
+        if isinstance(te, ast.TName):
+            return self.resolve_name(te, report)
+        if isinstance(te, ast.TArray):
+            return Arr(self.resolve(te.elem, report))
+        if isinstance(te, ast.TOptional):
+            return T.optional(self.resolve(te.inner, report))
+        if isinstance(te, ast.TUnion):
+            return T.union(*(self.resolve(m, report) for m in te.members))
+        if isinstance(te, ast.TLiteral):
+            v = te.value
+            if v is None:
+                return NULL
+            if isinstance(v, bool):
+                return T.lit_bool(v)
+            if isinstance(v, int):
+                return T.lit_int(v)
+            if isinstance(v, str):
+                return T.lit_str(v)
+            return UNKNOWN
+        if isinstance(te, ast.TFunc):
+            ps = tuple((n, self.resolve(p, report), False) for n, p in te.params)
+            return FuncT(ps, self.resolve(te.ret, report),
+                         self.resolve(te.throws, report) if te.throws is not None else None)
+        return UNKNOWN
+
+    def resolve_name(self, te: ast.TName, report: bool) -> T.Type:
+        path = te.path
+        args = [self.resolve(a, report) for a in te.args]
+        if len(path) == 1:
+            n = path[0]
+            if n in self.generics:
+                return TVar(n)
+            item = self.index.items_in(self.ns).get(n)
+            if item is None:
+                p = PRIM_TYPES.get(n)
+                if p is not None:
+                    return p
+                if n in ("map", "Map"):
+                    return MapT(args[0], args[1]) if len(args) == 2 else MapT(UNKNOWN, UNKNOWN)
+                if n == "Array":
+                    return Arr(args[0]) if len(args) == 1 else Arr(UNKNOWN)
+                if n in OPAQUE_TYPES or n in BUILTIN_TYPE_ROOTS or n == "Self":
+                    return UNKNOWN
+                if report:
+                    self.err(te.span, "E0002", f"unresolved type: {n}")
+                return UNKNOWN
+            return self.item_type(item, args)
+        head = path[0]
+        if head == "root" or head in self.index.items_in(self.ns):
+            item, k = self.index.resolve_prefix(self.ns, path)
+            if item is not None:
+                if k == len(path):
+                    return self.item_type(item, args)
+                if isinstance(item, EnumDef) and k == len(path) - 1:
+                    if path[k] in item.variants:
+                        return EnumT(item, path[k])
+                    return UNKNOWN
+                return UNKNOWN
+            if head == "root" and report:
+                self.err(te.span, "E0002", f"unresolved type: {'.'.join(path)}")
+            return UNKNOWN
+        if head in self.index.namespaces and report:
+            p = ".".join(path)
+            self.err(te.span, "E0002", f"unresolved type: {p}. Did you mean `root.{p}`?")
+        return UNKNOWN
+
+    def item_type(self, item, args) -> T.Type:
+        if isinstance(item, ClassDef):
+            if item.decl.generics and len(args) != len(item.decl.generics):
+                args = [UNKNOWN] * len(item.decl.generics)
+            return ClassT(item, tuple(args))
+        if isinstance(item, EnumDef):
+            return EnumT(item)
+        if isinstance(item, AliasDef):
+            return self.alias_type(item)
+        return UNKNOWN
+
+    # ───────────────────────── scopes ─────────────────────────
+    def lookup_var(self, name: str) -> Var | None:
+        for s in reversed(self.scopes):
+            v = s.get(name)
+            if v is not None:
+                return v
+        return None
+
+    def declare(self, name: str, ty: T.Type, span: Span | None = None, precise=True,
+                assign_ty=None) -> Var:
+        if name == "root" and span is not None:
+            self.err(span, "E0176", "`root` is the path to this package and cannot name a "
+                     "binding, an item, or a type parameter")
+        v = Var(name, ty, precise, assign_ty)
+        self.scopes[-1][name] = v
+        return v
+
+    def var_type(self, v: Var) -> T.Type:
+        t = self.facts.get(v)
+        if t is not None:
+            return t
+        t = v.ty
+        if isinstance(t, Union) and v.name in self.fn.unstable:
+            return UNKNOWN
+        return t
+
+    def invalidate(self, since: int) -> None:
+        for v in self.assigned_log[since:]:
+            self.facts[v] = UNKNOWN
+
+    def loosen_unstable(self) -> None:
+        """Entering a loop or lambda: facts about variables that may be reassigned are void."""
+        for v in list(self.facts):
+            if v.name in self.fn.unstable:
+                self.facts[v] = UNKNOWN
+
+    # ───────────────────────── blocks & statements ─────────────────────────
+    def block(self, b: ast.Block, expected: T.Type, is_body: bool = False) -> T.Type:
+        self.scopes.append({})
+        try:
+            diverges = False
+            for s in b.stmts:
+                if self.stmt(s):
+                    diverges = True
+            if b.tail is not None:
+                tail = b.tail
+                if isinstance(tail, (ast.If, ast.IfLet, ast.Match, ast.BlockExpr)):
+                    t = self.expr(tail, expected)
+                    return NEVER if diverges else t
+                t = self.expr(tail, expected)
+                if not assignable(t, expected) and not diverges:
+                    if expected is NULL or expected is VOID:
+                        self.mismatch(tail.span, expected, t,
+                                      "; end this with `;` to discard the value")
+                    else:
+                        self.mismatch(Span(b.span.file, b.span.start, b.span.start + 1),
+                                      expected, t)
+                return NEVER if diverges else t
+            if diverges:
+                return NEVER
+            if (expected is not UNKNOWN and not isinstance(expected, TVar)
+                    and not T.has_tvar(expected) and not assignable(NULL, expected)):
+                last = b.stmts[-1] if b.stmts else None
+                if isinstance(last, ast.ExprStmt):
+                    e = last.expr
+                    if isinstance(e, ast.If) and e.else_ is None:
+                        self.err(e.span, "E0029", "missing value",
+                                 f"expected `{show(expected)}`, but an `if` without `else` "
+                                 "evaluates to `null`; add an `else` branch")
+                    elif (not isinstance(e, (ast.If, ast.IfLet, ast.Match, ast.BlockExpr,
+                                             ast.Catch))
+                          and e.ty is not None and e.ty is not NEVER):
+                        self.err(e.span, "E0029", "missing value",
+                                 f"expected `{show(expected)}`, but this value is discarded; "
+                                 "remove the `;` to use it")
+                elif isinstance(last, (ast.Let, ast.Assign)):
+                    self.err(b.span, "E0029", "missing value",
+                             f"expected `{show(expected)}`, but this block ends without a value")
+            return NULL
+        finally:
+            self.scopes.pop()
+
+    def stmt(self, s) -> bool:
+        """Check a statement; True when it surely diverges."""
+        if isinstance(s, ast.ExprStmt):
+            t = self.expr(s.expr, UNKNOWN)
+            return t is NEVER
+        if isinstance(s, ast.Let):
+            self.let(s)
+            return False
+        if isinstance(s, ast.Assign):
+            self.assign(s)
+            return False
+        if isinstance(s, ast.Return):
+            ret = self.fn.ret
+            if s.value is not None:
+                self.expect(s.value, ret)
+            return True
+        if isinstance(s, ast.Throw):
+            t = self.expr(s.value, UNKNOWN)
+            fn = self.fn
+            if fn.throws is not None and fn.catch == 0 and not assignable(t, fn.throws):
+                self.err(s.value.span, "E0096", f"declared throws is `{show(fn.throws)}`, but "
+                         f"this function may also throw `{show(widen(t))}`")
+            return True
+        if isinstance(s, (ast.Break, ast.Continue)):
+            if self.fn.loop == 0:
+                kw = "break" if isinstance(s, ast.Break) else "continue"
+                self.err(s.span, "E0010", f"`{kw}` outside of a loop")
+            return True
+        if isinstance(s, ast.While):
+            self.expr(s.cond, UNKNOWN)
+            self.loop_body(s.body)
+            return False
+        if isinstance(s, ast.WhileLet):
+            t = self.expr(s.value, UNKNOWN)
+            mark = len(self.assigned_log)
+            self.loosen_unstable()
+            self.scopes.append({})
+            self.pattern(s.pattern, UNKNOWN if t is UNKNOWN else t, refutable_ok=True)
+            self.loop_body(s.body)
+            self.scopes.pop()
+            self.invalidate(mark)
+            return False
+        if isinstance(s, ast.ForIn):
+            it = self.expr(s.iterable, UNKNOWN)
+            elem = self.iter_elem(it, s.iterable)
+            self.scopes.append({})
+            self.pattern(s.pattern, elem, refutable_ok=True)
+            self.loop_body(s.body)
+            self.scopes.pop()
+            return False
+        if isinstance(s, ast.ForC):
+            self.scopes.append({})
+            if s.init is not None:
+                self.stmt(s.init)
+            mark = len(self.assigned_log)
+            self.loosen_unstable()
+            if s.cond is not None:
+                self.expr(s.cond, UNKNOWN)
+            self.loop_body(s.body)
+            if s.update is not None:
+                self.fn.loop += 1
+                self.stmt(s.update)
+                self.fn.loop -= 1
+            self.scopes.pop()
+            self.invalidate(mark)
+            return False
+        if isinstance(s, ast.Defer):
+            self.block(s.body, UNKNOWN)
+            return False
+        return False
+
+    def loop_body(self, body: ast.Block) -> None:
+        mark = len(self.assigned_log)
+        saved = dict(self.facts)
+        self.loosen_unstable()
+        self.fn.loop += 1
+        self.block(body, UNKNOWN)
+        self.fn.loop -= 1
+        self.facts = saved
+        self.invalidate(mark)
+        self.loosen_unstable()
+
+    def iter_elem(self, t: T.Type, e: ast.Expr) -> T.Type:
+        t0 = T.base(t)
+        if isinstance(t0, Arr):
+            return t0.elem
+        if t0 is STRING:
+            return STRING
+        if isinstance(t0, MapT) or t0 in (INT, FLOAT, BOOL, NULL):
+            self.err(e.span, "E0006", f"cannot iterate over type `{show(t)}`")
+        return UNKNOWN
+
+    def let(self, s: ast.Let) -> None:
+        ann = self.resolve(s.type) if s.type is not None else None
+        pat = s.pattern
+        if ann is None and isinstance(pat, ast.PBind) and pat.type is not None:
+            ann = self.resolve(pat.type)
+        if ann is not None:
+            t = self.expect(s.value, ann)
+        else:
+            t = self.expr(s.value, UNKNOWN)
+        if s.else_block is not None:
+            self.block(s.else_block, UNKNOWN)
+        elif isinstance(pat, ast.PLit) or (isinstance(pat, ast.PArray) and (
+                pat.items or pat.rest_index is None)):
+            self.err(pat.span, "E0111", "refutable pattern in let binding; refutable patterns "
+                     "belong in `match`")
+        if isinstance(pat, ast.PBind):
+            if ann is not None:
+                self.declare(pat.name, ann, pat.span)
+            else:
+                w = widen(t)
+                # assignments are checked against the initial type only when it is complete
+                at = w if (w is not NULL and not T.has_unknown(w) and not T.has_tvar(w)) else UNKNOWN
+                precise = not isinstance(w, EnumT) and not isinstance(w, Union)
+                v = self.declare(pat.name, w, pat.span, precise=precise, assign_ty=at)
+                val = s.value
+                if ((isinstance(val, ast.ArrayLit) and not val.items)
+                        or (isinstance(val, ast.MapLit) and not val.entries)):
+                    v.unpinned = val.span
+                    self.unpinned.append(v)
+        else:
+            self.pattern(pat, ann if ann is not None else t, refutable_ok=True)
+
+    def assign(self, s: ast.Assign) -> None:
+        tgt = s.target
+        if isinstance(tgt, ast.Name):
+            v = self.lookup_var(tgt.name)
+            if v is None:
+                self.expr(tgt, UNKNOWN)
+                self.expr(s.value, UNKNOWN)
+                return
+            v.used = True
+            dst = v.assign_ty
+            if s.op is None:
+                self.expect(s.value, dst)
+            else:
+                vt = self.expr(s.value, UNKNOWN)
+                r = self.binop_type(s.op, self.var_type(v), vt, s)
+                if not assignable(r, dst):
+                    self.mismatch(s.value.span, dst, r)
+            self.facts[v] = UNKNOWN
+            self.assigned_log.append(v)
+            return
+        if isinstance(tgt, (ast.Field, ast.Index)):
+            dst = self.expr(tgt, UNKNOWN)
+            if isinstance(tgt, ast.Field) and not isinstance(T.base(tgt.obj.ty or UNKNOWN), ClassT):
+                dst = UNKNOWN
+            if s.op is None:
+                self.expect(s.value, dst)
+            else:
+                vt = self.expr(s.value, UNKNOWN)
+                self.binop_type(s.op, dst, vt, s)
+            return
+        self.err(tgt.span, "E0010", "invalid assignment target; only a variable, a field, or an "
+                 "index can be assigned to")
+        self.expr(tgt, UNKNOWN)
+        self.expr(s.value, UNKNOWN)
+
+    # ───────────────────────── patterns ─────────────────────────
+    def pattern(self, p, t: T.Type, refutable_ok: bool = True) -> None:
+        if isinstance(p, ast.PLit) and isinstance(p.value, float):
+            self.err(p.span, "E0010", "invalid syntax", "float literal patterns are not allowed")
+        elif isinstance(p, ast.PBind):
+            ty = self.resolve(p.type) if p.type is not None else widen(t)
+            self.declare(p.name, ty, p.span)
+        elif isinstance(p, ast.PType):
+            self.pattern_type(p.type)
+        elif isinstance(p, ast.POr):
+            for a in p.alts:
+                self.pattern(a, t)
+        elif isinstance(p, ast.PClass):
+            ct = self.pattern_type(p.type)
+            for name, sub in p.fields:
+                ft = self.field_type(ct, name) if isinstance(ct, ClassT) else UNKNOWN
+                if sub is None:
+                    self.declare(name, ft)
+                else:
+                    self.pattern(sub, ft)
+        elif isinstance(p, ast.PArray):
+            tb = T.base(t)
+            elem = tb.elem if isinstance(tb, Arr) else UNKNOWN
+            for it in p.items:
+                self.pattern(it, elem)
+            rt = Arr(elem) if elem is not UNKNOWN else UNKNOWN
+            rp = getattr(p, "rest_pattern", None)
+            if rp is not None:
+                self.pattern(rp, rt)
+            elif p.rest_name:
+                self.declare(p.rest_name, rt)
+        elif isinstance(p, getattr(ast, "PAnd", ())):
+            for q in p.pats:
+                self.pattern(q, t)
+
+    def pattern_type(self, te) -> T.Type:
+        if isinstance(te, ast.TName) and len(te.path) == 2 and te.path[0] != "root":
+            item = self.index.items_in(self.ns).get(te.path[0])
+            if isinstance(item, EnumDef):
+                if te.path[1] in item.variants:
+                    return EnumT(item, te.path[1])
+                self.err(te.span, "E0003", f"unresolved name: `{te.path[1]}`")
+                return UNKNOWN
+        return self.resolve(te)
+
+    # ───────────────────────── expressions ─────────────────────────
+    def expect(self, e: ast.Expr, dst: T.Type) -> T.Type:
+        t = self.expr(e, dst)
+        if (not isinstance(e, (ast.If, ast.IfLet, ast.Match, ast.BlockExpr, ast.ArrayLit,
+                               ast.MapLit)) and not assignable(t, dst)):
+            self.mismatch(e.span, dst, t)
+        return t
+
+    def expr(self, e: ast.Expr, expected: T.Type) -> T.Type:
+        m = getattr(self, "x_" + type(e).__name__, None)
+        t = m(e, expected) if m is not None else UNKNOWN
+        if t is not UNKNOWN:
+            e.ty = t
+        return t
+
+    def x_IntLit(self, e, x):
+        return T.lit_int(e.value)
+
+    def x_FloatLit(self, e, x):
+        return FLOAT
+
+    def x_BigIntLit(self, e, x):
+        return T.BIGINT
+
+    def x_BytesLit(self, e, x):
+        return T.BYTES
+
+    def x_StrLit(self, e, x):
+        return T.lit_str(e.value)
+
+    def x_BoolLit(self, e, x):
+        return T.lit_bool(e.value)
+
+    def x_NullLit(self, e, x):
+        return NULL
+
+    def x_Template(self, e, x):
+        self.scopes.append({})
+        self.template_parts(e.parts)
+        self.scopes.pop()
+        return STRING
+
+    def template_parts(self, parts) -> None:
+        for p in parts:
+            if isinstance(p, str):
+                continue
+            if isinstance(p, ast.Let):
+                self.let(p)
+            elif isinstance(p, ast.TFor):
+                it = self.expr(p.iterable, UNKNOWN)
+                elem = self.iter_elem(it, p.iterable)
+                self.scopes.append({})
+                self.pattern(p.pattern, elem)
+                self.template_parts(p.parts)
+                self.scopes.pop()
+            elif isinstance(p, getattr(ast, "TForC", ())):
+                self.scopes.append({})
+                if p.init is not None:
+                    self.stmt(p.init)
+                if p.cond is not None:
+                    self.expr(p.cond, UNKNOWN)
+                if p.update is not None:
+                    self.fn.loop += 1
+                    self.stmt(p.update)
+                    self.fn.loop -= 1
+                self.template_parts(p.parts)
+                self.scopes.pop()
+            elif isinstance(p, ast.TIf):
+                for cond, ps in p.branches:
+                    self.expr(cond, UNKNOWN)
+                    self.template_parts(ps)
+                if p.else_parts is not None:
+                    self.template_parts(p.else_parts)
+            elif isinstance(p, ast.Expr):
+                t = self.expr(p, UNKNOWN)
+                if t is NULL and not (isinstance(p, ast.BlockExpr) and p.block.tail is None):
+                    sp = p.span
+                    text = sp.file.text
+                    i = sp.start - 1
+                    while i > 0 and text[i] in " \t\n":
+                        i -= 1
+                    if i >= 0 and text[i] == "{":
+                        sp = Span(sp.file, i, sp.end)
+                    self.err(sp, "E0001", "cannot interpolate a value of type `null`; to run the "
+                             "expression without rendering it, end it with `;`")
+
+    def x_Name(self, e, x):
+        v = self.lookup_var(e.name)
+        if v is not None:
+            v.used = True
+            return self.var_type(v)
+        item = self.index.items_in(self.ns).get(e.name)
+        if item is not None:
+            if isinstance(item, FunctionDef):
+                return self.fn_type(item)
+            return UNKNOWN
+        if e.name in BUILTIN_VALUE_ROOTS or e.name == "root":
+            return UNKNOWN
+        self.err(e.span, "E0003", f"unresolved name: `{e.name}`")
+        return UNKNOWN
+
+    def fn_type(self, fd: FunctionDef, env=None) -> T.Type:
+        ps, ret = self.sig(fd)
+        t = FuncT(ps, ret)
+        return T.subst(t, env or {}) if T.has_tvar(t) else t
+
+    def x_ArrayLit(self, e, expected):
+        exp = T.base(expected)
+        if isinstance(exp, Arr):
+            for it in e.items:
+                self.expect(it, exp.elem)
+            return exp if exp.elem is not UNKNOWN or not e.items else Arr(
+                T.union(*(widen(it.ty or UNKNOWN) for it in e.items)))
+        if isinstance(expected, Union):
+            for it in e.items:
+                self.expr(it, UNKNOWN)
+            return UNKNOWN
+        ts = [self.expr(it, UNKNOWN) for it in e.items]
+        if expected is not UNKNOWN and not isinstance(expected, TVar):
+            t = Arr(T.union(*(widen(t) for t in ts)) if ts else UNKNOWN)
+            if not assignable(t, expected):
+                self.mismatch(e.span, expected, t)
+        if not ts:
+            return Arr(UNKNOWN)
+        return Arr(T.union(*(widen(t) for t in ts)))
+
+    def x_MapLit(self, e, expected):
+        exp = T.base(expected)
+        if isinstance(exp, MapT):
+            for k, v in e.entries:
+                self.expect(k, exp.key)
+                self.expect(v, exp.val)
+            return exp
+        ks = [self.expr(k, UNKNOWN) for k, _ in e.entries]
+        vs = [self.expr(v, UNKNOWN) for _, v in e.entries]
+        if not ks:
+            t = MapT(UNKNOWN, UNKNOWN)
+        else:
+            t = MapT(T.union(*(widen(k) for k in ks)), T.union(*(widen(v) for v in vs)))
+        if (expected is not UNKNOWN and not isinstance(expected, (TVar, Union))
+                and not assignable(t, expected)):
+            self.mismatch(e.span, expected, t)
+        return t
+
+    def x_ClassLit(self, e, expected):
+        ct = self.resolve(e.type, report=False)
+        if ct is UNKNOWN:
+            self.class_path_error(e.type, e.span)
+        for name, val in e.entries:
+            if name is None or not isinstance(ct, ClassT):
+                self.expr(val, UNKNOWN)
+        if not isinstance(ct, ClassT):
+            return UNKNOWN
+        cls = ct.cls
+        env = self.class_env(ct)
+        has_spread = False
+        given = set()
+        for name, val in e.entries:
+            if name is None:
+                has_spread = True
+                continue
+            given.add(name)
+            f = cls.field(name)
+            if f is None:
+                text = e.span.file.text
+                i = text.rfind(name, e.span.start, val.span.start)
+                sp = Span(e.span.file, i, i + len(name)) if i >= 0 else val.span
+                self.err(sp, "E0007", f"class `{cls.name}` has no field `{name}`")
+                self.expr(val, UNKNOWN)
+                continue
+            ft = self.field_type(ct, name, env)
+            self.expect(val, ft)
+        if not has_spread:
+            for f in cls.fields:
+                if f.name not in given:
+                    ft = self.field_type(ct, f.name, env)
+                    if (ft is not UNKNOWN and not T.has_tvar(ft) and not T.has_unknown(ft)
+                            and not assignable(NULL, ft)):
+                        self.err(e.span, "E0001", f"class `{cls.name}` is missing required "
+                                 f"field: `{f.name}`")
+                        break
+        return ct
+
+    def class_path_error(self, te: ast.TName, span: Span) -> None:
+        """Report an unresolved class-literal type at the literal (the engine's location)."""
+        path = te.path
+        if len(path) == 1:
+            n = path[0]
+            if (n in self.generics or n in PRIM_TYPES or n in self.index.items_in(self.ns)
+                    or n in OPAQUE_TYPES or n in BUILTIN_TYPE_ROOTS or n in ("map", "Map", "Array")):
+                return
+            self.err(span, "E0002", f"unresolved type: {n}")
+            return
+        head = path[0]
+        if head == "root" and self.index.lookup(self.ns, path) is None:
+            self.err(span, "E0002", f"unresolved type: {'.'.join(path)}")
+        elif head in self.index.namespaces and head not in self.index.items_in(self.ns):
+            p = ".".join(path)
+            self.err(span, "E0002", f"unresolved type: {p}. Did you mean `root.{p}`?")
+
+    def class_env(self, ct: ClassT) -> dict:
+        gs = ct.cls.decl.generics
+        if not gs:
+            return {}
+        return {g.name: (a if a is not None else UNKNOWN) for g, a in zip(gs, ct.args)}
+
+    def field_type(self, ct: ClassT, name: str, env=None) -> T.Type:
+        f = ct.cls.field(name)
+        if f is None:
+            return UNKNOWN
+        save = (self.ns, self.generics)
+        self.ns = ct.cls.namespace
+        self.generics = {g.name for g in ct.cls.decl.generics}
+        t = self.resolve(f.type, report=False)
+        self.ns, self.generics = save
+        if T.has_tvar(t):
+            t = T.subst(t, env if env is not None else self.class_env(ct))
+        return t
+
+    # paths like `root.a.f`, `E.V`, `P.make` (a Field chain whose root is not a local)
+    def item_path(self, e) -> list[str] | None:
+        parts = []
+        while isinstance(e, ast.Field):
+            if e.optional:
+                return None
+            parts.append(e.name)
+            e = e.obj
+        if not isinstance(e, ast.Name) or self.lookup_var(e.name) is not None:
+            return None
+        parts.append(e.name)
+        parts.reverse()
+        return parts
+
+    def resolve_path_expr(self, e: ast.Field, path: list[str]):
+        """(kind, value): kind 'fn' (FunctionDef), 'type' (T.Type), 'unknown', 'error'."""
+        head = path[0]
+        idx = self.index
+        if head == "root" or head in idx.items_in(self.ns):
+            item, k = idx.resolve_prefix(self.ns, path)
+            if item is None:
+                self.err(e.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
+                return "error", None
+            if k == len(path):
+                if isinstance(item, FunctionDef):
+                    return "fn", item
+                return "unknown", None
+            if isinstance(item, EnumDef) and k == len(path) - 1:
+                if path[k] in item.variants:
+                    return "type", EnumT(item, path[k])
+                self.err(e.span, "E0003", f"unresolved name: `{path[k]}`")
+                return "error", None
+            return "unknown", None
+        if head in idx.namespaces:
+            p = ".".join(path)
+            self.err(e.span, "E0003", f"unresolved name: `{p}`. Did you mean `root.{p}`?")
+            return "error", None
+        if head in BUILTIN_VALUE_ROOTS:
+            return "unknown", None
+        self.err(e.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
+        return "error", None
+
+    def x_Field(self, e, x):
+        path = self.item_path(e)
+        if path is not None:
+            kind, val = self.resolve_path_expr(e, path)
+            if kind == "fn":
+                return self.fn_type(val)
+            if kind == "type":
+                return val
+            return UNKNOWN
+        ot = self.expr(e.obj, UNKNOWN)
+        return self.member(e, ot, e.name, e.optional, call=False)
+
+    def member(self, e, ot: T.Type, name: str, optional: bool, call: bool):
+        """Type of `ot.name` (a method's FuncT for methods)."""
+        if optional:
+            ot = T.strip_null(ot)
+        t = self.member_of(e, ot, name, call)
+        if optional and t is not UNKNOWN:
+            t = T.optional(t)
+        return t
+
+    def member_of(self, e, ot: T.Type, name: str, call: bool):
+        tb = T.base(ot)
+        if isinstance(tb, ClassT):
+            cls = tb.cls
+            if cls.field(name) is not None:
+                return self.field_type(tb, name)
+            m = cls.methods.get(name)
+            if m is not None:
+                return self.fn_type(m, self.class_env(tb))
+            if name not in STDLIB_MEMBER_NAMES and name not in self.impl_names:
+                self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
+            return UNKNOWN
+        if isinstance(tb, (T.Prim, Arr, MapT)) and tb not in (UNKNOWN, NEVER, VOID):
+            if name not in STDLIB_MEMBER_NAMES and name not in self.impl_names:
+                self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
+            return UNKNOWN
+        return UNKNOWN
+
+    def x_Index(self, e, x):
+        ot = self.expr(e.obj, UNKNOWN)
+        self.expr(e.index, UNKNOWN)
+        if e.optional:
+            ot = T.strip_null(ot)
+        tb = T.base(ot)
+        r = UNKNOWN
+        if isinstance(tb, Arr):
+            r = tb.elem
+        elif isinstance(tb, MapT):
+            r = tb.val
+        elif tb in (STRING, INT, FLOAT, BOOL):
+            self.err(e.span, "E0008", f"cannot index into type `{show(widen(ot))}`")
+        if e.optional and r is not UNKNOWN:
+            r = T.optional(r)
+        return r
+
+    def x_Call(self, e, expected):
+        for ta in e.type_args:
+            self.resolve(ta)
+        f = e.func
+        fd = None
+        env: dict = {}
+        ft = UNKNOWN
+        if isinstance(f, ast.Name) and self.lookup_var(f.name) is None:
+            item = self.index.items_in(self.ns).get(f.name)
+            if isinstance(item, FunctionDef):
+                fd = item
+            else:
+                ft = self.expr(f, UNKNOWN)
+        elif isinstance(f, ast.Field):
+            path = self.item_path(f)
+            if path is not None:
+                kind, val = self.resolve_path_expr(f, path)
+                if kind == "fn":
+                    fd = val
+                elif kind == "error":
+                    self.args_unknown(e)
+                    return UNKNOWN
+            else:
+                ot = self.expr(f.obj, UNKNOWN)
+                rt = ot
+                if f.optional or e.optional:
+                    rt = T.strip_null(ot)
+                tb = T.base(rt)
+                if isinstance(tb, ClassT) and tb.cls.methods.get(f.name) is not None:
+                    fd = tb.cls.methods[f.name]
+                    env = self.class_env(tb)
+                else:
+                    ft = self.member(f, ot, f.name, f.optional, call=True)
+                    if ft is UNKNOWN:
+                        self.args_unknown(e)
+                        return UNKNOWN
+        else:
+            ft = self.expr(f, UNKNOWN)
+        if fd is not None:
+            if fd.decl.generics and e.type_args:
+                env = dict(env)
+                for g, ta in zip(fd.decl.generics, e.type_args):
+                    env[g.name] = self.resolve(ta, report=False)
+            ps, ret = self.sig(fd)
+            self.check_args(e, ps, env)
+            if T.has_tvar(ret):
+                ret = T.subst(ret, env)
+                if T.has_unknown(ret):
+                    return UNKNOWN
+            return ret
+        tb = T.base(ft)
+        if isinstance(tb, FuncT):
+            named = all(n is not None for n, _, _ in tb.params)
+            self.check_args(e, tb.params, {}, allow_named=named)
+            return tb.ret if not T.has_tvar(tb.ret) else UNKNOWN
+        if tb in (INT, FLOAT, STRING, BOOL, NULL) or isinstance(tb, (Arr, MapT, ClassT, EnumT)):
+            self.err(e.span, "E0006", f"`{show(widen(ft))}` is not a function and cannot be called")
+        self.args_unknown(e)
+        return UNKNOWN
+
+    def args_unknown(self, e) -> None:
+        for a in e.args:
+            self.expr(a.value, UNKNOWN)
+
+    def check_args(self, e: ast.Call, params, env, allow_named=True) -> None:
+        names = {p[0]: i for i, p in enumerate(params) if p[0] is not None}
+        got = [False] * len(params)
+        npos = 0
+        bad = False
+        unknown_named = []
+        for a in e.args:
+            if a.name is None:
+                if npos < len(params):
+                    pt = params[npos][1]
+                    got[npos] = True
+                    self.expect(a.value, T.subst(pt, env) if T.has_tvar(pt) else pt)
+                else:
+                    bad = True
+                    self.expr(a.value, UNKNOWN)
+                npos += 1
+            else:
+                i = names.get(a.name)
+                if i is None or not allow_named:
+                    unknown_named.append(a.name)
+                    self.expr(a.value, UNKNOWN)
+                else:
+                    got[i] = True
+                    pt = params[i][1]
+                    self.expect(a.value, T.subst(pt, env) if T.has_tvar(pt) else pt)
+        nargs = len(e.args)
+        if bad:
+            self.err(e.span, "E0005", f"expected {len(params)} argument(s), got {nargs}")
+            return
+        missing = [p[0] for p, g in zip(params, got)
+                   if not g and not p[2] and not T.has_tvar(p[1]) and p[1] is not UNKNOWN
+                   and not assignable(NULL, p[1])]
+        if missing:
+            if not any(a.name is not None for a in e.args):
+                self.err(e.span, "E0005", f"expected {len(params)} argument(s), got {nargs}")
+            else:
+                for m in missing:
+                    self.err(e.span, "E0005", f"missing required argument `{m}`")
+        for n in unknown_named:
+            self.err(e.span, "E0005", f"unknown named argument `{n}`")
+
+    def x_Unary(self, e, x):
+        t = self.expr(e.operand, UNKNOWN)
+        if e.op == "!":
+            return UNKNOWN if isinstance(t, Lit) else BOOL
+        tb = T.base(t)
+        if e.op == "-":
+            if isinstance(t, Lit) and t.base is INT:
+                return T.lit_int(-t.value)
+            if tb in (INT, FLOAT, T.BIGINT):
+                return tb
+            if tb in (BOOL, STRING, NULL) or isinstance(tb, (Arr, MapT)):
+                self.err(e.operand.span, "E0004",
+                         f"operator `-` cannot be applied to `{show(widen(t))}`")
+            return UNKNOWN
+        if e.op == "~":
+            return INT if tb is INT else UNKNOWN
+        return UNKNOWN
+
+    def x_Binary(self, e, expected):
+        op = e.op
+        if op in ("&&", "||"):
+            lt = self.expr(e.left, UNKNOWN)
+            pos, neg = self.cond_facts(e.left)
+            saved = dict(self.facts)
+            self.facts.update(pos if op == "&&" else neg)
+            self.expr(e.right, UNKNOWN)
+            self.facts = saved
+            return BOOL
+        lt = self.expr(e.left, UNKNOWN)
+        if op == "??":
+            rt = self.expr(e.right, UNKNOWN)
+            if lt is UNKNOWN or rt is UNKNOWN:
+                return UNKNOWN
+            return T.union(T.strip_null(lt), rt)
+        rt = self.expr(e.right, UNKNOWN)
+        return self.binop_type(op, lt, rt, e)
+
+    def binop_type(self, op: str, lt: T.Type, rt: T.Type, e) -> T.Type:
+        if op in ("==", "!="):
+            return UNKNOWN if isinstance(lt, Lit) and isinstance(rt, Lit) else BOOL
+        if lt is UNKNOWN or rt is UNKNOWN or isinstance(lt, TVar) or isinstance(rt, TVar):
+            return BOOL if op in _ORDER else UNKNOWN
+        lb, rb = T.base(lt), T.base(rt)
+        simple = (INT, FLOAT, STRING, BOOL, NULL)
+        ls, rs = _simple(lt), _simple(rt)
+        if op in _ORDER:
+            if ls and rs and (lb is not rb or isinstance(lb, Union) or lb is NULL):
+                self.err(e.span, "E0004", f"cannot order `{show(lt)}` and `{show(rt)}` with "
+                         f"`{op}`: ordering requires both operands to have the same type")
+            return BOOL
+        if op in _ARITH:
+            if lb in (INT, FLOAT) and rb in (INT, FLOAT):
+                if lb is INT and rb is INT:
+                    if isinstance(lt, Lit) and isinstance(rt, Lit):
+                        return _fold(op, lt.value, rt.value)
+                    return INT
+                return FLOAT
+            if op == "+" and lb is STRING and rb is STRING:
+                if isinstance(lt, Lit) and isinstance(rt, Lit):
+                    return T.lit_str(lt.value + rt.value)
+                return STRING
+            if ls and rs:
+                self.err(e.span, "E0004", f"operator `{op}` cannot be applied to `{show(lt)}` "
+                         f"and `{show(rt)}`")
+            return UNKNOWN
+        if op in _BITS:
+            if lb is INT and rb is INT:
+                return INT
+            if ls and rs and (lb in (STRING, FLOAT, NULL) or rb in (STRING, FLOAT, NULL)
+                              or (lb is INT) != (rb is INT) or isinstance(lb, Union)
+                              or isinstance(rb, Union)):
+                self.err(e.span, "E0004", f"operator `{op}` cannot be applied to `{show(lt)}` "
+                         f"and `{show(rt)}`")
+            return UNKNOWN
+        del simple
+        return UNKNOWN
+
+    def cond_facts(self, c) -> tuple[dict, dict]:
+        """Narrowing facts (when true, when false) of a condition."""
+        if isinstance(c, ast.Unary) and c.op == "!":
+            p, n = self.cond_facts(c.operand)
+            return n, p
+        if isinstance(c, ast.Binary):
+            if c.op in ("==", "!="):
+                name = None
+                if isinstance(c.left, ast.Name) and isinstance(c.right, ast.NullLit):
+                    name = c.left.name
+                elif isinstance(c.right, ast.Name) and isinstance(c.left, ast.NullLit):
+                    name = c.right.name
+                if name is not None:
+                    v = self.lookup_var(name)
+                    if v is not None:
+                        t = self.var_type(v)
+                        if t is UNKNOWN:
+                            t = v.ty
+                        isnull = {v: NULL}
+                        notnull = {v: T.strip_null(t)} if t is not UNKNOWN else {}
+                        return (isnull, notnull) if c.op == "==" else (notnull, isnull)
+                return {}, {}
+            if c.op == "&&":
+                p1, n1 = self.cond_facts(c.left)
+                p2, n2 = self.cond_facts(c.right)
+                pos = dict(p1)
+                pos.update(p2)
+                return pos, {}
+            if c.op == "||":
+                p1, n1 = self.cond_facts(c.left)
+                p2, n2 = self.cond_facts(c.right)
+                neg = dict(n1)
+                neg.update(n2)
+                return {}, neg
+        if isinstance(c, ast.Is) and isinstance(c.expr, ast.Name):
+            v = self.lookup_var(c.expr.name)
+            if v is not None:
+                p = c.pattern
+                if isinstance(p, ast.PLit) and p.value is None:
+                    t = v.ty
+                    return {v: NULL}, ({v: T.strip_null(t)} if t is not UNKNOWN else {})
+                if isinstance(p, ast.PType) and isinstance(p.type, ast.TName):
+                    rt = self.resolve(p.type, report=False)
+                    if rt is NULL:
+                        return {v: NULL}, {v: T.strip_null(v.ty)}
+                    if isinstance(rt, (T.Prim, ClassT)) and rt is not UNKNOWN:
+                        return {v: rt}, {}
+        return {}, {}
+
+    def x_Is(self, e, x):
+        self.expr(e.expr, UNKNOWN)
+        self.scopes.append({})
+        self.pattern(e.pattern, UNKNOWN)
+        self.scopes.pop()
+        return BOOL
+
+    def x_If(self, e, expected):
+        self.expr(e.cond, UNKNOWN)
+        pos, neg = self.cond_facts(e.cond)
+        saved = dict(self.facts)
+        mark = len(self.assigned_log)
+        self.facts.update(pos)
+        tt = self.block(e.then, expected)
+        self.facts = dict(saved)
+        self.invalidate(mark)
+        if e.else_ is None:
+            if (expected is not UNKNOWN and expected is not NULL and expected is not VOID
+                    and not T.has_tvar(expected) and not assignable(NULL, expected)):
+                self.err(e.span, "E0029", "missing value",
+                         f"expected `{show(expected)}`, but an `if` without `else` evaluates "
+                         "to `null`; add an `else` branch")
+            if tt is NEVER:
+                self.facts.update(neg)
+            return NULL if tt is not UNKNOWN else UNKNOWN
+        self.facts.update(neg)
+        et = self.block(e.else_, expected)
+        self.facts = dict(saved)
+        self.invalidate(mark)
+        if tt is NEVER and et is not NEVER:
+            self.facts.update(neg)
+        elif et is NEVER and tt is not NEVER:
+            self.facts.update(pos)
+        self.invalidate(mark)
+        if expected is not UNKNOWN:
+            return NEVER if (tt is NEVER and et is NEVER) else T.union(tt, et)
+        return T.union(widen(tt), widen(et))
+
+    def x_IfLet(self, e, expected):
+        vt = self.expr(e.value, UNKNOWN)
+        saved = dict(self.facts)
+        mark = len(self.assigned_log)
+        self.scopes.append({})
+        self.pattern(e.pattern, vt)
+        tt = self.block(e.then, expected)
+        self.scopes.pop()
+        self.facts = dict(saved)
+        self.invalidate(mark)
+        if e.else_ is None:
+            return UNKNOWN
+        et = self.block(e.else_, expected)
+        self.facts = saved
+        self.invalidate(mark)
+        return T.union(widen(tt), widen(et))
+
+    def x_BlockExpr(self, e, expected):
+        return self.block(e.block, expected)
+
+    def x_Lambda(self, e, expected):
+        exp = T.base(expected)
+        ps = []
+        scope = {}
+        for i, p in enumerate(e.params):
+            if p.type is not None:
+                pt = self.resolve(p.type)
+            elif isinstance(exp, FuncT) and i < len(exp.params):
+                pt = exp.params[i][1]
+            else:
+                pt = UNKNOWN
+            ps.append((p.name, pt, p.default is not None))
+            scope[p.name] = Var(p.name, pt)
+        ret = self.resolve(e.ret) if e.ret is not None else UNKNOWN
+        throws = self.resolve(e.throws) if e.throws is not None else None
+        outer = self.fn
+        saved_facts = self.facts
+        self.facts = {}
+        self.fn = _Fn(ret, throws, outer.unstable)
+        # variables of the enclosing function may change between calls: no facts apply
+        self.scopes.append(scope)
+        self.body(e.body, ret)
+        self.scopes.pop()
+        self.fn = outer
+        self.facts = saved_facts
+        return FuncT(tuple(ps), ret if not T.has_tvar(ret) else UNKNOWN, throws)
+
+    def x_Match(self, e, expected):
+        st = self.expr(e.scrutinee, UNKNOWN)
+        precise = self.is_precise(e.scrutinee)
+        saved = dict(self.facts)
+        mark = len(self.assigned_log)
+        catch_all = False
+        ts = []
+        if isinstance(e.scrutinee, ast.Name):
+            sv = self.lookup_var(e.scrutinee.name)
+            if sv is not None:
+                saved[sv] = UNKNOWN  # the engine narrows the scrutinee inside each arm
+                self.facts[sv] = UNKNOWN
+        for arm in e.arms:
+            if catch_all:
+                self.err(arm.body.span, "E0063", "unreachable arm")
+                catch_all = None  # report once
+            self.scopes.append({})
+            self.pattern(arm.pattern, st)
+            if arm.guard is not None:
+                self.expr(arm.guard, UNKNOWN)
+            ts.append(self.arm_body(arm.body, expected))
+            self.scopes.pop()
+            self.facts = dict(saved)
+            self.invalidate(mark)
+            if arm.guard is None and _irrefutable(arm.pattern) and catch_all is False:
+                catch_all = True
+        if catch_all is False and precise and st is not UNKNOWN:
+            missing = self.missing_cases(st, e.arms)
+            if missing:
+                self.err(e.span, "E0062", f"non-exhaustive match on type {show(st)}; missing: "
+                         + ", ".join(missing))
+        if expected is not UNKNOWN:
+            return T.union(*ts) if ts else NEVER
+        return T.union(*(widen(t) for t in ts)) if ts else NEVER
+
+    def arm_body(self, body, expected):
+        if isinstance(body, (ast.BlockExpr, ast.If, ast.IfLet, ast.Match)):
+            return self.expr(body, expected)
+        t = self.expr(body, expected)
+        if expected is not UNKNOWN and not assignable(t, expected):
+            self.mismatch(body.span, expected, t)
+        return t
+
+    def is_precise(self, e) -> bool:
+        if isinstance(e, ast.Name):
+            v = self.lookup_var(e.name)
+            return v is not None and v.precise and v not in self.facts
+        return isinstance(e, (ast.Field, ast.Call)) and not getattr(e, "optional", False)
+
+    def missing_cases(self, st: T.Type, arms) -> list[str]:
+        """Uncovered parts of `st`, or [] when covered or unsure."""
+        pats = []
+        for arm in arms:
+            if arm.guard is not None:
+                continue
+            p = arm.pattern
+            alts = p.alts if isinstance(p, ast.POr) else [p]
+            for a in alts:
+                if isinstance(a, ast.PLit):
+                    pats.append(("lit", a.value))
+                elif isinstance(a, ast.PType):
+                    t = self.resolve(a.type, report=False) if not _variant_like(a.type) else \
+                        self.pattern_type_quiet(a.type)
+                    if t is UNKNOWN:
+                        return []
+                    pats.append(("type", t))
+                elif isinstance(a, ast.PBind) and a.type is not None:
+                    t = self.resolve(a.type, report=False)
+                    if t is UNKNOWN:
+                        return []
+                    pats.append(("type", t))
+                elif isinstance(a, ast.PClass):
+                    if all(sp is None or _irrefutable(sp) for _, sp in a.fields):
+                        t = self.resolve(a.type, report=False)
+                        if t is UNKNOWN:
+                            return []
+                        pats.append(("type", t))
+                else:
+                    return []
+        missing = []
+        for m in T.members(st):
+            r = self.uncovered(m, pats)
+            if r is None:
+                return []
+            missing.extend(r)
+        if missing and not isinstance(st, Union) and st in (INT, STRING, FLOAT):
+            return ["_"]
+        return missing
+
+    def pattern_type_quiet(self, te) -> T.Type:
+        item = self.index.items_in(self.ns).get(te.path[0])
+        if isinstance(item, EnumDef) and te.path[1] in item.variants:
+            return EnumT(item, te.path[1])
+        return UNKNOWN
+
+    def uncovered(self, m: T.Type, pats) -> list[str] | None:
+        for kind, v in pats:
+            if kind == "type" and not isinstance(v, Lit) and assignable(m, v) and not (
+                    isinstance(v, EnumT) and v.variant is not None and
+                    not (isinstance(m, EnumT) and m.variant == v.variant)):
+                return []
+        if m is BOOL:
+            seen = {v for k, v in pats if k == "lit" and isinstance(v, bool)}
+            seen |= {v.value for k, v in pats if k == "type" and isinstance(v, Lit)
+                     and v.base is BOOL}
+            return [s for s, b in (("true", True), ("false", False)) if b not in seen]
+        if m is NULL:
+            return [] if any(k == "lit" and v is None for k, v in pats) else ["null"]
+        if isinstance(m, EnumT):
+            if m.variant is not None:
+                return None
+            seen = {v.variant for k, v in pats if k == "type" and isinstance(v, EnumT)
+                    and v.enum is m.enum}
+            return [f"{m.enum.name}.{x}" for x in m.enum.variants if x not in seen]
+        if isinstance(m, Lit):
+            if any(k == "lit" and v == m.value and type(v) is type(m.value) for k, v in pats):
+                return []
+            return None
+        if m in (INT, STRING, FLOAT):
+            return [show(m)]
+        if isinstance(m, ClassT):
+            return [show(m)]
+        return None
+
+    def x_Catch(self, e, expected):
+        self.fn.catch += 1
+        self.expr(e.expr, UNKNOWN)
+        self.fn.catch -= 1
+        for arm in e.arms:
+            self.scopes.append({e.binding: Var(e.binding, UNKNOWN)})
+            self.pattern(arm.pattern, UNKNOWN)
+            if arm.guard is not None:
+                self.expr(arm.guard, UNKNOWN)
+            self.expr(arm.body, UNKNOWN)
+            self.scopes.pop()
+        return UNKNOWN
+
+
+def _fold(op, a, b) -> T.Type:
+    try:
+        if op == "+":
+            r = a + b
+        elif op == "-":
+            r = a - b
+        elif op == "*":
+            r = a * b
+        elif op == "/":
+            if b == 0:
+                return INT
+            q = abs(a) // abs(b)
+            r = q if (a >= 0) == (b >= 0) else -q
+        else:
+            if b == 0:
+                return INT
+            r = abs(a) % abs(b)
+            r = r if a >= 0 else -r
+    except Exception:
+        return INT
+    if -(1 << 62) <= r < (1 << 62):
+        return T.lit_int(r)
+    return INT
+
+
+def _simple(t: T.Type) -> bool:
+    for m in T.members(t):
+        b = T.base(m)
+        if b not in (INT, FLOAT, STRING, BOOL, NULL):
+            return False
+    return True
+
+
+def _irrefutable(p) -> bool:
+    return isinstance(p, ast.PWild) or (isinstance(p, ast.PBind) and p.type is None)
+
+
+def _variant_like(te) -> bool:
+    return isinstance(te, ast.TName) and len(te.path) == 2 and te.path[0] != "root"
+
+
+def _unstable(b: ast.Block | None) -> set[str]:
+    """Names that a function tests or reassigns anywhere (over-approximated from its text):
+    their union types are only trusted where a narrowing fact is known."""
+    if b is None:
+        return set()
+    text = b.span.file.text[b.span.start:b.span.end]
+    out = set()
+    for m in _UNSTABLE_RE.finditer(text):
+        out.add(m.group(1) or m.group(2))
+    return out

@@ -1,0 +1,340 @@
+"""Static types. Immutable, hashable, cheap. `UNKNOWN` is the checker's "don't know": it is
+assignable both ways and silences every error that involves it."""
+from __future__ import annotations
+
+
+class Type:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return show(self)
+
+
+class Prim(Type):
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+INT = Prim("int")
+FLOAT = Prim("float")
+STRING = Prim("string")
+BOOL = Prim("bool")
+NULL = Prim("null")
+VOID = Prim("void")
+NEVER = Prim("never")
+UNKNOWN = Prim("unknown")
+BIGINT = Prim("bigint")
+BYTES = Prim("uint8array")
+PRIMS = {p.name: p for p in (INT, FLOAT, STRING, BOOL, NULL, VOID, NEVER, UNKNOWN, BIGINT, BYTES)}
+
+
+class Lit(Type):
+    """Literal type `1`, `"a"`, `true`; base is INT, STRING or BOOL."""
+    __slots__ = ("value", "base")
+
+    def __init__(self, value, base: Prim):
+        self.value = value
+        self.base = base
+
+    def __eq__(self, o):
+        return isinstance(o, Lit) and o.base is self.base and o.value == self.value
+
+    def __hash__(self):
+        return hash((self.base.name, self.value))
+
+
+class Arr(Type):
+    __slots__ = ("elem",)
+
+    def __init__(self, elem: Type):
+        self.elem = elem
+
+    def __eq__(self, o):
+        return isinstance(o, Arr) and o.elem == self.elem
+
+    def __hash__(self):
+        return hash(("arr", self.elem))
+
+
+class MapT(Type):
+    __slots__ = ("key", "val")
+
+    def __init__(self, key: Type, val: Type):
+        self.key = key
+        self.val = val
+
+    def __eq__(self, o):
+        return isinstance(o, MapT) and o.key == self.key and o.val == self.val
+
+    def __hash__(self):
+        return hash(("map", self.key, self.val))
+
+
+class Union(Type):
+    """Flattened, deduplicated, at least two members (build with `union`)."""
+    __slots__ = ("members",)
+
+    def __init__(self, members: tuple):
+        self.members = members
+
+    def __eq__(self, o):
+        return isinstance(o, Union) and set(o.members) == set(self.members)
+
+    def __hash__(self):
+        return hash(frozenset(self.members))
+
+
+class ClassT(Type):
+    __slots__ = ("cls", "args")
+
+    def __init__(self, cls, args: tuple = ()):
+        self.cls = cls  # sema.program.ClassDef
+        self.args = args
+
+    def __eq__(self, o):
+        return isinstance(o, ClassT) and o.cls is self.cls and o.args == self.args
+
+    def __hash__(self):
+        return hash((id(self.cls), self.args))
+
+
+class EnumT(Type):
+    """An enum, or one of its variants as a literal type when `variant` is set."""
+    __slots__ = ("enum", "variant")
+
+    def __init__(self, enum, variant: str | None = None):
+        self.enum = enum  # sema.program.EnumDef
+        self.variant = variant
+
+    def __eq__(self, o):
+        return isinstance(o, EnumT) and o.enum is self.enum and o.variant == self.variant
+
+    def __hash__(self):
+        return hash((id(self.enum), self.variant))
+
+
+class FuncT(Type):
+    """params: tuple of (name | None, type, has_default)."""
+    __slots__ = ("params", "ret", "throws")
+
+    def __init__(self, params: tuple, ret: Type, throws: Type | None = None):
+        self.params = params
+        self.ret = ret
+        self.throws = throws
+
+    def __eq__(self, o):
+        return (isinstance(o, FuncT) and o.params == self.params and o.ret == self.ret
+                and o.throws == self.throws)
+
+    def __hash__(self):
+        return hash(("fn", self.params, self.ret))
+
+
+class TVar(Type):
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __eq__(self, o):
+        return isinstance(o, TVar) and o.name == self.name
+
+    def __hash__(self):
+        return hash(("tv", self.name))
+
+
+# ───────────────────────────── helpers ─────────────────────────────
+
+def lit_int(v: int) -> Lit:
+    return Lit(v, INT)
+
+
+def lit_str(v: str) -> Lit:
+    return Lit(v, STRING)
+
+
+def lit_bool(v: bool) -> Lit:
+    return Lit(v, BOOL)
+
+
+def union(*ts: Type) -> Type:
+    out: list[Type] = []
+    for t in ts:
+        ms = t.members if isinstance(t, Union) else (t,)
+        for m in ms:
+            if m is UNKNOWN:
+                return UNKNOWN
+            if m is NEVER or m in out:
+                continue
+            out.append(m)
+    if not out:
+        return NEVER
+    if len(out) == 1:
+        return out[0]
+    return Union(tuple(out))
+
+
+def optional(t: Type) -> Type:
+    return union(t, NULL)
+
+
+def members(t: Type) -> tuple:
+    return t.members if isinstance(t, Union) else (t,)
+
+
+def widen(t: Type) -> Type:
+    """Literal types widen when bound to a variable."""
+    if isinstance(t, Lit):
+        return t.base
+    if isinstance(t, EnumT) and t.variant is not None:
+        return EnumT(t.enum)
+    if isinstance(t, Union):
+        return union(*(widen(m) for m in t.members))
+    return t
+
+
+def base(t: Type) -> Type:
+    return t.base if isinstance(t, Lit) else t
+
+
+def strip_null(t: Type) -> Type:
+    if isinstance(t, Union):
+        return union(*(m for m in t.members if m is not NULL))
+    return NEVER if t is NULL else t
+
+
+def has_tvar(t: Type) -> bool:
+    if isinstance(t, TVar):
+        return True
+    if isinstance(t, Arr):
+        return has_tvar(t.elem)
+    if isinstance(t, MapT):
+        return has_tvar(t.key) or has_tvar(t.val)
+    if isinstance(t, Union):
+        return any(has_tvar(m) for m in t.members)
+    if isinstance(t, ClassT):
+        return any(has_tvar(a) for a in t.args)
+    if isinstance(t, FuncT):
+        return has_tvar(t.ret) or any(has_tvar(p[1]) for p in t.params)
+    return False
+
+
+def has_unknown(t: Type) -> bool:
+    if t is UNKNOWN:
+        return True
+    if isinstance(t, Arr):
+        return has_unknown(t.elem)
+    if isinstance(t, MapT):
+        return has_unknown(t.key) or has_unknown(t.val)
+    if isinstance(t, Union):
+        return any(has_unknown(m) for m in t.members)
+    if isinstance(t, ClassT):
+        return any(has_unknown(a) for a in t.args)
+    if isinstance(t, FuncT):
+        return True
+    return False
+
+
+def subst(t: Type, env: dict) -> Type:
+    """Replace type variables; unbound ones become UNKNOWN."""
+    if isinstance(t, TVar):
+        return env.get(t.name, UNKNOWN)
+    if isinstance(t, Arr):
+        return Arr(subst(t.elem, env))
+    if isinstance(t, MapT):
+        return MapT(subst(t.key, env), subst(t.val, env))
+    if isinstance(t, Union):
+        return union(*(subst(m, env) for m in t.members))
+    if isinstance(t, ClassT) and t.args:
+        return ClassT(t.cls, tuple(subst(a, env) for a in t.args))
+    if isinstance(t, FuncT):
+        return FuncT(tuple((n, subst(p, env), d) for n, p, d in t.params), subst(t.ret, env),
+                     t.throws)
+    return t
+
+
+def _is(t: Type, p: Prim) -> bool:
+    return t is p or (isinstance(t, Lit) and t.base is p)
+
+
+def is_int(t) -> bool:
+    return t is not None and _is(t, INT)
+
+
+def is_float(t) -> bool:
+    return t is FLOAT
+
+
+def is_string(t) -> bool:
+    return t is not None and _is(t, STRING)
+
+
+def is_bool(t) -> bool:
+    return t is not None and _is(t, BOOL)
+
+
+def assignable(src: Type, dst: Type) -> bool:
+    """False only when a value of type `src` is surely not a `dst` (conservative)."""
+    if src is dst or src is UNKNOWN or dst is UNKNOWN or src is NEVER:
+        return True
+    if isinstance(src, TVar) or isinstance(dst, TVar):
+        return True
+    if isinstance(src, Union):
+        return all(assignable(m, dst) for m in src.members)
+    if isinstance(dst, Union):
+        return any(assignable(src, m) for m in dst.members)
+    if dst is VOID or dst is NULL:
+        return src is NULL or src is VOID
+    if isinstance(dst, Prim):
+        if dst is NEVER:
+            return False
+        if isinstance(src, Lit):
+            return src.base is dst
+        return src is dst
+    if isinstance(dst, Lit):
+        return src == dst
+    if isinstance(dst, Arr):
+        return isinstance(src, Arr) and assignable(src.elem, dst.elem)
+    if isinstance(dst, MapT):
+        return (isinstance(src, MapT) and assignable(src.key, dst.key)
+                and assignable(src.val, dst.val))
+    if isinstance(dst, ClassT):
+        return isinstance(src, ClassT) and src.cls is dst.cls
+    if isinstance(dst, EnumT):
+        return (isinstance(src, EnumT) and src.enum is dst.enum
+                and (dst.variant is None or src.variant == dst.variant))
+    if isinstance(dst, FuncT):
+        return isinstance(src, FuncT)
+    return True
+
+
+def show(t: Type) -> str:
+    if isinstance(t, Prim):
+        return t.name
+    if isinstance(t, Lit):
+        if t.base is STRING:
+            return '"' + t.value.replace('\\', '\\\\').replace('"', '\\"') + '"'
+        if t.base is BOOL:
+            return "true" if t.value else "false"
+        return str(t.value)
+    if isinstance(t, Arr):
+        e = show(t.elem)
+        return f"({e})[]" if isinstance(t.elem, (Union, FuncT)) else f"{e}[]"
+    if isinstance(t, MapT):
+        return f"map<{show(t.key)}, {show(t.val)}>"
+    if isinstance(t, Union):
+        return " | ".join(show(m) for m in t.members)
+    if isinstance(t, ClassT):
+        a = f"<{', '.join(show(x) for x in t.args)}>" if t.args else ""
+        return t.cls.name + a
+    if isinstance(t, EnumT):
+        return f"{t.enum.name}.{t.variant}" if t.variant else t.enum.name
+    if isinstance(t, FuncT):
+        ps = ", ".join((f"{n}: " if n else "") + show(p) for n, p, _ in t.params)
+        th = f" throws {show(t.throws)}" if t.throws is not None else ""
+        return f"({ps}) -> {show(t.ret)}{th}"
+    if isinstance(t, TVar):
+        return t.name
+    return "?"
