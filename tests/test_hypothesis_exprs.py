@@ -40,7 +40,7 @@ def test_expression(shape, engine, assay_hyp_program):
     qualified = f"{dl.HYP_NS}.{name}"
     prog = None if assay_hyp_program is None else assay_hyp_program.get()
 
-    @settings(max_examples=25, deadline=None, derandomize=True, database=None,
+    @settings(max_examples=30, deadline=None, derandomize=True, database=None,
               suppress_health_check=list(HealthCheck))
     @given(a=ints, b=ints, c=ints, x=floats, y=floats, s=strings, t=strings)
     def check(a, b, c, x, y, s, t):
