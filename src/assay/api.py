@@ -100,7 +100,7 @@ class BamlProgram:
     def function(self, name: str):
         return self._p.resolve(name)
 
-    def call(self, name: str, *args, **kwargs):
+    def call(self, name: str, /, *args, **kwargs):
         fdef = self._p.resolve(name)
         values = self.bind(fdef, args, kwargs)
         try:

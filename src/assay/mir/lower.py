@@ -67,6 +67,9 @@ class Program:
         self.builtin_classes = builtin_classes
         self.variants = variants  # enum fqn -> {name: Variant}
         self.lambda_counter = 0
+        # a field access whose name is no class's field reads a bound method (`p.area`)
+        self.field_names = {f.name for c in index.classes.values() for f in c.fields} | {
+            f for c in builtin_classes.values() for f in c.fields}
 
     def lookup_type(self, namespace, path: list[str]):
         """A type name as written in `namespace`: an index item, a builtin class test, or an
@@ -304,8 +307,10 @@ class FnLowerer:
     def stmt_Let(self, s: ast.Let) -> None:
         value = self.lower_expr(s.value)
         pat = s.pattern
-        if s.type is not None and isinstance(pat, ast.PBind) and pat.type is None:
-            pat = ast.PBind(pat.span, pat.name, None)
+        if s.type is not None and s.else_block is not None:
+            pat = ast.PAnd(pat.span, [ast.PType(s.type.span, s.type), pat])  # the type is tested
+        elif isinstance(pat, ast.PBind) and pat.type is not None:
+            pat = ast.PBind(pat.span, pat.name, None)  # a declared type is not a run-time test
         if isinstance(pat, ast.PBind) and pat.type is None:
             self.declare(pat.name, value, s.span)
             return
@@ -542,9 +547,10 @@ class FnLowerer:
         if path is not None:
             return self.path_value(path, e)
         obj = self.lower_expr(e.obj)
+        name = e.name if e.name in self.prog.field_names else "$method:" + e.name
         if e.optional:
-            return self.null_guard(obj, lambda o: self.to_temp(ir.Load(ir.FieldPlace(o, e.name)), e.span))
-        return self.to_temp(ir.Load(ir.FieldPlace(obj, e.name)), e.span)
+            return self.null_guard(obj, lambda o: self.to_temp(ir.Load(ir.FieldPlace(o, name)), e.span))
+        return self.to_temp(ir.Load(ir.FieldPlace(obj, name)), e.span)
 
     def null_guard(self, obj: ir.Operand, then) -> ir.Operand:
         result = self.temp()
