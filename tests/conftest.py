@@ -72,13 +72,26 @@ def assay_programs():
     return _load_assay(dl.PROGRAMS_DIR)
 
 
+class _HypPrograms:
+    """Assay side of the generated expressions: one program per shape (loaded lazily), so a
+    shape Assay cannot compile fails alone instead of taking all shapes down with it."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self._cache: dict[str, _Loaded] = {}
+
+    def get(self, fn_name: str):
+        if fn_name not in self._cache:
+            src = dl.hyp_function_source(fn_name)
+            d = self.root / fn_name / f"ns_{dl.HYP_NS}"
+            d.mkdir(parents=True, exist_ok=True)
+            (d / "exprs.baml").write_text(src, encoding="utf-8")
+            self._cache[fn_name] = _load_assay(d.parent)
+        return self._cache[fn_name].get()
+
+
 @pytest.fixture(scope="session")
 def assay_hyp_program(tmp_path_factory):
     if dl.engine_only():
         return None
-    root = tmp_path_factory.mktemp("hyp_programs")
-    for rel, text in dl.hyp_files().items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text, encoding="utf-8")
-    return _load_assay(root)
+    return _HypPrograms(tmp_path_factory.mktemp("hyp_programs"))

@@ -38,7 +38,7 @@ strings = st.one_of(
 def test_expression(shape, engine, assay_hyp_program):
     name, _ty, expr = shape
     qualified = f"{dl.HYP_NS}.{name}"
-    prog = None if assay_hyp_program is None else assay_hyp_program.get()
+    prog = None if assay_hyp_program is None else assay_hyp_program.get(name)
 
     @settings(max_examples=30, deadline=None, derandomize=True, database=None,
               suppress_health_check=list(HealthCheck))
