@@ -1,0 +1,36 @@
+"""Every deliberate deviation from the real engine (docs/deviations.md), shown side by side:
+Assay's behaviour is asserted, and so is the engine's, so the document stays true."""
+from pathlib import Path
+
+import pytest
+
+import assay
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture(scope="module")
+def prog():
+    return assay.load(str(HERE / "programs" / "ns_deviations"))
+
+
+def test_c_for_without_init_and_update_runs(prog, engine):
+    assert prog.cfor(3) == 3
+    real = engine.call("deviations.cfor", {"n": 3})
+    assert (real.kind, real.class_name) == ("panic", "baml.panics.UserPanic")  # "missing statement"
+
+
+def test_overflow_message_keeps_source_operand_order(prog, engine):
+    with pytest.raises(assay.BamlPanic) as e:
+        prog.mul_in_branch(21, 2432902008176640000)
+    assert e.value.fields["message"] == "21 * 2432902008176640000 overflows int"
+    real = engine.call("deviations.mul_in_branch", {"n": 21, "k": 2432902008176640000})
+    assert real.fields["message"] == "2432902008176640000 * 21 overflows int"
+
+
+def test_stack_depth_limit(prog, engine):
+    assert prog.deep(10_000) == 10_000
+    with pytest.raises(assay.BamlPanic) as e:
+        prog.deep(1_000_000)
+    assert e.value.class_name == "baml.panics.StackOverflow"
+    assert engine.call("deviations.deep", {"n": 50_000}).value == 50_000
