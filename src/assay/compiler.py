@@ -79,9 +79,25 @@ class Program:
         self.runtime = bexvm.Runtime(self._lower, classes, enums,
                                      {fqn: c.name for fqn, c in index.classes.items()},
                                      {fqn: e.name for fqn, e in index.enums.items()}, methods)
+        self._attach_interfaces()
         builtins = {name: SimpleNamespace(param_names=bexvm.native_param_names(n)) for name, n in FUNCTIONS.items()}
         variants = {fqn: e.variants for fqn, e in self.runtime.enums.items()}
         self.lowering = mirlower.Program(index, builtins, variants, self.runtime.classes)
+
+    def _attach_interfaces(self) -> None:
+        """Classes implementing baml.ops.Equals / baml.ops.Compare / baml.ToString get their
+        methods hooked into `==`, sorting and rendering."""
+        from .bex import ops
+        from .bex.stdlib import TO_STRING_OVERRIDES
+        hooks = {"Equals": ("eq", ops.EQ_OVERRIDES), "Compare": ("cmp", ops.CMP_OVERRIDES),
+                 "ToString": ("to_string", TO_STRING_OVERRIDES)}
+        for fqn, c in self.index.classes.items():
+            info = self.runtime.classes[fqn]
+            for impl in getattr(c.decl, "impls", []):
+                iface = getattr(impl.interface, "path", [""])[-1]
+                if iface in hooks and hooks[iface][0] in c.methods:
+                    attr = "m_" + hooks[iface][0]
+                    hooks[iface][1][info] = lambda a, *rest, _attr=attr: getattr(a, _attr)(*rest)
 
     # ── lowering, on demand ──
 
