@@ -81,6 +81,7 @@ class Checker:
         self._alias_cache: dict[int, T.Type] = {}
         self._alias_busy: set[int] = set()
         self._sig_cache: dict[int, tuple] = {}
+        self._native_cache: dict = {}
         # methods added by `implements X for T` blocks (may extend builtin types)
         self.impl_names = {m.name for f in index.files for ib in getattr(f, "impls", ())
                            for m in ib.methods}
@@ -849,10 +850,32 @@ class Checker:
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
         if isinstance(tb, (T.Prim, Arr, MapT)) and tb not in (UNKNOWN, NEVER, VOID):
+            nf = self.native_method(tb, name)
+            if nf is not None:
+                return nf
             if name not in STDLIB_MEMBER_NAMES and name not in self.impl_names:
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
         return UNKNOWN
+
+    def native_method(self, tb: T.Type, name: str):
+        kind = _KIND_OF.get(type(tb)) or _KIND_OF.get(tb)
+        if kind is None:
+            return None
+        key = (kind, name)
+        raw = self._native_cache.get(key, False)
+        if raw is False:
+            raw = _native_sig(kind, name, self)
+            self._native_cache[key] = raw
+        if raw is None:
+            return None
+        env = {"Self": tb}
+        if isinstance(tb, Arr):
+            env["T"] = tb.elem
+        elif isinstance(tb, MapT):
+            env["K"], env["V"] = tb.key, tb.val
+        ps = tuple((n, T.subst(p, env), d) for n, p, d in raw.params)
+        return NativeFuncT(ps, T.subst(raw.ret, env), None)
 
     def x_Index(self, e, x):
         ot = self.expr(e.obj, UNKNOWN)
@@ -903,10 +926,18 @@ class Checker:
                     fd = tb.cls.methods[f.name]
                     env = self.class_env(tb)
                 else:
-                    ft = self.member(f, ot, f.name, f.optional, call=True)
+                    ft = self.member_of(f, rt, f.name, call=True)
                     if ft is UNKNOWN:
                         self.args_unknown(e)
                         return UNKNOWN
+                    if isinstance(ft, NativeFuncT):
+                        self.check_args(e, ft.params, {}, native=True)
+                        r = ft.ret
+                        if (f.optional or e.optional) and r is not UNKNOWN:
+                            r = T.optional(r)
+                        return r
+                    if f.optional or e.optional:
+                        ft = T.optional(ft)
         else:
             ft = self.expr(f, UNKNOWN)
         if fd is not None:
@@ -935,7 +966,7 @@ class Checker:
         for a in e.args:
             self.expr(a.value, UNKNOWN)
 
-    def check_args(self, e: ast.Call, params, env, allow_named=True) -> None:
+    def check_args(self, e: ast.Call, params, env, allow_named=True, native=False) -> None:
         names = {p[0]: i for i, p in enumerate(params) if p[0] is not None}
         got = [False] * len(params)
         npos = 0
@@ -961,6 +992,10 @@ class Checker:
                     pt = params[i][1]
                     self.expect(a.value, T.subst(pt, env) if T.has_tvar(pt) else pt)
         nargs = len(e.args)
+        if native:
+            if bad and not any(a.name is not None for a in e.args):
+                self.err(e.span, "E0005", f"expected {len(params)} argument(s), got {nargs}")
+            return
         if bad:
             self.err(e.span, "E0005", f"expected {len(params)} argument(s), got {nargs}")
             return
@@ -1323,6 +1358,54 @@ class Checker:
             self.expr(arm.body, UNKNOWN)
             self.scopes.pop()
         return UNKNOWN
+
+
+class NativeFuncT(FuncT):
+    """A stdlib method's type (its defaults are unknown: only excess arguments are errors)."""
+    __slots__ = ()
+
+
+_KIND_OF = {Arr: "array", MapT: "map", INT: "int", FLOAT: "float", STRING: "string",
+            BOOL: "bool", NULL: "null"}
+_NATIVE_PARSED: dict = {}  # sig text -> (TFunc, generics) | None
+
+
+def _native_sig(kind: str, name: str, checker: "Checker"):
+    """Parse a stdlib method's signature text (`Native.sig`) into a FuncT over the type
+    variables T U K V Self …; None when unknown."""
+    try:
+        from ..bex.stdlib import METHODS
+        from ..syntax.parser import parse_type
+    except Exception:  # noqa: BLE001 - stdlib not available: everything unknown
+        return None
+    nat = METHODS.get(kind, {}).get(name)
+    if nat is None:
+        return None
+    parsed = _NATIVE_PARSED.get(nat.sig, False)
+    if parsed is False:
+        sig = nat.sig.strip()
+        gens = {"T", "U", "K", "V", "E", "Self"}
+        if sig.startswith("<"):
+            j = sig.index(">")
+            gens |= {g.strip().split()[0] for g in sig[1:j].split(",") if g.strip()}
+            sig = sig[j + 1:].strip()
+        from ..source import SourceFile
+        te, diags = parse_type(SourceFile("<stdlib>", sig))
+        parsed = (te, gens) if te is not None and not diags and isinstance(te, ast.TFunc) else None
+        _NATIVE_PARSED[nat.sig] = parsed
+    if parsed is None:
+        return None
+    te, gens = parsed
+    save = (checker.ns, checker.generics, checker.diags)
+    checker.ns, checker.generics, checker.diags = None, gens, []
+    try:
+        t = checker.resolve(te, report=False)
+    finally:
+        checker.ns, checker.generics, checker.diags = save
+    if not isinstance(t, FuncT):
+        return None
+    # a parameter whose type refers to stdlib types (baml.*) is UNKNOWN; keep the shape
+    return FuncT(tuple((n, p, False) for n, p, _ in t.params), t.ret, None)
 
 
 def _fold(op, a, b) -> T.Type:
