@@ -84,6 +84,8 @@ def show_arg(op: str, arg) -> str:
     if op == "is_type":
         from ..mir.typetest import show
         return show(arg)
+    if op in ("bin_op", "bin_op_int") and isinstance(arg, tuple):
+        return f"{arg[0]} (overflow message swapped)"
     if op in ("load_field", "store_field"):
         return "." + arg
     return str(arg)

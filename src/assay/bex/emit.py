@@ -35,7 +35,8 @@ def emit_function(fn: ir.MirFunction, hooks=()) -> BexFunction:
         elif isinstance(v, ir.BinaryOp):
             load(v.left, span)
             load(v.right, span)
-            put("bin_op_int" if v.kind == "int" else "bin_op", v.op, span)
+            op = (v.op, "swap_msg") if v.swap_msg else v.op
+            put("bin_op_int" if v.kind == "int" else "bin_op", op, span)
         elif isinstance(v, ir.UnaryOp):
             load(v.operand, span)
             put("unary_op", v.op, span)

@@ -298,10 +298,12 @@ class FunctionGen:
     def op_bin_op_int(self, op) -> None:
         b = self.pop()
         a = self.pop()
+        ma, mb = (b, a) if isinstance(op, tuple) else (a, b)
+        op = op[0] if isinstance(op, tuple) else op
         if op in ("+", "-", "*"):
             s = self.slot()
             self.line(f"{s} = {a} {op} {b}")
-            self.line(f"if not -4611686018427387904 <= {s} <= 4611686018427387903: overflow('{op}', {a}, {b})")
+            self.line(f"if not -4611686018427387904 <= {s} <= 4611686018427387903: overflow('{op}', {ma}, {mb})")
             self.push(s)
             if self._next_is_store():
                 self.result(self.pop())
@@ -316,10 +318,12 @@ class FunctionGen:
     def op_bin_op(self, op) -> None:
         b = self.pop()
         a = self.pop()
+        ma, mb = (b, a) if isinstance(op, tuple) else (a, b)
+        op = op[0] if isinstance(op, tuple) else op
         if op in ("+", "-", "*"):
             s = self.slot()
             self.line(f"{s} = {a} {op} {b}")
-            self.line(f"if type({s}) is int and not -4611686018427387904 <= {s} <= 4611686018427387903: overflow('{op}', {a}, {b})")
+            self.line(f"if type({s}) is int and not -4611686018427387904 <= {s} <= 4611686018427387903: overflow('{op}', {ma}, {mb})")
             self.push(s)
             if self._next_is_store():
                 self.result(self.pop())

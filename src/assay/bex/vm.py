@@ -266,7 +266,7 @@ def make_dispatcher(name: str):
     """`recv.name(args)` on a receiver whose type is known only at run time."""
     table = {}
     for kind, py in (("int", int), ("float", float), ("string", str), ("bool", bool),
-                     ("null", type(None)), ("array", list), ("map", dict)):
+                     ("null", type(None)), ("array", list), ("map", dict), ("uint8array", bytearray)):
         native = METHODS.get(kind, {}).get(name)
         if native is not None:
             table[py] = native.fn

@@ -68,6 +68,9 @@ class BinaryOp:
     left: Operand
     right: Operand
     kind: str = ""  # 'int' when both operands are statically int (specialised op), else ''
+    # the real engine names the operands of an overflow in reverse for `local op call()` in a
+    # function with branches (an artefact of its stack carry); reproduced for identical messages
+    swap_msg: bool = False
 
 
 @dataclass(slots=True)

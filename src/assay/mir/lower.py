@@ -266,6 +266,11 @@ class FnLowerer:
         fn = ir.MirFunction(self.fqn, list(self.param_names), has_default, self.locals,
                             self.blocks, self.span, 0, False)
         cleanup(fn)
+        if not any(isinstance(b.terminator, ir.Branch) for b in fn.blocks):
+            for b in fn.blocks:
+                for st in b.statements:
+                    if isinstance(st.value, ir.BinaryOp):
+                        st.value.swap_msg = False
         return fn
 
     def fill_default(self, p: ast.Param) -> None:
@@ -719,11 +724,17 @@ class FnLowerer:
             self.goto(join)
             self.switch(join)
             return ir.Copy(result)
+        if e.op in ("==", "!=") and _disjoint(e.left, e.right):
+            # the real checker folds `==` of types that cannot overlap: operands never run
+            return ir.Const(e.op == "!=")
         left = self.lower_expr(e.left)
         if isinstance(left, ir.Copy) and not _simple(e.right):
             left = self.to_temp(ir.Use(left))  # the right side may reassign the local
         right = self.lower_expr(e.right)
-        return self.binop(e.op, left, right, e.left, e.right, e.span)
+        result = self.binop(e.op, left, right, e.left, e.right, e.span)
+        if e.op in ("+", "*") and isinstance(e.left, ast.Name) and isinstance(e.right, ast.Call):
+            self.blocks[self.cur].statements[-1].value.swap_msg = True
+        return result
 
     def branch_on(self, cond: ast.Expr, then: int, else_: int) -> None:
         v = self.lower_expr(cond)
@@ -1059,6 +1070,42 @@ def _simple(e) -> bool:
     if isinstance(e, ast.Call):
         return _simple(e.func) and all(_simple(a.value) for a in e.args)
     return False
+
+
+def _kinds(t):
+    """The run-time kinds a static type admits, or None when it is not fully known."""
+    from ..sema import types as T
+    out = set()
+    for m in (t.members if isinstance(t, T.Union) else (t,)):
+        if isinstance(m, T.Lit):
+            m = m.base
+        if isinstance(m, T.Prim):
+            if m.name in ("unknown", "never"):
+                return None
+            out.add("null" if m.name == "void" else m.name)
+        elif isinstance(m, T.Arr):
+            out.add("array")
+        elif isinstance(m, T.MapT):
+            out.add("map")
+        elif isinstance(m, T.ClassT):
+            out.add(("class", m.cls.fqn))
+        elif isinstance(m, T.EnumT):
+            out.add(("enum", m.enum.fqn))
+        elif isinstance(m, T.FuncT):
+            out.add("function")
+        else:
+            return None
+    return out
+
+
+def _disjoint(a, b) -> bool:
+    if a.ty is None or b.ty is None:
+        return False
+    try:
+        ka, kb = _kinds(a.ty), _kinds(b.ty)
+    except ImportError:
+        return False
+    return ka is not None and kb is not None and not (ka & kb)
 
 
 def _describe(e) -> str:

@@ -49,7 +49,7 @@ def rvalue(v) -> str:
     if isinstance(v, ir.Use):
         return operand(v.op)
     if isinstance(v, ir.BinaryOp):
-        suffix = "_int" if v.kind == "int" else ""
+        suffix = ("_int" if v.kind == "int" else "") + ("/swap_msg" if v.swap_msg else "")
         return f"{operand(v.left)} {v.op}{suffix} {operand(v.right)}"
     if isinstance(v, ir.UnaryOp):
         return f"{v.op}{operand(v.operand)}"

@@ -1054,8 +1054,7 @@ class Checker:
         if lt is UNKNOWN or rt is UNKNOWN or isinstance(lt, TVar) or isinstance(rt, TVar):
             return BOOL if op in _ORDER else UNKNOWN
         lb, rb = T.base(lt), T.base(rt)
-        simple = (INT, FLOAT, STRING, BOOL, NULL)
-        ls, rs = _simple(lt), _simple(rt)
+        ls, rs = _simple(lb), _simple(rb)
         if op in _ORDER:
             if ls and rs and (lb is not rb or isinstance(lb, Union) or lb is NULL):
                 self.err(e.span, "E0004", f"cannot order `{show(lt)}` and `{show(rt)}` with "
@@ -1085,7 +1084,6 @@ class Checker:
                 self.err(e.span, "E0004", f"operator `{op}` cannot be applied to `{show(lt)}` "
                          f"and `{show(rt)}`")
             return UNKNOWN
-        del simple
         return UNKNOWN
 
     def cond_facts(self, c) -> tuple[dict, dict]:
@@ -1434,9 +1432,13 @@ def _fold(op, a, b) -> T.Type:
 
 
 def _simple(t: T.Type) -> bool:
-    for m in T.members(t):
-        b = T.base(m)
-        if b not in (INT, FLOAT, STRING, BOOL, NULL):
+    """A primitive (or literal), or an optional one: the operand types whose operator
+    errors are sure."""
+    ms = T.members(t)
+    if len(ms) > 2 or (len(ms) == 2 and NULL not in ms):
+        return False
+    for m in ms:
+        if T.base(m) not in (INT, FLOAT, STRING, BOOL, NULL):
             return False
     return True
 

@@ -171,6 +171,13 @@ def union(*ts: Type) -> Type:
             out.append(m)
     if not out:
         return NEVER
+    if len(out) > 1:
+        bases = {m for m in out if isinstance(m, Prim)}
+        enums = {m.enum for m in out if isinstance(m, EnumT) and m.variant is None}
+        if bases or enums:
+            out = [m for m in out if not ((isinstance(m, Lit) and m.base in bases) or
+                                          (isinstance(m, EnumT) and m.variant is not None
+                                           and m.enum in enums))]
     if len(out) == 1:
         return out[0]
     return Union(tuple(out))
@@ -196,7 +203,14 @@ def widen(t: Type) -> Type:
 
 
 def base(t: Type) -> Type:
-    return t.base if isinstance(t, Lit) else t
+    """A literal's primitive (also for a union of literals of one primitive)."""
+    if isinstance(t, Lit):
+        return t.base
+    if isinstance(t, Union) and all(isinstance(m, Lit) for m in t.members):
+        bs = {m.base for m in t.members}
+        if len(bs) == 1:
+            return bs.pop()
+    return t
 
 
 def strip_null(t: Type) -> Type:

@@ -15,7 +15,7 @@ class Native:
     sig: str  # BAML signature text without the name, e.g. "(start: int, end: int) -> string"
 
 
-KINDS = ("int", "float", "string", "bool", "null", "array", "map")
+KINDS = ("int", "float", "string", "bool", "null", "array", "map", "uint8array")
 METHODS: dict[str, dict[str, Native]] = {k: {} for k in KINDS}
 FUNCTIONS: dict[str, Native] = {}
 

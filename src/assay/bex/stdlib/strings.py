@@ -236,6 +236,11 @@ for _n, _s in (("is_ascii_numeric", _ASCII_DIGITS), ("is_ascii_alphabetic", _ASC
     _pred(_n, _s.__contains__)
 
 
+@method("uint8array", "() -> int", "length")
+def bytes_length(self):
+    return len(self)
+
+
 @method("string", "() -> uint8array")
 def to_utf8(self):
     return bytearray(self.encode("utf-8"))

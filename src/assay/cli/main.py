@@ -1,0 +1,420 @@
+"""The `assay` command line: check, run, test, mir, dis.
+
+Thin by design: parse options, call the library (assay.compiler / assay.api), format output.
+Exit codes: 0 ok; 1 the program has errors, a test failed, or the call panicked / threw /
+timed out; 2 bad usage or arguments (missing paths, bad JSON, unknown function, arguments that
+do not fit); 3 internal error (a bug in Assay); 130 interrupted (Ctrl-C)."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+import traceback
+from contextlib import contextmanager
+
+import click
+
+from .. import BAML_VERSION, __version__
+from ..api import ArgumentError, BamlProgram
+from ..bex.stdlib import io as baml_io
+from ..bex.values import BamlRaise
+from ..compiler import Program, analyze, compile_sources, describe_error
+from ..source import CompileError, Diagnostic, SourceFile
+from .output import dumps, emit_json, error_doc, error_text, jsonable, styled
+from .sources import InputError, load_path, load_paths
+
+
+class Failure(Exception):
+    """An expected failure: printed as text on stderr, or as {"error": …} on stdout with --json."""
+
+    def __init__(self, error: dict, code: int, text: str | None = None):
+        super().__init__(error["message"])
+        self.error = error
+        self.code = code
+        self.text = text if text is not None else f"error: {error['message']}"
+
+
+def usage_failure(type_: str, message: str) -> Failure:
+    return Failure({"type": type_, "message": message, "fields": {}}, 2)
+
+
+@contextmanager
+def reporting(as_json: bool):
+    """Turn InputError / Failure into output and an exit code."""
+    try:
+        yield
+    except InputError as e:
+        _report(Failure({"type": "InputError", "message": e.text, "fields": {}}, e.exit_code, e.text), as_json)
+    except Failure as f:
+        _report(f, as_json)
+
+
+def _report(f: Failure, as_json: bool):
+    if as_json:
+        emit_json({"error": error_doc(f.error)})
+    else:
+        click.echo(f.text, err=True)
+    raise SystemExit(f.code)
+
+
+@contextmanager
+def program_output(to_stderr: bool):
+    """Where `baml.io.print` writes: stdout, or stderr when stdout carries JSON."""
+    old = baml_io.STDOUT, baml_io.STDERR
+    baml_io.STDOUT = sys.stderr if to_stderr else sys.stdout
+    baml_io.STDERR = sys.stderr
+    try:
+        yield
+    finally:
+        baml_io.STDOUT, baml_io.STDERR = old
+
+
+# ── the group: version, and the outermost error handling ──
+
+
+class AssayGroup(click.Group):
+    """Runs commands with standalone_mode off so that every exit goes through here: usage
+    errors → 2, Ctrl-C → 130, anything unexpected → `internal error: …` and 3."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        try:
+            rv = super().main(args, prog_name or "assay", complete_var, standalone_mode=False, **extra)
+        except click.ClickException as e:
+            e.show()
+            code = e.exit_code
+        except (click.exceptions.Abort, KeyboardInterrupt):
+            code = _interrupted()
+        except BrokenPipeError:
+            code = _broken_pipe()
+        except Exception as e:  # noqa: BLE001 — the last line of defence: a bug in Assay
+            code = _internal_error(e)
+        else:
+            code = rv if isinstance(rv, int) else 0
+        sys.exit(code)
+
+
+def _interrupted() -> int:
+    click.echo("interrupted", err=True)
+    _flush()
+    if any(t is not threading.main_thread() and t.is_alive() for t in threading.enumerate()):
+        os._exit(130)  # a VM thread is still running and cannot be stopped
+    return 130
+
+
+def _broken_pipe() -> int:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 1
+
+
+def _internal_error(e: BaseException) -> int:
+    if os.environ.get("ASSAY_DEBUG") == "1":
+        traceback.print_exception(e)
+    click.echo(f"internal error: {type(e).__name__}: {e}", err=True)
+    if os.environ.get("ASSAY_DEBUG") != "1":
+        click.echo("(this is a bug in Assay; set ASSAY_DEBUG=1 for a traceback)", err=True)
+    return 3
+
+
+def _flush():
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+
+
+@click.group(cls=AssayGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", message=f"assay {__version__} (BAML {BAML_VERSION})")
+def cli():
+    """Assay: BAML's compiler and VM in Python."""
+
+
+# ── compile helpers ──
+
+
+def compile_program(sources: list[SourceFile]) -> Program:
+    try:
+        return compile_sources(sources)
+    except CompileError as e:
+        raise compile_failure(e.diagnostics, sources) from None
+
+
+def compile_failure(diags: list[Diagnostic], sources: list[SourceFile]) -> Failure:
+    diags = sort_diagnostics(diags, sources)
+    text = "\n\n".join(d.render() for d in diags) + "\n\n" + _error_summary(diags)
+    error = {"type": "CompileError", "message": "\n".join(d.render(excerpt=False) for d in diags),
+             "fields": {}, "diagnostics": [d.to_json() for d in diags]}
+    return Failure(error, 1, text)
+
+
+def _error_summary(diags: list[Diagnostic]) -> str:
+    n = sum(d.severity == "error" for d in diags)
+    return f"error: {n} error{'s' if n != 1 else ''}, could not compile"
+
+
+def sort_diagnostics(diags: list[Diagnostic], sources: list[SourceFile]) -> list[Diagnostic]:
+    order = {id(s): i for i, s in enumerate(sources)}
+
+    def key(d: Diagnostic):
+        if d.span is None:
+            return (len(order), 0)
+        return (order.get(id(d.span.file), len(order)), d.span.start)
+    return sorted(diags, key=key)
+
+
+def lower_everything(program: Program) -> list[Diagnostic]:
+    """Lower every function and test so that lowering-time errors are reported too."""
+    diags: list[Diagnostic] = []
+    for fqn in list(program.index.functions) + list(program.tests):
+        try:
+            program.runtime.compile(fqn)
+        except CompileError as e:
+            diags += e.diagnostics
+        except Exception as e:  # noqa: BLE001 — a bug; name the function it happened in
+            raise RuntimeError(f"while compiling {fqn}: {type(e).__name__}: {e}") from e
+    return diags
+
+
+def resolve(program: Program, name: str):
+    try:
+        return program.resolve(name)
+    except KeyError as e:
+        raise usage_failure("UnknownFunction", str(e.args[0]) if e.args else name) from None
+
+
+# ── check ──
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option("--json", "as_json", is_flag=True, help="One JSON document: {diagnostics, ok}.")
+def check(paths, as_json):
+    """Parse, type-check and lower every function and test of PATH... (one program)."""
+    with reporting(as_json):
+        sources = load_paths(paths)
+        diags = check_sources(sources)
+    errors = sum(d.severity == "error" for d in diags)
+    if as_json:
+        emit_json({"diagnostics": [d.to_json() for d in diags], "ok": errors == 0})
+    else:
+        _print_check(diags, errors, len(sources))
+    return 1 if errors else 0
+
+
+def check_sources(sources: list[SourceFile]) -> list[Diagnostic]:
+    index, diags = analyze(sources)
+    if not any(d.severity == "error" for d in diags):
+        diags = diags + lower_everything(Program(index, diags))
+    return sort_diagnostics(diags, sources)
+
+
+def _print_check(diags: list[Diagnostic], errors: int, files: int):
+    for d in diags:
+        click.echo(d.render() + "\n")
+    warnings = len(diags) - errors
+    files_text = f"{files} file{'s' if files != 1 else ''} checked"
+    warn_text = f" ({warnings} warning{'s' if warnings != 1 else ''})" if warnings else ""
+    if errors:
+        click.echo(f"error: {errors} error{'s' if errors != 1 else ''} in {files_text}{warn_text}")
+    else:
+        click.echo(f"ok: {files_text}{warn_text}")
+
+
+# ── run ──
+
+
+@cli.command()
+@click.argument("path")
+@click.argument("function")
+@click.option("--args", "args_text", metavar="JSON|@FILE",
+              help="Named arguments as a JSON object, or @file.json.")
+@click.option("--json", "as_json", is_flag=True,
+              help='Print {"result": …} or {"error": …} on stdout; program output goes to stderr.')
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="S",
+              help="Give up after S seconds (error type Timeout).")
+def run(path, function, args_text, as_json, timeout):
+    """Call FUNCTION (`Fn`, `ns.Fn`) of the program at PATH and print its result as JSON."""
+    with reporting(as_json):
+        args = parse_args(args_text)
+        program = compile_program(load_path(path))
+        fdef = resolve(program, function)
+        values = bind_args(program, fdef, args)
+        with program_output(as_json):
+            value = call(program, fdef, values, timeout, as_json)
+    emit_json({"result": jsonable(value)} if as_json else jsonable(value))
+    return 0
+
+
+def parse_args(text: str | None) -> dict:
+    if text is None:
+        return {}
+    where = "--args"
+    if text.startswith("@"):
+        where = text[1:]
+        text = _read_args_file(where)
+    try:
+        args = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise usage_failure("ArgumentError", f"{where}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
+    if not isinstance(args, dict):
+        raise usage_failure("ArgumentError", f"{where}: expected a JSON object of named arguments, "
+                                             f"got {type(args).__name__}")
+    return args
+
+
+def _read_args_file(path: str) -> str:
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8")
+    except OSError as e:
+        raise usage_failure("ArgumentError", f"{path}: cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise usage_failure("ArgumentError", f"{path}: invalid UTF-8 at byte {e.start}") from None
+
+
+def bind_args(program: Program, fdef, args: dict) -> list:
+    try:
+        return BamlProgram(program).bind(fdef, (), dict(args))
+    except ArgumentError as e:
+        raise usage_failure("ArgumentError", str(e)) from None
+
+
+def call(program: Program, fdef, values: list, timeout: float | None, as_json: bool):
+    """Run the call in its own thread; wait at most `timeout` seconds."""
+    box: list = []
+
+    def target():
+        try:
+            box.append((True, program.call_fqn(fdef.fqn, values)))
+        except BaseException as e:  # noqa: BLE001 — handed to the waiting thread
+            box.append((False, e))
+
+    worker = threading.Thread(target=target, name="assay-call", daemon=True)
+    worker.start()
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while worker.is_alive():
+        if deadline is not None and time.monotonic() >= deadline:
+            _timed_out(fdef.name, timeout, as_json)
+        worker.join(0.05)
+    ok, value = box[0]
+    if ok:
+        return value
+    raise _call_failure(value, fdef, program) from None
+
+
+def _call_failure(e: BaseException, fdef, program: Program) -> BaseException:
+    if isinstance(e, BamlRaise):
+        error = describe_error(e.value, e.panic)
+        where = f"({'panic' if e.panic else 'uncaught throw'} in a call of {fdef.name})"
+        return Failure(error, 1, error_text(error, where))
+    if isinstance(e, CompileError):
+        sources = [f.source for f in getattr(program.index, "files", [])]
+        return compile_failure(e.diagnostics, sources)
+    return e
+
+
+def _timed_out(name: str, timeout: float, as_json: bool):
+    """The VM thread cannot be stopped: report and leave at once."""
+    error = {"type": "Timeout", "message": f"{name} did not finish within {timeout:g} s", "fields": {}}
+    if as_json:
+        click.echo(dumps({"error": error}))
+    else:
+        click.echo(f"error: Timeout: {error['message']}", err=True)
+    _flush()
+    os._exit(1)
+
+
+# ── test ──
+
+
+@cli.command("test")
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option("--json", "as_json", is_flag=True, help="One JSON document with a record per test.")
+@click.option("-k", "pattern", metavar="PATTERN", help="Only tests whose name contains PATTERN.")
+@click.option("-x", "--exitfirst", "fail_fast", is_flag=True, help="Stop at the first failure.")
+def test_cmd(paths, as_json, pattern, fail_fast):
+    """Run the `test` blocks of PATH... (one program)."""
+    with reporting(as_json):
+        program = compile_program(load_paths(paths))
+    with program_output(as_json):
+        outcomes = program.run_tests(pattern, fail_fast)
+    failed = sum(not o.passed for o in outcomes)
+    if as_json:
+        emit_json(_tests_doc(outcomes, failed))
+    else:
+        _print_tests(outcomes, failed)
+    return 1 if failed else 0
+
+
+def _tests_doc(outcomes, failed: int) -> dict:
+    records = [{"file": o.file, "name": o.name, "passed": o.passed,
+                "error": error_doc(o.error) if o.error else None} for o in outcomes]
+    return {"tests": records, "passed": len(outcomes) - failed, "failed": failed, "ok": failed == 0}
+
+
+def _print_tests(outcomes, failed: int):
+    for o in outcomes:
+        if o.passed:
+            click.echo(f"{styled('PASS', 'green')} {o.file}::{o.name}")
+        else:
+            message = str(o.error.get("message", "")).replace("\n", "\n    ")
+            click.echo(f"{styled('FAIL', 'red')} {o.file}::{o.name} — {o.error['type']}: {message}")
+    click.echo(f"{len(outcomes) - failed} passed, {failed} failed")
+
+
+# ── mir / dis ──
+
+
+@cli.command()
+@click.argument("path")
+@click.argument("function", required=False)
+def mir(path, function):
+    """Print the MIR of FUNCTION (or of every function) of the program at PATH."""
+    from ..mir.pretty import format_function
+    with reporting(False):
+        click.echo(dump_functions(path, function, lambda rt, fqn: format_function(rt.mir[fqn])))
+    return 0
+
+
+@cli.command()
+@click.argument("path")
+@click.argument("function", required=False)
+def dis(path, function):
+    """Print the bytecode of FUNCTION (or of every function) of the program at PATH."""
+    from ..bex.bytecode import disassemble
+    with reporting(False):
+        click.echo(dump_functions(path, function, lambda rt, fqn: disassemble(rt.bytecode[fqn])))
+    return 0
+
+
+def dump_functions(path: str, function: str | None, show) -> str:
+    sources = load_path(path)
+    program = compile_program(sources)
+    fqns = [resolve(program, function).fqn] if function else list(program.index.functions)
+    texts = []
+    for fqn in fqns:
+        try:
+            program.runtime.compile(fqn)
+        except CompileError as e:
+            raise compile_failure(e.diagnostics, sources) from None
+        texts += [show(program.runtime, f) for f in with_lambdas(program, fqn)]
+    return "\n\n".join(texts)
+
+
+def with_lambdas(program: Program, fqn: str) -> list[str]:
+    """`fqn` and the lambdas lowered with it (named `fqn.<lambdaN>`, nested alike)."""
+    return [k for k in program.runtime.mir if k == fqn or k.startswith(fqn + ".<lambda")]
+
+
+def main(argv: list[str] | None = None):
+    cli.main(args=argv, prog_name="assay")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

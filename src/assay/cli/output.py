@@ -1,0 +1,76 @@
+"""Plain-text and JSON formatting for the CLI: values, errors, diagnostics."""
+from __future__ import annotations
+
+import json
+
+import click
+
+from ..api import to_plain
+from ..bex.values import Instance, Variant
+
+
+def jsonable(v):
+    """A BAML value (raw or plain) as JSON-ready data: classes → objects, enums → variant
+    names, maps → objects (keys as strings), NaN/±inf kept (dumped as NaN/Infinity tokens),
+    anything else (functions) as a descriptive string."""
+    v = to_plain(v) if isinstance(v, (Instance, Variant)) else v
+    if v is None or isinstance(v, (bool, int, str)):
+        return v
+    if isinstance(v, float):
+        return v
+    if isinstance(v, (list, tuple)):
+        return [jsonable(x) for x in v]
+    if isinstance(v, dict):
+        return {_key(k): jsonable(x) for k, x in v.items()}
+    return _describe(v)
+
+
+def _key(k) -> str:
+    k = to_plain(k) if isinstance(k, (Instance, Variant)) else k
+    if isinstance(k, str):
+        return k
+    if isinstance(k, bool) or k is None:
+        return json.dumps(k)
+    if isinstance(k, (int, float)):
+        return dumps(k)
+    return _describe(k)
+
+
+def _describe(v) -> str:
+    name = getattr(v, "__qualname__", None) or type(v).__name__
+    return f"<function {name}>" if callable(v) else f"<{name}>"
+
+
+def dumps(doc) -> str:
+    return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=True)
+
+
+def emit_json(doc) -> None:
+    click.echo(dumps(doc))
+
+
+def error_doc(error: dict) -> dict:
+    """The one error shape {"type", "message", "fields"} (plus "diagnostics" for compile
+    errors), JSON-safe; internal keys ("panic", "value") dropped."""
+    out = {"type": error["type"], "message": str(error.get("message", "")),
+           "fields": {k: jsonable(v) for k, v in (error.get("fields") or {}).items()}}
+    if "diagnostics" in error:
+        out["diagnostics"] = error["diagnostics"]
+    return out
+
+
+def error_text(error: dict, where: str | None = None) -> str:
+    """A readable report of an uncaught BAML error: `error: TYPE: message`, then its fields."""
+    lines = [f"error: {error['type']}: {error.get('message', '')}"]
+    if where:
+        lines.append(f"  {where}")
+    for name, value in (error.get("fields") or {}).items():
+        if name == "message":
+            continue
+        lines.append(f"  {name} = {json.dumps(jsonable(value), ensure_ascii=False, allow_nan=True)}")
+    return "\n".join(lines)
+
+
+def styled(word: str, color: str) -> str:
+    """PASS/FAIL coloured when stdout is a terminal (click.echo strips styles otherwise)."""
+    return click.style(word, fg=color, bold=True)
