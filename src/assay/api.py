@@ -261,9 +261,10 @@ class _Host:
         except BamlRaise:
             raise
         except Exception as e:  # noqa: BLE001 — the host's error, handed to BAML
-            ops.throw_error("baml.errors.HostCallable", message=f"{type(e).__name__}: {e}",
-                            class_name=type(e).__name__, language="python",
-                            traceback="".join(traceback.format_exception(e)))
+            info = ops.BUILTIN_CLASSES["baml.errors.HostCallable"]
+            fields = {"message": f"{type(e).__name__}: {e}", "class_name": type(e).__name__,
+                      "language": "python", "traceback": "".join(traceback.format_exception(e))}
+            raise BamlRaise(info.py(*(fields[f] for f in info.fields))) from None
 
 
 def load(path: str) -> BamlProgram:

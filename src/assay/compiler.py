@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 from .bex import vm as bexvm
-from .bex.stdlib import FUNCTIONS
+from .bex.stdlib import FUNCTIONS, METHODS
 from .bex.values import BamlRaise, Instance
 from .mir import lower as mirlower
 from .sema.program import build_index
@@ -82,7 +82,8 @@ class Program:
         self._attach_interfaces()
         builtins = {name: SimpleNamespace(param_names=bexvm.native_param_names(n)) for name, n in FUNCTIONS.items()}
         variants = {fqn: e.variants for fqn, e in self.runtime.enums.items()}
-        self.lowering = mirlower.Program(index, builtins, variants, self.runtime.classes)
+        methods = frozenset(f"method:{kind}.{name}" for kind, ms in METHODS.items() for name in ms)
+        self.lowering = mirlower.Program(index, builtins, variants, self.runtime.classes, methods)
 
     def _attach_interfaces(self) -> None:
         """Classes implementing baml.ops.Equals / baml.ops.Compare / baml.ToString get their

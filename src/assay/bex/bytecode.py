@@ -18,10 +18,13 @@ OPCODES = {
     "make_cell": "",                 # v → new cell
     "load_field": "field name",      # obj → obj.f
     "store_field": "field name",     # obj, v →
-    "load_index": "",                # coll, i → coll[i]   (IndexOutOfBounds / MapKeyNotFound)
-    "store_index": "",               # coll, i, v →
+    "load_index": "kind",            # coll, i → coll[i]   (IndexOutOfBounds / MapKeyNotFound)
+    "store_index": "kind",           # coll, i, v →        (kind: array / map when known)
     "bin_op": "operator",            # a, b → a op b   (BAML semantics, any operand types)
     "bin_op_int": "operator",        # a, b → a op b   (both operands statically int)
+    "bin_op_float": "operator",      # … both statically float
+    "bin_op_string": "operator",     # … both statically string
+    "bin_op_bool": "operator",       # … both statically bool
     "unary_op": "operator",          # a → op a   ('!' applies truthiness)
     "truthy": "",                    # v → bool
     "len": "",                       # coll → length
@@ -84,7 +87,7 @@ def show_arg(op: str, arg) -> str:
     if op == "is_type":
         from ..mir.typetest import show
         return show(arg)
-    if op in ("bin_op", "bin_op_int") and isinstance(arg, tuple):
+    if op.startswith("bin_op") and isinstance(arg, tuple):
         return f"{arg[0]} (overflow message swapped)"
     if op in ("load_field", "store_field"):
         return "." + arg

@@ -36,7 +36,7 @@ def emit_function(fn: ir.MirFunction, hooks=()) -> BexFunction:
             load(v.left, span)
             load(v.right, span)
             op = (v.op, "swap_msg") if v.swap_msg else v.op
-            put("bin_op_int" if v.kind == "int" else "bin_op", op, span)
+            put(f"bin_op_{v.kind}" if v.kind else "bin_op", op, span)
         elif isinstance(v, ir.UnaryOp):
             load(v.operand, span)
             put("unary_op", v.op, span)
@@ -63,7 +63,7 @@ def emit_function(fn: ir.MirFunction, hooks=()) -> BexFunction:
                 put("load_deref" if p.name == "$cell" else "load_field", None if p.name == "$cell" else p.name, span)
             else:
                 load(p.index, span)
-                put("load_index", None, span)
+                put("load_index", p.kind or None, span)
         elif isinstance(v, ir.IsType):
             load(v.operand, span)
             put("is_type", v.ty, span)
@@ -93,7 +93,7 @@ def emit_function(fn: ir.MirFunction, hooks=()) -> BexFunction:
             load(d.base, s.span)
             load(d.index, s.span)
             rvalue(s.value, s.span)
-            put("store_index", None, s.span)
+            put("store_index", d.kind or None, s.span)
 
     def jump(target: int, nxt: int | None, span=None):
         if target != nxt:

@@ -286,14 +286,25 @@ class FunctionGen:
         o = self.pop()
         self.line(f"{o}.f_{name} = {v}")
 
-    def op_load_index(self, _) -> None:
+    def op_load_index(self, kind) -> None:
         i = self.pop()
         c = self.pop()
-        self.result(f"load_index({c}, {i})")
+        if kind == "array":
+            self.result(f"({c}[{i}] if -len({c}) <= {i} < len({c}) else load_index({c}, {i}))")
+        elif kind == "map":
+            self.result(f"({c}[{i}] if {i} in {c} else load_index({c}, {i}))")
+        else:
+            self.result(f"load_index({c}, {i})")
 
-    def op_store_index(self, _) -> None:
+    def op_store_index(self, kind) -> None:
         v, i, c = self.pop(), self.pop(), self.pop()
-        self.line(f"store_index({c}, {i}, {v})")
+        if kind == "map":
+            self.line(f"{c}[{i}] = {v}")
+        elif kind == "array":
+            self.line(f"if -len({c}) <= {i} < len({c}): {c}[{i}] = {v}")
+            self.line(f"else: store_index({c}, {i}, {v})")
+        else:
+            self.line(f"store_index({c}, {i}, {v})")
 
     def op_bin_op_int(self, op) -> None:
         b = self.pop()
@@ -308,6 +319,41 @@ class FunctionGen:
             if self._next_is_store():
                 self.result(self.pop())
         elif op in ("<", "<=", ">", ">=", "==", "!=", "&", "|", "^"):
+            self.result(f"({a} {op} {b})")
+        elif op == "/":
+            self.result(f"({a} // {b} if {a} >= 0 and {b} > 0 else div({a}, {b}))")
+        elif op == "%":
+            self.result(f"({a} % {b} if {a} >= 0 and {b} > 0 else mod({a}, {b}))")
+        else:
+            self.result(f"{BINOPS[op]}({a}, {b})")
+
+    def op_bin_op_float(self, op) -> None:
+        b = self.pop()
+        a = self.pop()
+        op = op[0] if isinstance(op, tuple) else op
+        if op in ("+", "-", "*"):
+            self.result(f"{a} {op} {b}")
+        elif op == "/":
+            self.result(f"({a} / {b} if {b} else fdiv({a}, {b}))")
+        elif op == "%":
+            self.result(f"fmod({a}, {b})")
+        else:
+            self.result(f"{BINOPS[op]}({a}, {b})")
+
+    def op_bin_op_string(self, op) -> None:
+        b = self.pop()
+        a = self.pop()
+        op = op[0] if isinstance(op, tuple) else op
+        if op in ("+", "==", "!=", "<", "<=", ">", ">="):
+            self.result(f"{a} {op} {b}" if op == "+" else f"({a} {op} {b})")
+        else:
+            self.result(f"{BINOPS[op]}({a}, {b})")
+
+    def op_bin_op_bool(self, op) -> None:
+        b = self.pop()
+        a = self.pop()
+        op = op[0] if isinstance(op, tuple) else op
+        if op in ("==", "!="):
             self.result(f"({a} {op} {b})")
         else:
             self.result(f"{BINOPS[op]}({a}, {b})")
@@ -332,6 +378,11 @@ class FunctionGen:
             self.result(f"({other} {'is' if op == '==' else 'is not'} None)")
         elif op in ("==", "!=") and b.startswith(("'", '"')):
             self.result(f"({a} {op} {b})")
+        elif op in ("==", "!=") and b.lstrip("-").isdigit():
+            test = f"(type({a}) is int and {a} == {b})"
+            self.result(test if op == "==" else f"(not {test})")
+        elif op in ("==", "!=") and b in self.names.variants:
+            self.result(f"({a} {'is' if op == '==' else 'is not'} {b})")
         else:
             self.result(f"{BINOPS[op]}({a}, {b})")
 

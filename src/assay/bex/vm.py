@@ -32,6 +32,7 @@ class Runtime:
         self.env: dict = dict(_HELPERS)
         self.env["OMIT"] = OMITTED
         self.env["error_value"] = error_value
+        self.env["Variant"] = Variant
         self.bytecode: dict[str, BexFunction] = {}
         self.mir: dict[str, object] = {}
         self._fn_names: dict[str, str] = {}
@@ -55,6 +56,9 @@ class Runtime:
         for name, native in FUNCTIONS.items():
             if not hasattr(native, "param_names"):
                 pass
+        for kind, ms in METHODS.items():
+            for mname, native in ms.items():
+                self.natives[f"method:{kind}.{mname}"] = native
         self.natives["$iter_items"] = _NativeShim("$iter_items", iter_items)
         self.natives["$array_slice"] = _NativeShim("$array_slice", lambda a, s, e: a[s:e])
         self.natives["string.from"] = self.natives.get("string.from") or _NativeShim("string.from", str)
@@ -114,6 +118,10 @@ class Runtime:
             return f"isinstance({v}, {self.class_global(t[1])})"
         if k == "omitted":
             return f"({v} is OMIT)"
+        if k == "variant" and t[1] in self.enums and t[2] in self.enums[t[1]].variants:
+            return f"({v} is {names.const(self.enums[t[1]].variants[t[2]])})"
+        if k == "enum" and t[1] in self.enums:
+            return f"(type({v}) is Variant and {v}.enum is {names.const(self.enums[t[1]])})"
         return f"{names.const(self.type_predicate(t))}({v})"
 
     def type_predicate(self, t: tuple):
@@ -203,6 +211,7 @@ class _Names:
         self.runtime = rt
         self.env = rt.env
         self._consts: dict[int, str] = {}
+        self.variants: set[str] = set()  # constant names bound to enum variants (compare by `is`)
 
     def fn(self, fqn):
         return self.runtime.function_global(fqn)
@@ -223,6 +232,8 @@ class _Names:
             self.runtime._keep.append(value)
             self.env[name] = value
             self._consts[key] = name
+            if type(value) is Variant:
+                self.variants.add(name)
         return self._consts[key]
 
 
@@ -277,7 +288,7 @@ def make_dispatcher(name: str):
         if f is not None:
             return f(recv, *args, **kw)
         if isinstance(recv, Instance):
-            m = getattr(recv, attr, None)
+            m = getattr(recv, attr, None) or getattr(recv, "f_" + name, None)
             if m is not None:
                 if kw:
                     return call_kw(m, args, kw.keys(), tuple(kw.values()))
@@ -360,7 +371,7 @@ _HELPERS = {
     "add": ops.add, "sub": ops.sub, "mul": ops.mul, "div": ops.div, "mod": ops.mod,
     "shl": ops.shl, "shr": ops.shr, "bit_and": ops.bit_and, "bit_or": ops.bit_or,
     "bit_xor": ops.bit_xor, "eq": ops.eq, "ne": ops.ne, "lt": ops.lt, "le": ops.le,
-    "gt": ops.gt, "ge": ops.ge,
+    "gt": ops.gt, "ge": ops.ge, "fdiv": ops.fdiv, "fmod": ops.fmod,
 }
 
 

@@ -30,6 +30,7 @@ class FieldPlace:
 class IndexPlace:
     base: "Operand"
     index: "Operand"
+    kind: str = ""  # 'array' / 'map' when the base's static type is known
 
 
 Place = Local | FieldPlace | IndexPlace
@@ -67,7 +68,7 @@ class BinaryOp:
     op: str  # + - * / % & | ^ << >> == != < <= > >=
     left: Operand
     right: Operand
-    kind: str = ""  # 'int' when both operands are statically int (specialised op), else ''
+    kind: str = ""  # 'int' / 'float' / 'string' when both operands statically have that type
     # the real engine names the operands of an overflow in reverse for `local op call()` in a
     # function with branches (an artefact of its stack carry); reproduced for identical messages
     swap_msg: bool = False

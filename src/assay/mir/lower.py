@@ -61,9 +61,11 @@ class Program:
     """What lowering needs from the program: the sema index plus a registry of lowered
     lambdas. `builtins` maps a qualified builtin name to its Native (stdlib)."""
 
-    def __init__(self, index, builtins: dict, variants: dict, builtin_classes: dict):
+    def __init__(self, index, builtins: dict, variants: dict, builtin_classes: dict,
+                 builtin_methods: frozenset = frozenset()):
         self.index = index
         self.builtins = builtins
+        self.builtin_methods = builtin_methods  # "array.push", … (receiver kind . method)
         self.builtin_classes = builtin_classes
         self.variants = variants  # enum fqn -> {name: Variant}
         self.lambda_counter = 0
@@ -348,7 +350,7 @@ class FnLowerer:
             place = ir.FieldPlace(self.lower_expr(t.obj), t.name)
         elif isinstance(t, ast.Index):
             base = self.lower_expr(t.obj)
-            place = ir.IndexPlace(base, self.lower_expr(t.index))
+            place = ir.IndexPlace(base, self.lower_expr(t.index), _coll_kind(t.obj))
         else:
             raise LowerError(t.span, "invalid assignment target")
         if s.op is None:
@@ -396,7 +398,7 @@ class FnLowerer:
         self.terminate(ir.Branch(self.to_temp(ir.BinaryOp("<", ir.Copy(i), n, "int")), body, exit_))
         self.switch(body)
         self.push_scope()
-        item = self.to_temp(ir.Load(ir.IndexPlace(items, ir.Copy(i))))
+        item = self.to_temp(ir.Load(ir.IndexPlace(items, ir.Copy(i), "array")))
         self.emit(i, ir.BinaryOp("+", ir.Copy(i), ir.Const(1), "int"))
         self.bind_pattern(s.pattern, item, None)
         self.loop_body(s.body, head, exit_)
@@ -576,7 +578,7 @@ class FnLowerer:
         if e.optional:
             return self.null_guard(obj, lambda o: self.to_temp(ir.Load(ir.IndexPlace(o, self.lower_expr(e.index))), e.span))
         idx = self.lower_expr(e.index)
-        return self.to_temp(ir.Load(ir.IndexPlace(obj, idx)), e.span)
+        return self.to_temp(ir.Load(ir.IndexPlace(obj, idx, _coll_kind(e.obj))), e.span)
 
     def expr_ArrayLit(self, e):
         return self.to_temp(ir.ArrayAgg([self.lower_expr(x) for x in e.items]), e.span)
@@ -634,7 +636,7 @@ class FnLowerer:
                 self.terminate(ir.Branch(self.to_temp(ir.BinaryOp("<", ir.Copy(i), n, "int")), body, exit_))
                 self.switch(body)
                 self.push_scope()
-                item = self.to_temp(ir.Load(ir.IndexPlace(items, ir.Copy(i))))
+                item = self.to_temp(ir.Load(ir.IndexPlace(items, ir.Copy(i), "array")))
                 self.emit(i, ir.BinaryOp("+", ir.Copy(i), ir.Const(1), "int"))
                 self.bind_pattern(p.pattern, item, None)
                 self.template_parts(p.parts, acc)
@@ -693,8 +695,7 @@ class FnLowerer:
         return self.to_temp(ir.UnaryOp(e.op, v), e.span)
 
     def binop(self, op, left, right, le, re, span) -> ir.Operand:
-        kind = "int" if _is_int(le) and _is_int(re) else ""
-        return self.to_temp(ir.BinaryOp(op, left, right, kind), span)
+        return self.to_temp(ir.BinaryOp(op, left, right, _op_kind(le, re)), span)
 
     def expr_Binary(self, e: ast.Binary):
         if e.op in ("&&", "||"):
@@ -910,7 +911,17 @@ class FnLowerer:
     def method_call(self, recv: ir.Operand, name: str, e: ast.Call) -> ir.Operand:
         if isinstance(recv, ir.Copy):
             recv = self.to_temp(ir.Use(recv))
+        recv_expr = e.func.obj
+        cls = _static_class(recv_expr)
+        if cls is not None and name in cls.methods and not e.func.optional:
+            return self.call_user(cls.methods[name], e, [recv])
+        kind = _static_kind(recv_expr)
+        if kind == "array" and name == "sum" and _elem_is_float(recv_expr):
+            return self.call(ir.Callee("native", "baml._sum_float"), [recv], span=e.span)
         pos, kw = self.lower_args(e.args)
+        key = f"method:{kind}.{name}"
+        if kind and not kw and key in self.prog.builtin_methods:
+            return self.call(ir.Callee("native", key), [recv] + pos, span=e.span)
         return self.call(ir.Callee("method", name), [recv] + pos, kw, e.span)
 
     def call_path(self, path: list[str], e: ast.Call) -> ir.Operand:
@@ -945,7 +956,7 @@ class FnLowerer:
             args.pop()
         return [a if a is not None else ir.Const(OMITTED) for a in args]
 
-    def call_user(self, fdef, e: ast.Call) -> ir.Operand:
+    def call_user(self, fdef, e: ast.Call, receiver=()) -> ir.Operand:
         decl = fdef.decl
         params = decl.params
         pos, kw = self.lower_args(e.args)
@@ -962,7 +973,7 @@ class FnLowerer:
                 if params[i].default is None:
                     raise LowerError(e.span, f"missing argument `{params[i].name}`")
                 args[i] = ir.Const(OMITTED)
-        return self.call(ir.Callee("fn", fdef.fqn), args, span=e.span)
+        return self.call(ir.Callee("fn", fdef.fqn), list(receiver) + args, span=e.span)
 
     # ── patterns ──
 
@@ -1032,7 +1043,7 @@ class FnLowerer:
                     idx = self.to_temp(ir.BinaryOp("-", n, ir.Const(fixed - i), "int"))
                 else:
                     idx = ir.Const(i)
-                item = self.to_temp(ir.Load(ir.IndexPlace(value, idx)))
+                item = self.to_temp(ir.Load(ir.IndexPlace(value, idx, "array")))
                 self.bind_pattern(sub, item, fail)
             if pat.rest_index is not None and (pat.rest_name or pat.rest_pattern is not None):
                 end = self.to_temp(ir.BinaryOp("-", n, ir.Const(fixed - pat.rest_index), "int"))
@@ -1139,7 +1150,7 @@ def _renumber(fn: ir.MirFunction, remap: dict[int, int]) -> None:
             return ir.Local(remap[p.index])
         if isinstance(p, ir.FieldPlace):
             return ir.FieldPlace(op(p.base), p.name)
-        return ir.IndexPlace(op(p.base), op(p.index))
+        return ir.IndexPlace(op(p.base), op(p.index), p.kind)
 
     def rv(v):
         if isinstance(v, ir.Use):
@@ -1211,15 +1222,51 @@ def _catches_anything(pat) -> bool:
     return isinstance(pat, ast.PWild) or (isinstance(pat, ast.PBind) and pat.type is None)
 
 
-def _is_int(e) -> bool:
+def _static_kind(e) -> str:
+    """'int', 'float', 'string', 'bool', 'array', 'map' when the checker proved it, else ''."""
+    if isinstance(e, ast.IntLit):
+        return "int"
+    if isinstance(e, ast.FloatLit):
+        return "float"
+    if isinstance(e, (ast.StrLit, ast.Template)):
+        return "string"
     ty = getattr(e, "ty", None)
     if ty is None:
-        return isinstance(e, ast.IntLit)
-    try:
-        from ..sema.types import is_int
-    except ImportError:
-        return False
-    return is_int(ty)
+        return ""
+    from ..sema import types as T
+    if isinstance(ty, T.Lit):
+        ty = ty.base
+    if isinstance(ty, T.Prim):
+        return {"int": "int", "float": "float", "string": "string", "bool": "bool"}.get(ty.name, "")
+    if isinstance(ty, T.Arr):
+        return "array"
+    if isinstance(ty, T.MapT):
+        return "map"
+    return ""
+
+
+def _static_class(e):
+    ty = getattr(e, "ty", None)
+    if ty is None:
+        return None
+    from ..sema import types as T
+    return ty.cls if isinstance(ty, T.ClassT) else None
+
+
+def _elem_is_float(e) -> bool:
+    from ..sema import types as T
+    ty = getattr(e, "ty", None)
+    return isinstance(ty, T.Arr) and T.is_float(ty.elem)
+
+
+def _op_kind(le, re) -> str:
+    a, b = _static_kind(le), _static_kind(re)
+    return a if a == b and a in ("int", "float", "string", "bool") else ""
+
+
+def _coll_kind(e) -> str:
+    k = _static_kind(e)
+    return k if k in ("array", "map") else ""
 
 
 def _is_bool(e) -> bool:
@@ -1227,4 +1274,4 @@ def _is_bool(e) -> bool:
         return True
     if isinstance(e, ast.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">=", "&&", "||"):
         return True
-    return isinstance(e, ast.Unary) and e.op == "!"
+    return (isinstance(e, ast.Unary) and e.op == "!") or _static_kind(e) == "bool"
