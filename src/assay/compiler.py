@@ -54,7 +54,11 @@ def analyze(sources: list[SourceFile]):
         except ImportError:
             check = None
         if check is not None:
-            diags += check(index)
+            try:
+                diags += check(index)
+            except Exception as e:  # noqa: BLE001 — a checker bug must not stop the program
+                diags.append(Diagnostic(None, "E9999", f"internal error in the type checker: "
+                                        f"{type(e).__name__}: {e}", severity="warning"))
     return index, diags
 
 

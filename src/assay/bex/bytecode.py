@@ -29,6 +29,7 @@ OPCODES = {
     "truthy": "",                    # v → bool
     "len": "",                       # coll → length
     "alloc_array": "count",          # e1..en → array
+    "concat": "count",               # s1..sn → s1 + … + sn   (strings)
     "alloc_map": "count",            # k1, v1, …, kn, vn → map
     "alloc_instance": "class",       # f1..fn → instance (fields in declaration order)
     "is_type": "type test",          # v → bool

@@ -47,6 +47,10 @@ def emit_function(fn: ir.MirFunction, hooks=()) -> BexFunction:
             for x in v.items:
                 load(x, span)
             put("alloc_array", len(v.items), span)
+        elif isinstance(v, ir.Concat):
+            for x in v.parts:
+                load(x, span)
+            put("concat", len(v.parts), span)
         elif isinstance(v, ir.MapAgg):
             for k, x in v.entries:
                 load(k, span)

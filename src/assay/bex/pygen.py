@@ -112,7 +112,11 @@ class FunctionGen:
         self.ind = 1
         self.stack: list[str] = []
         self.has_try = bool(fn.exc_table)
-        self.skip_next = False
+        self.skip = 0
+        self.loads: dict[int, int] = {}
+        for op, arg in fn.code:
+            if op == "load_var":
+                self.loads[arg] = self.loads.get(arg, 0) + 1
         self.handlers = handlers  # an extension's wrapper around op handlers (None = plain)
         handlers = {e.handler for e in fn.exc_table}
         # tiny blocks that end the function are duplicated into each predecessor
@@ -143,12 +147,20 @@ class FunctionGen:
 
     def result(self, expr: str) -> None:
         """Materialise a value: straight into the local of a following store_var, else into
-        a stack slot."""
+        a stack slot. A temporary stored and at once reloaded for its only use by a branch,
+        return or store is not materialised at all."""
         nxt = self.code[self.pc + 1] if self.pc + 1 < self.block_end else None
+        if (nxt is not None and nxt[0] == "store_var" and self.pc + 3 < self.block_end + 1
+                and self.loads.get(nxt[1]) == 1 and self.fn.local_names[nxt[1]] is None
+                and self.code[self.pc + 2] == ("load_var", nxt[1])
+                and self.code[self.pc + 3][0] in ("pop_jump_if_false", "return", "store_var")):
+            self.push(expr)
+            self.skip = 2
+            return
         if nxt is not None and nxt[0] == "store_var":
             self.spill(f"v{nxt[1]}")
             self.line(f"v{nxt[1]} = {expr}")
-            self.skip_next = True
+            self.skip = 1
             return
         s = self.slot()
         self.line(f"{s} = {expr}")
@@ -181,7 +193,7 @@ class FunctionGen:
                 self.line("try:")
                 self.ind += 1
             first = True
-            for s in sorted(self.dispatch):
+            for s in self.dispatch_order():
                 self.line(f"{'if' if first else 'elif'} pc == {s}:")
                 first = False
                 self.ind += 1
@@ -201,6 +213,12 @@ class FunctionGen:
                 self.ind -= 1
         return "\n".join(self.out) + "\n"
 
+    def dispatch_order(self) -> list[int]:
+        """Innermost loops first, so that a hot loop's header is the first `pc` test."""
+        loops = [(s, b.end) for b in self.blocks.values() for s in b.succ if s <= b.start]
+        depth = {d: sum(1 for lo, hi in loops if lo <= d < hi) for d in self.dispatch}
+        return sorted(self.dispatch, key=lambda d: (-depth[d], d))
+
     def chain(self, start: int, region, seen: set) -> None:
         """Emit block `start` and, inline, every successor that only it reaches."""
         b = self.blocks[start]
@@ -211,8 +229,8 @@ class FunctionGen:
         self.pc = b.start
         while self.pc < b.end:
             op, arg = self.code[self.pc]
-            if self.skip_next:
-                self.skip_next = False
+            if self.skip:
+                self.skip -= 1
             elif op == "jump":
                 self.goto(arg, b.region, seen | {start})
             elif op == "pop_jump_if_false":
@@ -317,7 +335,7 @@ class FunctionGen:
             self.line(f"if not -4611686018427387904 <= {s} <= 4611686018427387903: overflow('{op}', {ma}, {mb})")
             self.push(s)
             if self._next_is_store():
-                self.result(self.pop())
+                self.result_var(self.pop())
         elif op in ("<", "<=", ">", ">=", "==", "!=", "&", "|", "^"):
             self.result(f"({a} {op} {b})")
         elif op == "/":
@@ -358,6 +376,13 @@ class FunctionGen:
         else:
             self.result(f"{BINOPS[op]}({a}, {b})")
 
+    def result_var(self, s: str) -> None:
+        """`sN` computed by a checked op goes into the following store_var's local."""
+        var = f"v{self.code[self.pc + 1][1]}"
+        self.spill(var)
+        self.line(f"{var} = {s}")
+        self.skip = 1
+
     def _next_is_store(self) -> bool:
         return self.pc + 1 < self.block_end and self.code[self.pc + 1][0] == "store_var"
 
@@ -372,7 +397,7 @@ class FunctionGen:
             self.line(f"if type({s}) is int and not -4611686018427387904 <= {s} <= 4611686018427387903: overflow('{op}', {ma}, {mb})")
             self.push(s)
             if self._next_is_store():
-                self.result(self.pop())
+                self.result_var(self.pop())
         elif op in ("==", "!=") and (b == "None" or a == "None"):
             other = a if b == "None" else b
             self.result(f"({other} {'is' if op == '==' else 'is not'} None)")
@@ -403,6 +428,10 @@ class FunctionGen:
 
     def op_alloc_array(self, n) -> None:
         self.result("[" + ", ".join(self.popn(n)) + "]")
+
+    def op_concat(self, n) -> None:
+        parts = self.popn(n)
+        self.result(" + ".join(parts) if n <= 3 else "''.join((" + ", ".join(parts) + "))")
 
     def op_alloc_map(self, n) -> None:
         items = self.popn(2 * n)

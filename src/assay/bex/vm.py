@@ -60,6 +60,7 @@ class Runtime:
             for mname, native in ms.items():
                 self.natives[f"method:{kind}.{mname}"] = native
         self.natives["$iter_items"] = _NativeShim("$iter_items", iter_items)
+        self.natives["$str_int"] = _NativeShim("$str_int", str)
         self.natives["$array_slice"] = _NativeShim("$array_slice", lambda a, s, e: a[s:e])
         self.natives["string.from"] = self.natives.get("string.from") or _NativeShim("string.from", str)
 

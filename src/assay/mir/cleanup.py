@@ -67,6 +67,8 @@ def _rvalue_ops(v):
         yield v.operand
     elif isinstance(v, ir.ArrayAgg):
         yield from v.items
+    elif isinstance(v, ir.Concat):
+        yield from v.parts
     elif isinstance(v, ir.MapAgg):
         for k, x in v.entries:
             yield k

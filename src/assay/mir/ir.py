@@ -91,6 +91,12 @@ class ArrayAgg:
 
 
 @dataclass(slots=True)
+class Concat:
+    """String concatenation of string operands (backtick templates)."""
+    parts: list[Operand]
+
+
+@dataclass(slots=True)
 class MapAgg:
     entries: list[tuple[Operand, Operand]]
 
@@ -129,7 +135,7 @@ class Len:
     operand: Operand
 
 
-Rvalue = Use | BinaryOp | UnaryOp | Truthy | ArrayAgg | MapAgg | ClassAgg | Load | IsType | MakeClosure | MakeCell | Len
+Rvalue = Use | BinaryOp | UnaryOp | Truthy | ArrayAgg | Concat | MapAgg | ClassAgg | Load | IsType | MakeClosure | MakeCell | Len
 
 
 # ── statements and terminators ──

@@ -309,7 +309,23 @@ class FnLowerer:
         m(s)
 
     def stmt_ExprStmt(self, s: ast.ExprStmt) -> None:
-        self.lower_expr(s.expr)
+        if isinstance(s.expr, ast.If):
+            self.if_statement(s.expr)
+        else:
+            self.lower_expr(s.expr)
+
+    def if_statement(self, e: ast.If) -> None:
+        """An `if` whose value is discarded: no result local."""
+        yes, no, join = self.new_block(), self.new_block(), self.new_block()
+        self.branch_on(e.cond, yes, no)
+        self.switch(yes)
+        self.lower_block_discard(e.then)
+        self.goto(join)
+        self.switch(no)
+        if e.else_ is not None:
+            self.lower_block_discard(e.else_)
+        self.goto(join)
+        self.switch(join)
 
     def stmt_Let(self, s: ast.Let) -> None:
         value = self.lower_expr(s.value)
@@ -388,7 +404,9 @@ class FnLowerer:
         self.switch(exit_)
 
     def stmt_ForIn(self, s: ast.ForIn) -> None:
-        items = self.native("$iter_items", self.lower_expr(s.iterable), span=s.iterable.span)
+        items = self.lower_expr(s.iterable)
+        if _static_kind(s.iterable) != "array":
+            items = self.native("$iter_items", items, span=s.iterable.span)
         i = self.temp()
         self.emit(i, ir.Use(ir.Const(0)))
         head, body, exit_ = self.new_block(), self.new_block(), self.new_block()
@@ -611,6 +629,12 @@ class FnLowerer:
         return self.to_temp(ir.ClassAgg(cls.fqn, fields), e.span)
 
     def expr_Template(self, e: ast.Template):
+        if all(isinstance(p, str) or (isinstance(p, ast.Expr) and not (
+                isinstance(p, ast.BlockExpr) and p.block.tail is None)) for p in e.parts):
+            parts = [ir.Const(p) if isinstance(p, str) else self.rendered(p) for p in e.parts if p != ""]
+            if not parts:
+                return ir.Const("")
+            return parts[0] if len(parts) == 1 else self.to_temp(ir.Concat(parts), e.span)
         acc = self.temp()
         self.emit(acc, ir.Use(ir.Const("")))
         self.push_scope()
@@ -618,11 +642,19 @@ class FnLowerer:
         self.pop_scope()
         return ir.Copy(acc)
 
+    def rendered(self, e: ast.Expr) -> ir.Operand:
+        """`${e}`: the value as a string (string.from, or cheaper when the type is known)."""
+        v = self.lower_expr(e)
+        kind = _static_kind(e)
+        if kind == "string":
+            return v
+        return self.native("$str_int" if kind == "int" else "string.from", v)
+
     def template_parts(self, parts, acc: ir.Local) -> None:
         for p in parts:
             if isinstance(p, str):
                 if p:
-                    self.emit(acc, ir.BinaryOp("+", ir.Copy(acc), ir.Const(p)))
+                    self.emit(acc, ir.BinaryOp("+", ir.Copy(acc), ir.Const(p), "string"))
             elif isinstance(p, ast.Let):
                 self.stmt_Let(p)
             elif isinstance(p, ast.TFor):
@@ -683,9 +715,7 @@ class FnLowerer:
                 self.goto(join)
                 self.switch(join)
             else:
-                v = self.lower_expr(p)
-                s = self.native("string.from", v)
-                self.emit(acc, ir.BinaryOp("+", ir.Copy(acc), s))
+                self.emit(acc, ir.BinaryOp("+", ir.Copy(acc), self.rendered(p), "string"))
 
     def expr_Unary(self, e: ast.Unary):
         v = self.lower_expr(e.operand)
@@ -901,15 +931,15 @@ class FnLowerer:
 
     def lower_args(self, args: list[ast.Arg]):
         pos, kw = [], []
-        for a in args:
+        for k, a in enumerate(args):
             v = self.lower_expr(a.value)
-            if isinstance(v, ir.Copy):
-                v = self.to_temp(ir.Use(v))
+            if isinstance(v, ir.Copy) and not all(_simple(b.value) for b in args[k + 1:]):
+                v = self.to_temp(ir.Use(v))  # a later argument may reassign the local
             (pos.append(v) if a.name is None else kw.append((a.name, v)))
         return pos, kw
 
     def method_call(self, recv: ir.Operand, name: str, e: ast.Call) -> ir.Operand:
-        if isinstance(recv, ir.Copy):
+        if isinstance(recv, ir.Copy) and not all(_simple(a.value) for a in e.args):
             recv = self.to_temp(ir.Use(recv))
         recv_expr = e.func.obj
         cls = _static_class(recv_expr)
@@ -1163,6 +1193,8 @@ def _renumber(fn: ir.MirFunction, remap: dict[int, int]) -> None:
             return ir.Truthy(op(v.operand))
         if isinstance(v, ir.ArrayAgg):
             return ir.ArrayAgg([op(x) for x in v.items])
+        if isinstance(v, ir.Concat):
+            return ir.Concat([op(x) for x in v.parts])
         if isinstance(v, ir.MapAgg):
             return ir.MapAgg([(op(k), op(x)) for k, x in v.entries])
         if isinstance(v, ir.ClassAgg):

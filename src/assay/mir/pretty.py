@@ -57,6 +57,8 @@ def rvalue(v) -> str:
         return f"truthy({operand(v.operand)})"
     if isinstance(v, ir.ArrayAgg):
         return "[" + ", ".join(operand(x) for x in v.items) + "]"
+    if isinstance(v, ir.Concat):
+        return "concat(" + ", ".join(operand(x) for x in v.parts) + ")"
     if isinstance(v, ir.MapAgg):
         return "{" + ", ".join(f"{operand(k)}: {operand(x)}" for k, x in v.entries) + "}"
     if isinstance(v, ir.ClassAgg):

@@ -295,15 +295,21 @@ class Checker:
             return UNKNOWN
         return t
 
+    def written(self, v: Var) -> None:
+        """After a write, a variable holds a value of its declared type: exact when that type
+        has one run-time kind (every accepted assignment is assignable to it), else unknown."""
+        t = v.assign_ty
+        self.facts[v] = t if _one_kind(t) else UNKNOWN
+
     def invalidate(self, since: int) -> None:
         for v in self.assigned_log[since:]:
-            self.facts[v] = UNKNOWN
+            self.written(v)
 
     def loosen_unstable(self) -> None:
         """Entering a loop or lambda: facts about variables that may be reassigned are void."""
         for v in list(self.facts):
             if v.name in self.fn.unstable:
-                self.facts[v] = UNKNOWN
+                self.written(v)
 
     # ───────────────────────── blocks & statements ─────────────────────────
     def block(self, b: ast.Block, expected: T.Type, is_body: bool = False) -> T.Type:
@@ -485,6 +491,7 @@ class Checker:
                 return
             v.used = True
             dst = v.assign_ty
+            tgt.ty = self.var_type(v)
             if s.op is None:
                 self.expect(s.value, dst)
             else:
@@ -492,7 +499,7 @@ class Checker:
                 r = self.binop_type(s.op, self.var_type(v), vt, s)
                 if not assignable(r, dst):
                     self.mismatch(s.value.span, dst, r)
-            self.facts[v] = UNKNOWN
+            self.written(v)
             self.assigned_log.append(v)
             return
         if isinstance(tgt, (ast.Field, ast.Index)):
@@ -1449,6 +1456,13 @@ def _irrefutable(p) -> bool:
 
 def _variant_like(te) -> bool:
     return isinstance(te, ast.TName) and len(te.path) == 2 and te.path[0] != "root"
+
+
+def _one_kind(t) -> bool:
+    """A type whose values all have one run-time kind (so no narrowing can refine it)."""
+    if isinstance(t, T.Prim):
+        return t not in (UNKNOWN, NEVER, VOID)
+    return isinstance(t, (T.Arr, T.MapT, ClassT)) or (isinstance(t, EnumT) and t.variant is None)
 
 
 def _unstable(b: ast.Block | None) -> set[str]:
