@@ -113,6 +113,7 @@ class FunctionGen:
         self.stack: list[str] = []
         self.has_try = bool(fn.exc_table)
         self.skip = 0
+        self.loop = None
         self.loads: dict[int, int] = {}
         for op, arg in fn.code:
             if op == "load_var":
@@ -197,8 +198,13 @@ class FunctionGen:
                 self.line(f"{'if' if first else 'elif'} pc == {s}:")
                 first = False
                 self.ind += 1
+                self.loop = s if self.loops_to_itself(s) else None
+                if self.loop is not None:
+                    # a loop whose body is this block's chain: its back edge is `continue`
+                    self.line("while True:")
+                    self.ind += 1
                 self.chain(s, self.blocks[s].region, set())
-                self.ind -= 1
+                self.ind -= 1 + (self.loop is not None)
             if self.has_try:
                 self.ind -= 1
                 self.line("except Exception as _e:")
@@ -212,6 +218,18 @@ class FunctionGen:
                 self.line("else: raise")
                 self.ind -= 1
         return "\n".join(self.out) + "\n"
+
+    def loops_to_itself(self, d: int) -> bool:
+        """Does the chain generated for dispatch block `d` jump back to `d`?"""
+        seen, work = {d}, [d]
+        while work:
+            for s in self.blocks[work.pop()].succ:
+                if s == d:
+                    return True
+                if s not in self.dispatch and s not in seen:
+                    seen.add(s)
+                    work.append(s)
+        return False
 
     def dispatch_order(self) -> list[int]:
         """Innermost loops first, so that a hot loop's header is the first `pc` test."""
@@ -252,8 +270,13 @@ class FunctionGen:
 
     def goto(self, target: int, region, seen: set) -> None:
         if target in self.dispatch or target in seen:
-            self.line(f"pc = {target}")
-            self.line("continue")
+            if target == self.loop:
+                if self.has_try:
+                    self.line(f"pc = {target}")
+                self.line("continue")
+            else:
+                self.line(f"pc = {target}")
+                self.line("break" if self.loop is not None else "continue")
             return
         saved = (self.block_end, self.pc)
         self.chain(target, region, seen)
@@ -307,7 +330,9 @@ class FunctionGen:
     def op_load_index(self, kind) -> None:
         i = self.pop()
         c = self.pop()
-        if kind == "array":
+        if kind == "array_in_bounds":
+            self.result(f"{c}[{i}]")
+        elif kind == "array":
             self.result(f"({c}[{i}] if -len({c}) <= {i} < len({c}) else load_index({c}, {i}))")
         elif kind == "map":
             self.result(f"({c}[{i}] if {i} in {c} else load_index({c}, {i}))")
@@ -339,9 +364,9 @@ class FunctionGen:
         elif op in ("<", "<=", ">", ">=", "==", "!=", "&", "|", "^"):
             self.result(f"({a} {op} {b})")
         elif op == "/":
-            self.result(f"({a} // {b} if {a} >= 0 and {b} > 0 else div({a}, {b}))")
+            self.result(f"({a} // {b} if {_nonneg(a)} and {_pos(b)} else div({a}, {b}))")
         elif op == "%":
-            self.result(f"({a} % {b} if {a} >= 0 and {b} > 0 else mod({a}, {b}))")
+            self.result(f"({a} % {b} if {_nonneg(a)} and {_pos(b)} else mod({a}, {b}))")
         else:
             self.result(f"{BINOPS[op]}({a}, {b})")
 
@@ -514,3 +539,12 @@ class FunctionGen:
 BINOPS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "mod", "<<": "shl", ">>": "shr",
           "&": "bit_and", "|": "bit_or", "^": "bit_xor", "==": "eq", "!=": "ne", "<": "lt",
           "<=": "le", ">": "gt", ">=": "ge"}
+
+
+def _pos(b: str) -> str:
+    """`b > 0` in generated code, decided now when b is a literal."""
+    return "True" if b.isdigit() and int(b) > 0 else f"{b} > 0"
+
+
+def _nonneg(a: str) -> str:
+    return "True" if a.isdigit() else f"{a} >= 0"

@@ -302,6 +302,8 @@ class FnLowerer:
         return value
 
     def lower_block_discard(self, block: ast.Block) -> None:
+        if isinstance(block.tail, ast.If):
+            block = ast.Block(block.span, block.stmts + [ast.ExprStmt(block.tail.span, block.tail)], None)
         self.lower_block_value(block)
 
     def lower_stmt(self, s: ast.Stmt) -> None:
@@ -416,9 +418,10 @@ class FnLowerer:
         self.terminate(ir.Branch(self.to_temp(ir.BinaryOp("<", ir.Copy(i), n, "int")), body, exit_))
         self.switch(body)
         self.push_scope()
-        item = self.to_temp(ir.Load(ir.IndexPlace(items, ir.Copy(i), "array")))
-        self.emit(i, ir.BinaryOp("+", ir.Copy(i), ir.Const(1), "int"))
+        # 0 <= i < len was just tested: the element read needs no bounds check
+        item = self.to_temp(ir.Load(ir.IndexPlace(items, ir.Copy(i), "array_in_bounds")))
         self.bind_pattern(s.pattern, item, None)
+        self.emit(i, ir.BinaryOp("+", ir.Copy(i), ir.Const(1), "int"))
         self.loop_body(s.body, head, exit_)
         self.pop_scope(run_defers=False)
         self.switch(exit_)
