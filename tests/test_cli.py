@@ -360,7 +360,7 @@ def test_test_hello_all_pass():
     assert r.stdout.splitlines()[-1] == "6 passed, 0 failed"
 
 
-def test_test_failures(ok_prog, prog, tmp_path):
+def test_test_failures(tmp_path):
     p = tmp_path / "t.baml"
     p.write_text(PROGRAM.replace("function uses_bigint() -> int { let b = 12n; 1 }\n", ""))
     r = invoke("test", p)
@@ -397,9 +397,18 @@ def test_test_json(tmp_path):
     assert (doc["passed"], doc["failed"], doc["ok"]) == (2, 1, False)
 
 
-def test_test_lowering_error_fails_that_test(prog):
+def test_test_lowering_error_fails_that_test(prog, tmp_path):
     r = invoke("test", prog, "-k", "adds")  # uses_bigint is never compiled by these tests
     assert r.exit_code == 0
+    p = tmp_path / "low.baml"
+    p.write_text('test "big" { let z = 5n; }\ntest "fine" { assert.is_true(true) }\n')
+    r = invoke("test", p)
+    assert r.exit_code == 1
+    assert r.stdout.splitlines() == [
+        f"FAIL {p}::big — CompileError: {p}:1:22: error[E9001]: bigint is not supported yet",
+        f"PASS {p}::fine",
+        "1 passed, 1 failed",
+    ]
 
 
 def test_test_compile_error(tmp_path):
