@@ -121,8 +121,12 @@ class FunctionGen:
         self.handlers = handlers  # an extension's wrapper around op handlers (None = plain)
         handlers = {e.handler for e in fn.exc_table}
         # tiny blocks that end the function are duplicated into each predecessor
-        tiny = {s for s, b in self.blocks.items() if b.end - b.start <= 4 and s not in handlers
-                and self.code[b.end - 1][0] in ("return", "throw")}
+        # (and small blocks that jump on, e.g. a loop's step), except loop headers
+        headers = {s for b in self.blocks.values() for s in b.succ if s <= b.start}
+        tiny = {s for s, b in self.blocks.items() if s not in handlers and s not in headers and (
+                (b.end - b.start <= 4 and self.code[b.end - 1][0] in ("return", "throw"))
+                or (b.end - b.start <= 8 and self.code[b.end - 1][0] == "jump"
+                    and (not fn.exc_table or b.region is None)))}
         self.dispatch = {0} | {s for s, b in self.blocks.items() if b.preds != 1 and s not in tiny}
 
     # ── output helpers ──
@@ -486,6 +490,15 @@ class FunctionGen:
     def op_call_native(self, arg) -> None:
         name, n = arg
         args = self.popn(n)
+        inline = INLINE_NATIVES.get(name)
+        if inline is not None and "OMIT" not in args:
+            nxt = self.code[self.pc + 1]
+            if name == "method:array.push" and nxt[0] == "store_var" and not self.loads.get(nxt[1]):
+                self.line(f"{args[0]}.append({args[1]})")  # the new length is not used
+                self.skip = 1
+                return
+            self.result(inline.format(*args))
+            return
         native = self.names.runtime.natives[name]
         if "OMIT" in args:
             from .vm import native_param_names
@@ -535,6 +548,13 @@ class FunctionGen:
     def op_unreachable(self, _) -> None:
         self.line("raise unreachable()")
 
+
+# stdlib methods whose Python spelling is shorter than a call (receiver kind known statically)
+INLINE_NATIVES = {
+    "method:array.length": "len({0})", "method:string.length": "len({0})",
+    "method:map.length": "len({0})", "method:map.has": "({1} in {0})",
+    "method:array.push": "({0}.append({1}) or len({0}))",
+}
 
 BINOPS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "mod", "<<": "shl", ">>": "shr",
           "&": "bit_and", "|": "bit_or", "^": "bit_xor", "==": "eq", "!=": "ne", "<": "lt",
