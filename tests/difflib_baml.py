@@ -21,9 +21,9 @@ import math
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 TESTS_DIR = Path(__file__).resolve().parent
 PROGRAMS_DIR = TESTS_DIR / "programs"

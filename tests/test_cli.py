@@ -30,7 +30,7 @@ class Point { x int  y int }
 
 function div(a: int, b: int) -> int { a / b }
 function boom(k: int) -> int throws string { if (k > 0) { throw "bad k"; } k }
-function spin() -> int { let i = 0; while (true) { i += 1; } i }
+function spin() -> int { baml.io.println("spinning"); let i = 0; while (true) { i += 1; } i }
 function half(x: float) -> float { x / 2.0 }
 function point(x: int) -> Point { Point { x: x, y: x + 1 } }
 function color(c: Color) -> Color { c }
@@ -339,7 +339,8 @@ def test_ctrl_c_exits_130_without_traceback(prog):
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
-        time.sleep(2.0)  # importing and compiling; the loop is running by then
+        assert p.stdout.readline() == "spinning\n"  # the loop is running now
+        time.sleep(0.3)
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=30)
     finally:

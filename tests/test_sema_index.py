@@ -1,7 +1,7 @@
 """Item index (sema/program.py) on hand-built ASTs."""
 from assay.source import SourceFile, Span
 from assay.syntax import ast
-from assay.sema.program import build_index, FunctionDef, ClassDef, EnumDef, AliasDef
+from assay.sema.program import build_index, ClassDef, EnumDef, AliasDef
 
 
 def _file(path, ns, text, items):

@@ -253,7 +253,7 @@ class Lexer:
         pos = start + ticks
         parts: list = []
         seg_start = pos
-        closer = "`" * ticks
+        "`" * ticks
         while True:
             # find next interesting char
             m = _TPL_SCAN.search(text, pos)

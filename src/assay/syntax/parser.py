@@ -380,7 +380,6 @@ class Parser:
             # LLM function bodies: `client: …` / `prompt: …`
             p1, p2 = self.peek(), self.peek(2)
             if p1.kind == "ident" and p1.text in ("client", "prompt") and p2.text == ":" and p2.kind == "op":
-                ob = self.i
                 self.skip_balanced()
                 self.unsupported("LLM function", s, self.prev_end)
                 return None
@@ -1163,14 +1162,11 @@ class Parser:
     def generic_call_ahead(self) -> bool:
         """At `<`: is this an explicit type-argument list followed by `(` or `{`?"""
         save_i, save_d, save_err = self.i, len(self.diags), self.last_err
-        save_toks = None
         ok = False
         try:
             # close_angle may split a `>>` token: remember the token to restore it
-            save_toks = {}
             self.advance()
             while True:
-                j = self.i
                 self.type_expr()
                 if len(self.diags) != save_d:
                     break
@@ -1198,7 +1194,6 @@ class Parser:
 
     def brace_expr(self) -> ast.Expr:
         """`{` in expression position: map literal or block expression."""
-        s = self.tok.start
         if self.is_map_literal():
             return self.map_lit()
         b = self.block()
@@ -1758,7 +1753,7 @@ class Parser:
 
     def for_header(self, span: Span):
         """`for (let x in xs)` / `for let x in xs` / `for (init; cond; step)` as a template tag."""
-        s = self.advance().start
+        self.advance().start
         paren = self.eat("(")
         if not self.at("let"):
             if not paren:

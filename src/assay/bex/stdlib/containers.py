@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import functools
-import math
 
 from .. import ops
 from ..ops import panic, throw_error
