@@ -241,7 +241,31 @@ def build_index(files: list[ast.File]) -> tuple[ProgramIndex, list[Diagnostic]]:
                     index.aliases[ad.fqn] = ad
             elif isinstance(it, ast.TestDecl):
                 index.tests.append(TestDef(it.name, ns, f, it))
+    for f in files:
+        _attach_impls(index, f, diags)
     return index, diags
+
+
+def _attach_impls(index: ProgramIndex, f: ast.File, diags: list[Diagnostic]) -> None:
+    """Top-level `implements Iface for Class { … }`: the methods become the class's own, as
+    an in-body `implements` block's do. Other targets (builtin types, generic impls) are outside
+    what Assay supports yet."""
+    ns = f.source.namespace or None
+    for impl in getattr(f, "impls", []):
+        target = impl.target
+        cd = index.lookup(ns, target.path) if isinstance(target, ast.TName) and not impl.generics else None
+        if not isinstance(cd, ClassDef):
+            diags.append(Diagnostic(impl.span, "E9000", "`implements … for` a type other than a "
+                                    "class of this program is not supported yet"))
+            continue
+        cd.decl.impls.append(impl)
+        for m in impl.methods:
+            if m.name in cd.methods or cd.field(m.name) is not None:
+                diags.append(Diagnostic(m.name_span, "E0012", f"duplicate method `{cd.name}.{m.name}`"))
+                continue
+            md = FunctionDef(f"{cd.fqn}.{m.name}", m.name, cd.namespace, m, cd, f)
+            cd.methods[m.name] = md
+            index.functions[md.fqn] = md
 
 
 def _name_span(span: Span, name: str) -> Span:
