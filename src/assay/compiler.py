@@ -148,24 +148,31 @@ class Program:
         return self.runtime.call(fqn, args)
 
     def run_tests(self, pattern: str | None = None, fail_fast: bool = False) -> list[TestOutcome]:
-        out = []
+        return list(self.iter_tests(pattern, fail_fast))
+
+    def iter_tests(self, pattern: str | None = None, fail_fast: bool = False):
+        """Run the `test` blocks in source order, yielding each outcome as it is known."""
         for key, t in self.tests.items():
             if pattern and pattern not in t.name:
                 continue
-            try:
-                self.runtime.call(key, [])
-                out.append(TestOutcome(t.file.source.path, t.name, True, None))
-            except BamlRaise as e:
-                out.append(TestOutcome(t.file.source.path, t.name, False, describe_error(e.value, e.panic)))
-            except CompileError as e:
-                out.append(TestOutcome(t.file.source.path, t.name, False,
-                                       {"type": "CompileError", "message": str(e), "fields": {}}))
-            except Exception as e:  # noqa: BLE001 — an internal error fails only this test
-                out.append(TestOutcome(t.file.source.path, t.name, False,
-                                       {"type": "InternalError", "message": f"{type(e).__name__}: {e}", "fields": {}}))
-            if fail_fast and not out[-1].passed:
+            out = self._run_test(key, t)
+            yield out
+            if fail_fast and not out.passed:
                 break
-        return out
+
+    def _run_test(self, key: str, t) -> TestOutcome:
+        """A test passes iff its body runs without an uncaught throw or panic."""
+        path = t.file.source.path
+        try:
+            self.runtime.call(key, [])
+            return TestOutcome(path, t.name, True, None)
+        except BamlRaise as e:
+            error = describe_error(e.value, e.panic)
+        except CompileError as e:
+            error = {"type": "CompileError", "message": str(e), "fields": {}}
+        except Exception as e:  # noqa: BLE001 — an internal error fails only this test
+            error = {"type": "InternalError", "message": f"{type(e).__name__}: {e}", "fields": {}}
+        return TestOutcome(path, t.name, False, error)
 
 
 def describe_error(value, panic: bool) -> dict:

@@ -342,13 +342,17 @@ def test_cmd(paths, as_json, pattern, fail_fast):
     """Run the `test` blocks of PATH... (one program)."""
     with reporting(as_json):
         program = compile_program(load_paths(paths))
+    outcomes = []
     with program_output(as_json):
-        outcomes = program.run_tests(pattern, fail_fast)
+        for o in program.iter_tests(pattern, fail_fast):
+            outcomes.append(o)
+            if not as_json:
+                _print_test(o)  # streamed: a slow test shows the ones before it
     failed = sum(not o.passed for o in outcomes)
     if as_json:
         emit_json(_tests_doc(outcomes, failed))
     else:
-        _print_tests(outcomes, failed)
+        click.echo(f"{len(outcomes) - failed} passed, {failed} failed")
     return 1 if failed else 0
 
 
@@ -358,14 +362,12 @@ def _tests_doc(outcomes, failed: int) -> dict:
     return {"tests": records, "passed": len(outcomes) - failed, "failed": failed, "ok": failed == 0}
 
 
-def _print_tests(outcomes, failed: int):
-    for o in outcomes:
-        if o.passed:
-            click.echo(f"{styled('PASS', 'green')} {o.file}::{o.name}")
-        else:
-            message = str(o.error.get("message", "")).replace("\n", "\n    ")
-            click.echo(f"{styled('FAIL', 'red')} {o.file}::{o.name} — {o.error['type']}: {message}")
-    click.echo(f"{len(outcomes) - failed} passed, {failed} failed")
+def _print_test(o) -> None:
+    if o.passed:
+        click.echo(f"{styled('PASS', 'green')} {o.file}::{o.name}")
+    else:
+        message = str(o.error.get("message", "")).replace("\n", "\n    ")
+        click.echo(f"{styled('FAIL', 'red')} {o.file}::{o.name} — {o.error['type']}: {message}")
 
 
 # ── mir / dis ──
