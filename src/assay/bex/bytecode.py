@@ -70,6 +70,8 @@ class BexFunction:
     n_captures: int = 0
     file: str = ""
     ext: dict[str, dict[int, object]] = field(default_factory=dict)  # sidecars: name → {pc: data}
+    # pc of each pop_jump_if_false → first pc of the MIR terminator it implements
+    branch_node: dict[int, int] = field(default_factory=dict)
 
 
 def show_arg(op: str, arg) -> str:

@@ -109,6 +109,7 @@ def emit_function(fn: ir.MirFunction, hooks=()) -> BexFunction:
             jump(t.target, nxt, span)
         elif isinstance(t, ir.Branch):
             load(t.cond, span)
+            out.branch_node[len(code)] = term_start
             fixups.append((len(code), t.else_))
             put("pop_jump_if_false", None, span)
             jump(t.then, nxt, span)
@@ -157,7 +158,7 @@ def emit_function(fn: ir.MirFunction, hooks=()) -> BexFunction:
             statement(s)
             for h in hooks:
                 h(fn, b, s, first, len(code))
-        first = len(code)
+        first = term_start = len(code)
         terminator(b.terminator, b.term_span, order[i + 1] if i + 1 < len(order) else None)
         for h in hooks:
             h(fn, b, b.terminator, first, len(code))

@@ -26,39 +26,6 @@ def mangle(name: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in name) + "_" + format(abs(hash(name)) % 65536, "x")
 
 
-class Names:
-    """Per-program naming of globals used by generated code: functions `F_…`, natives `N_…`,
-    classes `C_…`, method dispatchers `M_…`, other constants `K_…`."""
-
-    def __init__(self, env: dict, runtime):
-        self.env = env
-        self.runtime = runtime
-        self.consts: dict[int, str] = {}
-        self.n = 0
-
-    def fn(self, fqn: str) -> str:
-        return self.runtime.function_global(fqn)
-
-    def native(self, name: str) -> str:
-        return self.runtime.native_global(name)
-
-    def cls(self, fqn: str) -> str:
-        return self.runtime.class_global(fqn)
-
-    def method(self, name: str) -> str:
-        return self.runtime.method_global(name)
-
-    def const(self, value) -> str:
-        key = id(value)
-        if key not in self.consts:
-            self.n += 1
-            name = f"K_{self.n}_{abs(hash(self.runtime))% 10000}"
-            self.env[name] = value
-            self.consts[key] = name
-            self.runtime._keep.append(value)
-        return self.consts[key]
-
-
 class Block:
     __slots__ = ("start", "end", "preds", "succ", "region")
 
@@ -188,6 +155,7 @@ class FunctionGen:
             params.append(f"v{i + 1}=OMIT" if fn.has_default[i] else f"v{i + 1}")
         head = f"def {pyname}({', '.join(params)}):"
         self.out = [head]
+        self.prologue()
         if self.dispatch == {0} and not self.has_try:
             self.chain(0, None, set())
         else:
@@ -251,18 +219,22 @@ class FunctionGen:
         self.pc = b.start
         while self.pc < b.end:
             op, arg = self.code[self.pc]
+            self.before(self.pc)
             if self.skip:
                 self.skip -= 1
             elif op == "jump":
                 self.goto(arg, b.region, seen | {start})
             elif op == "pop_jump_if_false":
                 cond = self.pop()
+                jump_pc = self.pc
                 self.line(f"if {cond}:")
                 self.ind += 1
+                self.branch_edge(jump_pc, True)
                 self.goto(b.end, b.region, seen | {start})
                 self.ind -= 1
                 self.line("else:")
                 self.ind += 1
+                self.branch_edge(jump_pc, False)
                 self.goto(arg, b.region, seen | {start})
                 self.ind -= 1
                 return
@@ -271,6 +243,16 @@ class FunctionGen:
             self.pc += 1
         if b.succ and self.code[b.end - 1][0] not in ENDS_BLOCK:
             self.goto(b.end, b.region, seen | {start})
+
+    # extension hook points: the plain generator emits nothing here (assay.bex.instrument does)
+    def prologue(self) -> None:
+        pass
+
+    def before(self, pc: int) -> None:
+        pass
+
+    def branch_edge(self, pc: int, taken: bool) -> None:
+        pass
 
     def goto(self, target: int, region, seen: set) -> None:
         if target in self.dispatch or target in seen:

@@ -22,22 +22,17 @@ _STACK_BYTES = 512 * 1024 * 1024
 
 
 class Runtime:
+    """A loaded program: its classes, enums and natives, its functions' MIR and bytecode, and
+    the code spaces that run them (the plain one, and one per set of extensions)."""
+
     def __init__(self, lower, classes: dict[str, list[str]], enums: dict[str, list[str]],
                  class_names: dict[str, str], enum_names: dict[str, str], methods: dict[str, dict[str, str]]):
         """`lower(fqn)` returns the MirFunctions of a user function (the function itself first,
         then its lambdas). `classes` maps class fqn → field names; `methods` class fqn →
         method name → function fqn."""
         self._lower = lower
-        self._keep: list = []
-        self.env: dict = dict(_HELPERS)
-        self.env["OMIT"] = OMITTED
-        self.env["error_value"] = error_value
-        self.env["Variant"] = Variant
         self.bytecode: dict[str, BexFunction] = {}
         self.mir: dict[str, object] = {}
-        self._fn_names: dict[str, str] = {}
-        self._compiling: set[str] = set()
-        self.hooks: list = []
         self.classes: dict[str, ClassInfo] = dict(ops.BUILTIN_CLASSES)
         for fqn, fields in classes.items():
             self.classes[fqn] = ClassInfo(fqn, class_names[fqn], fields)
@@ -45,85 +40,48 @@ class Runtime:
         for fqn, variants in enums.items():
             self.enums[fqn] = EnumInfo(fqn, enum_names[fqn], variants)
         self.method_fqns = methods
-        for cfqn, ms in methods.items():
-            info = self.classes[cfqn]
-            for mname, ffqn in ms.items():
-                setattr(info.py, "m_" + mname, _LazyMethod(self, ffqn))
         self.natives = dict(FUNCTIONS)
-        self._native_names: dict[str, str] = {}
-        self._method_names: dict[str, str] = {}
-        self._class_names: dict[str, str] = {}
-        for name, native in FUNCTIONS.items():
-            if not hasattr(native, "param_names"):
-                pass
         for kind, ms in METHODS.items():
             for mname, native in ms.items():
                 self.natives[f"method:{kind}.{mname}"] = native
         self.natives["$iter_items"] = _NativeShim("$iter_items", iter_items)
         self.natives["$str_int"] = _NativeShim("$str_int", str)
         self.natives["$array_slice"] = _NativeShim("$array_slice", lambda a, s, e: a[s:e])
-        self.natives["string.from"] = self.natives.get("string.from") or _NativeShim("string.from", str)
+        self.plain = CodeSpace(self, ())
+        self._spaces: dict[tuple, CodeSpace] = {}
+        for cfqn, ms in methods.items():
+            for mname, ffqn in ms.items():
+                setattr(self.classes[cfqn].py, "m_" + mname, _LazyMethod(self.plain, ffqn))
 
-    # ── globals for generated code ──
+    def lower(self, fqn: str) -> list:
+        """The MIR of a function and its lambdas (lowered once, shared by every code space)."""
+        if fqn not in self.mir:
+            for mir in self._lower(fqn):
+                self.mir[mir.fqn] = mir
+                self.bytecode[mir.fqn] = emit_function(mir)
+        return [m for k, m in self.mir.items() if k == fqn or k.startswith(fqn + ".<lambda")]
 
-    def function_global(self, fqn: str) -> str:
-        name = self._fn_names.get(fqn)
-        if name is None:
-            name = "F_" + mangle(fqn)
-            self._fn_names[fqn] = name
-            self.env[name] = _Stub(self, fqn)
-        return name
+    def space(self, extensions: tuple = ()) -> "CodeSpace":
+        if not extensions:
+            return self.plain
+        key = tuple(id(e) for e in extensions)
+        if key not in self._spaces:
+            self._spaces[key] = CodeSpace(self, tuple(extensions))
+        return self._spaces[key]
 
-    def native_global(self, qname: str) -> str:
-        name = self._native_names.get(qname)
-        if name is None:
-            name = "N_" + mangle(qname)
-            self._native_names[qname] = name
-            self.env[name] = self.natives[qname].fn
-        return name
+    # the plain space, as the rest of Assay sees it
+    def compile(self, fqn: str):
+        return self.plain.compile(fqn)
 
-    def method_global(self, mname: str) -> str:
-        name = self._method_names.get(mname)
-        if name is None:
-            name = "M_" + mangle(mname)
-            self._method_names[mname] = name
-            self.env[name] = make_dispatcher(mname)
-        return name
+    def source(self, fqn: str) -> str:
+        return self.plain.source(fqn)
 
-    def class_global(self, fqn: str) -> str:
-        name = self._class_names.get(fqn)
-        if name is None:
-            name = "C_" + mangle(fqn)
-            self._class_names[fqn] = name
-            self.env[name] = self.classes[fqn].py
-        return name
+    def call(self, fqn: str, args: list, extensions: tuple = ()):
+        space = self.space(tuple(extensions))
+        return space.call(fqn, args)
 
     def class_arity(self, fqn: str) -> int:
         return len(self.classes[fqn].fields)
-
-    def type_test_expr(self, t: tuple, v: str, names) -> str:
-        k = t[0]
-        if k == "int":
-            return f"(type({v}) is int)"
-        if k == "float":
-            return f"(type({v}) is float)"
-        if k == "string":
-            return f"(type({v}) is str)"
-        if k == "bool":
-            return f"(type({v}) is bool)"
-        if k == "null":
-            return f"({v} is None)"
-        if k == "any":
-            return "True"
-        if k == "class":
-            return f"isinstance({v}, {self.class_global(t[1])})"
-        if k == "omitted":
-            return f"({v} is OMIT)"
-        if k == "variant" and t[1] in self.enums and t[2] in self.enums[t[1]].variants:
-            return f"({v} is {names.const(self.enums[t[1]].variants[t[2]])})"
-        if k == "enum" and t[1] in self.enums:
-            return f"(type({v}) is Variant and {v}.enum is {names.const(self.enums[t[1]])})"
-        return f"{names.const(self.type_predicate(t))}({v})"
 
     def type_predicate(self, t: tuple):
         """A Python predicate for a run-time type test."""
@@ -165,25 +123,120 @@ class Runtime:
             return lambda v: v is OMITTED
         return lambda v: False
 
+
+class CodeSpace:
+    """The generated Python code of a program for one set of extensions: a globals dict in
+    which each function is first a stub and becomes, on its first call, the Python function
+    generated from its bytecode (plain), or from its bytecode and the extensions' sidecars."""
+
+    def __init__(self, rt: Runtime, extensions: tuple):
+        self.rt = rt
+        self.extensions = extensions
+        self._keep: list = []
+        self.env: dict = dict(_HELPERS)
+        self.env["OMIT"] = OMITTED
+        self.env["error_value"] = error_value
+        self.env["Variant"] = Variant
+        for i, ext in enumerate(extensions):
+            self.env[f"X{i}"] = ext
+        self._fn_names: dict[str, str] = {}
+        self._native_names: dict[str, str] = {}
+        self._method_names: dict[str, str] = {}
+        self._class_names: dict[str, str] = {}
+        self.natives = rt.natives
+        self.classes = rt.classes
+        self.enums = rt.enums
+
+    # ── globals for generated code ──
+
+    def function_global(self, fqn: str) -> str:
+        name = self._fn_names.get(fqn)
+        if name is None:
+            name = "F_" + mangle(fqn)
+            self._fn_names[fqn] = name
+            self.env[name] = _Stub(self, fqn)
+        return name
+
+    def native_global(self, qname: str) -> str:
+        name = self._native_names.get(qname)
+        if name is None:
+            name = "N_" + mangle(qname)
+            self._native_names[qname] = name
+            self.env[name] = self.natives[qname].fn
+        return name
+
+    def method_global(self, mname: str) -> str:
+        name = self._method_names.get(mname)
+        if name is None:
+            name = "M_" + mangle(mname)
+            self._method_names[mname] = name
+            self.env[name] = make_dispatcher(mname, None if not self.extensions else self._method_of)
+        return name
+
+    def _method_of(self, recv, name: str):
+        """An instance's method as compiled in this space (instrumented spaces only: the plain
+        space uses the method bound on the instance's class)."""
+        fqn = self.rt.method_fqns.get(recv._class.fqn, {}).get(name)
+        return None if fqn is None else partial(self.compile(fqn), recv)
+
+    def class_global(self, fqn: str) -> str:
+        name = self._class_names.get(fqn)
+        if name is None:
+            name = "C_" + mangle(fqn)
+            self._class_names[fqn] = name
+            self.env[name] = self.classes[fqn].py
+        return name
+
+    def class_arity(self, fqn: str) -> int:
+        return len(self.classes[fqn].fields)
+
+    def type_test_expr(self, t: tuple, v: str, names) -> str:
+        k = t[0]
+        if k == "int":
+            return f"(type({v}) is int)"
+        if k == "float":
+            return f"(type({v}) is float)"
+        if k == "string":
+            return f"(type({v}) is str)"
+        if k == "bool":
+            return f"(type({v}) is bool)"
+        if k == "null":
+            return f"({v} is None)"
+        if k == "any":
+            return "True"
+        if k == "class":
+            return f"isinstance({v}, {self.class_global(t[1])})"
+        if k == "omitted":
+            return f"({v} is OMIT)"
+        if k == "variant" and t[1] in self.enums and t[2] in self.enums[t[1]].variants:
+            return f"({v} is {names.const(self.enums[t[1]].variants[t[2]])})"
+        if k == "enum" and t[1] in self.enums:
+            return f"(type({v}) is Variant and {v}.enum is {names.const(self.enums[t[1]])})"
+        return f"{names.const(self.rt.type_predicate(t))}({v})"
+
     # ── compilation ──
 
     def compile(self, fqn: str):
-        """Lower, emit and generate a user function (and its lambdas); rebind its global."""
+        """Generate a user function (and its lambdas) in this space; rebind its global."""
         name = self.function_global(fqn)
         current = self.env[name]
         if not isinstance(current, _Stub):
             return current
-        for mir in self._lower(fqn):
-            self.mir[mir.fqn] = mir
-            self._generate(mir)
+        for mir in self.rt.lower(fqn):
+            if isinstance(self.env[self.function_global(mir.fqn)], _Stub):
+                self._generate(mir)
         return self.env[name]
 
     def _generate(self, mir) -> None:
-        bc = emit_function(mir, self.hooks)
-        self.bytecode[mir.fqn] = bc
+        bc = self.rt.bytecode[mir.fqn]
         name = self.function_global(mir.fqn)
         pyname = name + "_impl"
-        src = FunctionGen(bc, _Names(self)).generate(pyname)
+        if self.extensions:
+            from .instrument import InstrumentedGen
+            gen = InstrumentedGen(bc, _Names(self), self.extensions, self.sidecars(mir, bc))
+        else:
+            gen = FunctionGen(bc, _Names(self))
+        src = gen.generate(pyname)
         code = compile(src, f"<baml {mir.fqn}>", "exec")
         exec(code, self.env)
         fn = self.env[pyname]
@@ -191,26 +244,41 @@ class Runtime:
         fn.baml_params = bc.params[bc.n_captures:]
         fn.baml_source = src
         self.env[name] = fn
-        for cfqn, ms in self.method_fqns.items():
-            for mname, ffqn in ms.items():
-                if ffqn == mir.fqn:
-                    setattr(self.classes[cfqn].py, "m_" + mname, fn)
+        if not self.extensions:
+            for cfqn, ms in self.rt.method_fqns.items():
+                for mname, ffqn in ms.items():
+                    if ffqn == mir.fqn:
+                        setattr(self.classes[cfqn].py, "m_" + mname, fn)
+
+    def sidecars(self, mir, bc: BexFunction) -> list[dict]:
+        """Each extension's sidecar table for a function, computed once by re-running the
+        emitter with the extension's compile half (the bytecode must come out identical)."""
+        tables = []
+        for ext in self.extensions:
+            key = getattr(ext, "name", type(ext).__name__) + f"#{id(ext)}"
+            if key not in bc.ext:
+                table: dict[int, object] = {}
+                hook = ext.compile_hook(table)
+                again = emit_function(mir, [hook])
+                assert again.code == bc.code, "emit is not deterministic"
+                bc.ext[key] = table
+            tables.append(bc.ext[key])
+        return tables
 
     def source(self, fqn: str) -> str:
         self.compile(fqn)
         return self.env[self.function_global(fqn)].baml_source
 
-    # ── calls ──
-
     def call(self, fqn: str, args: list):
-        fn = self.compile(fqn)
-        return run_deep(fn, args)
+        return run_deep(self.compile(fqn), args)
 
 
 class _Names:
-    def __init__(self, rt: Runtime):
-        self.runtime = rt
-        self.env = rt.env
+    """How generated code names the globals of one code space."""
+
+    def __init__(self, space: CodeSpace):
+        self.runtime = space
+        self.env = space.env
         self._consts: dict[int, str] = {}
         self.variants: set[str] = set()  # constant names bound to enum variants (compare by `is`)
 
@@ -248,21 +316,21 @@ class _NativeShim:
 class _Stub:
     """Stands in for a function until its first call compiles it."""
 
-    def __init__(self, rt: Runtime, fqn: str):
-        self.rt = rt
+    def __init__(self, space: "CodeSpace", fqn: str):
+        self.space = space
         self.fqn = fqn
 
     def __call__(self, *args, **kw):
-        return self.rt.compile(self.fqn)(*args, **kw)
+        return self.space.compile(self.fqn)(*args, **kw)
 
 
 class _LazyMethod:
-    def __init__(self, rt, fqn):
-        self.rt = rt
+    def __init__(self, space, fqn):
+        self.space = space
         self.fqn = fqn
 
     def __get__(self, obj, owner=None):
-        fn = self.rt.compile(self.fqn)
+        fn = self.space.compile(self.fqn)
         return fn.__get__(obj, owner) if obj is not None else fn
 
 
@@ -274,8 +342,9 @@ def native_param_names(native) -> list[str]:
     return params
 
 
-def make_dispatcher(name: str):
-    """`recv.name(args)` on a receiver whose type is known only at run time."""
+def make_dispatcher(name: str, method_of=None):
+    """`recv.name(args)` on a receiver whose type is known only at run time. `method_of(recv,
+    name)` finds an instance's method (instrumented spaces); by default the class's binding."""
     table = {}
     for kind, py in (("int", int), ("float", float), ("string", str), ("bool", bool),
                      ("null", type(None)), ("array", list), ("map", dict), ("uint8array", bytearray)):
@@ -289,7 +358,7 @@ def make_dispatcher(name: str):
         if f is not None:
             return f(recv, *args, **kw)
         if isinstance(recv, Instance):
-            m = getattr(recv, attr, None) or getattr(recv, "f_" + name, None)
+            m = (method_of(recv, name) if method_of else getattr(recv, attr, None)) or getattr(recv, "f_" + name, None)
             if m is not None:
                 if kw:
                     return call_kw(m, args, kw.keys(), tuple(kw.values()))

@@ -157,6 +157,9 @@ class Branch:
     cond: Operand  # strict bool
     then: int
     else_: int
+    # the construct it comes from: 'if', 'while', 'for', 'match', 'guard', 'catch', '??', '&&',
+    # '||', '?.', 'is', 'if let', 'while let', 'let else', 'default'
+    origin: str = ""
 
 
 @dataclass(slots=True)

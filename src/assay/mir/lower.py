@@ -117,6 +117,8 @@ class FnLowerer:
         self.capture_map: dict[int, int] = {}  # parent local -> own local
         self.lambdas: list[ir.MirFunction] = []
         self.span = span
+        self.at = span  # the span of the construct being lowered
+        self.pattern_origin = "match"  # the construct whose pattern tests are being lowered
         self.body = body
         names = (["self"] if has_self else []) + [p.name for p in decl_params]
         self.param_names = names
@@ -135,13 +137,13 @@ class FnLowerer:
         self.cur = bid
 
     def emit(self, dest, value, span=None) -> None:
-        self.blocks[self.cur].statements.append(ir.Assign(dest, value, span))
+        self.blocks[self.cur].statements.append(ir.Assign(dest, value, span or self.at))
 
     def terminate(self, term, span=None) -> None:
         b = self.blocks[self.cur]
         if b.terminator is None:
             b.terminator = term
-            b.term_span = span
+            b.term_span = span or self.at
 
     def goto(self, target: int) -> None:
         self.terminate(ir.Goto(target))
@@ -279,7 +281,7 @@ class FnLowerer:
         loc = self.scopes[-1][p.name]
         is_omit = self.to_temp(ir.IsType(self.read_local(loc), ("omitted",)))
         fill, join = self.new_block(), self.new_block()
-        self.terminate(ir.Branch(is_omit, fill, join))
+        self.terminate(ir.Branch(is_omit, fill, join, "default"))
         self.switch(fill)
         self.write_local(loc, self.lower_expr(p.default))
         self.goto(join)
@@ -308,7 +310,9 @@ class FnLowerer:
 
     def lower_stmt(self, s: ast.Stmt) -> None:
         m = getattr(self, "stmt_" + type(s).__name__)
+        outer, self.at = self.at, s.span  # every MIR node gets the span of what it comes from
         m(s)
+        self.at = outer
 
     def stmt_ExprStmt(self, s: ast.ExprStmt) -> None:
         if isinstance(s.expr, ast.If):
@@ -344,6 +348,7 @@ class FnLowerer:
             self.bind_pattern(pat, value, None)
             return
         fail = self.new_block()
+        self.pattern_origin = "let else"
         self.bind_pattern(pat, value, fail)
         ok = self.cur
         self.switch(fail)
@@ -383,7 +388,7 @@ class FnLowerer:
         head, body, exit_ = self.new_block(), self.new_block(), self.new_block()
         self.goto(head)
         self.switch(head)
-        self.branch_on(s.cond, body, exit_)
+        self.branch_on(s.cond, body, exit_, "while")
         self.switch(body)
         self.loop_body(s.body, head, exit_)
         self.switch(exit_)
@@ -400,6 +405,7 @@ class FnLowerer:
         self.switch(head)
         self.push_scope()
         value = self.lower_expr(s.value)
+        self.pattern_origin = "while let"
         self.bind_pattern(s.pattern, value, exit_)
         self.loop_body(s.body, head, exit_)
         self.pop_scope(run_defers=False)
@@ -415,7 +421,7 @@ class FnLowerer:
         self.goto(head)
         self.switch(head)
         n = self.to_temp(ir.Len(items))
-        self.terminate(ir.Branch(self.to_temp(ir.BinaryOp("<", ir.Copy(i), n, "int")), body, exit_))
+        self.terminate(ir.Branch(self.to_temp(ir.BinaryOp("<", ir.Copy(i), n, "int")), body, exit_, "for"))
         self.switch(body)
         self.push_scope()
         # 0 <= i < len was just tested: the element read needs no bounds check
@@ -435,7 +441,7 @@ class FnLowerer:
         self.goto(head)
         self.switch(head)
         if s.cond is not None:
-            self.branch_on(s.cond, body, exit_)
+            self.branch_on(s.cond, body, exit_, "for")
         else:
             self.goto(body)
         self.switch(body)
@@ -511,7 +517,12 @@ class FnLowerer:
         m = getattr(self, "expr_" + type(e).__name__, None)
         if m is None:
             raise LowerError(e.span, f"{_describe(e)} is not supported yet")
-        return m(e)
+        outer, self.at = self.at, e.span
+        v = m(e)
+        self.at = outer
+        if isinstance(v, ir.Copy) and self.locals[v.place.index].ty is None and e.ty is not None:
+            self.locals[v.place.index].ty = e.ty  # the static type, for mirx views
+        return v
 
     def expr_IntLit(self, e):
         return ir.Const(e.value)
@@ -584,7 +595,7 @@ class FnLowerer:
         result = self.temp()
         is_null = self.to_temp(ir.BinaryOp("==", obj, ir.Const(None)))
         yes, no, join = self.new_block(), self.new_block(), self.new_block()
-        self.terminate(ir.Branch(is_null, yes, no))
+        self.terminate(ir.Branch(is_null, yes, no, "?."))
         self.switch(yes)
         self.emit(result, ir.Use(ir.Const(None)))
         self.goto(join)
@@ -668,7 +679,7 @@ class FnLowerer:
                 self.goto(head)
                 self.switch(head)
                 n = self.to_temp(ir.Len(items))
-                self.terminate(ir.Branch(self.to_temp(ir.BinaryOp("<", ir.Copy(i), n, "int")), body, exit_))
+                self.terminate(ir.Branch(self.to_temp(ir.BinaryOp("<", ir.Copy(i), n, "int")), body, exit_, "for"))
                 self.switch(body)
                 self.push_scope()
                 item = self.to_temp(ir.Load(ir.IndexPlace(items, ir.Copy(i), "array")))
@@ -686,7 +697,7 @@ class FnLowerer:
                 self.goto(head)
                 self.switch(head)
                 if p.cond is not None:
-                    self.branch_on(p.cond, body, exit_)
+                    self.branch_on(p.cond, body, exit_, "for")
                 else:
                     self.goto(body)
                 self.switch(body)
@@ -734,7 +745,7 @@ class FnLowerer:
         if e.op in ("&&", "||"):
             result = self.temp()
             yes, no, join = self.new_block(), self.new_block(), self.new_block()
-            self.branch_on(e.left, yes, no)
+            self.branch_on(e.left, yes, no, e.op)
             short_is_true = e.op == "||"
             self.switch(yes if short_is_true else no)
             self.emit(result, ir.Use(ir.Const(short_is_true)))
@@ -749,7 +760,7 @@ class FnLowerer:
             result = self.temp()
             is_null = self.to_temp(ir.BinaryOp("==", left, ir.Const(None)))
             yes, no, join = self.new_block(), self.new_block(), self.new_block()
-            self.terminate(ir.Branch(is_null, yes, no))
+            self.terminate(ir.Branch(is_null, yes, no, "??"))
             self.switch(no)
             self.emit(result, ir.Use(left))
             self.goto(join)
@@ -770,11 +781,11 @@ class FnLowerer:
             self.blocks[self.cur].statements[-1].value.swap_msg = True
         return result
 
-    def branch_on(self, cond: ast.Expr, then: int, else_: int) -> None:
+    def branch_on(self, cond: ast.Expr, then: int, else_: int, origin: str = "if") -> None:
         v = self.lower_expr(cond)
         if not _is_bool(cond):
             v = self.to_temp(ir.Truthy(v))
-        self.terminate(ir.Branch(v, then, else_), cond.span)
+        self.terminate(ir.Branch(v, then, else_, origin), cond.span)
 
     def expr_If(self, e: ast.If):
         result = self.temp()
@@ -794,6 +805,7 @@ class FnLowerer:
         no, join = self.new_block(), self.new_block()
         value = self.lower_expr(e.value)
         self.push_scope()
+        self.pattern_origin = "if let"
         self.bind_pattern(e.pattern, value, no)
         self.emit(result, ir.Use(self.lower_block_value(e.then)))
         self.pop_scope()
@@ -809,6 +821,7 @@ class FnLowerer:
         result = self.temp()
         no, join = self.new_block(), self.new_block()
         self.push_scope()
+        self.pattern_origin = "is"
         self.bind_pattern(e.pattern, value, no)
         self.pop_scope(run_defers=False)
         self.emit(result, ir.Use(ir.Const(True)))
@@ -825,16 +838,17 @@ class FnLowerer:
             value = self.to_temp(ir.Use(value))
         return self.match_arms(value, e.arms, lambda: self.terminate(ir.Unreachable(), e.span))
 
-    def match_arms(self, value: ir.Operand, arms, on_no_match) -> ir.Operand:
+    def match_arms(self, value: ir.Operand, arms, on_no_match, origin="match") -> ir.Operand:
         result = self.temp()
         join = self.new_block()
         for arm in arms:
             nxt = self.new_block()
             self.push_scope()
+            self.pattern_origin = origin
             self.bind_pattern(arm.pattern, value, nxt)
             if arm.guard is not None:
                 ok = self.new_block()
-                self.branch_on(arm.guard, ok, nxt)
+                self.branch_on(arm.guard, ok, nxt, "guard")
                 self.switch(ok)
             self.emit(result, ir.Use(self.lower_expr(arm.body)))
             self.pop_scope()
@@ -865,7 +879,7 @@ class FnLowerer:
         if e.kind != "catch_all_panics":
             self.catch_arms_with_panic_filter(errv, e.arms, result, join)
         else:
-            r = self.match_arms(errv, e.arms, lambda: self.terminate(ir.Rethrow(errv)))
+            r = self.match_arms(errv, e.arms, lambda: self.terminate(ir.Rethrow(errv)), "catch")
             self.emit(result, ir.Use(r))
             self.goto(join)
         self.pop_scope()
@@ -884,10 +898,11 @@ class FnLowerer:
                 ok = self.new_block()
                 self.terminate(ir.ThrowIfPanic(errv, ok))
                 self.switch(ok)
+            self.pattern_origin = "catch"
             self.bind_pattern(arm.pattern, errv, nxt)
             if arm.guard is not None:
                 ok = self.new_block()
-                self.branch_on(arm.guard, ok, nxt)
+                self.branch_on(arm.guard, ok, nxt, "guard")
                 self.switch(ok)
             self.emit(r, ir.Use(self.lower_expr(arm.body)))
             self.pop_scope()
@@ -1092,7 +1107,7 @@ class FnLowerer:
         if fail is None:
             return
         ok = self.new_block()
-        self.terminate(ir.Branch(self.to_temp(rvalue), ok, fail))
+        self.terminate(ir.Branch(self.to_temp(rvalue), ok, fail, self.pattern_origin))
         self.switch(ok)
 
 

@@ -1,0 +1,296 @@
+"""Read-only views of a resolved program: program → functions → blocks → statements and
+terminators → operands, places and spans; and type views for every type of the language.
+
+Views are thin wrappers built on demand; they never expose compiler objects. Each program,
+function, parameter, type, field and variant view has a `meta` dict that lives as long as the
+program (consumers such as the @ingot issue fill it)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..mir import ir
+from ..sema import types as T
+
+# ───────────────────────────── spans ─────────────────────────────
+
+
+@dataclass(frozen=True)
+class SourceSpan:
+    """A source range: 1-based lines and columns, end inclusive of its last character's line."""
+    file: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+def source_span(span) -> SourceSpan | None:
+    if span is None:
+        return None
+    line, col = span.file.line_col(span.start)
+    end_line, end_col = span.file.line_col(max(span.start, span.end - 1))
+    return SourceSpan(span.file.path, line, col, end_line, end_col + 1)
+
+
+# ───────────────────────────── types ─────────────────────────────
+
+
+@dataclass(frozen=True)
+class FieldView:
+    name: str
+    type: "TypeView"
+    meta: dict
+    span: SourceSpan | None
+
+
+@dataclass(frozen=True)
+class VariantView:
+    name: str
+    index: int
+    meta: dict
+
+
+class TypeView:
+    """One static type. `kind` is one of: int float string bool null void never unknown bigint
+    uint8array literal array map union class enum function typevar interface."""
+
+    __slots__ = ("_t", "_program")
+
+    def __init__(self, t, program: "ProgramView"):
+        self._t = t
+        self._program = program
+
+    @property
+    def kind(self) -> str:
+        t = self._t
+        if isinstance(t, T.Prim):
+            return t.name
+        return {T.Lit: "literal", T.Arr: "array", T.MapT: "map", T.Union: "union",
+                T.ClassT: "class", T.EnumT: "enum", T.FuncT: "function", T.TVar: "typevar"}[type(t)]
+
+    @property
+    def name(self) -> str:
+        """The type as BAML writes it: `int`, `map<string, int[]>`, `user.Point`, `(int) -> bool`."""
+        return T.show(self._t)
+
+    @property
+    def literal(self):
+        """The value of a literal type (`1`, `"a"`, `true`); for an enum variant type, its name."""
+        t = self._t
+        if isinstance(t, T.EnumT):
+            return t.variant
+        return t.value if isinstance(t, T.Lit) else None
+
+    @property
+    def base(self) -> "TypeView | None":
+        return self._wrap(self._t.base) if isinstance(self._t, T.Lit) else None
+
+    @property
+    def element(self) -> "TypeView | None":
+        return self._wrap(self._t.elem) if isinstance(self._t, T.Arr) else None
+
+    @property
+    def key(self) -> "TypeView | None":
+        return self._wrap(self._t.key) if isinstance(self._t, T.MapT) else None
+
+    @property
+    def value(self) -> "TypeView | None":
+        return self._wrap(self._t.val) if isinstance(self._t, T.MapT) else None
+
+    @property
+    def members(self) -> list["TypeView"]:
+        return [self._wrap(m) for m in self._t.members] if isinstance(self._t, T.Union) else []
+
+    @property
+    def qualified_name(self) -> str | None:
+        t = self._t
+        if isinstance(t, T.ClassT):
+            return t.cls.fqn
+        if isinstance(t, T.EnumT):
+            return t.enum.fqn
+        return None
+
+    @property
+    def type_args(self) -> list["TypeView"]:
+        return [self._wrap(a) for a in self._t.args] if isinstance(self._t, T.ClassT) else []
+
+    @property
+    def fields(self) -> list[FieldView]:
+        t = self._t
+        if not isinstance(t, T.ClassT):
+            return []
+        return [FieldView(f.name, self._program._field_type(t.cls, f),
+                          self._program._meta(("field", t.cls.fqn, f.name)), source_span(f.span))
+                for f in t.cls.fields]
+
+    @property
+    def variants(self) -> list[VariantView]:
+        t = self._t
+        if not isinstance(t, T.EnumT):
+            return []
+        return [VariantView(v, i, self._program._meta(("variant", t.enum.fqn, v)))
+                for i, v in enumerate(t.enum.variants)]
+
+    @property
+    def params(self) -> list[tuple[str | None, "TypeView"]]:
+        t = self._t
+        return [(n, self._wrap(pt)) for n, pt, _ in t.params] if isinstance(t, T.FuncT) else []
+
+    @property
+    def returns(self) -> "TypeView | None":
+        return self._wrap(self._t.ret) if isinstance(self._t, T.FuncT) else None
+
+    @property
+    def throws(self) -> "TypeView | None":
+        t = self._t
+        return self._wrap(t.throws) if isinstance(t, T.FuncT) and t.throws is not None else None
+
+    @property
+    def meta(self) -> dict:
+        q = self.qualified_name
+        return self._program._meta(("type", q or self.name))
+
+    def _wrap(self, t) -> "TypeView":
+        return TypeView(t, self._program)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, TypeView) and other._t == self._t
+
+    def __hash__(self) -> int:
+        return hash(self._t)
+
+    def __repr__(self) -> str:
+        return f"TypeView({self.name})"
+
+
+# ───────────────────────────── MIR views ─────────────────────────────
+
+
+@dataclass(frozen=True)
+class OperandView:
+    """A constant (`value`) or a read of a local (`local`), with its static type when known."""
+    kind: str  # 'constant' | 'local'
+    local: int | None
+    value: object
+    type: TypeView | None
+
+
+@dataclass(frozen=True)
+class PlaceView:
+    """Where a statement writes or reads: a local, `base.field`, `base[index]`, or a cell's
+    content (`*base`)."""
+    kind: str  # 'local' | 'field' | 'index' | 'cell'
+    local: int | None
+    base: OperandView | None
+    field: str | None
+    index: OperandView | None
+
+
+@dataclass(frozen=True)
+class RvalueView:
+    """kind: use binary unary truthy array map class concat load is_type closure cell len.
+    `op` is the operator of binary/unary; `target` the class / closure function / tested type."""
+    kind: str
+    op: str | None
+    operands: tuple
+    place: PlaceView | None
+    target: str | None
+
+
+@dataclass(frozen=True)
+class StatementView:
+    kind: str  # 'assign'
+    place: PlaceView
+    rvalue: RvalueView
+    span: SourceSpan | None
+
+
+@dataclass(frozen=True)
+class CallTargetView:
+    """kind: 'function' (a user function, `function` is its view), 'builtin' (a stdlib function
+    or method), 'method' (dispatched on the receiver's run-time type), 'indirect' (a function
+    value; `type` is its static function type when known)."""
+    kind: str
+    name: str | None
+    function: "FunctionView | None"
+    type: TypeView | None
+
+
+@dataclass(frozen=True)
+class TerminatorView:
+    """kind: goto branch return call throw rethrow throw_if_panic unreachable.
+    `targets` are block ids (branch: [then, else]; call: [continuation]); `origin` names the
+    construct a branch comes from (if, while, for, match, guard, catch, ??, &&, ||, ?., is, …)."""
+    kind: str
+    targets: tuple
+    operands: tuple
+    call: CallTargetView | None
+    origin: str | None
+    span: SourceSpan | None
+
+
+@dataclass(frozen=True)
+class BlockView:
+    id: int
+    statements: tuple
+    terminator: TerminatorView
+    handler: int | None  # the catch handler block covering this block
+
+
+@dataclass(frozen=True)
+class LocalView:
+    index: int
+    name: str | None
+    type: TypeView | None
+
+
+@dataclass(frozen=True)
+class ParamView:
+    name: str
+    type: TypeView
+    has_default: bool
+    meta: dict
+
+
+def operand_view(o, locals_, program) -> OperandView:
+    if isinstance(o, ir.Const):
+        return OperandView("constant", None, o.value, program._const_type(o.value))
+    ty = locals_[o.place.index].ty
+    return OperandView("local", o.place.index, None, TypeView(ty, program) if ty is not None else None)
+
+
+def place_view(p, locals_, program) -> PlaceView:
+    if isinstance(p, ir.Local):
+        return PlaceView("local", p.index, None, None, None)
+    if isinstance(p, ir.FieldPlace):
+        base = operand_view(p.base, locals_, program)
+        if p.name == "$cell":
+            return PlaceView("cell", None, base, None, None)
+        return PlaceView("field", None, base, p.name.removeprefix("$method:"), None)
+    return PlaceView("index", None, operand_view(p.base, locals_, program), None,
+                     operand_view(p.index, locals_, program))
+
+
+_RV_KIND = {ir.Use: "use", ir.BinaryOp: "binary", ir.UnaryOp: "unary", ir.Truthy: "truthy",
+            ir.ArrayAgg: "array", ir.MapAgg: "map", ir.ClassAgg: "class", ir.Concat: "concat",
+            ir.Load: "load", ir.IsType: "is_type", ir.MakeClosure: "closure", ir.MakeCell: "cell",
+            ir.Len: "len"}
+
+
+def rvalue_view(v, locals_, program) -> RvalueView:
+    from ..mir.cleanup import _rvalue_ops
+    from ..mir.typetest import show
+    ops = tuple(operand_view(o, locals_, program) for o in _rvalue_ops(v)
+                if not isinstance(v, ir.Load))
+    place = place_view(v.place, locals_, program) if isinstance(v, ir.Load) else None
+    target = None
+    if isinstance(v, ir.ClassAgg):
+        target = v.fqn
+    elif isinstance(v, ir.MakeClosure):
+        target = v.fqn
+    elif isinstance(v, ir.IsType):
+        target = show(v.ty) if v.ty != ("omitted",) else "omitted"
+    return RvalueView(_RV_KIND[type(v)], getattr(v, "op", None), ops, place, target)
