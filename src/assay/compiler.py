@@ -150,21 +150,21 @@ class Program:
     def run_tests(self, pattern: str | None = None, fail_fast: bool = False) -> list[TestOutcome]:
         return list(self.iter_tests(pattern, fail_fast))
 
-    def iter_tests(self, pattern: str | None = None, fail_fast: bool = False):
+    def iter_tests(self, pattern: str | None = None, fail_fast: bool = False, extensions=()):
         """Run the `test` blocks in source order, yielding each outcome as it is known."""
         for key, t in self.tests.items():
             if pattern and pattern not in t.name:
                 continue
-            out = self._run_test(key, t)
+            out = self._run_test(key, t, extensions)
             yield out
             if fail_fast and not out.passed:
                 break
 
-    def _run_test(self, key: str, t) -> TestOutcome:
+    def _run_test(self, key: str, t, extensions=()) -> TestOutcome:
         """A test passes iff its body runs without an uncaught throw or panic."""
         path = t.file.source.path
         try:
-            self.runtime.call(key, [])
+            self.runtime.call(key, [], extensions)
             return TestOutcome(path, t.name, True, None)
         except BamlRaise as e:
             error = describe_error(e.value, e.panic)

@@ -47,6 +47,7 @@ class Runtime:
         self.natives["$iter_items"] = _NativeShim("$iter_items", iter_items)
         self.natives["$str_int"] = _NativeShim("$str_int", str)
         self.natives["$array_slice"] = _NativeShim("$array_slice", lambda a, s, e: a[s:e])
+        self.program_view = None  # set by assay.mirx: the view extensions' compile half sees
         self.plain = CodeSpace(self, ())
         self._spaces: dict[tuple, CodeSpace] = {}
         for cfqn, ms in methods.items():
@@ -258,7 +259,7 @@ class CodeSpace:
             key = getattr(ext, "name", type(ext).__name__) + f"#{id(ext)}"
             if key not in bc.ext:
                 table: dict[int, object] = {}
-                hook = ext.compile_hook(table)
+                hook = ext.compile_hook(table, self.rt.program_view())
                 again = emit_function(mir, [hook])
                 assert again.code == bc.code, "emit is not deterministic"
                 bc.ext[key] = table

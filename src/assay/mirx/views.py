@@ -293,4 +293,5 @@ def rvalue_view(v, locals_, program) -> RvalueView:
         target = v.fqn
     elif isinstance(v, ir.IsType):
         target = show(v.ty) if v.ty != ("omitted",) else "omitted"
-    return RvalueView(_RV_KIND[type(v)], getattr(v, "op", None), ops, place, target)
+    op = v.op if isinstance(v, (ir.BinaryOp, ir.UnaryOp)) else None
+    return RvalueView(_RV_KIND[type(v)], op, ops, place, target)

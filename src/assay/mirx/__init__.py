@@ -1,0 +1,423 @@
+"""mirx — the MIR extension interface: a small, stable, compiler-owned API over the resolved
+program, and the protocol by which an extension attaches data to the bytecode the compiler
+emits and observes the runs that ask for it. Consumers (coverage, symbolic execution, CLI/MCP
+generation, packing) import this module and never the compiler's internals.
+
+    prog = mirx.load("project/")                 # or mirx.compile(text)
+    for fn in prog.functions():                  # FunctionView: fqn, params, types, blocks…
+        for block in fn.blocks: …                # BlockView → StatementView / TerminatorView
+    prog.call("ns.Fn", {"x": 1}, extensions=[MyExtension()])
+
+See docs/mirx.md for what is guaranteed stable (VERSION 1.x) and a worked example.
+"""
+from __future__ import annotations
+
+from ..mir import ir
+from .views import (BlockView, CallTargetView, FieldView, LocalView, OperandView, ParamView,
+                    PlaceView, RvalueView, SourceSpan, StatementView, TerminatorView, TypeView,
+                    VariantView, operand_view, place_view, rvalue_view, source_span)
+
+VERSION = "1.0"
+
+__all__ = ["VERSION", "Extension", "ProgramView", "FunctionView", "FileView", "load", "compile",
+           "TypeView", "FieldView", "VariantView", "ParamView", "LocalView", "BlockView",
+           "StatementView", "TerminatorView", "OperandView", "PlaceView", "RvalueView",
+           "CallTargetView", "SourceSpan", "RunError", "CompileError"]
+
+
+class Extension:
+    """Subclass and override what you need; every method is optional.
+
+    Compile half — `instrument` is called as the emitter lowers each MIR statement and
+    terminator of a function, with the view of that node and the range of instruction indices
+    it produced; a non-None result is stored in this extension's sidecar table for the first
+    of those instructions. Nodes that produce no instruction are not offered.
+
+    Run half — called during runs that attach the extension (`ProgramView.call(...,
+    extensions=[ext])`), from code generated for those runs only:
+      at(fn, pc, data)           before the instruction `pc` of function `fn` that has sidecar `data`
+      on_branch(fn, data, taken) a conditional terminator chose its then-edge (taken=True) or
+                                 its else-edge; `data` is that terminator's sidecar entry (or None)
+      on_call(fn, args) / on_return(fn, value) / on_raise(fn, error)
+    """
+
+    name = "extension"
+
+    def instrument(self, fn: "FunctionView", node, pcs: range):
+        return None
+
+    def at(self, fn: str, pc: int, data) -> None:
+        pass
+
+    def on_branch(self, fn: str, data, taken: bool) -> None:
+        pass
+
+    def on_call(self, fn: str, args: tuple) -> None:
+        pass
+
+    def on_return(self, fn: str, value) -> None:
+        pass
+
+    def on_raise(self, fn: str, error) -> None:
+        pass
+
+    # ── plumbing (not for overriding) ──
+    def compile_hook(self, table: dict, program: "ProgramView"):
+        """The emitter hook that runs `instrument` and fills `table` (used by the VM)."""
+        views: dict[int, FunctionView] = {}
+
+        def hook(mir_fn, block, node, first: int, end: int) -> None:
+            if end <= first:
+                return
+            fv = views.get(id(mir_fn))
+            if fv is None:
+                fv = views[id(mir_fn)] = program.function(mir_fn.fqn)
+            view = fv._node_view(block, node)
+            data = self.instrument(fv, view, range(first, end))
+            if data is not None:
+                table[first] = data
+
+        return hook
+
+
+class RunError(Exception):
+    """A run ended in a BAML panic or an uncaught throw: `error` is Assay's error shape
+    {"type", "message", "fields"}."""
+
+    def __init__(self, error: dict):
+        super().__init__(f"{error['type']}: {error['message']}")
+        self.error = error
+
+
+class FileView:
+    def __init__(self, path: str, namespace: str | None, meta: dict):
+        self.path = path
+        self.namespace = namespace
+        self.meta = meta
+
+    def __repr__(self) -> str:
+        return f"FileView({self.path!r})"
+
+
+class ProgramView:
+    """A compiled program, as consumers see it."""
+
+    def __init__(self, program):
+        self._p = program
+        program.runtime.program_view = lambda: self  # the compile half of extensions needs it
+        self._metas: dict = program.__dict__.setdefault("mirx_meta", {})
+        self._checker = None
+        self._functions: dict[str, FunctionView] = {}
+
+    # ── metadata ──
+    @property
+    def meta(self) -> dict:
+        return self._meta(("program",))
+
+    def _meta(self, key) -> dict:
+        return self._metas.setdefault(key, {})
+
+    @property
+    def files(self) -> list[FileView]:
+        return [FileView(f.source.path, f.source.namespace, self._meta(("file", f.source.path)))
+                for f in self._p.index.files]
+
+    def source_text(self, path: str) -> str | None:
+        for f in self._p.index.files:
+            if f.source.path == path:
+                return f.source.text
+        return None
+
+    # ── functions ──
+    def functions(self, include_tests: bool = True) -> list["FunctionView"]:
+        """Every user function and method (and `test` blocks), in source order."""
+        out = [self.function(fqn) for fqn in self._p.index.functions]
+        if include_tests:
+            out += [self.function(key) for key in self._p.tests]
+        return out
+
+    def function(self, name: str) -> "FunctionView":
+        """By fqn (`user.ns.Fn`, `user.P.m`, a lambda's fqn, `test:N`) or as the host writes
+        it (`ns.Fn`)."""
+        fv = self._functions.get(name)
+        if fv is not None:
+            return fv
+        idx = self._p.index
+        if name in idx.functions or name in self._p.tests or ".<lambda" in name:
+            fqn = name
+        else:
+            fqn = self._p.resolve(name).fqn
+        fv = self._functions.get(fqn)
+        if fv is None:
+            fv = self._functions[fqn] = FunctionView(self, fqn)
+        self._functions[name] = fv
+        return fv
+
+    def classes(self) -> list[TypeView]:
+        from ..sema import types as T
+        return [TypeView(T.ClassT(c), self) for c in self._p.index.classes.values()]
+
+    def enums(self) -> list[TypeView]:
+        from ..sema import types as T
+        return [TypeView(T.EnumT(e), self) for e in self._p.index.enums.values()]
+
+    # ── running ──
+    def call(self, name: str, args: dict | None = None, extensions=()):
+        """Call a function with BAML-compatible Python values (as `assay.load(...).call`)."""
+        from ..bex.values import BamlRaise
+        from ..compiler import describe_error
+        api = self._api()
+        fdef = self._p.resolve(name)
+        values = api.bind(fdef, (), dict(args or {}))
+        try:
+            return api.to_python(self._p.runtime.call(fdef.fqn, values, tuple(extensions)))
+        except BamlRaise as e:
+            raise RunError(describe_error(e.value, e.panic)) from None
+
+    def sidecar(self, fn: "FunctionView", extension: Extension) -> dict:
+        """The extension's sidecar table for a function ({pc: data}), computed now if no run
+        has needed it yet — e.g. to know every place an extension instruments."""
+        fn.mir
+        rt = self._p.runtime
+        space = rt.space((extension,))
+        return space.sidecars(rt.mir[fn.fqn], rt.bytecode[fn.fqn])[0]
+
+    def run_tests(self, pattern: str | None = None, extensions=()):
+        """Run `test` blocks; yields records (file, name, passed, error)."""
+        return self._p.iter_tests(pattern, extensions=tuple(extensions))
+
+    def _api(self):
+        from ..api import BamlProgram
+        if not hasattr(self, "_api_obj"):
+            self._api_obj = BamlProgram(self._p)
+        return self._api_obj
+
+    # ── types ──
+    def _type(self, texpr, namespace, generics=()):
+        from ..sema import types as T
+        if texpr is None:
+            return None
+        if self._checker is None:
+            from ..sema.check import Checker
+            self._checker = Checker(self._p.index)
+        c = self._checker
+        c.ns, c.generics = namespace, set(generics)
+        try:
+            return TypeView(c.resolve(texpr), self)
+        except Exception:  # noqa: BLE001 — an unresolvable type reads as unknown
+            return TypeView(T.UNKNOWN, self)
+
+    def _field_type(self, cls, field) -> TypeView:
+        return self._type(field.type, cls.namespace, [g.name for g in cls.decl.generics])
+
+    def _const_type(self, value) -> TypeView | None:
+        from ..bex.values import Variant
+        from ..sema import types as T
+        if isinstance(value, bool):
+            return TypeView(T.BOOL, self)
+        prim = {int: T.INT, float: T.FLOAT, str: T.STRING, type(None): T.NULL}.get(type(value))
+        if prim is not None:
+            return TypeView(prim, self)
+        if isinstance(value, Variant):
+            e = self._p.index.enums.get(value.enum.fqn)
+            return TypeView(T.EnumT(e, value.name), self) if e else None
+        if isinstance(value, ir.FnRef) and value.fqn in self._p.index.functions:
+            return self.function(value.fqn).type
+        return None
+
+
+class FunctionView:
+    """One function: a free function, a method, a `test` block or a lambda."""
+
+    def __init__(self, program: ProgramView, fqn: str):
+        self.program = program
+        self.fqn = fqn
+        p = program._p
+        self._fdef = p.index.functions.get(fqn)
+        self._test = p.tests.get(fqn)
+        self._mir = None
+
+    @property
+    def kind(self) -> str:
+        if self._test is not None:
+            return "test"
+        if self._fdef is None:
+            return "lambda"
+        return "method" if self._fdef.owner is not None else "function"
+
+    @property
+    def name(self) -> str:
+        if self._test is not None:
+            return self._test.name
+        return self._fdef.name if self._fdef is not None else self.fqn.rsplit(".", 1)[-1]
+
+    @property
+    def namespace(self) -> str | None:
+        if self._test is not None:
+            return self._test.namespace
+        return self._fdef.namespace if self._fdef is not None else None
+
+    @property
+    def meta(self) -> dict:
+        return self.program._meta(("function", self.fqn))
+
+    @property
+    def span(self) -> SourceSpan | None:
+        if self._test is not None:
+            return source_span(self._test.decl.span)
+        if self._fdef is not None:
+            return source_span(self._fdef.decl.span)
+        return source_span(self.mir.span)
+
+    @property
+    def owner(self) -> TypeView | None:
+        from ..sema import types as T
+        if self._fdef is None or self._fdef.owner is None:
+            return None
+        return TypeView(T.ClassT(self._fdef.owner), self.program)
+
+    def _generics(self):
+        d = self._fdef.decl
+        g = [x.name for x in d.generics]
+        if self._fdef.owner is not None:
+            g += [x.name for x in self._fdef.owner.decl.generics]
+        return g
+
+    @property
+    def params(self) -> list[ParamView]:
+        if self._fdef is None:
+            mir = self.mir
+            return [ParamView(n, None, False, self.program._meta(("param", self.fqn, n)))
+                    for n in mir.params[mir.n_captures:]]
+        d = self._fdef.decl
+        return [ParamView(p.name, self.program._type(p.type, self.namespace, self._generics()),
+                          p.default is not None, self.program._meta(("param", self.fqn, p.name)))
+                for p in d.params]
+
+    @property
+    def has_self(self) -> bool:
+        return self._fdef is not None and self._fdef.decl.has_self
+
+    @property
+    def return_type(self) -> TypeView | None:
+        if self._fdef is None:
+            return None
+        return self.program._type(self._fdef.decl.ret, self.namespace, self._generics())
+
+    @property
+    def throws_type(self) -> TypeView | None:
+        if self._fdef is None:
+            return None
+        return self.program._type(self._fdef.decl.throws, self.namespace, self._generics())
+
+    @property
+    def type(self) -> TypeView | None:
+        """The function's type `(params) -> ret throws e`."""
+        from ..sema import types as T
+        if self._fdef is None:
+            return None
+        ps = tuple((p.name, p.type._t if p.type else T.UNKNOWN, p.has_default) for p in self.params)
+        ret = self.return_type._t if self.return_type else T.UNKNOWN
+        throws = self.throws_type._t if self.throws_type else None
+        return TypeView(T.FuncT(ps, ret, throws), self.program)
+
+    # ── MIR ──
+    @property
+    def mir(self):
+        if self._mir is None:
+            rt = self.program._p.runtime
+            rt.lower(self.fqn.split(".<lambda")[0])
+            self._mir = rt.mir[self.fqn]
+        return self._mir
+
+    @property
+    def locals(self) -> list[LocalView]:
+        return [LocalView(i, l.name, TypeView(l.ty, self.program) if l.ty is not None else None)
+                for i, l in enumerate(self.mir.locals)]
+
+    @property
+    def blocks(self) -> list[BlockView]:
+        mir = self.mir
+        return [BlockView(b.id, tuple(self._node_view(b, s) for s in b.statements),
+                          self._node_view(b, b.terminator), b.unwind[0] if b.unwind else None)
+                for b in mir.blocks]
+
+    @property
+    def lambdas(self) -> list["FunctionView"]:
+        self.mir
+        prefix = self.fqn + ".<lambda"
+        return [self.program.function(k) for k in self.program._p.runtime.mir if k.startswith(prefix)]
+
+    def _node_view(self, block, node):
+        locs, prog = self.mir.locals, self.program
+        if isinstance(node, ir.Assign):
+            return StatementView("assign", place_view(node.dest, locs, prog),
+                                 rvalue_view(node.value, locs, prog), source_span(node.span))
+        return self._terminator_view(node, source_span(block.term_span), locs)
+
+    def _terminator_view(self, t, span, locs) -> TerminatorView:
+        prog = self.program
+        ops = lambda xs: tuple(operand_view(x, locs, prog) for x in xs)  # noqa: E731
+        if isinstance(t, ir.Goto):
+            return TerminatorView("goto", (t.target,), (), None, None, span)
+        if isinstance(t, ir.Branch):
+            return TerminatorView("branch", (t.then, t.else_), ops([t.cond]), None, t.origin or None, span)
+        if isinstance(t, ir.Return):
+            return TerminatorView("return", (), ops([ir.Copy(ir.Local(0))]), None, None, span)
+        if isinstance(t, ir.Call):
+            args = ops(t.args) + ops(a for _, a in t.kwargs)
+            return TerminatorView("call", (t.target,), args, self._call_target(t, locs), None, span)
+        if isinstance(t, (ir.Throw, ir.Rethrow)):
+            return TerminatorView("throw" if isinstance(t, ir.Throw) else "rethrow", (), ops([t.value]),
+                                  None, None, span)
+        if isinstance(t, ir.ThrowIfPanic):
+            return TerminatorView("throw_if_panic", (t.otherwise,), ops([t.value]), None, None, span)
+        return TerminatorView("unreachable", (), (), None, None, span)
+
+    def _call_target(self, t, locs) -> CallTargetView:
+        c, prog = t.callee, self.program
+        if c.kind == "fn":
+            fv = prog.function(c.name)
+            return CallTargetView("function", c.name, fv, fv.type)
+        if c.kind == "native":
+            return CallTargetView("builtin", c.name.removeprefix("method:"), None, None)
+        if c.kind == "method":
+            return CallTargetView("method", c.name, None, None)
+        callee = operand_view(t.args[0], locs, prog)
+        return CallTargetView("indirect", None, None, callee.type)
+
+    def __repr__(self) -> str:
+        return f"FunctionView({self.fqn})"
+
+
+class CompileError(Exception):
+    """The program has errors; `diagnostics` are rendered `file:line:col: error[CODE]: …`."""
+
+    def __init__(self, diagnostics: list):
+        super().__init__("\n".join(d.render(excerpt=False) for d in diagnostics))
+        self.diagnostics = [d.render(excerpt=False) for d in diagnostics]
+
+
+def load(path: str) -> ProgramView:
+    """Compile a .baml file or project directory (files under ns_<x>/ form namespace x)."""
+    from ..compiler import compile_sources, discover
+    from ..source import CompileError as _CE
+    try:
+        return ProgramView(compile_sources(discover(path)))
+    except _CE as e:
+        raise CompileError(e.diagnostics) from None
+
+
+def compile(source: str, path: str = "main.baml") -> ProgramView:  # noqa: A001 — the verb
+    from ..compiler import compile_sources
+    from ..source import CompileError as _CE
+    from ..source import SourceFile
+    try:
+        return ProgramView(compile_sources([SourceFile(path, source, None)]))
+    except _CE as e:
+        raise CompileError(e.diagnostics) from None
+
+
+def view(program) -> ProgramView:
+    """The view of an already compiled program (`assay.load(...)` or a compiler Program)."""
+    return ProgramView(getattr(program, "_p", program))
