@@ -130,8 +130,8 @@ def test_load_errors(tmp_path: Path) -> None:
     with pytest.raises(CoverageDataError, match="no coverage data file"):
         CoverageData.load(tmp_path / "missing.json")
     bad = tmp_path / "bad.json"
-    for text in ("not json", "[]", '{"format": "assay-coverage", "version": 99}',
-                 '{"format": "assay-coverage", "version": 1, "files": {"f": {"branches": {"x": 1}}}}'):
+    bad_key = '{"format": "assay-coverage", "version": 1, "files": {"f": {"branches": {"x": 1}}}}'
+    for text in ("not json", "[]", '{"format": "assay-coverage", "version": 99}', bad_key):
         bad.write_text(text)
         with pytest.raises(CoverageDataError):
             CoverageData.load(bad)
@@ -245,7 +245,9 @@ def test_cobertura(data: CoverageData, tmp_path: Path) -> None:
     assert [c.tag for c in cls] == ["methods", "lines"]  # the DTD's order
     lines = {int(l.get("number")): l.attrib for l in cls.findall("lines/line")}
     assert sorted(lines) == [2, 3, 4, 7, 11, 12, 13]
-    assert lines[3] == {"number": "3", "hits": "2", "branch": "true", "condition-coverage": "50% (1/2)"}
+    assert lines[3] == {
+        "number": "3", "hits": "2", "branch": "true", "condition-coverage": "50% (1/2)"
+    }
     assert lines[11]["condition-coverage"] == "0% (0/2)"
     assert lines[7] == {"number": "7", "hits": "0"}
     methods = {m.get("name"): m for m in cls.findall("methods/method")}

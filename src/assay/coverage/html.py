@@ -68,7 +68,8 @@ def write_html(
         page = render_file(name, fc, text, title=title, precision=precision)
         (out / pages[path]).write_text(page, encoding="utf-8")
     index = out / "index.html"
-    index.write_text(render_index(data, pages, cwd=cwd, title=title, precision=precision), encoding="utf-8")
+    index_html = render_index(data, pages, cwd=cwd, title=title, precision=precision)
+    index.write_text(index_html, encoding="utf-8")
     return index
 
 
@@ -111,7 +112,8 @@ def _summary_header(first: str) -> str:
 
 
 def _summary_cells(t: Totals, precision: int) -> str:
-    cells = (t.lines, t.lines_missed, t.branches, t.branches_partial, format_percent(t.percent, precision))
+    cover = format_percent(t.percent, precision)
+    cells = (t.lines, t.lines_missed, t.branches, t.branches_partial, cover)
     return "".join(f'<td class="num">{_e(c)}</td>' for c in cells)
 
 

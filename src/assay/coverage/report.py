@@ -116,7 +116,8 @@ def text_report(
         if functions:
             for _fqn, info in _functions(fc):
                 lo, hi = info.first_line, info.last_line
-                rows.append(("  " + info.display_name, fc.totals(lo, hi), format_missing(fc, lo, hi)))
+                missing = format_missing(fc, lo, hi)
+                rows.append(("  " + info.display_name, fc.totals(lo, hi), missing))
     total = data.totals()
     width = max([len(r[0]) for r in rows] + [len("TOTAL"), len("Name")])
 
@@ -169,7 +170,7 @@ def _json_file(fc: FileCoverage) -> dict[str, Any]:
 
 
 def _json_branch(key: BranchKey, hits: int) -> dict[str, Any]:
-    return {"line": key.line, "column": key.column, "kind": key.kind, "edge": key.edge, "hits": hits}
+    return {**key._asdict(), "hits": hits}
 
 
 def _json_function(fc: FileCoverage, fqn: str) -> dict[str, Any]:
@@ -272,7 +273,10 @@ def cobertura_report(
 
 
 def _rates(t: Totals, brief: bool = False) -> dict[str, str]:
-    rates = {"line-rate": _rate(t.lines_hit, t.lines), "branch-rate": _rate(t.branches_hit, t.branches)}
+    rates = {
+        "line-rate": _rate(t.lines_hit, t.lines),
+        "branch-rate": _rate(t.branches_hit, t.branches),
+    }
     if not brief:
         rates.update({
             "lines-covered": str(t.lines_hit),
@@ -312,7 +316,9 @@ def _cobertura_class(name: str, fc: FileCoverage) -> ET.Element:
     return cls
 
 
-def _cobertura_lines(parent: ET.Element, fc: FileCoverage, lo: int | None = None, hi: int | None = None) -> None:
+def _cobertura_lines(
+    parent: ET.Element, fc: FileCoverage, lo: int | None = None, hi: int | None = None
+) -> None:
     lines = ET.SubElement(parent, "lines")
     ran = fc.reached_lines()
     edges = _decisions(fc)
