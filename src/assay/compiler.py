@@ -84,10 +84,18 @@ class Program:
                                      {fqn: c.name for fqn, c in index.classes.items()},
                                      {fqn: e.name for fqn, e in index.enums.items()}, methods)
         self._attach_interfaces()
+        self.runtime.program_view = self.view
         builtins = {name: SimpleNamespace(param_names=bexvm.native_param_names(n)) for name, n in FUNCTIONS.items()}
         variants = {fqn: e.variants for fqn, e in self.runtime.enums.items()}
         methods = frozenset(f"method:{kind}.{name}" for kind, ms in METHODS.items() for name in ms)
         self.lowering = mirlower.Program(index, builtins, variants, self.runtime.classes, methods)
+
+    def view(self):
+        """This program as extensions and other mirx consumers see it."""
+        if getattr(self, "_view", None) is None:
+            from .mirx import ProgramView
+            self._view = ProgramView(self)
+        return self._view
 
     def _attach_interfaces(self) -> None:
         """Classes implementing baml.ops.Equals / baml.ops.Compare / baml.ToString get their

@@ -11,6 +11,7 @@ import os
 import sys
 import threading
 import time
+import functools
 import traceback
 from contextlib import contextmanager
 
@@ -22,6 +23,7 @@ from ..bex.stdlib import io as baml_io
 from ..bex.values import BamlRaise
 from ..compiler import Program, analyze, compile_sources, describe_error
 from ..source import CompileError, Diagnostic, SourceFile
+from .coverage import Session, coverage_group, coverage_options
 from .output import dumps, emit_json, error_doc, error_text, jsonable, styled
 from .sources import InputError, load_path, load_paths
 
@@ -135,6 +137,9 @@ def cli():
     """Assay: BAML's compiler and VM in Python."""
 
 
+cli.add_command(coverage_group)
+
+
 # ── compile helpers ──
 
 
@@ -236,19 +241,24 @@ def _print_check(diags: list[Diagnostic], errors: int, files: int):
               help="Named arguments as a JSON object, or @file.json.")
 @click.option("--json", "as_json", is_flag=True,
               help='Print {"result": …} or {"error": …} on stdout; program output goes to stderr.')
+@coverage_options
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="S",
               help="Give up after S seconds (error type Timeout).")
-def run(path, function, args_text, as_json, timeout):
+def run(path, function, args_text, as_json, timeout, **cov_opts):
     """Call FUNCTION (`Fn`, `ns.Fn`) of the program at PATH and print its result as JSON."""
+    cov = Session(cov_opts)
     with reporting(as_json):
         args = parse_args(args_text)
         program = compile_program(load_path(path))
         fdef = resolve(program, function)
         values = bind_args(program, fdef, args)
         with program_output(as_json):
-            value = call(program, fdef, values, timeout, as_json)
+            try:
+                value = call(program, fdef, values, timeout, as_json, cov.extensions)
+            finally:
+                code, _ = cov.finish(program, functools.partial(click.echo, err=True))
     emit_json({"result": jsonable(value)} if as_json else jsonable(value))
-    return 0
+    return code
 
 
 def parse_args(text: str | None) -> dict:
@@ -285,13 +295,13 @@ def bind_args(program: Program, fdef, args: dict) -> list:
         raise usage_failure("ArgumentError", str(e)) from None
 
 
-def call(program: Program, fdef, values: list, timeout: float | None, as_json: bool):
+def call(program: Program, fdef, values: list, timeout: float | None, as_json: bool, extensions=()):
     """Run the call in its own thread; wait at most `timeout` seconds."""
     box: list = []
 
     def target():
         try:
-            box.append((True, program.call_fqn(fdef.fqn, values)))
+            box.append((True, program.runtime.call(fdef.fqn, values, extensions)))
         except BaseException as e:  # noqa: BLE001 — handed to the waiting thread
             box.append((False, e))
 
@@ -338,22 +348,28 @@ def _timed_out(name: str, timeout: float, as_json: bool):
 @click.option("--json", "as_json", is_flag=True, help="One JSON document with a record per test.")
 @click.option("-k", "pattern", metavar="PATTERN", help="Only tests whose name contains PATTERN.")
 @click.option("-x", "--exitfirst", "fail_fast", is_flag=True, help="Stop at the first failure.")
-def test_cmd(paths, as_json, pattern, fail_fast):
+@coverage_options
+def test_cmd(paths, as_json, pattern, fail_fast, **cov_opts):
     """Run the `test` blocks of PATH... (one program)."""
+    cov = Session(cov_opts)
     with reporting(as_json):
         program = compile_program(load_paths(paths))
     outcomes = []
     with program_output(as_json):
-        for o in program.iter_tests(pattern, fail_fast):
+        for o in program.iter_tests(pattern, fail_fast, cov.extensions):
             outcomes.append(o)
             if not as_json:
                 _print_test(o)  # streamed: a slow test shows the ones before it
     failed = sum(not o.passed for o in outcomes)
-    if as_json:
-        emit_json(_tests_doc(outcomes, failed))
-    else:
+    if not as_json:
         click.echo(f"{len(outcomes) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    code, cov_doc = cov.finish(program, functools.partial(click.echo, err=as_json))
+    if as_json:
+        doc = _tests_doc(outcomes, failed)
+        if cov_doc is not None:
+            doc["coverage"] = cov_doc
+        emit_json(doc)
+    return 1 if failed else code
 
 
 def _tests_doc(outcomes, failed: int) -> dict:

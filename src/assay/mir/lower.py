@@ -262,8 +262,9 @@ class FnLowerer:
                 self.fill_default(p)
         value = self.lower_block_value(self.body)
         if not self.terminated():
-            self.emit(ir.Local(0), ir.Use(value))
-            self.terminate(ir.Return())
+            end = _value_span(self.body)
+            self.emit(ir.Local(0), ir.Use(value), end)
+            self.terminate(ir.Return(), end)
         for b in self.blocks:
             if b.terminator is None:
                 b.terminator = ir.Unreachable()
@@ -792,10 +793,11 @@ class FnLowerer:
         yes, no, join = self.new_block(), self.new_block(), self.new_block()
         self.branch_on(e.cond, yes, no)
         self.switch(yes)
-        self.emit(result, ir.Use(self.lower_block_value(e.then)))
+        self.emit(result, ir.Use(self.lower_block_value(e.then)), _value_span(e.then))
         self.goto(join)
         self.switch(no)
-        self.emit(result, ir.Use(self.lower_block_value(e.else_) if e.else_ is not None else ir.Const(None)))
+        self.emit(result, ir.Use(self.lower_block_value(e.else_) if e.else_ is not None else ir.Const(None)),
+                  _value_span(e.else_) if e.else_ is not None else None)
         self.goto(join)
         self.switch(join)
         return ir.Copy(result)
@@ -807,11 +809,12 @@ class FnLowerer:
         self.push_scope()
         self.pattern_origin = "if let"
         self.bind_pattern(e.pattern, value, no)
-        self.emit(result, ir.Use(self.lower_block_value(e.then)))
+        self.emit(result, ir.Use(self.lower_block_value(e.then)), _value_span(e.then))
         self.pop_scope()
         self.goto(join)
         self.switch(no)
-        self.emit(result, ir.Use(self.lower_block_value(e.else_) if e.else_ is not None else ir.Const(None)))
+        self.emit(result, ir.Use(self.lower_block_value(e.else_) if e.else_ is not None else ir.Const(None)),
+                  _value_span(e.else_) if e.else_ is not None else None)
         self.goto(join)
         self.switch(join)
         return ir.Copy(result)
@@ -845,12 +848,13 @@ class FnLowerer:
             nxt = self.new_block()
             self.push_scope()
             self.pattern_origin = origin
+            self.at = arm.pattern.span  # an arm's tests are located at its pattern
             self.bind_pattern(arm.pattern, value, nxt)
             if arm.guard is not None:
                 ok = self.new_block()
                 self.branch_on(arm.guard, ok, nxt, "guard")
                 self.switch(ok)
-            self.emit(result, ir.Use(self.lower_expr(arm.body)))
+            self.emit(result, ir.Use(self.lower_expr(arm.body)), arm.body.span)
             self.pop_scope()
             self.goto(join)
             self.switch(nxt)
@@ -899,12 +903,13 @@ class FnLowerer:
                 self.terminate(ir.ThrowIfPanic(errv, ok))
                 self.switch(ok)
             self.pattern_origin = "catch"
+            self.at = arm.pattern.span
             self.bind_pattern(arm.pattern, errv, nxt)
             if arm.guard is not None:
                 ok = self.new_block()
                 self.branch_on(arm.guard, ok, nxt, "guard")
                 self.switch(ok)
-            self.emit(r, ir.Use(self.lower_expr(arm.body)))
+            self.emit(r, ir.Use(self.lower_expr(arm.body)), arm.body.span)
             self.pop_scope()
             self.goto(inner_join)
             self.switch(nxt)
@@ -1165,6 +1170,14 @@ def _disjoint(a, b) -> bool:
     except ImportError:
         return False
     return ka is not None and kb is not None and not (ka & kb)
+
+
+def _value_span(block: ast.Block):
+    """Where a block's value comes from: its tail expression, else its closing brace."""
+    if block.tail is not None:
+        return block.tail.span
+    from ..source import Span
+    return Span(block.span.file, max(block.span.start, block.span.end - 1), block.span.end)
 
 
 def _describe(e) -> str:

@@ -104,7 +104,6 @@ class ProgramView:
 
     def __init__(self, program):
         self._p = program
-        program.runtime.program_view = lambda: self  # the compile half of extensions needs it
         self._metas: dict = program.__dict__.setdefault("mirx_meta", {})
         self._checker = None
         self._functions: dict[str, FunctionView] = {}
@@ -325,8 +324,12 @@ class FunctionView:
     @property
     def mir(self):
         if self._mir is None:
+            from ..source import CompileError as _CE
             rt = self.program._p.runtime
-            rt.lower(self.fqn.split(".<lambda")[0])
+            try:
+                rt.lower(self.fqn.split(".<lambda")[0])
+            except _CE as e:
+                raise CompileError(e.diagnostics) from None
             self._mir = rt.mir[self.fqn]
         return self._mir
 
@@ -403,7 +406,7 @@ def load(path: str) -> ProgramView:
     from ..compiler import compile_sources, discover
     from ..source import CompileError as _CE
     try:
-        return ProgramView(compile_sources(discover(path)))
+        return compile_sources(discover(path)).view()
     except _CE as e:
         raise CompileError(e.diagnostics) from None
 
@@ -413,11 +416,11 @@ def compile(source: str, path: str = "main.baml") -> ProgramView:  # noqa: A001 
     from ..source import CompileError as _CE
     from ..source import SourceFile
     try:
-        return ProgramView(compile_sources([SourceFile(path, source, None)]))
+        return compile_sources([SourceFile(path, source, None)]).view()
     except _CE as e:
         raise CompileError(e.diagnostics) from None
 
 
 def view(program) -> ProgramView:
     """The view of an already compiled program (`assay.load(...)` or a compiler Program)."""
-    return ProgramView(getattr(program, "_p", program))
+    return getattr(program, "_p", program).view()
