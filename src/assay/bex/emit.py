@@ -4,6 +4,7 @@ it is lowered, with the instruction range it produced (the hook of the mirx inte
 from __future__ import annotations
 
 from ..mir import ir
+from ..mir.cleanup import reachable
 from .bytecode import BexFunction, ExcEntry
 
 
@@ -12,7 +13,7 @@ def emit_function(fn: ir.MirFunction, hooks=()) -> BexFunction:
                       [l.name for l in fn.locals], n_captures=fn.n_captures,
                       file=fn.span.file.path if fn.span else "")
     code, lines = out.code, out.lines
-    order = _reachable(fn)
+    order = sorted(reachable(fn))
     start: dict[int, int] = {}
     fixups: list[tuple[int, int]] = []  # (pc, target block)
 
@@ -174,31 +175,3 @@ def emit_function(fn: ir.MirFunction, hooks=()) -> BexFunction:
         else:
             out.exc_table.append(ExcEntry(s, e, start[handler], slot))
     return out
-
-
-def _reachable(fn: ir.MirFunction) -> list[int]:
-    """Blocks reachable from the entry (or from a handler of a reachable block), in id order."""
-    seen = {0}
-    work = [0]
-    while work:
-        b = fn.blocks[work.pop()]
-        succ = _successors(b.terminator)
-        if b.unwind is not None:
-            succ.append(b.unwind[0])
-        for s in succ:
-            if s not in seen:
-                seen.add(s)
-                work.append(s)
-    return sorted(seen)
-
-
-def _successors(t) -> list[int]:
-    if isinstance(t, ir.Goto):
-        return [t.target]
-    if isinstance(t, ir.Branch):
-        return [t.then, t.else_]
-    if isinstance(t, ir.Call):
-        return [t.target]
-    if isinstance(t, ir.ThrowIfPanic):
-        return [t.otherwise]
-    return []

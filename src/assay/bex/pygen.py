@@ -335,18 +335,28 @@ class FunctionGen:
         else:
             self.line(f"store_index({c}, {i}, {v})")
 
-    def op_bin_op_int(self, op) -> None:
+    def operands(self, op) -> tuple[str, str, str, tuple[str, str]]:
+        """Pop a binary op's operands: (op, a, b, operands as an overflow message names them)."""
         b = self.pop()
         a = self.pop()
-        ma, mb = (b, a) if isinstance(op, tuple) else (a, b)
-        op = op[0] if isinstance(op, tuple) else op
+        if isinstance(op, tuple):  # ('+', 'swap_msg'): the real engine's reversed message
+            return op[0], a, b, (b, a)
+        return op, a, b, (a, b)
+
+    def checked(self, op: str, a: str, b: str, msg: tuple[str, str], guard: str = "") -> None:
+        """`a op b` with the 63-bit range check (`guard`: only when the result is an int)."""
+        s = self.slot()
+        self.line(f"{s} = {a} {op} {b}")
+        self.line(f"if {guard}not -4611686018427387904 <= {s} <= 4611686018427387903: "
+                  f"overflow('{op}', {msg[0]}, {msg[1]})")
+        self.push(s)
+        if self._next_is_store():
+            self.result_var(self.pop())
+
+    def op_bin_op_int(self, op) -> None:
+        op, a, b, msg = self.operands(op)
         if op in ("+", "-", "*"):
-            s = self.slot()
-            self.line(f"{s} = {a} {op} {b}")
-            self.line(f"if not -4611686018427387904 <= {s} <= 4611686018427387903: overflow('{op}', {ma}, {mb})")
-            self.push(s)
-            if self._next_is_store():
-                self.result_var(self.pop())
+            self.checked(op, a, b, msg)
         elif op in ("<", "<=", ">", ">=", "==", "!=", "&", "|", "^"):
             self.result(f"({a} {op} {b})")
         elif op == "/":
@@ -357,9 +367,7 @@ class FunctionGen:
             self.result(f"{BINOPS[op]}({a}, {b})")
 
     def op_bin_op_float(self, op) -> None:
-        b = self.pop()
-        a = self.pop()
-        op = op[0] if isinstance(op, tuple) else op
+        op, a, b, _ = self.operands(op)
         if op in ("+", "-", "*"):
             self.result(f"{a} {op} {b}")
         elif op == "/":
@@ -370,18 +378,14 @@ class FunctionGen:
             self.result(f"{BINOPS[op]}({a}, {b})")
 
     def op_bin_op_string(self, op) -> None:
-        b = self.pop()
-        a = self.pop()
-        op = op[0] if isinstance(op, tuple) else op
+        op, a, b, _ = self.operands(op)
         if op in ("+", "==", "!=", "<", "<=", ">", ">="):
             self.result(f"{a} {op} {b}" if op == "+" else f"({a} {op} {b})")
         else:
             self.result(f"{BINOPS[op]}({a}, {b})")
 
     def op_bin_op_bool(self, op) -> None:
-        b = self.pop()
-        a = self.pop()
-        op = op[0] if isinstance(op, tuple) else op
+        op, a, b, _ = self.operands(op)
         if op in ("==", "!="):
             self.result(f"({a} {op} {b})")
         else:
@@ -398,17 +402,9 @@ class FunctionGen:
         return self.pc + 1 < self.block_end and self.code[self.pc + 1][0] == "store_var"
 
     def op_bin_op(self, op) -> None:
-        b = self.pop()
-        a = self.pop()
-        ma, mb = (b, a) if isinstance(op, tuple) else (a, b)
-        op = op[0] if isinstance(op, tuple) else op
+        op, a, b, msg = self.operands(op)
         if op in ("+", "-", "*"):
-            s = self.slot()
-            self.line(f"{s} = {a} {op} {b}")
-            self.line(f"if type({s}) is int and not -4611686018427387904 <= {s} <= 4611686018427387903: overflow('{op}', {ma}, {mb})")
-            self.push(s)
-            if self._next_is_store():
-                self.result_var(self.pop())
+            self.checked(op, a, b, msg, guard=f"type({self.slot()}) is int and ")
         elif op in ("==", "!=") and (b == "None" or a == "None"):
             other = a if b == "None" else b
             self.result(f"({other} {'is' if op == '==' else 'is not'} None)")

@@ -118,11 +118,11 @@ def _thread_and_prune(fn: ir.MirFunction) -> None:
         _retarget(b.terminator, final)
     # merge b → c when b ends in `goto c`, c has no other predecessor and the same handler
     preds: dict[int, int] = {}
-    for b in _reachable(fn):
+    for b in reachable(fn):
         for s in successors(blocks[b].terminator):
             preds[s] = preds.get(s, 0) + 1
     handlers = {blocks[b].unwind[0] for b in range(len(blocks)) if blocks[b].unwind}
-    for b in _reachable(fn):
+    for b in reachable(fn):
         blk = blocks[b]
         while isinstance(blk.terminator, ir.Goto):
             c = blk.terminator.target
@@ -133,7 +133,7 @@ def _thread_and_prune(fn: ir.MirFunction) -> None:
             blk.terminator, blk.term_span = nxt.terminator, nxt.term_span
             nxt.statements, nxt.terminator = [], ir.Unreachable()
             preds[c] = 0
-    keep = sorted(_reachable(fn))
+    keep = sorted(reachable(fn))
     new_id = {old: i for i, old in enumerate(keep)}
     fn.blocks = [blocks[i] for i in keep]
     for i, b in enumerate(fn.blocks):
@@ -143,7 +143,8 @@ def _thread_and_prune(fn: ir.MirFunction) -> None:
             b.unwind = (new_id[b.unwind[0]], b.unwind[1])
 
 
-def _reachable(fn: ir.MirFunction) -> set[int]:
+def reachable(fn: ir.MirFunction) -> set[int]:
+    """Blocks reachable from the entry, following edges and catch handlers."""
     seen = {0}
     work = [0]
     while work:

@@ -413,24 +413,30 @@ class FnLowerer:
         self.switch(exit_)
 
     def stmt_ForIn(self, s: ast.ForIn) -> None:
-        items = self.lower_expr(s.iterable)
-        if _static_kind(s.iterable) != "array":
-            items = self.native("$iter_items", items, span=s.iterable.span)
+        self.for_in(s.pattern, s.iterable, lambda head, exit_: self.loop_body(s.body, head, exit_))
+
+    def for_in(self, pattern, iterable: ast.Expr, body) -> None:
+        """`for (let p in xs)`: an index loop over the array (live: it sees pushes and pops
+        made by the body) or over a string's characters; `body(head, exit)` lowers the body."""
+        items = self.lower_expr(iterable)
+        if _static_kind(iterable) != "array":
+            items = self.native("$iter_items", items, span=iterable.span)
         i = self.temp()
         self.emit(i, ir.Use(ir.Const(0)))
-        head, body, exit_ = self.new_block(), self.new_block(), self.new_block()
+        head, loop, exit_ = self.new_block(), self.new_block(), self.new_block()
         self.goto(head)
         self.switch(head)
         n = self.to_temp(ir.Len(items))
-        self.terminate(ir.Branch(self.to_temp(ir.BinaryOp("<", ir.Copy(i), n, "int")), body, exit_, "for"))
-        self.switch(body)
+        self.terminate(ir.Branch(self.to_temp(ir.BinaryOp("<", ir.Copy(i), n, "int")), loop, exit_, "for"))
+        self.switch(loop)
         self.push_scope()
         # 0 <= i < len was just tested: the element read needs no bounds check
         item = self.to_temp(ir.Load(ir.IndexPlace(items, ir.Copy(i), "array_in_bounds")))
-        self.bind_pattern(s.pattern, item, None)
+        self.bind_pattern(pattern, item, None)
         self.emit(i, ir.BinaryOp("+", ir.Copy(i), ir.Const(1), "int"))
-        self.loop_body(s.body, head, exit_)
+        body(head, exit_)
         self.pop_scope(run_defers=False)
+        self.goto(head)
         self.switch(exit_)
 
     def stmt_ForC(self, s: ast.ForC) -> None:
@@ -673,23 +679,7 @@ class FnLowerer:
             elif isinstance(p, ast.Let):
                 self.stmt_Let(p)
             elif isinstance(p, ast.TFor):
-                items = self.native("$iter_items", self.lower_expr(p.iterable))
-                i = self.temp()
-                self.emit(i, ir.Use(ir.Const(0)))
-                head, body, exit_ = self.new_block(), self.new_block(), self.new_block()
-                self.goto(head)
-                self.switch(head)
-                n = self.to_temp(ir.Len(items))
-                self.terminate(ir.Branch(self.to_temp(ir.BinaryOp("<", ir.Copy(i), n, "int")), body, exit_, "for"))
-                self.switch(body)
-                self.push_scope()
-                item = self.to_temp(ir.Load(ir.IndexPlace(items, ir.Copy(i), "array")))
-                self.emit(i, ir.BinaryOp("+", ir.Copy(i), ir.Const(1), "int"))
-                self.bind_pattern(p.pattern, item, None)
-                self.template_parts(p.parts, acc)
-                self.pop_scope()
-                self.goto(head)
-                self.switch(exit_)
+                self.for_in(p.pattern, p.iterable, lambda head, exit_, p=p: self.template_parts(p.parts, acc))
             elif isinstance(p, ast.TForC):
                 self.push_scope()
                 if p.init is not None:
