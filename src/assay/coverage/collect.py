@@ -33,6 +33,7 @@ class Coverage(mirx.Extension):
     def __init__(self) -> None:
         self.lines: Counter = Counter()     # (file, line) → hits
         self.branches: Counter = Counter()  # (file, line, col, origin, taken) → hits
+        self._probed: set = set()           # (fn, block, file, line) that already has a probe
 
     # ── compile half ──
     def instrument(self, fn: mirx.FunctionView, node, pcs: range):
@@ -41,6 +42,11 @@ class Coverage(mirx.Extension):
             return None
         if node.kind == "branch" and node.origin != "default":
             return (span.file, span.line, span.column, node.origin or "if")
+        # a block runs as a whole: one line probe per line and block is enough
+        key = (fn.fqn, node.block, span.file, span.line)
+        if key in self._probed:
+            return None
+        self._probed.add(key)
         return (span.file, span.line)
 
     # ── run half ──

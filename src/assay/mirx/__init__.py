@@ -12,6 +12,8 @@ See docs/mirx.md for what is guaranteed stable (VERSION 1.x) and a worked exampl
 """
 from __future__ import annotations
 
+import dataclasses
+
 from ..mir import ir
 from .views import (BlockView, CallTargetView, FieldView, LocalView, OperandView, ParamView,
                     PlaceView, RvalueView, SourceSpan, StatementView, TerminatorView, TypeView,
@@ -355,8 +357,9 @@ class FunctionView:
         locs, prog = self.mir.locals, self.program
         if isinstance(node, ir.Assign):
             return StatementView("assign", place_view(node.dest, locs, prog),
-                                 rvalue_view(node.value, locs, prog), source_span(node.span))
-        return self._terminator_view(node, source_span(block.term_span), locs)
+                                 rvalue_view(node.value, locs, prog), source_span(node.span), block.id)
+        return dataclasses.replace(self._terminator_view(node, source_span(block.term_span), locs),
+                                   block=block.id)
 
     def _terminator_view(self, t, span, locs) -> TerminatorView:
         prog = self.program

@@ -206,6 +206,7 @@ class StatementView:
     place: PlaceView
     rvalue: RvalueView
     span: SourceSpan | None
+    block: int = -1  # the id of the block it belongs to
 
 
 @dataclass(frozen=True)
@@ -230,6 +231,7 @@ class TerminatorView:
     call: CallTargetView | None
     origin: str | None
     span: SourceSpan | None
+    block: int = -1  # the id of the block it ends
 
 
 @dataclass(frozen=True)
