@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import enum
 import traceback
-from types import SimpleNamespace
 
-import pydantic
+import sys
 
 from .bex import ops
 from .bex.values import BamlRaise, Instance, Variant
@@ -49,7 +48,7 @@ def to_plain(v):
     """JSON-like plain data: instances → dicts of fields, enum values → variant names."""
     if isinstance(v, Instance):
         return {f: to_plain(getattr(v, "f_" + f)) for f in v._class.fields}
-    if isinstance(v, pydantic.BaseModel):
+    if _is_model(v):
         return {k: to_plain(x) for k, x in v.__dict__.items()}
     if isinstance(v, Variant):
         return v.name
@@ -62,23 +61,48 @@ def to_plain(v):
     return v
 
 
+def _is_model(v) -> bool:
+    """A pydantic model instance? (pydantic is imported only once a model is made.)"""
+    pd = sys.modules.get("pydantic")
+    return pd is not None and isinstance(v, pd.BaseModel)
+
+
+class _Types:
+    """`prog.types.Point` (a pydantic model, made on first use) and `prog.types.Color` (an Enum)."""
+
+    def __init__(self, prog: "BamlProgram"):
+        self._prog = prog
+
+    def __getattr__(self, name: str):
+        prog = self._prog
+        for fqn, c in prog._p.index.classes.items():
+            if c.name == name:
+                return prog._model(fqn)
+        for fqn, en in prog._enums.items():
+            if en.__name__ == name:
+                return en
+        raise AttributeError(name)
+
+
 class BamlProgram:
     def __init__(self, program: Program):
         self._p = program
-        self.types = SimpleNamespace()
+        self.types = _Types(self)
         self._models: dict[str, type] = {}
         self._enums: dict[str, type] = {}
         for fqn, e in program.runtime.enums.items():
             if fqn.startswith("user."):
-                en = enum.Enum(e.name, {v: v for v in e.variants})
-                self._enums[fqn] = en
-                setattr(self.types, e.name, en)
-        for fqn, c in program.index.classes.items():
-            info = program.runtime.classes[fqn]
+                self._enums[fqn] = enum.Enum(e.name, {v: v for v in e.variants})
+
+    def _model(self, fqn: str) -> type:
+        model = self._models.get(fqn)
+        if model is None:
+            import pydantic  # the field's choice for typed records; imported when first needed
+            c = self._p.index.classes[fqn]
             model = pydantic.create_model(c.name, __config__=pydantic.ConfigDict(arbitrary_types_allowed=True),
-                                          **{f: (object, None) for f in info.fields})
+                                          **{f: (object, None) for f in self._p.runtime.classes[fqn].fields})
             self._models[fqn] = model
-            setattr(self.types, c.name, model)
+        return model
 
     @property
     def diagnostics(self):
@@ -177,7 +201,7 @@ class BamlProgram:
             info = rt.classes[t[1]]
             if isinstance(v, Instance) and v._class is info:
                 return v
-            if isinstance(v, pydantic.BaseModel):
+            if _is_model(v):
                 v = dict(v.__dict__)
             if isinstance(v, dict):
                 cdef = self._p.index.classes.get(t[1])
@@ -208,8 +232,8 @@ class BamlProgram:
         return typetest.resolve(texpr, lambda path: self._p.lowering_lookup(cdef.namespace, path), frozenset(generics))
 
     def _guess(self, v):
-        if isinstance(v, pydantic.BaseModel):
-            for fqn, m in self._models.items():
+        if _is_model(v):
+            for fqn, m in list(self._models.items()):
                 if type(v) is m:
                     return self.from_python(v, ("class", fqn), "value")
         if isinstance(v, enum.Enum):
@@ -226,9 +250,10 @@ class BamlProgram:
 
     def to_python(self, v):
         if isinstance(v, Instance):
-            model = self._models.get(v._class.fqn)
             fields = {f: self.to_python(getattr(v, "f_" + f)) for f in v._class.fields}
-            return model(**fields) if model is not None else fields
+            if v._class.fqn in self._p.index.classes:
+                return self._model(v._class.fqn)(**fields)
+            return fields
         if isinstance(v, Variant):
             en = self._enums.get(v.enum.fqn)
             return en[v.name] if en is not None else v.name

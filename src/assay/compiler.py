@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 from types import SimpleNamespace
 
+from . import gcpause
 from .bex import vm as bexvm
 from .bex.stdlib import FUNCTIONS, METHODS
 from .bex.values import BamlRaise, Instance
@@ -199,8 +200,9 @@ def describe_error(value, panic: bool) -> dict:
 
 
 def compile_sources(sources: list[SourceFile]) -> Program:
-    index, diags = analyze(sources)
-    errors = [d for d in diags if d.severity == "error"]
-    if errors:
-        raise CompileError(errors)
-    return Program(index, diags)
+    with gcpause.paused():
+        index, diags = analyze(sources)
+        errors = [d for d in diags if d.severity == "error"]
+        if errors:
+            raise CompileError(errors)
+        return Program(index, diags)

@@ -17,8 +17,15 @@ def emit_function(fn: ir.MirFunction, hooks=()) -> BexFunction:
     start: dict[int, int] = {}
     fixups: list[tuple[int, int]] = []  # (pc, target block)
 
+    line_of: dict[int, int] = {}  # span start → line (many instructions share a span)
+
     def line(span):
-        return span.line_col[0] if span is not None else 0
+        if span is None:
+            return 0
+        n = line_of.get(span.start)
+        if n is None:
+            n = line_of[span.start] = span.line_col[0]
+        return n
 
     def put(op, arg=None, span=None):
         code.append((op, arg))

@@ -8,6 +8,7 @@ import sys
 import threading
 from functools import partial
 
+from .. import gcpause
 from . import ops
 from .bytecode import BexFunction
 from .emit import emit_function
@@ -33,6 +34,7 @@ class Runtime:
         self._lower = lower
         self.bytecode: dict[str, BexFunction] = {}
         self.mir: dict[str, object] = {}
+        self._groups: dict[str, list] = {}  # function fqn → its MIR and its lambdas' MIR
         self.classes: dict[str, ClassInfo] = dict(ops.BUILTIN_CLASSES)
         for fqn, fields in classes.items():
             self.classes[fqn] = ClassInfo(fqn, class_names[fqn], fields)
@@ -56,11 +58,14 @@ class Runtime:
 
     def lower(self, fqn: str) -> list:
         """The MIR of a function and its lambdas (lowered once, shared by every code space)."""
-        if fqn not in self.mir:
-            for mir in self._lower(fqn):
-                self.mir[mir.fqn] = mir
-                self.bytecode[mir.fqn] = emit_function(mir)
-        return [m for k, m in self.mir.items() if k == fqn or k.startswith(fqn + ".<lambda")]
+        group = self._groups.get(fqn)
+        if group is None:
+            with gcpause.paused():
+                group = self._groups[fqn] = self._lower(fqn)
+                for mir in group:
+                    self.mir[mir.fqn] = mir
+                    self.bytecode[mir.fqn] = emit_function(mir)
+        return group
 
     def space(self, extensions: tuple = ()) -> "CodeSpace":
         if not extensions:
@@ -223,9 +228,10 @@ class CodeSpace:
         current = self.env[name]
         if not isinstance(current, _Stub):
             return current
-        for mir in self.rt.lower(fqn):
-            if isinstance(self.env[self.function_global(mir.fqn)], _Stub):
-                self._generate(mir)
+        with gcpause.paused():
+            for mir in self.rt.lower(fqn):
+                if isinstance(self.env[self.function_global(mir.fqn)], _Stub):
+                    self._generate(mir)
         return self.env[name]
 
     def _generate(self, mir) -> None:

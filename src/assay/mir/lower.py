@@ -35,26 +35,30 @@ def free_names_in_lambdas(node) -> set[str]:
     out: set[str] = set()
 
     def walk(n, inside: bool):
-        if isinstance(n, ast.Lambda):
+        t = type(n)
+        if t is list or t is tuple:
+            for x in n:
+                walk(x, inside)
+            return
+        fields = _CHILD_FIELDS.get(t)
+        if fields is None:
+            if not hasattr(n, "__dataclass_fields__"):
+                return
+            fields = _CHILD_FIELDS[t] = tuple(f for f in n.__dataclass_fields__ if f != "span")
+        if t is ast.Lambda:
             inside = True
-        if isinstance(n, ast.Name) and inside:
-            out.add(n.name)
-        if isinstance(n, list):
-            for x in n:
-                walk(x, inside)
+        elif t is ast.Name:
+            if inside:
+                out.add(n.name)
             return
-        if isinstance(n, tuple):
-            for x in n:
-                walk(x, inside)
-            return
-        if not hasattr(n, "__dataclass_fields__"):
-            return
-        for f in n.__dataclass_fields__:
-            if f != "span":
-                walk(getattr(n, f), inside)
+        for f in fields:
+            walk(getattr(n, f), inside)
 
     walk(node, False)
     return out
+
+
+_CHILD_FIELDS: dict[type, tuple] = {}  # AST class → its fields other than the span
 
 
 class Program:
