@@ -330,8 +330,10 @@ class FunctionGen:
         if kind == "map":
             self.line(f"{c}[{i}] = {v}")
         elif kind == "array":
-            self.line(f"if -len({c}) <= {i} < len({c}): {c}[{i}] = {v}")
-            self.line(f"else: store_index({c}, {i}, {v})")
+            # Python's list indexing is BAML's within bounds (negative from the end); outside
+            # them, store_index raises the BAML panic
+            self.line(f"try: {c}[{i}] = {v}")
+            self.line(f"except IndexError: store_index({c}, {i}, {v})")
         else:
             self.line(f"store_index({c}, {i}, {v})")
 
@@ -344,13 +346,23 @@ class FunctionGen:
         return op, a, b, (a, b)
 
     def checked(self, op: str, a: str, b: str, msg: tuple[str, str], guard: str = "") -> None:
-        """`a op b` with the 63-bit range check (`guard`: only when the result is an int)."""
+        """`a op b` with the 63-bit range check (`guard`: only when the result is an int),
+        computed straight into the next store's local unless that local is an operand (the
+        overflow message still needs both)."""
         s = self.slot()
+        # only a temporary: a named local must keep its old value if the check panics
+        if (self._next_is_store() and self.fn.local_names[self.code[self.pc + 1][1]] is None
+                and f"v{self.code[self.pc + 1][1]}" not in (a, b)):
+            s = f"v{self.code[self.pc + 1][1]}"
+            self.spill(s)
+            self.skip = 1
+        else:
+            self.push(s)
+        guard = guard.replace("{s}", s)
         self.line(f"{s} = {a} {op} {b}")
         self.line(f"if {guard}not -4611686018427387904 <= {s} <= 4611686018427387903: "
                   f"overflow('{op}', {msg[0]}, {msg[1]})")
-        self.push(s)
-        if self._next_is_store():
+        if s.startswith("s") and self._next_is_store():
             self.result_var(self.pop())
 
     def op_bin_op_int(self, op) -> None:
@@ -360,9 +372,9 @@ class FunctionGen:
         elif op in ("<", "<=", ">", ">=", "==", "!=", "&", "|", "^"):
             self.result(f"({a} {op} {b})")
         elif op == "/":
-            self.result(f"({a} // {b} if {_nonneg(a)} and {_pos(b)} else div({a}, {b}))")
+            self.result(f"({a} // {b} if {_fast_path(a, b)} else div({a}, {b}))")
         elif op == "%":
-            self.result(f"({a} % {b} if {_nonneg(a)} and {_pos(b)} else mod({a}, {b}))")
+            self.result(f"({a} % {b} if {_fast_path(a, b)} else mod({a}, {b}))")
         else:
             self.result(f"{BINOPS[op]}({a}, {b})")
 
@@ -404,7 +416,7 @@ class FunctionGen:
     def op_bin_op(self, op) -> None:
         op, a, b, msg = self.operands(op)
         if op in ("+", "-", "*"):
-            self.checked(op, a, b, msg, guard=f"type({self.slot()}) is int and ")
+            self.checked(op, a, b, msg, guard="type({s}) is int and ")
         elif op in ("==", "!=") and (b == "None" or a == "None"):
             other = a if b == "None" else b
             self.result(f"({other} {'is' if op == '==' else 'is not'} None)")
@@ -539,10 +551,8 @@ BINOPS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "mod", "<<": "shl
           "<=": "le", ">": "gt", ">=": "ge"}
 
 
-def _pos(b: str) -> str:
-    """`b > 0` in generated code, decided now when b is a literal."""
-    return "True" if b.isdigit() and int(b) > 0 else f"{b} > 0"
-
-
-def _nonneg(a: str) -> str:
-    return "True" if a.isdigit() else f"{a} >= 0"
+def _fast_path(a: str, b: str) -> str:
+    """When Python's floor `//` and `%` equal BAML's truncating ones: a >= 0 and b > 0
+    (decided now for literals)."""
+    tests = ([] if a.isdigit() else [f"{a} >= 0"]) + ([] if b.isdigit() and int(b) > 0 else [f"{b} > 0"])
+    return " and ".join(tests) or "True"

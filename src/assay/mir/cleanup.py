@@ -91,16 +91,23 @@ def _fold_temps(fn: ir.MirFunction) -> None:
         out: list[ir.Assign] = []
         for s in b.statements:
             prev = out[-1] if out else None
-            if (prev is not None and isinstance(s.dest, ir.Local) and isinstance(s.value, ir.Use)
+            if (prev is not None and isinstance(s.value, ir.Use)
                     and isinstance(s.value.op, ir.Copy) and isinstance(prev.dest, ir.Local)
                     and prev.dest.index == s.value.op.place.index
                     and fn.locals[prev.dest.index].name is None and not fn.locals[prev.dest.index].is_cell
-                    and uses.get(prev.dest.index) == 1 and not fn.locals[s.dest.index].is_cell
-                    and prev.dest.index != 0):
+                    and uses.get(prev.dest.index) == 1 and prev.dest.index != 0
+                    and (not isinstance(s.dest, ir.Local) or not fn.locals[s.dest.index].is_cell)
+                    and _reads_before(s.dest, prev.dest.index)):
                 out[-1] = ir.Assign(s.dest, prev.value, prev.span)
                 continue
             out.append(s)
         b.statements = out
+
+
+def _reads_before(dest, temp: int) -> bool:
+    """A field/element/cell destination is evaluated after its value in emitted code: the
+    merged statement is the same only if the destination does not read the temporary."""
+    return all(not (isinstance(o, ir.Copy) and o.place.index == temp) for o in _place_ops(dest))
 
 
 def _thread_and_prune(fn: ir.MirFunction) -> None:
