@@ -138,6 +138,18 @@ class FunctionGen:
         self.line(f"{s} = {expr}")
         self.push(s)
 
+    def target(self) -> str:
+        """Where a multi-line computation puts its value: the following store_var's local
+        (skipping it), else a stack slot (pushed)."""
+        nxt = self.code[self.pc + 1] if self.pc + 1 < self.block_end else None
+        if nxt is not None and nxt[0] == "store_var":
+            self.spill(f"v{nxt[1]}")
+            self.skip = 1
+            return f"v{nxt[1]}"
+        s = self.slot()
+        self.push(s)
+        return s
+
     def spill(self, var: str) -> None:
         """Before `var` is overwritten, materialise stack entries that still read it."""
         for i, e in enumerate(self.stack):
@@ -318,10 +330,11 @@ class FunctionGen:
         c = self.pop()
         if kind == "array_in_bounds":
             self.result(f"{c}[{i}]")
-        elif kind == "array":
-            self.result(f"({c}[{i}] if -len({c}) <= {i} < len({c}) else load_index({c}, {i}))")
-        elif kind == "map":
-            self.result(f"({c}[{i}] if {i} in {c} else load_index({c}, {i}))")
+        elif kind in ("array", "map"):
+            # Python indexing is BAML's where it succeeds; load_index raises the BAML panic
+            t = self.target()
+            self.line(f"try: {t} = {c}[{i}]")
+            self.line(f"except {'IndexError' if kind == 'array' else 'KeyError'}: {t} = load_index({c}, {i})")
         else:
             self.result(f"load_index({c}, {i})")
 
