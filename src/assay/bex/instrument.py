@@ -20,6 +20,8 @@ def overrides(ext, method: str) -> bool:
 
 
 class InstrumentedGen(FunctionGen):
+    fuse_returns = False
+
     def __init__(self, fn, names, extensions, sidecars):
         super().__init__(fn, names)
         self.fqn = repr(fn.fqn)

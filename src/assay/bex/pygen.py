@@ -122,6 +122,10 @@ class FunctionGen:
         a stack slot. A temporary stored and at once reloaded for its only use by a branch,
         return or store is not materialised at all."""
         nxt = self.code[self.pc + 1] if self.pc + 1 < self.block_end else None
+        if nxt == ("store_var", 0) and self.returns_next_at(self.pc + 1):
+            self.line(f"return {expr}")
+            self.skip = 3
+            return
         if (nxt is not None and nxt[0] == "store_var" and self.pc + 3 < self.block_end + 1
                 and self.loads.get(nxt[1]) == 1 and self.fn.local_names[nxt[1]] is None
                 and self.code[self.pc + 2] == ("load_var", nxt[1])
@@ -300,8 +304,23 @@ class FunctionGen:
 
     def op_store_var(self, i) -> None:
         v = self.pop()
+        if self.returns_next(i):
+            self.line(f"return {v}")
+            return
         self.spill(f"v{i}")
         self.line(f"v{i} = {v}")
+
+    fuse_returns = True  # instrumented code keeps every instruction observable
+
+    def returns_next_at(self, pc: int) -> bool:
+        return self.fuse_returns and self.code[pc + 1:pc + 3] == [("load_var", 0), ("return", None)]
+
+    def returns_next(self, i: int) -> bool:
+        """`store_var 0; load_var 0; return`: return the value directly (skipping two)."""
+        if i == 0 and self.fuse_returns and self.code[self.pc + 1:self.pc + 3] == [("load_var", 0), ("return", None)]:
+            self.skip = 2
+            return True
+        return False
 
     def op_load_deref(self, _) -> None:
         self.result(f"{self.pop()}[0]")
@@ -364,7 +383,8 @@ class FunctionGen:
         overflow message still needs both)."""
         s = self.slot()
         # only a temporary: a named local must keep its old value if the check panics
-        if (self._next_is_store() and self.fn.local_names[self.code[self.pc + 1][1]] is None
+        if (self._next_is_store() and (self.code[self.pc + 1][1] == 0  # _0 is read only by return
+                                       or self.fn.local_names[self.code[self.pc + 1][1]] is None)
                 and f"v{self.code[self.pc + 1][1]}" not in (a, b)):
             s = f"v{self.code[self.pc + 1][1]}"
             self.spill(s)
