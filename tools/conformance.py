@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         if ok:
             row[0] += 1
         elif "not supported yet" in why:
-            row[2] += 1  # the test uses language outside Assay's (bigint, byte strings)
+            row[2] += 1  # the test uses language outside Assay's (bigint)
             failures.append(f"{e.id}: {why}")
         else:
             failures.append(f"{e.id}: {why}")
@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(f"| **total** | **{a_sum}** | **{n_sum}** | **{100.0 * a_sum / n_sum:.1f}** | **{o_sum}** "
                      f"| **{a_sum}/{n_sum - o_sum}** |")
         lines.append("")
-    lines += ["Tests \"outside Assay's language\" use bigint literals or byte strings, which Assay",
+    lines += ["Tests \"outside Assay's language\" use bigint literals (arbitrary-precision ints), which Assay",
               "declines with a located `not supported yet` diagnostic.", ""]
     if file_errors:
         lines += ["## Files that do not load/compile/run on Assay", ""]

@@ -239,7 +239,7 @@ def bit_not(a):
 # The VM registers them; `==` (and everything built on it) then honours the override.
 EQ_OVERRIDES: dict = {}
 
-_SIMPLE = {int, str, bool, _NoneType}
+_SIMPLE = {int, str, bool, _NoneType, bytearray}
 
 
 def eq(a, b) -> bool:

@@ -48,6 +48,7 @@ class Runtime:
                 self.natives[f"method:{kind}.{mname}"] = native
         self.natives["$iter_items"] = _NativeShim("$iter_items", iter_items)
         self.natives["$str_int"] = _NativeShim("$str_int", str)
+        self.natives["$bytes"] = _NativeShim("$bytes", bytearray)
         self.natives["$array_slice"] = _NativeShim("$array_slice", lambda a, s, e: a[s:e])
         self.program_view = None  # set by assay.mirx: the view extensions' compile half sees
         self.plain = CodeSpace(self, ())

@@ -550,6 +550,10 @@ class FnLowerer:
     def expr_NullLit(self, e):
         return ir.Const(None)
 
+    def expr_BytesLit(self, e):
+        # a uint8array is mutable: every evaluation makes a fresh one
+        return self.native("$bytes", ir.Const(bytes(e.value)))
+
     def expr_BlockExpr(self, e):
         return self.lower_block_value(e.block)
 
@@ -1175,7 +1179,7 @@ def _value_span(block: ast.Block):
 
 
 def _describe(e) -> str:
-    return {"BigIntLit": "bigint", "BytesLit": "a byte string"}.get(type(e).__name__, type(e).__name__)
+    return {"BigIntLit": "bigint"}.get(type(e).__name__, type(e).__name__)
 
 
 def _prepend_captures(fn: ir.MirFunction, child: FnLowerer, n: int) -> ir.MirFunction:
