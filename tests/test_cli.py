@@ -107,11 +107,11 @@ def test_check_reports_diagnostics_with_excerpt(tmp_path):
 def test_check_lowers_every_function_and_test(tmp_path):
     p = tmp_path / "low.baml"
     p.write_text('function ok() -> int { 1 }\nfunction big() -> int { let b = 12n; 1 }\n'
-                 'test "t" { let z = b"abc"; }\n')
+                 'test "t" { let z = 3n; }\n')
     r = invoke("check", p)
     assert r.exit_code == 1
     assert f"{p}:2:33: error[E9001]: bigint is not supported yet" in r.stdout
-    assert f"{p}:3:20: error[E9001]: a byte string is not supported yet" in r.stdout
+    assert f"{p}:3:20: error[E9001]: bigint is not supported yet" in r.stdout
     assert "2 errors" in r.stdout
 
 
