@@ -88,8 +88,8 @@ class Program:
         self.runtime.program_view = self.view
         builtins = {name: SimpleNamespace(param_names=bexvm.native_param_names(n)) for name, n in FUNCTIONS.items()}
         variants = {fqn: e.variants for fqn, e in self.runtime.enums.items()}
-        methods = frozenset(f"method:{kind}.{name}" for kind, ms in METHODS.items() for name in ms)
-        self.lowering = mirlower.Program(index, builtins, variants, self.runtime.classes, methods)
+        builtin_methods = frozenset(f"method:{kind}.{name}" for kind, ms in METHODS.items() for name in ms)
+        self.lowering = mirlower.Program(index, builtins, variants, self.runtime.classes, builtin_methods)
 
     def view(self):
         """This program as extensions and other mirx consumers see it."""
