@@ -476,19 +476,18 @@ class FnLowerer:
                 self.lower_block_discard(d)
 
     def stmt_Break(self, s: ast.Break) -> None:
-        if not self.loops:
-            raise LowerError(s.span, "`break` outside of a loop")
-        _, brk, depth = self.loops[-1]
-        self.exit_scopes_to(depth)
-        self.goto(brk)
-        self.switch(self.new_block())
+        self.leave_loop(s, "break")
 
     def stmt_Continue(self, s: ast.Continue) -> None:
+        self.leave_loop(s, "continue")
+
+    def leave_loop(self, s: ast.Stmt, how: str) -> None:
+        """`break` / `continue`: run the defers of the scopes left, jump, go on unreachable."""
         if not self.loops:
-            raise LowerError(s.span, "`continue` outside of a loop")
-        cont, _, depth = self.loops[-1]
+            raise LowerError(s.span, f"`{how}` outside of a loop")
+        cont, brk, depth = self.loops[-1]
         self.exit_scopes_to(depth)
-        self.goto(cont)
+        self.goto(brk if how == "break" else cont)
         self.switch(self.new_block())
 
     def stmt_Return(self, s: ast.Return) -> None:
