@@ -128,6 +128,8 @@ class Runtime:
             return lambda v: any(p(v) for p in ps)
         if k == "omitted":
             return lambda v: v is OMITTED
+        if k == "panic":
+            return is_panic
         return lambda v: False
 
 
@@ -215,6 +217,8 @@ class CodeSpace:
             return f"isinstance({v}, {self.class_global(t[1])})"
         if k == "omitted":
             return f"({v} is OMIT)"
+        if k == "panic":
+            return f"is_panic({v})"
         if k == "variant" and t[1] in self.enums and t[2] in self.enums[t[1]].variants:
             return f"({v} is {names.const(self.enums[t[1]].variants[t[2]])})"
         if k == "enum" and t[1] in self.enums:

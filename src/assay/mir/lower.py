@@ -87,7 +87,7 @@ class Program:
         if name in self.builtin_classes:
             return ("class", name)
         if name == "baml.panics.Panic":
-            return ("union", tuple(("class", c) for c in self.builtin_classes if c.startswith("baml.panics.")))
+            return ("panic",)
         if name == "baml.ops.Ordering":
             return ("enum", name)
         if len(path) >= 2:
@@ -896,8 +896,10 @@ class FnLowerer:
             nxt = self.new_block()
             self.push_scope()
             if _catches_anything(arm.pattern):
+                # a wildcard does not catch a panic: a panic goes on to the next arm
                 ok = self.new_block()
-                self.terminate(ir.ThrowIfPanic(errv, ok))
+                is_panic = self.to_temp(ir.IsType(errv, ("panic",)))
+                self.terminate(ir.Branch(is_panic, nxt, ok, "catch"))
                 self.switch(ok)
             self.pattern_origin = "catch"
             self.at = arm.pattern.span

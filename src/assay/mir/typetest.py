@@ -3,7 +3,7 @@
 A test is a small tuple, hashable and printable:
   ('any',) ('never',) ('int',) ('float',) ('string',) ('bool',) ('null',) ('function',)
   ('lit', value) ('class', fqn) ('enum', fqn) ('variant', enum_fqn, name)
-  ('array', elem) ('map', key, value) ('union', (t, ...))
+  ('array', elem) ('map', key, value) ('union', (t, ...)) ('panic',) (any baml.panics.*)
 """
 from __future__ import annotations
 
@@ -84,4 +84,4 @@ def show(t: tuple) -> str:
         return f"map<{show(t[1])}, {show(t[2])}>"
     if k == "union":
         return " | ".join(show(m) for m in t[1])
-    return {"any": "unknown"}.get(k, k)
+    return {"any": "unknown", "panic": "baml.panics.Panic"}.get(k, k)
