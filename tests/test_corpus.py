@@ -17,7 +17,7 @@ if not ENTRIES:
 def test_corpus(entry: dl.CorpusEntry):
     ok, why = dl.corpus_verdict(entry)
     if not ok and "not supported yet" in why:
-        # the file uses language outside what Assay implements (bigint): Assay
+        # the file uses a construct outside what Assay implements: Assay
         # declines with a located diagnostic; counted apart in docs/conformance.md
         pytest.xfail(why)
     assert ok, f"{entry.id}: {why}"

@@ -11,7 +11,7 @@ import traceback
 import sys
 
 from .bex import ops
-from .bex.values import BamlRaise, Instance, Variant
+from .bex.values import BamlRaise, BigInt, Instance, Variant
 from .compiler import Program, compile_sources, describe_error, discover
 from .mir import typetest
 from .source import CompileError, SourceFile
@@ -182,6 +182,8 @@ class BamlProgram:
             return self._guess(v)
         if k == "float" and type(v) is int and not isinstance(v, bool):
             return float(v)
+        if k == "bigint" and isinstance(v, int) and not isinstance(v, bool):
+            return BigInt(v)
         if k == "int" and type(v) is int:
             if not ops.INT_MIN <= v <= ops.INT_MAX:
                 raise ArgumentError(f"argument `{where}`: {v} does not fit in a 63-bit int")

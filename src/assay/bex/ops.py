@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from typing import NoReturn
 
-from .values import INT_MAX, INT_MIN, BamlRaise, ClassInfo, Instance, Variant
+from .values import INT_MAX, INT_MIN, BamlRaise, BigInt, ClassInfo, Instance, Variant
 
 _NoneType = type(None)
 _INF = math.inf
@@ -110,6 +110,8 @@ def add(a, b):
         return a + b
     if (ta is float or ta is int) and (tb is float or tb is int):
         return float(a) + float(b)
+    if _bigints(ta, tb):
+        return BigInt(int(a) + int(b))
     _bad("+", a, b)
 
 
@@ -123,6 +125,8 @@ def sub(a, b):
         _overflow(f"{a} - {b} overflows int")
     if (ta is float or ta is int) and (tb is float or tb is int):
         return float(a) - float(b)
+    if _bigints(ta, tb):
+        return BigInt(int(a) - int(b))
     _bad("-", a, b)
 
 
@@ -136,6 +140,8 @@ def mul(a, b):
         _overflow(f"{a} * {b} overflows int")
     if (ta is float or ta is int) and (tb is float or tb is int):
         return float(a) * float(b)
+    if _bigints(ta, tb):
+        return BigInt(int(a) * int(b))
     _bad("*", a, b)
 
 
@@ -155,6 +161,11 @@ def fmod(a: float, b: float) -> float:
     return math.fmod(a, b)
 
 
+def _bigints(ta, tb) -> bool:
+    """bigint op bigint, bigint op int, int op bigint: computed as bigint."""
+    return (ta is BigInt and (tb is BigInt or tb is int)) or (tb is BigInt and ta is int)
+
+
 def div(a, b):
     ta = type(a)
     tb = type(b)
@@ -169,6 +180,11 @@ def div(a, b):
         return q if (a < 0) == (b < 0) else -q
     if (ta is float or ta is int) and (tb is float or tb is int):
         return fdiv(float(a), float(b))
+    if _bigints(ta, tb):
+        if not b:
+            panic("baml.panics.DivisionByZero", dividend=a)
+        q = abs(int(a)) // abs(int(b))
+        return BigInt(q if (a < 0) == (b < 0) else -q)
     _bad("/", a, b)
 
 
@@ -182,6 +198,11 @@ def mod(a, b):
         return -r if a < 0 else r
     if (ta is float or ta is int) and (tb is float or tb is int):
         return fmod(float(a), float(b))
+    if _bigints(ta, tb):
+        if not b:
+            panic("baml.panics.DivisionByZero", dividend=a)
+        r = abs(int(a)) % abs(int(b))
+        return BigInt(-r if a < 0 else r)
     _bad("%", a, b)
 
 
@@ -191,7 +212,7 @@ def neg(a):
         if a == INT_MIN:
             _overflow(f"-({a}) overflows int")
         return -a
-    if ta is float:
+    if ta is float or ta is BigInt:
         return -a
     _bad("unary -", a)
 
@@ -239,7 +260,7 @@ def bit_not(a):
 # The VM registers them; `==` (and everything built on it) then honours the override.
 EQ_OVERRIDES: dict = {}
 
-_SIMPLE = {int, str, bool, _NoneType, bytearray}
+_SIMPLE = {int, str, bool, _NoneType, bytearray, BigInt}
 
 
 def eq(a, b) -> bool:
@@ -368,7 +389,7 @@ def truthy(v) -> bool:
     if v is False or v is None:
         return False
     t = type(v)
-    if t is int or t is float:
+    if t is int or t is float or t is BigInt:
         return v != 0
     if t is str or t is list or t is dict or t is bytearray or t is bytes:
         return len(v) != 0

@@ -108,3 +108,34 @@ class BamlRaise(Exception):
         super().__init__(value)
         self.value = value
         self.panic = panic
+
+
+class BigInt(int):
+    """A BAML `bigint`: an arbitrary-precision int of its own run-time type (`1n == 1` is false).
+    Arithmetic with bigints or ints gives bigints; BAML's truncating `/` and `%` live in ops."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"{int(self)}n"
+
+
+def _bigint_op(name: str):
+    base = getattr(int, name)
+
+    def op(self, other):
+        if type(other) is not int and type(other) is not BigInt:
+            return NotImplemented
+        return BigInt(base(self, other))
+
+    op.__name__ = name
+    return op
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__and__",
+              "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__lshift__", "__rshift__"):
+    setattr(BigInt, _name, _bigint_op(_name))
+BigInt.__neg__ = lambda self: BigInt(-int(self))
+BigInt.__invert__ = lambda self: BigInt(~int(self))
+BigInt.__abs__ = lambda self: BigInt(abs(int(self)))
+del _name

@@ -14,7 +14,7 @@ from .bytecode import BexFunction
 from .emit import emit_function
 from .pygen import FunctionGen, mangle
 from .stdlib import FUNCTIONS, METHODS, ORDERING
-from .values import BamlRaise, ClassInfo, EnumInfo, Instance, Variant
+from .values import BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, Variant
 from ..mir.lower import OMITTED
 
 MAX_DEPTH = 20_000  # BAML frames before StackOverflow (the real engine allows ~75k)
@@ -130,6 +130,8 @@ class Runtime:
             return lambda v: v is OMITTED
         if k == "panic":
             return is_panic
+        if k == "bigint":
+            return lambda v: type(v) is BigInt
         return lambda v: False
 
 
@@ -146,6 +148,7 @@ class CodeSpace:
         self.env["OMIT"] = OMITTED
         self.env["error_value"] = error_value
         self.env["Variant"] = Variant
+        self.env["BigInt"] = BigInt
         for i, ext in enumerate(extensions):
             self.env[f"X{i}"] = ext
         self._fn_names: dict[str, str] = {}
@@ -219,6 +222,8 @@ class CodeSpace:
             return f"({v} is OMIT)"
         if k == "panic":
             return f"is_panic({v})"
+        if k == "bigint":
+            return f"(type({v}) is BigInt)"
         if k == "variant" and t[1] in self.enums and t[2] in self.enums[t[1]].variants:
             return f"({v} is {names.const(self.enums[t[1]].variants[t[2]])})"
         if k == "enum" and t[1] in self.enums:
@@ -359,7 +364,8 @@ def make_dispatcher(name: str, method_of=None):
     name)` finds an instance's method (instrumented spaces); by default the class's binding."""
     table = {}
     for kind, py in (("int", int), ("float", float), ("string", str), ("bool", bool),
-                     ("null", type(None)), ("array", list), ("map", dict), ("uint8array", bytearray)):
+                     ("null", type(None)), ("array", list), ("map", dict), ("uint8array", bytearray),
+                     ("bigint", BigInt)):
         native = METHODS.get(kind, {}).get(name)
         if native is not None:
             table[py] = native.fn

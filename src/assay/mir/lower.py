@@ -2,7 +2,7 @@
 enclosing one for captures). Expressions lower to operands; control flow becomes blocks."""
 from __future__ import annotations
 
-from ..bex.values import Variant
+from ..bex.values import BigInt, Variant
 from ..source import Span
 from ..syntax import ast
 from . import ir
@@ -548,6 +548,9 @@ class FnLowerer:
 
     def expr_NullLit(self, e):
         return ir.Const(None)
+
+    def expr_BigIntLit(self, e):
+        return ir.Const(BigInt(e.value))
 
     def expr_BytesLit(self, e):
         # a uint8array is mutable: every evaluation makes a fresh one

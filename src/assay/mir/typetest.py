@@ -10,7 +10,8 @@ from __future__ import annotations
 from ..syntax import ast
 
 PRIMS = {"int": ("int",), "float": ("float",), "string": ("string",), "bool": ("bool",),
-         "null": ("null",), "unknown": ("any",), "never": ("never",), "void": ("null",)}
+         "null": ("null",), "unknown": ("any",), "never": ("never",), "void": ("null",),
+         "bigint": ("bigint",)}
 
 
 def resolve(t: ast.TypeExpr, lookup, generics: frozenset = frozenset(), _seen=None) -> tuple:

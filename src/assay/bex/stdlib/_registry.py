@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from ..values import EnumInfo, Instance, Variant
+from ..values import BigInt, EnumInfo, Instance, Variant
 
 
 @dataclass(slots=True)
@@ -15,7 +15,7 @@ class Native:
     sig: str  # BAML signature text without the name, e.g. "(start: int, end: int) -> string"
 
 
-KINDS = ("int", "float", "string", "bool", "null", "array", "map", "uint8array")
+KINDS = ("int", "float", "string", "bool", "null", "array", "map", "uint8array", "bigint")
 METHODS: dict[str, dict[str, Native]] = {k: {} for k in KINDS}
 FUNCTIONS: dict[str, Native] = {}
 
@@ -61,6 +61,7 @@ _KIND_OF = {
     dict: "map",
     Variant: "variant",
     bytearray: "uint8array",
+    BigInt: "bigint",
 }
 
 

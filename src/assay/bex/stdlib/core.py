@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from .. import ops
 from ..ops import eq, lt, panic
-from ..values import Instance
+from ..values import BigInt, Instance
 from ._registry import ORDER_VARIANTS, function, method
 from .render import _nested, render, render_float
 
-_ALL = "int float string bool null array map"
-_ORDERED = "int float string bool"
+_ALL = "int float string bool null array map bigint"
+_ORDERED = "int float string bool bigint"
 
 method(_ALL, "() -> string", "to_string")(render)
 method(_ALL, "(other: Self) -> bool", "eq")(eq)
@@ -138,3 +138,33 @@ def assert_contains(haystack, needle):
 
 
 __all__ = ["deep_copy", "_nested"]
+
+
+# bigint: arbitrary precision, so no overflow (and no saturation) anywhere
+@method("bigint", "() -> bigint", "abs")
+def bigint_abs(self):
+    return abs(self)
+
+
+@method("bigint", "(exp: bigint) -> bigint", "pow")
+def bigint_pow(self, exp):
+    return BigInt(int(self) ** int(exp)) if exp >= 0 else BigInt(0)
+
+
+@method("bigint", "() -> int throws baml.errors.InvalidArgument", "to_int")
+def bigint_to_int(self):
+    if not ops.INT_MIN <= self <= ops.INT_MAX:
+        ops.throw_error("baml.errors.InvalidArgument", message=f"bigint.to_int: {int(self)} is out of int range")
+    return int(self)
+
+
+@function("bigint.parse", "(s: string) -> bigint throws baml.errors.ParseError")
+def bigint_parse(s):
+    try:
+        return BigInt(int(s, 10)) if s.strip() == s and "_" not in s else _bad_bigint(s)
+    except ValueError:
+        return _bad_bigint(s)
+
+
+def _bad_bigint(s):
+    ops.throw_error("baml.errors.ParseError", message=f"bigint.parse: cannot parse {s!r} as bigint")

@@ -1,6 +1,8 @@
 """`string.from` / backtick-interpolation rendering of run-time values."""
 from __future__ import annotations
 
+from ..values import BigInt
+
 import unicodedata
 
 from ..values import Instance, Variant
@@ -77,8 +79,8 @@ def render(v) -> str:
     t = type(v)
     if t is str:
         return v
-    if t is int:
-        return str(v)
+    if t is int or t is BigInt:
+        return str(int(v))
     return _nested(v)
 
 
@@ -86,8 +88,8 @@ def _nested(v) -> str:
     t = type(v)
     if t is str:
         return quote(v)
-    if t is int:
-        return str(v)
+    if t is int or t is BigInt:
+        return str(int(v))
     if t is float:
         return render_float(v)
     if t is bool:
