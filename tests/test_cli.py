@@ -514,3 +514,16 @@ def test_hello_tests_pass_on_the_engine():
         assert out.kind == "ok", (name, out)
     out = dl.engine_call(rt, "Main", {"name": "Ada", "sides": [3.0, 4.0, 5.0]})
     assert out.kind == "ok" and out.value == {"text": "Hello, Ada", "perimeter": 12.0, "kind": "scalene"}
+
+
+def test_run_panic_prints_a_baml_traceback(tmp_path):
+    p = tmp_path / "tb.baml"
+    p.write_text("function a(x: int) -> int {\n  let y = x + 1;\n  b(y)\n}\n"
+                 "function b(z: int) -> int {\n  let w = [1, 2];\n  w[z] + 1\n}\n"
+                 'test "fails" {\n  a(5)\n}\n')
+    r = subprocess_assay("run", p, "a", "--args", '{"x": 5}')
+    assert r.returncode == 1
+    assert (f'Traceback (most recent call last):\n  File "{p}", line 3, in user.a\n'
+            f'  File "{p}", line 7, in user.b\nerror: baml.panics.IndexOutOfBounds') in r.stderr
+    r = invoke("test", p)
+    assert f"(at {p}:7)" in r.stdout

@@ -177,6 +177,7 @@ class Program:
             return TestOutcome(path, t.name, True, None)
         except BamlRaise as e:
             error = describe_error(e.value, e.panic)
+            error["traceback"] = bexvm.baml_traceback(self.runtime, e)
         except CompileError as e:
             error = {"type": "CompileError", "message": str(e), "fields": {}}
         except Exception as e:  # noqa: BLE001 — an internal error fails only this test

@@ -61,6 +61,7 @@ class InstrumentedGen(FunctionGen):
         if not self.want["on_raise"]:
             return src
         head, _, body = src.partition("\n")
+        self.line_pcs.insert(1, 0)  # the `try:` line
         inner = "\n".join("    " + line if line else line for line in body.rstrip("\n").split("\n"))
         hooks = "".join(f"\n            {name}.on_raise({self.fqn}, error_value(_x))"
                         for name, _, _ in self.want["on_raise"])

@@ -100,6 +100,7 @@ class FunctionGen:
 
     def line(self, text: str) -> None:
         self.out.append("    " * self.ind + text)
+        self.line_pcs.append(getattr(self, "pc", 0))  # for BAML tracebacks: Python line → pc
 
     def push(self, expr: str) -> None:
         self.stack.append(expr)
@@ -171,6 +172,7 @@ class FunctionGen:
             params.append(f"v{i + 1}=OMIT" if fn.has_default[i] else f"v{i + 1}")
         head = f"def {pyname}({', '.join(params)}):"
         self.out = [head]
+        self.line_pcs = [0]
         self.prologue()
         if self.dispatch == {0} and not self.has_try:
             self.chain(0, None, set())

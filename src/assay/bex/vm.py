@@ -51,6 +51,7 @@ class Runtime:
         self.natives["$bytes"] = _NativeShim("$bytes", bytearray)
         self.natives["$array_slice"] = _NativeShim("$array_slice", lambda a, s, e: a[s:e])
         self.program_view = None  # set by assay.mirx: the view extensions' compile half sees
+        self.trace_lines: dict = {}  # generated code object → (fqn, file, BAML line per Python line)
         self.plain = CodeSpace(self, ())
         self._spaces: dict[tuple, CodeSpace] = {}
         for cfqn, ms in methods.items():
@@ -260,6 +261,9 @@ class CodeSpace:
         fn.__qualname__ = mir.fqn
         fn.baml_params = bc.params[bc.n_captures:]
         fn.baml_source = src
+        # BAML source line of each generated Python line (tracebacks)
+        lines = [bc.lines[pc] if pc < len(bc.lines) else 0 for pc in gen.line_pcs]
+        self.rt.trace_lines[fn.__code__] = (mir.fqn, bc.file, lines)
         self.env[name] = fn
         if not self.extensions:
             for cfqn, ms in self.rt.method_fqns.items():
@@ -500,3 +504,19 @@ def _guarded(fn, args):
         raise BamlRaise(ops.make_builtin("baml.panics.StackOverflow", message="stack overflow"), True) from None
     finally:
         sys.setrecursionlimit(old)
+
+
+def baml_traceback(rt: Runtime, exc: BaseException) -> list[tuple[str, str, int]]:
+    """The BAML frames an error passed through, outermost first: (fqn, file, line)."""
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        info = rt.trace_lines.get(tb.tb_frame.f_code)
+        if info is not None:
+            fqn, file, lines = info
+            # generated functions carry extension wrappers (try:) — map through the line table
+            py_line = tb.tb_lineno - tb.tb_frame.f_code.co_firstlineno
+            line = lines[py_line] if 0 <= py_line < len(lines) else 0
+            frames.append((fqn, file, line))
+        tb = tb.tb_next
+    return frames

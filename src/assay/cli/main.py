@@ -21,6 +21,7 @@ from .. import BAML_VERSION, __version__
 from ..api import ArgumentError, BamlProgram
 from ..bex.stdlib import io as baml_io
 from ..bex.values import BamlRaise
+from ..bex.vm import baml_traceback
 from ..compiler import Program, analyze, compile_sources, describe_error
 from ..source import CompileError, Diagnostic, SourceFile
 from .coverage import Session, coverage_group, coverage_options
@@ -322,11 +323,21 @@ def _call_failure(e: BaseException, fdef, program: Program) -> BaseException:
     if isinstance(e, BamlRaise):
         error = describe_error(e.value, e.panic)
         where = f"({'panic' if e.panic else 'uncaught throw'} in a call of {fdef.name})"
-        return Failure(error, 1, error_text(error, where))
+        trace = traceback_text(baml_traceback(program.runtime, e))
+        return Failure(error, 1, trace + error_text(error, where))
     if isinstance(e, CompileError):
         sources = [f.source for f in getattr(program.index, "files", [])]
         return compile_failure(e.diagnostics, sources)
     return e
+
+
+def traceback_text(frames) -> str:
+    """The BAML frames an error passed through, as Python and the real engine print them."""
+    if not frames:
+        return ""
+    lines = ["Traceback (most recent call last):"]
+    lines += [f'  File "{file}", line {line}, in {fqn}' for fqn, file, line in frames]
+    return "\n".join(lines) + "\n"
 
 
 def _timed_out(name: str, timeout: float, as_json: bool):
@@ -383,7 +394,9 @@ def _print_test(o) -> None:
         click.echo(f"{styled('PASS', 'green')} {o.file}::{o.name}")
     else:
         message = str(o.error.get("message", "")).replace("\n", "\n    ")
-        click.echo(f"{styled('FAIL', 'red')} {o.file}::{o.name} — {o.error['type']}: {message}")
+        frames = o.error.get("traceback") or []
+        at = f" (at {frames[-1][1]}:{frames[-1][2]})" if frames else ""
+        click.echo(f"{styled('FAIL', 'red')} {o.file}::{o.name} — {o.error['type']}: {message}{at}")
 
 
 # ── mir / dis ──
