@@ -274,7 +274,8 @@ def test_run_panic_json(prog):
 def test_run_uncaught_throw(prog):
     r = invoke("run", prog, "boom", "--args", '{"k": 1}')
     assert r.exit_code == 1
-    assert r.stderr.startswith("error: ") and "bad k" in r.stderr and "uncaught throw" in r.stderr
+    assert r.stderr.startswith("Traceback (most recent call last):\n")
+    assert "\nerror: BamlError: bad k" in r.stderr and "uncaught throw" in r.stderr
     r = invoke("run", prog, "boom", "--args", '{"k": 1}', "--json")
     err = json.loads(r.stdout)["error"]
     assert err["message"] == "bad k" and set(err) == {"type", "message", "fields"}
@@ -381,7 +382,7 @@ def test_test_failures(tmp_path):
     assert r.exit_code == 1
     assert r.stdout.splitlines() == [
         f"PASS {p}::adds up",
-        f"FAIL {p}::divides by zero — baml.panics.DivisionByZero: DivisionByZero {{ dividend: 1 }}",
+        f"FAIL {p}::divides by zero — baml.panics.DivisionByZero: DivisionByZero {{ dividend: 1 }} (at {p}:4)",
         f"PASS {p}::also adds",
         "2 passed, 1 failed",
     ]
