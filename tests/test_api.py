@@ -126,3 +126,11 @@ def test_compile_errors_are_located(tmp_path):
 def test_to_plain(prog):
     assert assay.to_plain(prog.mk(1)) == {"x": 1, "y": 2}
     assert assay.to_plain(prog.favourite()) == "Blue"
+
+
+def test_errors_carry_the_baml_traceback():
+    p = assay.compile("function a(x: int) -> int {\n  b(x)\n}\nfunction b(x: int) -> int {\n  10 / x\n}\n",
+                      path="tb.baml")
+    with pytest.raises(assay.BamlPanic) as e:
+        p.a(0)
+    assert e.value.baml_traceback == [("user.a", "tb.baml", 2), ("user.b", "tb.baml", 5)]

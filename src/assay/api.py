@@ -12,6 +12,7 @@ import sys
 
 from .bex import ops
 from .bex.values import BamlRaise, BigInt, Instance, Variant
+from .bex.vm import baml_traceback
 from .compiler import Program, compile_sources, describe_error, discover
 from .mir import typetest
 from .source import CompileError, SourceFile
@@ -24,6 +25,7 @@ class BamlException(Exception):
         self.error = error
         self.class_name = error["type"] if error["type"] != "BamlError" else None
         self.fields = error.get("fields", {})
+        self.baml_traceback = error.get("traceback", [])  # [(function, file, line)], outermost first
         self.value = error.get("value", None) if self.class_name is None else to_plain_fields(self.fields)
         super().__init__(f"{error['type']}: {error['message']}")
 
@@ -131,6 +133,7 @@ class BamlProgram:
             result = self._p.call_fqn(fdef.fqn, values)
         except BamlRaise as e:
             err = describe_error(e.value, e.panic)
+            err["traceback"] = baml_traceback(self._p.runtime, e)
             raise (BamlPanic if e.panic else BamlError)(err) from None
         return self.to_python(result)
 
