@@ -33,14 +33,29 @@ class InstrumentedGen(FunctionGen):
         return self.names.const(table[pc]) if pc in table else "None"
 
     def before(self, pc: int) -> None:
-        for name, _, table in self.want["at"]:
-            if pc in table:
+        for name, ext, table in self.exts:
+            if pc not in table:
+                continue
+            if ext.counting:  # compiled in: a list increment, no call
+                self.line(f"{name}_hits[{self.counter(name, ('at', table[pc]))}] += 1")
+            elif overrides(ext, "at"):
                 self.line(f"{name}.at({self.fqn}, {pc}, {self.data(table, pc)})")
 
     def branch_edge(self, pc: int, taken: bool) -> None:
         node = self.fn.branch_node.get(pc, pc)
-        for name, _, table in self.want["on_branch"]:
-            self.line(f"{name}.on_branch({self.fqn}, {self.data(table, node)}, {taken})")
+        for name, ext, table in self.exts:
+            if ext.counting:
+                if node in table:
+                    self.line(f"{name}_hits[{self.counter(name, ('branch', table[node], taken))}] += 1")
+            elif overrides(ext, "on_branch"):
+                self.line(f"{name}.on_branch({self.fqn}, {self.data(table, node)}, {taken})")
+
+    def counter(self, name: str, key) -> int:
+        """A new slot of the extension's hit list for `key` (keys are kept beside the list)."""
+        hits, keys = self.names.env[name + "_hits"], self.names.env[name + "_keys"]
+        keys.append(key)
+        hits.append(0)
+        return len(hits) - 1
 
     def prologue(self) -> None:
         params = ", ".join(f"v{i + 1}" for i in range(len(self.fn.params)))

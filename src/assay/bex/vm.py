@@ -69,6 +69,14 @@ class Runtime:
                     self.bytecode[mir.fqn] = emit_function(mir)
         return group
 
+    def counts(self, ext) -> dict:
+        """A counting extension's hits over every space it was attached in."""
+        out: dict = {}
+        for space in self._spaces.values():
+            for key, n in space.counts(ext).items():
+                out[key] = out.get(key, 0) + n
+        return out
+
     def space(self, extensions: tuple = ()) -> "CodeSpace":
         if not extensions:
             return self.plain
@@ -152,6 +160,8 @@ class CodeSpace:
         self.env["BigInt"] = BigInt
         for i, ext in enumerate(extensions):
             self.env[f"X{i}"] = ext
+            self.env[f"X{i}_hits"] = []  # counting extensions: hit counts, and what each counts
+            self.env[f"X{i}_keys"] = []
         self._fn_names: dict[str, str] = {}
         self._native_names: dict[str, str] = {}
         self._method_names: dict[str, str] = {}
@@ -289,6 +299,15 @@ class CodeSpace:
     def source(self, fqn: str) -> str:
         self.compile(fqn)
         return self.env[self.function_global(fqn)].baml_source
+
+    def counts(self, ext) -> dict:
+        """A counting extension's hits in this space: {('at', data) | ('branch', data, taken): n}."""
+        out: dict = {}
+        for i, e in enumerate(self.extensions):
+            if e is ext:
+                for key, n in zip(self.env[f"X{i}_keys"], self.env[f"X{i}_hits"]):
+                    out[key] = out.get(key, 0) + n
+        return out
 
     def call(self, fqn: str, args: list):
         return run_deep(self.compile(fqn), args)

@@ -2,7 +2,8 @@
 
 Compile half: every MIR statement and terminator that produced instructions is a probe for its
 source line; every conditional terminator (`branch`) is a pair of branch edges named by the
-construct it comes from. Run half: `at` counts line probes, `on_branch` counts edges.
+construct it comes from. Run half: a counting extension — the VM compiles a counter increment
+at each probe and edge (no call), and `ProgramView.counts` gives the totals.
 The universe (what *could* be hit) comes from the same compile half run over every function,
 so executable lines and branches are exactly the probes — nothing guessed from the text."""
 from __future__ import annotations
@@ -29,11 +30,10 @@ class Coverage(mirx.Extension):
     """Attach to runs (`extensions=[cov]`); then `cov.data(program)` gives CoverageData."""
 
     name = "coverage"
+    counting = True  # the VM compiles counters in; no call per probe
 
     def __init__(self) -> None:
-        self.lines: Counter = Counter()     # (file, line) → hits
-        self.branches: Counter = Counter()  # (file, line, col, origin, taken) → hits
-        self._probed: set = set()           # (fn, block, file, line) that already has a probe
+        self._probed: set = set()  # (fn, block, file, line) that already has a probe
 
     # ── compile half ──
     def instrument(self, fn: mirx.FunctionView, node, pcs: range):
@@ -49,18 +49,17 @@ class Coverage(mirx.Extension):
         self._probed.add(key)
         return (span.file, span.line)
 
-    # ── run half ──
-    def at(self, fn: str, pc: int, data) -> None:
-        self.lines[data[0], data[1]] += 1
-
-    def on_branch(self, fn: str, data, taken: bool) -> None:
-        if data is not None and len(data) == 4:
-            self.branches[data + (taken,)] += 1
-
     # ── results ──
     def data(self, program: mirx.ProgramView, include_tests: bool = False) -> CoverageData:
         """Everything measurable in `program` (every function, hit or not) with the hits of
         the runs this collector was attached to. Test blocks count as code only if asked."""
+        line_hits: Counter = Counter()  # (file, line) → hits
+        edge_hits: Counter = Counter()  # (file, line, col, origin, taken) → hits
+        for key, n in program.counts(self).items():
+            if key[0] == "at":
+                line_hits[key[1][0], key[1][1]] += n
+            elif len(key[1]) == 4:
+                edge_hits[key[1] + (key[2],)] += n
         out = CoverageData()
         for fn in _all_functions(program, include_tests):
             try:
@@ -74,10 +73,10 @@ class Coverage(mirx.Extension):
             if fn.kind != "lambda":
                 out.add_function(path, fn.fqn, fn.span.line, fn.span.end_line, _display(fn))
             for d in table.values():
-                out.add_line(d[0], d[1], self.lines.get((d[0], d[1]), 0))
+                out.add_line(d[0], d[1], line_hits.get((d[0], d[1]), 0))
                 if len(d) == 4:
                     for taken, edge in zip((True, False), edge_names(d[3])):
-                        out.add_branch(d[0], (d[1], d[2], d[3], edge), self.branches.get(d + (taken,), 0))
+                        out.add_branch(d[0], (d[1], d[2], d[3], edge), edge_hits.get(d + (taken,), 0))
         return out
 
 

@@ -44,6 +44,10 @@ class Extension:
     """
 
     name = "extension"
+    # A counting extension needs only how often each instrumented node ran and each branch edge
+    # was taken: the VM compiles a counter increment in place of the `at`/`on_branch` calls
+    # (no Python call at all) and `ProgramView.counts(ext)` gives the totals.
+    counting = False
 
     def instrument(self, fn: "FunctionView", node, pcs: range):
         return None
@@ -174,6 +178,11 @@ class ProgramView:
             return api.to_python(self._p.runtime.call(fdef.fqn, values, tuple(extensions)))
         except BamlRaise as e:
             raise RunError(describe_error(e.value, e.panic)) from None
+
+    def counts(self, extension: Extension) -> dict:
+        """A counting extension's totals over every run it was attached to:
+        {("at", data): n, ("branch", data, taken): n} (data = its sidecar entries)."""
+        return self._p.runtime.counts(extension)
 
     def sidecar(self, fn: "FunctionView", extension: Extension) -> dict:
         """The extension's sidecar table for a function ({pc: data}), computed now if no run
