@@ -39,6 +39,7 @@ def engine() -> EngineSession:
         pytest.skip(f"baml_bridge (the reference engine) is not importable: {e}")
     files = dl.program_files()
     files.update(dl.hyp_files())
+    files.update(__import__("progen").rnd_files())  # namespace rnd: tests/test_random_programs.py
     try:
         rt = dl.build_engine_runtime(files)
     except dl.EngineCompileError as e:
