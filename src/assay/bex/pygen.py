@@ -70,7 +70,8 @@ def split_blocks(fn: BexFunction) -> dict[int, Block]:
 
 
 class FunctionGen:
-    def __init__(self, fn: BexFunction, names: Names, handlers=None):
+    def __init__(self, fn: BexFunction, names):
+        """`names` names the code space's globals (functions, natives, classes, constants)."""
         self.fn = fn
         self.names = names
         self.code = fn.code
@@ -85,7 +86,6 @@ class FunctionGen:
         for op, arg in fn.code:
             if op == "load_var":
                 self.loads[arg] = self.loads.get(arg, 0) + 1
-        self.handlers = handlers  # an extension's wrapper around op handlers (None = plain)
         handlers = {e.handler for e in fn.exc_table}
         # tiny blocks that end the function are duplicated into each predecessor
         # (and small blocks that jump on, e.g. a loop's step), except loop headers

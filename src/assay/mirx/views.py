@@ -7,9 +7,13 @@ program (consumers such as the @ingot issue fill it)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..mir import ir
 from ..sema import types as T
+
+if TYPE_CHECKING:
+    from . import FunctionView, ProgramView
 
 # ───────────────────────────── spans ─────────────────────────────
 
