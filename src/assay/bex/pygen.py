@@ -4,11 +4,13 @@ Each bytecode basic block is translated by simulating the operand stack: loads o
 constants stay symbolic, every other instruction becomes one Python statement, so
 `load_var 1; load_const 1; bin_op_int +; store_var 1` becomes `s0 = v1 + 1` plus the 63-bit
 range check. Blocks reached from a single place are inlined there (nested `if`/`else`); the
-rest become cases of a `pc` dispatch loop. The exception table becomes a `try` around the loop
-that routes errors to the handler block of the region `pc` is in.
+rest become cases of a `pc` dispatch loop (a case whose chain jumps back to itself is a
+`while True` loop). The exception table becomes a `try` around the loop that routes errors to
+the handler block of the region `pc` is in.
 
-Every opcode has one handler method `op_<name>`; an extension's instrumented variant (mirx)
-wraps those handlers, so a plain run executes exactly the code generated here.
+Every opcode has one handler method `op_<name>`. The hook points (`prologue`, `before`,
+`branch_edge`) emit nothing here; the instrumented variant of mirx extensions
+(bex/instrument.py) fills them in, so a plain run executes exactly the code generated here.
 """
 from __future__ import annotations
 
