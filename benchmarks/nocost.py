@@ -128,24 +128,16 @@ def worker(variant: str, program: str) -> None:
 
 def sources(variant: str, runtime) -> dict:
     """fqn → generated Python source, for every function generated so far."""
-    if variant == "F":
-        env, names = runtime.env, runtime._fn_names
-        plain_env = None
+    if variant == "F":  # the foundation's runtime had one code space, itself
+        fns = {fqn: runtime.env.get(name) for fqn, name in runtime._fn_names.items()}
     else:
         space = next(iter(runtime._spaces.values())) if variant == "C" else runtime.plain
-        env, names = space.env, space._fn_names
-        plain_env = runtime.plain.env
-    out = {}
-    for fqn, name in names.items():
-        f = env.get(name)
-        src = getattr(f, "baml_source", None)
-        if src is not None:
-            out[fqn] = src
+        fns = space.functions()
+    out = {fqn: f.baml_source for fqn, f in fns.items() if getattr(f, "baml_source", None) is not None}
     if variant == "C":
         # which functions the coverage runs generated in the PLAIN space (should be none)
         out["$plain_generated"] = sorted(
-            fqn for fqn, name in runtime.plain._fn_names.items()
-            if getattr(plain_env.get(name), "baml_source", None) is not None)
+            fqn for fqn, f in runtime.plain.functions().items() if getattr(f, "baml_source", None) is not None)
     return out
 
 

@@ -94,13 +94,13 @@ class Everything(mirx.Extension):
 def plain_functions(rt) -> dict:
     """fqn → the function object the plain space runs, for every function generated in it."""
     space = rt.plain
-    return {fqn: space.env[name] for fqn, name in space._fn_names.items()
-            if hasattr(space.env[name], "baml_source")}
+    return {fqn: f for fqn, f in space.functions().items()
+            if hasattr(f, "baml_source")}
 
 
 def space_sources(space) -> dict:
-    return {fqn: space.env[name].baml_source for fqn, name in space._fn_names.items()
-            if hasattr(space.env[name], "baml_source")}
+    return {fqn: f.baml_source for fqn, f in space.functions().items()
+            if hasattr(f, "baml_source")}
 
 
 @pytest.mark.parametrize("key", sorted(PROGRAMS))

@@ -162,39 +162,35 @@ class CodeSpace:
             self.env[f"X{i}"] = ext
             self.env[f"X{i}_hits"] = []  # counting extensions: hit counts, and what each counts
             self.env[f"X{i}_keys"] = []
-        self._fn_names: dict[str, str] = {}
-        self._native_names: dict[str, str] = {}
-        self._method_names: dict[str, str] = {}
-        self._class_names: dict[str, str] = {}
+        self._names: dict[tuple[str, str], str] = {}
         self.natives = rt.natives
         self.classes = rt.classes
         self.enums = rt.enums
 
     # ── globals for generated code ──
 
-    def function_global(self, fqn: str) -> str:
-        name = self._fn_names.get(fqn)
+    def _global(self, prefix: str, key: str, make) -> str:
+        """The name under which generated code finds a function (F_), native (N_), method
+        dispatcher (M_) or class (C_): made once per code space."""
+        name = self._names.get((prefix, key))
         if name is None:
-            name = "F_" + mangle(fqn)
-            self._fn_names[fqn] = name
-            self.env[name] = _Stub(self, fqn)
+            name = self._names[prefix, key] = f"{prefix}_{mangle(key)}"
+            self.env[name] = make()
         return name
+
+    def function_global(self, fqn: str) -> str:
+        return self._global("F", fqn, lambda: _Stub(self, fqn))
+
+    def functions(self) -> dict[str, object]:
+        """Every function this space has a global for: fqn → its generated function (or the
+        stub that will generate it)."""
+        return {key: self.env[name] for (prefix, key), name in self._names.items() if prefix == "F"}
 
     def native_global(self, qname: str) -> str:
-        name = self._native_names.get(qname)
-        if name is None:
-            name = "N_" + mangle(qname)
-            self._native_names[qname] = name
-            self.env[name] = self.natives[qname].fn
-        return name
+        return self._global("N", qname, lambda: self.natives[qname].fn)
 
     def method_global(self, mname: str) -> str:
-        name = self._method_names.get(mname)
-        if name is None:
-            name = "M_" + mangle(mname)
-            self._method_names[mname] = name
-            self.env[name] = make_dispatcher(mname, None if not self.extensions else self._method_of)
-        return name
+        return self._global("M", mname, lambda: make_dispatcher(mname, self._method_of if self.extensions else None))
 
     def _method_of(self, recv, name: str):
         """An instance's method as compiled in this space (instrumented spaces only: the plain
@@ -203,12 +199,7 @@ class CodeSpace:
         return None if fqn is None else partial(self.compile(fqn), recv)
 
     def class_global(self, fqn: str) -> str:
-        name = self._class_names.get(fqn)
-        if name is None:
-            name = "C_" + mangle(fqn)
-            self._class_names[fqn] = name
-            self.env[name] = self.classes[fqn].py
-        return name
+        return self._global("C", fqn, lambda: self.classes[fqn].py)
 
     def class_arity(self, fqn: str) -> int:
         return len(self.classes[fqn].fields)

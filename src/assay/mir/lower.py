@@ -796,11 +796,17 @@ class FnLowerer:
         self.emit(result, ir.Use(self.lower_block_value(e.then)), _value_span(e.then))
         self.goto(join)
         self.switch(no)
-        self.emit(result, ir.Use(self.lower_block_value(e.else_) if e.else_ is not None else ir.Const(None)),
-                  _value_span(e.else_) if e.else_ is not None else None)
+        self.else_value(result, e.else_)
         self.goto(join)
         self.switch(join)
         return ir.Copy(result)
+
+    def else_value(self, result: ir.Local, block: "ast.Block | None") -> None:
+        """The value of an `else` (null when there is none) into `result`."""
+        if block is None:
+            self.emit(result, ir.Use(ir.Const(None)))
+        else:
+            self.emit(result, ir.Use(self.lower_block_value(block)), _value_span(block))
 
     def expr_IfLet(self, e: ast.IfLet):
         result = self.temp()
@@ -813,8 +819,7 @@ class FnLowerer:
         self.pop_scope()
         self.goto(join)
         self.switch(no)
-        self.emit(result, ir.Use(self.lower_block_value(e.else_) if e.else_ is not None else ir.Const(None)),
-                  _value_span(e.else_) if e.else_ is not None else None)
+        self.else_value(result, e.else_)
         self.goto(join)
         self.switch(join)
         return ir.Copy(result)
