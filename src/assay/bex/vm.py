@@ -206,14 +206,8 @@ class CodeSpace:
 
     def type_test_expr(self, t: tuple, v: str, names) -> str:
         k = t[0]
-        if k == "int":
-            return f"(type({v}) is int)"
-        if k == "float":
-            return f"(type({v}) is float)"
-        if k == "string":
-            return f"(type({v}) is str)"
-        if k == "bool":
-            return f"(type({v}) is bool)"
+        if k in _PY_TYPES:
+            return f"(type({v}) is {_PY_TYPES[k]})"
         if k == "null":
             return f"({v} is None)"
         if k == "any":
@@ -224,8 +218,6 @@ class CodeSpace:
             return f"({v} is OMIT)"
         if k == "panic":
             return f"is_panic({v})"
-        if k == "bigint":
-            return f"(type({v}) is BigInt)"
         if k == "variant" and t[1] in self.enums and t[2] in self.enums[t[1]].variants:
             return f"({v} is {names.const(self.enums[t[1]].variants[t[2]])})"
         if k == "enum" and t[1] in self.enums:
@@ -302,6 +294,9 @@ class CodeSpace:
 
     def call(self, fqn: str, args: list):
         return run_deep(self.compile(fqn), args)
+
+
+_PY_TYPES = {"int": "int", "float": "float", "string": "str", "bool": "bool", "bigint": "BigInt"}
 
 
 class _Names:

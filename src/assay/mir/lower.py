@@ -846,12 +846,21 @@ class FnLowerer:
             value = self.to_temp(ir.Use(value))
         return self.match_arms(value, e.arms, lambda: self.terminate(ir.Unreachable(), e.span))
 
-    def match_arms(self, value: ir.Operand, arms, on_no_match, origin="match") -> ir.Operand:
+    def match_arms(self, value: ir.Operand, arms, on_no_match, origin="match",
+                   panics_pass=False) -> ir.Operand:
+        """Try the arms in order; `on_no_match` ends the path where none matched. With
+        `panics_pass` (a `catch`), a wildcard or untyped binding arm lets a panic go on to the
+        next arm: only arms that name a panic's type catch it."""
         result = self.temp()
         join = self.new_block()
         for arm in arms:
             nxt = self.new_block()
             self.push_scope()
+            if panics_pass and _catches_anything(arm.pattern):
+                ok = self.new_block()
+                is_panic = self.to_temp(ir.IsType(value, ("panic",)))
+                self.terminate(ir.Branch(is_panic, nxt, ok, "catch"))
+                self.switch(ok)
             self.pattern_origin = origin
             self.at = arm.pattern.span  # an arm's tests are located at its pattern
             self.bind_pattern(arm.pattern, value, nxt)
@@ -885,45 +894,13 @@ class FnLowerer:
         self.push_scope()
         bound = self.declare(e.binding, ir.Copy(ir.Local(err)))
         errv = self.read_local(bound)
-        if e.kind != "catch_all_panics":
-            self.catch_arms_with_panic_filter(errv, e.arms, result, join)
-        else:
-            r = self.match_arms(errv, e.arms, lambda: self.terminate(ir.Rethrow(errv)), "catch")
-            self.emit(result, ir.Use(r))
-            self.goto(join)
+        r = self.match_arms(errv, e.arms, lambda: self.terminate(ir.Rethrow(errv)), "catch",
+                            panics_pass=e.kind != "catch_all_panics")
+        self.emit(result, ir.Use(r))
+        self.goto(join)
         self.pop_scope()
         self.switch(join)
         return ir.Copy(result)
-
-    def catch_arms_with_panic_filter(self, errv, arms, result, join) -> None:
-        """`catch`: arms that name a type catch what they name (panics included); a wildcard
-        or untyped binding arm catches thrown errors only (a panic passes on)."""
-        inner_join = self.new_block()
-        r = self.temp()
-        for arm in arms:
-            nxt = self.new_block()
-            self.push_scope()
-            if _catches_anything(arm.pattern):
-                # a wildcard does not catch a panic: a panic goes on to the next arm
-                ok = self.new_block()
-                is_panic = self.to_temp(ir.IsType(errv, ("panic",)))
-                self.terminate(ir.Branch(is_panic, nxt, ok, "catch"))
-                self.switch(ok)
-            self.pattern_origin = "catch"
-            self.at = arm.pattern.span
-            self.bind_pattern(arm.pattern, errv, nxt)
-            if arm.guard is not None:
-                ok = self.new_block()
-                self.branch_on(arm.guard, ok, nxt, "guard")
-                self.switch(ok)
-            self.emit(r, ir.Use(self.lower_expr(arm.body)), arm.body.span)
-            self.pop_scope()
-            self.goto(inner_join)
-            self.switch(nxt)
-        self.terminate(ir.Rethrow(errv))
-        self.switch(inner_join)
-        self.emit(result, ir.Use(ir.Copy(r)))
-        self.goto(join)
 
     def expr_Lambda(self, e: ast.Lambda):
         self.prog.lambda_counter += 1

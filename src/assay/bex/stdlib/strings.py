@@ -4,6 +4,7 @@ from __future__ import annotations
 import unicodedata
 
 from ..ops import throw_error
+from . import containers
 from ._registry import function, method
 from .render import render
 
@@ -146,13 +147,7 @@ def last_index_of(self, search):
     return None if i < 0 else i
 
 
-@method("string", "(index: int) -> string?")
-def at(self, index):
-    if index < 0:
-        index += len(self)
-        if index < 0:
-            return None
-    return self[index] if index < len(self) else None
+method("string", "(index: int) -> string?", "at")(containers.at)  # the same as an array's
 
 
 @method("string", "(index: int) -> int?")
