@@ -34,7 +34,7 @@ def prog():
 
 
 def test_version():
-    assert mirx.VERSION.split(".")[0] == "1"
+    assert mirx.VERSION.split(".")[0] == "2"
 
 
 def test_functions_and_signatures(prog):
@@ -76,11 +76,12 @@ def test_blocks_statements_terminators(prog):
     assert ("function", "user.apply") in kinds
     add_call = next(c for c in calls if c.name == "user.add")
     assert add_call.function.fqn == "user.add" and add_call.type.kind == "function"
-    closures = [s for b in mk.blocks for s in b.statements if s.rvalue.kind == "closure"]
+    closures = [s for b in mk.blocks for s in b.statements if s.kind == "assign" and s.rvalue.kind == "closure"]
     assert len(closures) == 1 and closures[0].rvalue.target.startswith("user.mk.<lambda")
     assert [lam.kind for lam in mk.lambdas] == ["lambda"]
     # operands carry their static types
-    binary = next(s for b in prog.function("add").blocks for s in b.statements if s.rvalue.kind == "binary")
+    binary = next(s for b in prog.function("add").blocks for s in b.statements
+                  if s.kind == "assign" and s.rvalue.kind == "binary")
     assert binary.rvalue.op == "+" and [o.type.name for o in binary.rvalue.operands] == ["int", "int"]
     assert binary.span.line == 9
     indirect = [b.terminator.call for b in prog.function("apply").blocks if b.terminator.kind == "call"]
@@ -135,9 +136,10 @@ class Recorder(mirx.Extension):
 def test_extension_compile_half_sees_every_node_with_its_instructions(prog):
     rec = Recorder()
     table = prog.sidecar(prog.function("add"), rec)
-    assert all(len(pcs) > 0 for _, _, pcs in rec.offered)
-    assert set(table) == {pcs.start for _, _, pcs in rec.offered}
-    assert {kind for kind, _ in table.values()} >= {"assign", "return"}
+    # checks and function events have no instructions of their own; every other node has
+    assert all(len(pcs) > 0 for _, kind, pcs in rec.offered if kind not in ("check", "entry", "raise"))
+    assert len(table) == len(rec.offered) and all(site.startswith("user.add@") for site in table)
+    assert {kind for kind, _ in table.values()} >= {"assign", "return", "check", "entry", "raise"}
 
 
 def test_extension_run_half_events(prog):
@@ -157,15 +159,15 @@ def test_extension_run_half_events(prog):
 def test_extensions_need_no_recompile_and_cost_nothing_when_off(prog):
     rt = prog._p.runtime
     before = rt.plain.source("user.mk")
-    assert "X0" not in before
+    assert "_E0" not in before
     rec = Recorder()
     assert prog.call("mk", {"n": 3}, extensions=[rec]) == [6, 1]
     assert any(e[1] == "user.mk.<lambda1>" or e[1].startswith("user.mk.<lambda") for e in rec.events)
     assert rt.plain.source("user.mk") == before  # the plain code is untouched
-    assert "X0" in rt.space((rec,)).source("user.mk")
+    assert "_E0" in rt.space((rec,)).source("user.mk")
     assert prog.call("mk", {"n": 3}) == [6, 1]
 
 
 def mirx_omitted():
-    from assay.mir.lower import OMITTED
+    from assay.bex.values import OMITTED  # the run-time marker
     return OMITTED

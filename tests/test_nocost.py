@@ -9,7 +9,7 @@ import pytest
 from assay import mirx
 from assay.coverage.collect import Coverage
 
-HOOKS = ("X0", ".at(", "on_branch", "on_call", "on_return", "on_raise")
+HOOKS = ("_E0", "_S0", "RUN.frame", ".at(", "on_branch", "on_call", "on_return", "on_raise")
 
 PROGRAMS = {
     "branches": ("""
@@ -119,7 +119,6 @@ def test_plain_code_is_untouched_by_extensions(key, ext_type):
     plain_src = space_sources(rt.plain)
     for fqn, src in plain_src.items():
         assert not [h for h in HOOKS if h in src], (fqn, src)
-    assert not any(k.startswith("X") and k[1:].isdigit() for k in rt.plain.env)
     methods = {(c, m): getattr(rt.classes[c].py, "m_" + m) for c, ms in rt.method_fqns.items() for m in ms}
 
     # an instrumented run: same answer, its own code space, instrumented code
@@ -127,20 +126,19 @@ def test_plain_code_is_untouched_by_extensions(key, ext_type):
     assert prog.call(fn, args, extensions=[ext]) == value
     space = rt.space((ext,))
     assert space is not rt.plain and space.env is not rt.plain.env
-    assert space.env["X0"] is ext
     inst_src = space_sources(space)
     assert set(inst_src) == set(plain_src)
     for fqn, src in inst_src.items():
         assert src != plain_src[fqn], fqn
-        # a counting extension (Coverage) gets compiled-in counters, the others calls to `at`
-        assert ("X0_hits[" in src) if ext_type is Coverage else ("X0" in src and ".at(" in src), fqn
+        # Coverage's snippet is a compiled-in counter; the others' default snippets call `at`
+        assert ("_S0[" in src) if ext_type is Coverage else ("_E0.at(" in src), fqn
     joined = "\n".join(inst_src.values())
     wanted = () if ext_type is Coverage else HOOKS
     for h in wanted:
         assert h in joined, h
     if ext_type is Coverage:  # only what an extension asks for is generated: here, no calls
-        assert not [h for h in ("X0.", "on_call", "on_return", "on_raise") if h in joined]
-        hits = sum(prog.counts(ext).values())
+        assert not [h for h in ("_E0.", "on_call", "on_return", "on_raise") if h in joined]
+        hits = sum(ext.hits.values())
     else:
         hits = ext.events
     assert hits > 0
@@ -154,7 +152,7 @@ def test_plain_code_is_untouched_by_extensions(key, ext_type):
 
     # and a plain call after the instrumented one runs the plain code: the extension hears nothing
     assert prog.call(fn, args) == value
-    assert (sum(prog.counts(ext).values()) if ext_type is Coverage else ext.events) == hits
+    assert (sum(ext.hits.values()) if ext_type is Coverage else ext.events) == hits
     assert all(plain_functions(rt)[k] is before[k] for k in before)
 
 

@@ -163,7 +163,8 @@ def emit_function(fn: ir.MirFunction, hooks=()) -> BexFunction:
         start[bid] = len(code)
         for s in b.statements:
             first = len(code)
-            statement(s)
+            if not isinstance(s, ir.Check):  # a check is no instruction: the operation raises
+                statement(s)
             for h in hooks:
                 h(fn, b, s, first, len(code))
         first = term_start = len(code)

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import math
 
-from ..mir.ir import FnRef
-from ..mir.lower import OMITTED
+from ..mir.ir import OMITTED, FnRef
 from .bytecode import BexFunction
+from .stdlib import native_param_names
+from .values import from_const
 
 ENDS_BLOCK = {"jump", "return", "throw", "rethrow", "unreachable"}
 BRANCHES = {"jump", "pop_jump_if_false"}
@@ -129,7 +130,7 @@ class FunctionGen:
             self.line(f"return {expr}")
             self.skip = 3
             return
-        if (nxt is not None and nxt[0] == "store_var" and self.pc + 3 < self.block_end + 1
+        if (self.fuse and nxt is not None and nxt[0] == "store_var" and self.pc + 3 < self.block_end + 1
                 and self.loads.get(nxt[1]) == 1 and self.fn.local_names[nxt[1]] is None
                 and self.code[self.pc + 2] == ("load_var", nxt[1])
                 and self.code[self.pc + 3][0] in ("pop_jump_if_false", "return", "store_var")):
@@ -260,6 +261,7 @@ class FunctionGen:
                 return
             else:
                 getattr(self, "op_" + op)(arg)
+            self.after(self.pc)
             self.pc += 1
         if b.succ and self.code[b.end - 1][0] not in ENDS_BLOCK:
             self.goto(b.end, b.region, seen | {start})
@@ -271,8 +273,15 @@ class FunctionGen:
     def before(self, pc: int) -> None:
         pass
 
+    def after(self, pc: int) -> None:
+        pass
+
     def branch_edge(self, pc: int, taken: bool) -> None:
         pass
+
+    def call_result(self, expr: str) -> None:
+        """A call's value (the instrumented variant may substitute the call)."""
+        self.result(expr)
 
     def goto(self, target: int, region, seen: set) -> None:
         if target in self.dispatch or target in seen:
@@ -292,16 +301,18 @@ class FunctionGen:
     # ── opcode handlers ──
 
     def op_load_const(self, v) -> None:
+        self.push(self.const_expr(v))
+
+    def const_expr(self, v) -> str:
         if v is None or isinstance(v, bool) or (type(v) is int) or isinstance(v, str):
-            self.push(repr(v))
-        elif type(v) is float:
-            self.push(repr(v) if math.isfinite(v) else self.names.const(v))
-        elif isinstance(v, FnRef):
-            self.push(self.names.native(v.fqn) if v.builtin else self.names.fn(v.fqn))
-        elif v is OMITTED:
-            self.push("OMIT")
-        else:
-            self.push(self.names.const(v))
+            return repr(v)
+        if type(v) is float:
+            return repr(v) if math.isfinite(v) else self.names.const(v)
+        if isinstance(v, FnRef):
+            return self.names.native(v.fqn) if v.builtin else self.names.fn(v.fqn)
+        if v is OMITTED:
+            return "OMIT"
+        return self.names.const(from_const(v, self.names.runtime.enums))
 
     def op_load_var(self, i) -> None:
         self.push(f"v{i}")
@@ -314,7 +325,9 @@ class FunctionGen:
         self.spill(f"v{i}")
         self.line(f"v{i} = {v}")
 
-    fuse_returns = True  # instrumented code keeps every instruction observable
+    # the plain variant fuses temporaries away; the instrumented one keeps every MIR local
+    fuse = True
+    fuse_returns = True
 
     def returns_next_at(self, pc: int) -> bool:
         return self.fuse_returns and self.code[pc + 1:pc + 3] == [("load_var", 0), ("return", None)]
@@ -512,7 +525,7 @@ class FunctionGen:
 
     def op_call(self, arg) -> None:
         fqn, n = arg
-        self.result(f"{self.names.fn(fqn)}({', '.join(self.popn(n))})")
+        self.call_result(f"{self.names.fn(fqn)}({', '.join(self.popn(n))})")
 
     def op_call_native(self, arg) -> None:
         name, n = arg
@@ -520,23 +533,22 @@ class FunctionGen:
         inline = INLINE_NATIVES.get(name)
         if inline is not None and "OMIT" not in args:
             nxt = self.code[self.pc + 1]
-            if name == "method:array.push" and nxt[0] == "store_var" and not self.loads.get(nxt[1]):
+            if name == "method:array.push" and self.fuse and nxt[0] == "store_var" and not self.loads.get(nxt[1]):
                 self.line(f"{args[0]}.append({args[1]})")  # the new length is not used
                 self.skip = 1
                 return
-            self.result(inline.format(*args))
+            self.call_result(inline.format(*args))
             return
         native = self.names.runtime.natives[name]
         if "OMIT" in args:
-            from .vm import native_param_names
             pnames = native_param_names(native)
             # positional up to the first omitted argument, keywords after it
             first = args.index("OMIT")
             pos = args[:first]
             kws = [f"{pname}={a}" for pname, a in zip(pnames[first:], args[first:]) if a != "OMIT"]
-            self.result(f"{self.names.native(name)}({', '.join(pos + kws)})")
+            self.call_result(f"{self.names.native(name)}({', '.join(pos + kws)})")
             return
-        self.result(f"{self.names.native(name)}({', '.join(args)})")
+        self.call_result(f"{self.names.native(name)}({', '.join(args)})")
 
     def op_call_method(self, arg) -> None:
         name, n, kw = arg
@@ -544,7 +556,7 @@ class FunctionGen:
         args = self.popn(n)
         recv = self.pop()
         kws = [f"{k}={v}" for k, v in zip(kw, kwvals)]
-        self.result(f"{self.names.method(name)}({', '.join([recv] + args + kws)})")
+        self.call_result(f"{self.names.method(name)}({', '.join([recv] + args + kws)})")
 
     def op_call_indirect(self, arg) -> None:
         n, kw = arg
@@ -552,9 +564,9 @@ class FunctionGen:
         args = self.popn(n)
         f = self.pop()
         if kw:
-            self.result(f"call_kw({f}, ({', '.join(args)}{',' if args else ''}), {dict(zip(kw, [0] * len(kw)))!r}.keys(), ({', '.join(kwvals)},))")
+            self.call_result(f"call_kw({f}, ({', '.join(args)}{',' if args else ''}), {dict(zip(kw, [0] * len(kw)))!r}.keys(), ({', '.join(kwvals)},))")
         else:
-            self.result(f"{f}({', '.join(args)})")
+            self.call_result(f"{f}({', '.join(args)})")
 
     def op_pop(self, _) -> None:
         self.pop()

@@ -3,7 +3,6 @@ function's Python code from its bytecode the first time it is called, and runs c
 BAML's stack-depth limit."""
 from __future__ import annotations
 
-import inspect
 import sys
 import threading
 from functools import partial
@@ -12,10 +11,11 @@ from .. import gcpause
 from . import ops
 from .bytecode import BexFunction
 from .emit import emit_function
+from .instrument import InstrumentedGen, Node, compile_half, mir_nodes
 from .pygen import FunctionGen, mangle
 from .stdlib import FUNCTIONS, METHODS, ORDERING
-from .values import BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, Variant
-from ..mir.lower import OMITTED
+from ..extension import Run
+from .values import OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, Variant
 
 MAX_DEPTH = 20_000  # BAML frames before StackOverflow (the real engine allows ~75k)
 _PY_LIMIT = MAX_DEPTH * 2 + 2_000
@@ -50,10 +50,11 @@ class Runtime:
         self.natives["$str_int"] = _NativeShim("$str_int", str)
         self.natives["$bytes"] = _NativeShim("$bytes", bytearray)
         self.natives["$array_slice"] = _NativeShim("$array_slice", lambda a, s, e: a[s:e])
-        self.program_view = None  # set by assay.mirx: the view extensions' compile half sees
+        self._lock = threading.RLock()  # lazy compilation and space creation, across threads
         self.trace_lines: dict = {}  # generated code object → (fqn, file, BAML line per Python line)
         self.plain = CodeSpace(self, ())
         self._spaces: dict[tuple, CodeSpace] = {}
+        self.views = None  # set by assay.mirx: the views extensions' compile half sees
         for cfqn, ms in methods.items():
             for mname, ffqn in ms.items():
                 setattr(self.classes[cfqn].py, "m_" + mname, _LazyMethod(self.plain, ffqn))
@@ -69,21 +70,42 @@ class Runtime:
                     self.bytecode[mir.fqn] = emit_function(mir)
         return group
 
-    def counts(self, ext) -> dict:
-        """A counting extension's hits over every space it was attached in."""
-        out: dict = {}
-        for space in self._spaces.values():
-            for key, n in space.counts(ext).items():
-                out[key] = out.get(key, 0) + n
-        return out
-
     def space(self, extensions: tuple = ()) -> "CodeSpace":
+        """The code space for extensions of these types and configs (made once, reused by
+        every run: its generated code never holds a particular extension object)."""
         if not extensions:
             return self.plain
-        key = tuple(id(e) for e in extensions)
-        if key not in self._spaces:
-            self._spaces[key] = CodeSpace(self, tuple(extensions))
+        key = tuple((type(e), e.config()) for e in extensions)
+        with self._lock:
+            if key not in self._spaces:
+                self._spaces[key] = CodeSpace(self, tuple(extensions))
         return self._spaces[key]
+
+    def spaces(self) -> int:
+        return 1 + len(self._spaces)
+
+    def nodes(self, mir) -> tuple[list, dict]:
+        """A function's MIR nodes with their instruction ranges and mirx views, and its
+        events (entry, raise): what the compile half of extensions is shown."""
+        if self.views is None:
+            raise RuntimeError("runs with extensions need the program's mirx view (assay.mirx.view)")
+        fv = self.views.function(mir.fqn)
+        nodes = mir_nodes(mir)
+        for n in nodes:
+            n.view = fv.node_view(n.block, n.mir)
+        events = {k: Node(k, None, 0, 0) for k in ("entry", "raise")}
+        for k, n in events.items():
+            n.view = fv.event_view(k)
+        return nodes, events
+
+    def compile_half(self, mir, ext, nodes: list, events: dict) -> list:
+        """An extension's (data, Code) per node and event, once per function and extension
+        type+config."""
+        bc = self.bytecode[mir.fqn]
+        key = (type(ext), ext.config())
+        if key not in bc.ext:
+            bc.ext[key] = compile_half(ext, self.views.function(mir.fqn), nodes, events)
+        return bc.ext[key]
 
     # the plain space, as the rest of Assay sees it
     def compile(self, fqn: str):
@@ -93,8 +115,9 @@ class Runtime:
         return self.plain.source(fqn)
 
     def call(self, fqn: str, args: list, extensions: tuple = ()):
-        space = self.space(tuple(extensions))
-        return space.call(fqn, args)
+        if not extensions:
+            return self.plain.call(fqn, args)
+        return self.space(tuple(extensions)).run(fqn, args, tuple(extensions))
 
     def class_arity(self, fqn: str) -> int:
         return len(self.classes[fqn].fields)
@@ -158,10 +181,11 @@ class CodeSpace:
         self.env["error_value"] = error_value
         self.env["Variant"] = Variant
         self.env["BigInt"] = BigInt
-        for i, ext in enumerate(extensions):
-            self.env[f"X{i}"] = ext
-            self.env[f"X{i}_hits"] = []  # counting extensions: hit counts, and what each counts
-            self.env[f"X{i}_keys"] = []
+        self.env["RUN"] = _RUN
+        self.env["take_args"] = take_args
+        self.env["take_ret"] = take_ret
+        self.counters: list[list] = [[] for _ in extensions]  # `{counter}` slot → its key
+        self._lock = rt._lock
         self._names: dict[tuple[str, str], str] = {}
         self.natives = rt.natives
         self.classes = rt.classes
@@ -232,7 +256,7 @@ class CodeSpace:
         current = self.env[name]
         if not isinstance(current, _Stub):
             return current
-        with gcpause.paused():
+        with self._lock, gcpause.paused():  # two threads never generate one function twice
             for mir in self.rt.lower(fqn):
                 if isinstance(self.env[self.function_global(mir.fqn)], _Stub):
                     self._generate(mir)
@@ -243,8 +267,8 @@ class CodeSpace:
         name = self.function_global(mir.fqn)
         pyname = name + "_impl"
         if self.extensions:
-            from .instrument import InstrumentedGen
-            gen = InstrumentedGen(bc, _Names(self), self.extensions, self.sidecars(mir, bc))
+            nodes, events = self.instrumented(mir)
+            gen = InstrumentedGen(bc, _Names(self), self, nodes, events)
         else:
             gen = FunctionGen(bc, _Names(self))
         src = gen.generate(pyname)
@@ -264,36 +288,90 @@ class CodeSpace:
                     if ffqn == mir.fqn:
                         setattr(self.classes[cfqn].py, "m_" + mname, fn)
 
-    def sidecars(self, mir, bc: BexFunction) -> list[dict]:
-        """Each extension's sidecar table for a function, computed once by re-running the
-        emitter with the extension's compile half (the bytecode must come out identical)."""
-        tables = []
-        for ext in self.extensions:
-            key = getattr(ext, "name", type(ext).__name__) + f"#{id(ext)}"
-            if key not in bc.ext:
-                table: dict[int, object] = {}
-                hook = ext.compile_hook(table, self.rt.program_view())
-                again = emit_function(mir, [hook])
-                assert again.code == bc.code, "emit is not deterministic"
-                bc.ext[key] = table
-            tables.append(bc.ext[key])
-        return tables
+    def instrumented(self, mir):
+        """The function's MIR nodes and events (entry, raise), each with what every extension
+        of this space compiles in there: the compile half runs once per function and
+        extension type+config (cached on the bytecode, shared by every space)."""
+        nodes, events = self.rt.nodes(mir)
+        for i, ext in enumerate(self.extensions):
+            parts = self.rt.compile_half(mir, ext, nodes, events)
+            for node, part in zip(nodes + list(events.values()), parts):
+                node.parts.append(part)
+        return nodes, events
 
     def source(self, fqn: str) -> str:
         self.compile(fqn)
         return self.env[self.function_global(fqn)].baml_source
 
-    def counts(self, ext) -> dict:
-        """A counting extension's hits in this space: {('at', data) | ('branch', data, taken): n}."""
-        out: dict = {}
-        for i, e in enumerate(self.extensions):
-            if e is ext:
-                for key, n in zip(self.env[f"X{i}_keys"], self.env[f"X{i}_hits"]):
-                    out[key] = out.get(key, 0) + n
-        return out
-
     def call(self, fqn: str, args: list):
         return run_deep(self.compile(fqn), args)
+
+    def run(self, fqn: str, args: list, extensions: tuple):
+        """A run with these extension objects: each gets on_run_start/on_run_end and its own
+        state and call channel, handed to the generated code through a thread-local frame."""
+        fn = self.compile(fqn)
+        runs = [Run(fqn, args, self.counters[i]) for i in range(len(extensions))]
+        frame = []
+        try:
+            for ext, run in zip(extensions, runs):
+                frame.append((ext, ext.on_run_start(run), [None, None]))
+                if run.shadows is not None:
+                    frame[-1][2][0] = (None, tuple(run.shadows), ())
+            result = run_deep(_in_frame(fn, tuple(frame)), args)
+            for (_, _, chan), run in zip(frame, runs):
+                ret = chan[1]
+                run.result_shadow = ret[1] if ret is not None else None
+            return result
+        finally:
+            for (ext, state, _), run in zip(frame, runs):
+                ext.on_run_end(run, state)
+
+
+def _in_frame(fn, frame: tuple):
+    """`fn` run with `frame` as the generated code's RUN.frame (restored after: runs nest)."""
+    def entry(*args):
+        outer = _RUN.frame
+        _RUN.frame = frame
+        try:
+            return fn(*args)
+        finally:
+            _RUN.frame = outer
+    return entry
+
+
+class _RunFrame(threading.local):
+    frame: tuple = ()
+
+
+_RUN = _RunFrame()
+
+
+def take_args(chan: list, fqn: str, method: str, params: tuple) -> tuple:
+    """A callee's parameter shadows from its caller's channel (SymCC's parameter
+    expressions): taken only if meant for it — by fqn, method name, or arity (indirect)."""
+    sent = chan[0]
+    chan[0] = None
+    n = len(params)
+    if sent is not None:
+        tag, shadows, kw = sent
+        if tag is None or tag == fqn or tag == "." + method:
+            if not kw and len(shadows) == n:
+                return shadows
+            if len(shadows) <= n + len(kw) and set(kw) <= set(params):
+                out = list(shadows[:len(shadows) - len(kw)]) + [None] * (n - len(shadows) + len(kw))
+                for k, z in zip(kw, shadows[len(shadows) - len(kw):]):
+                    out[params.index(k)] = z
+                return tuple(out)
+    return (None,) * n
+
+
+def take_ret(chan: list, tag):
+    """The result shadow a callee left in the channel, if it came from the expected callee."""
+    ret = chan[1]
+    chan[1] = None
+    if ret is None or (tag is not None and ret[0] != tag and not (tag[0] == "." and ret[0].endswith(tag))):
+        return None
+    return ret[1]
 
 
 _PY_TYPES = {"int": "int", "float": "float", "string": "str", "bool": "bool", "bigint": "BigInt"}
@@ -358,14 +436,6 @@ class _LazyMethod:
     def __get__(self, obj, owner=None):
         fn = self.space.compile(self.fqn)
         return fn.__get__(obj, owner) if obj is not None else fn
-
-
-def native_param_names(native) -> list[str]:
-    try:
-        params = list(inspect.signature(native.fn).parameters)
-    except (TypeError, ValueError):
-        return []
-    return params
 
 
 def make_dispatcher(name: str, method_of=None):

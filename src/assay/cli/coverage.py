@@ -45,9 +45,12 @@ class Session:
         self.enabled = bool(opts.get("cov")) or wanted
         self.collector = Coverage() if self.enabled else None
 
-    @property
-    def extensions(self) -> tuple:
-        return (self.collector,) if self.collector else ()
+    def extensions(self, program) -> tuple:
+        """The extensions to attach to runs of `program` (its mirx view shows them the code)."""
+        if not self.collector:
+            return ()
+        mirx.view(program)
+        return (self.collector,)
 
     def finish(self, program, echo) -> tuple[int, dict | None]:
         """Write the reports; returns (exit code contribution, JSON report or None)."""

@@ -19,10 +19,12 @@ import click
 
 from .. import BAML_VERSION, __version__
 from ..api import ArgumentError, BamlProgram
+from ..bex.bytecode import disassemble
 from ..bex.stdlib import io as baml_io
 from ..bex.values import BamlRaise
 from ..bex.vm import baml_traceback
 from ..compiler import Program, analyze, compile_sources, describe_error
+from ..mir.pretty import format_function
 from ..source import CompileError, Diagnostic, SourceFile
 from .coverage import Session, coverage_group, coverage_options
 from .output import dumps, emit_json, error_doc, error_text, jsonable, styled
@@ -255,7 +257,7 @@ def run(path, function, args_text, as_json, timeout, **cov_opts):
         values = bind_args(program, fdef, args)
         with program_output(as_json):
             try:
-                value = call(program, fdef, values, timeout, as_json, cov.extensions)
+                value = call(program, fdef, values, timeout, as_json, cov.extensions(program))
             finally:
                 code, _ = cov.finish(program, functools.partial(click.echo, err=True))
     emit_json({"result": jsonable(value)} if as_json else jsonable(value))
@@ -367,7 +369,7 @@ def test_cmd(paths, as_json, pattern, fail_fast, **cov_opts):
         program = compile_program(load_paths(paths))
     outcomes = []
     with program_output(as_json):
-        for o in program.iter_tests(pattern, fail_fast, cov.extensions):
+        for o in program.iter_tests(pattern, fail_fast, cov.extensions(program)):
             outcomes.append(o)
             if not as_json:
                 _print_test(o)  # streamed: a slow test shows the ones before it
@@ -407,7 +409,6 @@ def _print_test(o) -> None:
 @click.argument("function", required=False)
 def mir(path, function):
     """Print the MIR of FUNCTION (or of every function) of the program at PATH."""
-    from ..mir.pretty import format_function
     with reporting(False):
         click.echo(dump_functions(path, function, lambda rt, fqn: format_function(rt.mir[fqn])))
     return 0
@@ -418,7 +419,6 @@ def mir(path, function):
 @click.argument("function", required=False)
 def dis(path, function):
     """Print the bytecode of FUNCTION (or of every function) of the program at PATH."""
-    from ..bex.bytecode import disassemble
     with reporting(False):
         click.echo(dump_functions(path, function, lambda rt, fqn: disassemble(rt.bytecode[fqn])))
     return 0

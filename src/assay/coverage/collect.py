@@ -2,13 +2,13 @@
 
 Compile half: every MIR statement and terminator that produced instructions is a probe for its
 source line; every conditional terminator (`branch`) is a pair of branch edges named by the
-construct it comes from. Run half: a counting extension — the VM compiles a counter increment
-at each probe and edge (no call), and `ProgramView.counts` gives the totals.
+construct it comes from. Run half: one snippet per probe and edge, a counter increment compiled
+inline (`{state}[{counter}] += 1`, no call); each run's counts merge into the collector.
 The universe (what *could* be hit) comes from the same compile half run over every function,
 so executable lines and branches are exactly the probes — nothing guessed from the text."""
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 
 from .. import mirx
 from .data import CoverageData
@@ -30,15 +30,15 @@ class Coverage(mirx.Extension):
     """Attach to runs (`extensions=[cov]`); then `cov.data(program)` gives CoverageData."""
 
     name = "coverage"
-    counting = True  # the VM compiles counters in; no call per probe
 
     def __init__(self) -> None:
         self._probed: set = set()  # (fn, block, file, line) that already has a probe
+        self.hits: Counter = Counter()  # ("at", data) / ("branch", data, taken) → hits
 
     # ── compile half ──
     def instrument(self, fn: mirx.FunctionView, node, pcs: range):
         span = node.span
-        if span is None:
+        if span is None or node.kind in ("check", "entry", "raise"):
             return None
         if node.kind == "branch" and node.origin != "default":
             return (span.file, span.line, span.column, node.origin or "if")
@@ -49,13 +49,28 @@ class Coverage(mirx.Extension):
         self._probed.add(key)
         return (span.file, span.line)
 
+    def snippet(self, fn, node, data):
+        if data is None:
+            return None
+        if node.kind == "branch":  # on each edge: the counter's key names the edge
+            return mirx.Code(after="{state}[{counter}] += 1")
+        return mirx.Code(before="{state}[{counter}] += 1")
+
+    # ── run half ──
+    def on_run_start(self, run):
+        return defaultdict(int)
+
+    def on_run_end(self, run, state) -> None:
+        for slot, n in state.items():
+            self.hits[run.counter_key(slot)] += n
+
     # ── results ──
     def data(self, program: mirx.ProgramView, include_tests: bool = False) -> CoverageData:
         """Everything measurable in `program` (every function, hit or not) with the hits of
         the runs this collector was attached to. Test blocks count as code only if asked."""
         line_hits: Counter = Counter()  # (file, line) → hits
         edge_hits: Counter = Counter()  # (file, line, col, origin, taken) → hits
-        for key, n in program.counts(self).items():
+        for key, n in self.hits.items():
             if key[0] == "at":
                 line_hits[key[1][0], key[1][1]] += n
             elif len(key[1]) == 4:

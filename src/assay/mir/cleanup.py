@@ -37,48 +37,9 @@ def _operands(fn: ir.MirFunction):
     """Every operand read anywhere in the function (statements, places, terminators)."""
     for b in fn.blocks:
         for s in b.statements:
-            yield from _place_ops(s.dest)
-            yield from _rvalue_ops(s.value)
-        t = b.terminator
-        if isinstance(t, ir.Branch):
-            yield t.cond
-        elif isinstance(t, ir.Call):
-            yield from t.args
-            yield from (a for _, a in t.kwargs)
-        elif isinstance(t, (ir.Throw, ir.Rethrow, ir.ThrowIfPanic)):
-            yield t.value
-
-
-def _place_ops(p):
-    if isinstance(p, ir.FieldPlace):
-        yield p.base
-    elif isinstance(p, ir.IndexPlace):
-        yield p.base
-        yield p.index
-
-
-def _rvalue_ops(v):
-    if isinstance(v, ir.Use):
-        yield v.op
-    elif isinstance(v, ir.BinaryOp):
-        yield v.left
-        yield v.right
-    elif isinstance(v, (ir.UnaryOp, ir.Truthy, ir.IsType, ir.MakeCell, ir.Len)):
-        yield v.operand
-    elif isinstance(v, ir.ArrayAgg):
-        yield from v.items
-    elif isinstance(v, ir.Concat):
-        yield from v.parts
-    elif isinstance(v, ir.MapAgg):
-        for k, x in v.entries:
-            yield k
-            yield x
-    elif isinstance(v, ir.ClassAgg):
-        yield from v.fields
-    elif isinstance(v, ir.Load):
-        yield from _place_ops(v.place)
-    elif isinstance(v, ir.MakeClosure):
-        yield from (ir.Copy(c) for c in v.captures)
+            yield from ir.node_operands(s)
+        if not isinstance(b.terminator, ir.Return):  # _0 is never folded
+            yield from ir.node_operands(b.terminator)
 
 
 def _fold_temps(fn: ir.MirFunction) -> None:
@@ -107,7 +68,7 @@ def _fold_temps(fn: ir.MirFunction) -> None:
 def _reads_before(dest, temp: int) -> bool:
     """A field/element/cell destination is evaluated after its value in emitted code: the
     merged statement is the same only if the destination does not read the temporary."""
-    return all(not (isinstance(o, ir.Copy) and o.place.index == temp) for o in _place_ops(dest))
+    return all(not (isinstance(o, ir.Copy) and o.place.index == temp) for o in ir.place_operands(dest))
 
 
 def _thread_and_prune(fn: ir.MirFunction) -> None:

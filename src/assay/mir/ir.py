@@ -43,7 +43,9 @@ class Copy:
 
 @dataclass(frozen=True, slots=True)
 class Const:
-    value: object  # a run-time value (int, float, str, bool, None, Variant) or FnRef
+    # compile-time forms only (bex makes the run-time values): int, float, str, bool, None,
+    # bytes, FnRef, VariantConst, BigIntConst or OMITTED
+    value: object
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +53,32 @@ class FnRef:
     """A function as a value: a user function by fqn, or a builtin by qualified name."""
     fqn: str
     builtin: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class VariantConst:
+    """An enum variant: `enum` is the enum's fqn."""
+    enum: str
+    name: str
+
+    def __repr__(self) -> str:  # as the run-time variant prints (`assay dis`)
+        return f"{self.enum.rsplit('.', 1)[-1]}.{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class BigIntConst:
+    value: int
+
+    def __repr__(self) -> str:
+        return f"{self.value}n"
+
+
+class _Omitted:
+    def __repr__(self) -> str:
+        return "omitted"
+
+
+OMITTED = _Omitted()  # an omitted argument: the callee fills in its default
 
 
 Operand = Copy | Const
@@ -140,6 +168,26 @@ Rvalue = Use | BinaryOp | UnaryOp | Truthy | ArrayAgg | Concat | MapAgg | ClassA
 
 # ── statements and terminators ──
 
+class Panic:
+    """The panic classes an explicit check guards."""
+    OVERFLOW = "baml.panics.IntegerOverflow"
+    DIVISION_BY_ZERO = "baml.panics.DivisionByZero"
+    INDEX = "baml.panics.IndexOutOfBounds"
+    KEY = "baml.panics.MapKeyNotFound"
+    SHIFT = "baml.panics.NegativeBitShift"
+
+
+@dataclass(slots=True)
+class Check:
+    """An explicit panic site (rustc's `Assert`): the statement after it panics with `panic`
+    exactly when the check fails on these operands. `op` is the guarded operation (`+`, `neg`,
+    `/`, `[]`, `<<` …); operands are the operation's (container and index for `[]`). Plain code
+    compiles a check to nothing: the operation itself raises; instrumented code sees it."""
+    panic: str
+    op: str
+    operands: list[Operand]
+    span: Span | None = None
+
 @dataclass(slots=True)
 class Assign:
     dest: Place
@@ -213,7 +261,7 @@ Terminator = Goto | Branch | Return | Call | Throw | Rethrow | ThrowIfPanic | Un
 @dataclass(slots=True)
 class Block:
     id: int
-    statements: list[Assign] = field(default_factory=list)
+    statements: list[Assign | Check] = field(default_factory=list)
     terminator: Terminator | None = None
     span: Span | None = None
     term_span: Span | None = None
@@ -241,3 +289,52 @@ class MirFunction:
     ret_ty: object = None
     throws_ty: object = None
     param_tys: list[object] = field(default_factory=list)
+
+
+# ── the one operand walk ──
+
+def place_operands(p):
+    """The operands a place reads: `base` of a field, `base` and `index` of an element."""
+    if isinstance(p, FieldPlace):
+        return [p.base]
+    if isinstance(p, IndexPlace):
+        return [p.base, p.index]
+    return []
+
+
+def rvalue_operands(v) -> list:
+    if isinstance(v, Use):
+        return [v.op]
+    if isinstance(v, BinaryOp):
+        return [v.left, v.right]
+    if isinstance(v, (UnaryOp, Truthy, IsType, MakeCell, Len)):
+        return [v.operand]
+    if isinstance(v, (ArrayAgg, Concat)):
+        return list(v.items if isinstance(v, ArrayAgg) else v.parts)
+    if isinstance(v, MapAgg):
+        return [o for kv in v.entries for o in kv]
+    if isinstance(v, ClassAgg):
+        return list(v.fields)
+    if isinstance(v, Load):
+        return place_operands(v.place)
+    if isinstance(v, MakeClosure):
+        return [Copy(c) for c in v.captures]
+    raise AssertionError(v)
+
+
+def node_operands(node) -> list:
+    """Every operand a statement or terminator reads, in one documented order: a store's
+    place operands, then its value's; a call's arguments, then its keyword values."""
+    if isinstance(node, Assign):
+        return place_operands(node.dest) + rvalue_operands(node.value)
+    if isinstance(node, Check):
+        return list(node.operands)
+    if isinstance(node, Branch):
+        return [node.cond]
+    if isinstance(node, Call):
+        return list(node.args) + [a for _, a in node.kwargs]
+    if isinstance(node, Return):
+        return [Copy(Local(0))]
+    if isinstance(node, (Throw, Rethrow, ThrowIfPanic)):
+        return [node.value]
+    return []

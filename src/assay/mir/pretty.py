@@ -10,7 +10,6 @@
 """
 from __future__ import annotations
 
-from ..bex.values import Variant
 from . import ir
 from .typetest import show
 
@@ -28,8 +27,8 @@ def const(v) -> str:
         return f"const {v!r}_f64"
     if isinstance(v, str):
         return "const " + '"' + v.encode("unicode_escape").decode("ascii").replace('"', '\\"') + '"'
-    if isinstance(v, Variant):
-        return f"const {v.enum.fqn}.{v.name}"
+    if isinstance(v, ir.VariantConst):
+        return f"const {v.enum}.{v.name}"
     return f"const {v!r}"
 
 
@@ -105,6 +104,10 @@ def terminator(t) -> str:
     return "unreachable"
 
 
+def check(c: ir.Check) -> str:
+    return f"check {c.panic.rsplit('.', 1)[-1]}({c.op}, {', '.join(operand(o) for o in c.operands)})"
+
+
 def format_function(fn: ir.MirFunction) -> str:
     params = ", ".join(fn.params)
     out = [f"fn {fn.fqn}({params}) {{"]
@@ -125,7 +128,7 @@ def format_function(fn: ir.MirFunction) -> str:
         unwind = f"  // unwind -> bb{b.unwind[0]} (error in _{b.unwind[1]})" if b.unwind else ""
         out.append(f"    bb{b.id}: {{{unwind}")
         for s in b.statements:
-            out.append(f"        {place(s.dest)} = {rvalue(s.value)};")
+            out.append(f"        {check(s) if isinstance(s, ir.Check) else place(s.dest) + ' = ' + rvalue(s.value)};")
         out.append(f"        {terminator(b.terminator)};")
         out.append("    }")
     out.append("}")

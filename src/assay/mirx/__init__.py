@@ -8,82 +8,31 @@ generation, packing) import this module and never the compiler's internals.
         for block in fn.blocks: …                # BlockView → StatementView / TerminatorView
     prog.call("ns.Fn", {"x": 1}, extensions=[MyExtension()])
 
-See docs/mirx.md for what is guaranteed stable (VERSION 1.x) and a worked example.
+See docs/mirx.md for what is guaranteed stable (VERSION 2.x), the snippet API and worked examples.
 """
 from __future__ import annotations
 
 import dataclasses
 
+from ..api import BamlProgram
+from ..bex.values import BamlRaise, Variant
+from ..compiler import compile_sources, describe_error, discover
+from ..extension import Abort, Code, Extension, Run
 from ..mir import ir
+from ..sema import types as T
+from ..source import CompileError as _CE
+from ..source import SourceFile
 from .views import (BlockView, CallTargetView, FieldView, LocalView, OperandView, ParamView,
                     PlaceView, RvalueView, SourceSpan, StatementView, TerminatorView, TypeView,
+                    CheckView, EventView,
                     VariantView, operand_view, place_view, rvalue_view, source_span)
 
-VERSION = "1.0"
+VERSION = "2.0"
 
-__all__ = ["VERSION", "Extension", "ProgramView", "FunctionView", "FileView", "load", "compile",
+__all__ = ["VERSION", "Extension", "Code", "Run", "Abort", "CheckView", "EventView", "ProgramView", "FunctionView", "FileView", "load", "compile",
            "TypeView", "FieldView", "VariantView", "ParamView", "LocalView", "BlockView",
            "StatementView", "TerminatorView", "OperandView", "PlaceView", "RvalueView",
            "CallTargetView", "SourceSpan", "RunError", "CompileError"]
-
-
-class Extension:
-    """Subclass and override what you need; every method is optional.
-
-    Compile half — `instrument` is called as the emitter lowers each MIR statement and
-    terminator of a function, with the view of that node and the range of instruction indices
-    it produced; a non-None result is stored in this extension's sidecar table for the first
-    of those instructions. Nodes that produce no instruction are not offered.
-
-    Run half — called during runs that attach the extension (`ProgramView.call(...,
-    extensions=[ext])`), from code generated for those runs only:
-      at(fn, pc, data)           before the instruction `pc` of function `fn` that has sidecar `data`
-      on_branch(fn, data, taken) a conditional terminator chose its then-edge (taken=True) or
-                                 its else-edge; `data` is that terminator's sidecar entry (or None)
-      on_call(fn, args) / on_return(fn, value) / on_raise(fn, error)
-    """
-
-    name = "extension"
-    # A counting extension needs only how often each instrumented node ran and each branch edge
-    # was taken: the VM compiles a counter increment in place of the `at`/`on_branch` calls
-    # (no Python call at all) and `ProgramView.counts(ext)` gives the totals.
-    counting = False
-
-    def instrument(self, fn: "FunctionView", node, pcs: range):
-        return None
-
-    def at(self, fn: str, pc: int, data) -> None:
-        pass
-
-    def on_branch(self, fn: str, data, taken: bool) -> None:
-        pass
-
-    def on_call(self, fn: str, args: tuple) -> None:
-        pass
-
-    def on_return(self, fn: str, value) -> None:
-        pass
-
-    def on_raise(self, fn: str, error) -> None:
-        pass
-
-    # ── plumbing (not for overriding) ──
-    def compile_hook(self, table: dict, program: "ProgramView"):
-        """The emitter hook that runs `instrument` and fills `table` (used by the VM)."""
-        views: dict[int, FunctionView] = {}
-
-        def hook(mir_fn, block, node, first: int, end: int) -> None:
-            if end <= first:
-                return
-            fv = views.get(id(mir_fn))
-            if fv is None:
-                fv = views[id(mir_fn)] = program.function(mir_fn.fqn)
-            view = fv._node_view(block, node)
-            data = self.instrument(fv, view, range(first, end))
-            if data is not None:
-                table[first] = data
-
-        return hook
 
 
 class RunError(Exception):
@@ -111,8 +60,8 @@ class ProgramView:
     def __init__(self, program):
         self._p = program
         self._metas: dict = program.__dict__.setdefault("mirx_meta", {})
-        self._checker = None
         self._functions: dict[str, FunctionView] = {}
+        program.runtime.views = self  # what extensions' compile half is shown
 
     # ── metadata ──
     @property
@@ -159,18 +108,14 @@ class ProgramView:
         return fv
 
     def classes(self) -> list[TypeView]:
-        from ..sema import types as T
         return [TypeView(T.ClassT(c), self) for c in self._p.index.classes.values()]
 
     def enums(self) -> list[TypeView]:
-        from ..sema import types as T
         return [TypeView(T.EnumT(e), self) for e in self._p.index.enums.values()]
 
     # ── running ──
     def call(self, name: str, args: dict | None = None, extensions=()):
         """Call a function with BAML-compatible Python values (as `assay.load(...).call`)."""
-        from ..bex.values import BamlRaise
-        from ..compiler import describe_error
         api = self._api()
         fdef = self._p.resolve(name)
         values = api.bind(fdef, (), dict(args or {}))
@@ -179,50 +124,39 @@ class ProgramView:
         except BamlRaise as e:
             raise RunError(describe_error(e.value, e.panic)) from None
 
-    def counts(self, extension: Extension) -> dict:
-        """A counting extension's totals over every run it was attached to:
-        {("at", data): n, ("branch", data, taken): n} (data = its sidecar entries)."""
-        return self._p.runtime.counts(extension)
-
     def sidecar(self, fn: "FunctionView", extension: Extension) -> dict:
-        """The extension's sidecar table for a function ({pc: data}), computed now if no run
-        has needed it yet — e.g. to know every place an extension instruments."""
-        fn.mir
+        """The extension's compile-time data for a function ({site id: data}), computed now
+        if no run has needed it yet — e.g. to know every place an extension instruments."""
+        mir = fn.mir
         rt = self._p.runtime
-        space = rt.space((extension,))
-        return space.sidecars(rt.mir[fn.fqn], rt.bytecode[fn.fqn])[0]
+        nodes, events = rt.nodes(mir)
+        parts = rt.compile_half(mir, extension, nodes, events)
+        return {n.view.site: data for n, (data, _) in zip(nodes + list(events.values()), parts)
+                if data is not None}
+
+    def spaces(self) -> int:
+        """How many code spaces the program has (the plain one, one per extension set)."""
+        return self._p.runtime.spaces()
 
     def run_tests(self, pattern: str | None = None, extensions=()):
         """Run `test` blocks; yields records (file, name, passed, error)."""
         return self._p.iter_tests(pattern, extensions=tuple(extensions))
 
     def _api(self):
-        from ..api import BamlProgram
         if not hasattr(self, "_api_obj"):
             self._api_obj = BamlProgram(self._p)
         return self._api_obj
 
     # ── types ──
     def _type(self, texpr, namespace, generics=()):
-        from ..sema import types as T
         if texpr is None:
             return None
-        if self._checker is None:
-            from ..sema.check import Checker
-            self._checker = Checker(self._p.index)
-        c = self._checker
-        c.ns, c.generics = namespace, set(generics)
-        try:
-            return TypeView(c.resolve(texpr), self)
-        except Exception:  # noqa: BLE001 — an unresolvable type reads as unknown
-            return TypeView(T.UNKNOWN, self)
+        return TypeView(self._p.lowering.types.resolve(texpr, namespace, frozenset(generics)), self)
 
     def _field_type(self, cls, field) -> TypeView:
         return self._type(field.type, cls.namespace, [g.name for g in cls.decl.generics])
 
     def _const_type(self, value) -> TypeView | None:
-        from ..bex.values import Variant
-        from ..sema import types as T
         if isinstance(value, bool):
             return TypeView(T.BOOL, self)
         prim = {int: T.INT, float: T.FLOAT, str: T.STRING, type(None): T.NULL}.get(type(value))
@@ -281,7 +215,6 @@ class FunctionView:
 
     @property
     def owner(self) -> TypeView | None:
-        from ..sema import types as T
         if self._fdef is None or self._fdef.owner is None:
             return None
         return TypeView(T.ClassT(self._fdef.owner), self.program)
@@ -323,7 +256,6 @@ class FunctionView:
     @property
     def type(self) -> TypeView | None:
         """The function's type `(params) -> ret throws e`."""
-        from ..sema import types as T
         if self._fdef is None:
             return None
         ps = tuple((p.name, p.type._t if p.type else T.UNKNOWN, p.has_default) for p in self.params)
@@ -335,7 +267,6 @@ class FunctionView:
     @property
     def mir(self):
         if self._mir is None:
-            from ..source import CompileError as _CE
             rt = self.program._p.runtime
             try:
                 rt.lower(self.fqn.split(".<lambda")[0])
@@ -362,13 +293,43 @@ class FunctionView:
         prefix = self.fqn + ".<lambda"
         return [self.program.function(k) for k in self.program._p.runtime.mir if k.startswith(prefix)]
 
-    def _node_view(self, block, node):
+    def node_view(self, block, node):
+        """The view of one MIR statement, check or terminator of `block`."""
         locs, prog = self.mir.locals, self.program
+        site = self._site(block, node)
+        if isinstance(node, ir.Check):
+            return CheckView("check", node.panic, node.op,
+                             tuple(operand_view(o, locs, prog) for o in node.operands),
+                             source_span(node.span), block.id, site)
         if isinstance(node, ir.Assign):
+            dest = node.dest.index if isinstance(node.dest, ir.Local) else None
             return StatementView("assign", place_view(node.dest, locs, prog),
-                                 rvalue_view(node.value, locs, prog), source_span(node.span), block.id)
+                                 rvalue_view(node.value, locs, prog), source_span(node.span), block.id,
+                                 site, dest, tuple(operand_view(o, locs, prog) for o in ir.node_operands(node)))
         return dataclasses.replace(self._terminator_view(node, source_span(block.term_span), locs),
-                                   block=block.id)
+                                   block=block.id, site=site)
+
+    _node_view = node_view
+
+    def event_view(self, kind: str) -> EventView:
+        """The function-level events an extension may compile code into: 'entry', 'raise'."""
+        return EventView(kind, self.span, f"{self.fqn}@{kind}")
+
+    def _site(self, block, node) -> str:
+        """A stable id: the function, the node's source position and kind (numbered when
+        several nodes share both) — not the order in which lowering made blocks."""
+        sites = self.__dict__.get("_sites")
+        if sites is None:
+            sites = self.__dict__["_sites"] = {}
+            seen: dict = {}
+            for b in self.mir.blocks:
+                for i, n in enumerate(list(b.statements) + [b.terminator]):
+                    span = n.span if isinstance(n, (ir.Assign, ir.Check)) else b.term_span
+                    where = "%d:%d" % span.line_col if span is not None else f"bb{b.id}.{i}"
+                    key = f"{self.fqn}@{where}/{_node_kind(n)}"
+                    seen[key] = seen.get(key, 0) + 1
+                    sites[id(n)] = key if seen[key] == 1 else f"{key}#{seen[key]}"
+        return sites[id(node)]
 
     def _terminator_view(self, t, span, locs) -> TerminatorView:
         prog = self.program
@@ -381,7 +342,9 @@ class FunctionView:
             return TerminatorView("return", (), ops([ir.Copy(ir.Local(0))]), None, None, span)
         if isinstance(t, ir.Call):
             args = ops(t.args) + ops(a for _, a in t.kwargs)
-            return TerminatorView("call", (t.target,), args, self._call_target(t, locs), None, span)
+            return TerminatorView("call", (t.target,), args, self._call_target(t, locs), None, span,
+                                  dest=t.dest.index if t.dest is not None else None,
+                                  kwnames=tuple(k for k, _ in t.kwargs))
         if isinstance(t, (ir.Throw, ir.Rethrow)):
             return TerminatorView("throw" if isinstance(t, ir.Throw) else "rethrow", (), ops([t.value]),
                                   None, None, span)
@@ -405,6 +368,12 @@ class FunctionView:
         return f"FunctionView({self.fqn})"
 
 
+def _node_kind(n) -> str:
+    if isinstance(n, ir.Check):
+        return f"check:{n.panic.rsplit('.', 1)[-1]}:{n.op}"
+    return type(n).__name__.lower()
+
+
 class CompileError(Exception):
     """The program has errors; `diagnostics` are rendered `file:line:col: error[CODE]: …`."""
 
@@ -415,24 +384,22 @@ class CompileError(Exception):
 
 def load(path: str) -> ProgramView:
     """Compile a .baml file or project directory (files under ns_<x>/ form namespace x)."""
-    from ..compiler import compile_sources, discover
-    from ..source import CompileError as _CE
     try:
-        return compile_sources(discover(path)).view()
+        return view(compile_sources(discover(path)))
     except _CE as e:
         raise CompileError(e.diagnostics) from None
 
 
 def compile(source: str, path: str = "main.baml") -> ProgramView:  # noqa: A001 — the verb
-    from ..compiler import compile_sources
-    from ..source import CompileError as _CE
-    from ..source import SourceFile
     try:
-        return compile_sources([SourceFile(path, source, None)]).view()
+        return view(compile_sources([SourceFile(path, source, None)]))
     except _CE as e:
         raise CompileError(e.diagnostics) from None
 
 
 def view(program) -> ProgramView:
     """The view of an already compiled program (`assay.load(...)` or a compiler Program)."""
-    return getattr(program, "_p", program).view()
+    p = getattr(program, "_p", program)
+    if p.mirx_view is None:  # one view per program
+        p.mirx_view = ProgramView(p)
+    return p.mirx_view

@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..bex.values import from_const
 from ..mir import ir
+from ..mir.typetest import show
 from ..sema import types as T
 
 if TYPE_CHECKING:
@@ -72,6 +74,8 @@ class TypeView:
         t = self._t
         if isinstance(t, T.Prim):
             return t.name
+        if isinstance(t, T.StdT):  # a stdlib class, panic or enum
+            return "enum" if t.kind in ("enum", "variant") else "class"
         return {T.Lit: "literal", T.Arr: "array", T.MapT: "map", T.Union: "union",
                 T.ClassT: "class", T.EnumT: "enum", T.FuncT: "function", T.TVar: "typevar"}[type(t)]
 
@@ -115,6 +119,8 @@ class TypeView:
             return t.cls.fqn
         if isinstance(t, T.EnumT):
             return t.enum.fqn
+        if isinstance(t, T.StdT):
+            return t.name
         return None
 
     @property
@@ -206,11 +212,43 @@ class RvalueView:
 
 @dataclass(frozen=True)
 class StatementView:
+    """`place = rvalue`. `dest` is the destination local (None for a store into a field,
+    element or cell); `operands` every operand the statement reads: a store's place operands,
+    then its value's."""
     kind: str  # 'assign'
     place: PlaceView
     rvalue: RvalueView
     span: SourceSpan | None
     block: int = -1  # the id of the block it belongs to
+    site: str = ""
+    dest: int | None = None
+    operands: tuple = ()
+
+
+@dataclass(frozen=True)
+class CheckView:
+    """An explicit panic site: the statement after it panics with class `panic` (e.g.
+    `baml.panics.DivisionByZero`) exactly when the check fails on `operands`. `op` is the
+    guarded operation: `+ - * / %` (operands a, b), `neg` (a), `<< >>` (a, count), `[]` and
+    `[]=` (container, index or key)."""
+    kind: str  # 'check'
+    panic: str
+    op: str
+    operands: tuple
+    span: SourceSpan | None
+    block: int = -1
+    site: str = ""
+    dest = None
+
+
+@dataclass(frozen=True)
+class EventView:
+    """A function-level event: 'entry' (parameters bound) or 'raise' (an error leaves)."""
+    kind: str
+    span: SourceSpan | None
+    site: str = ""
+    operands = ()
+    dest = None
 
 
 @dataclass(frozen=True)
@@ -236,6 +274,9 @@ class TerminatorView:
     origin: str | None
     span: SourceSpan | None
     block: int = -1  # the id of the block it ends
+    site: str = ""
+    dest: int | None = None  # a call's destination local (None: the result is discarded)
+    kwnames: tuple = ()  # a call's keyword names: the last len(kwnames) operands are theirs
 
 
 @dataclass(frozen=True)
@@ -262,8 +303,9 @@ class ParamView:
 
 
 def operand_view(o, locals_, program) -> OperandView:
-    if isinstance(o, ir.Const):
-        return OperandView("constant", None, o.value, program._const_type(o.value))
+    if isinstance(o, ir.Const):  # consumers see the run-time value (a Variant, not its MIR form)
+        value = from_const(o.value, program._p.runtime.enums)
+        return OperandView("constant", None, value, program._const_type(value))
     ty = locals_[o.place.index].ty
     return OperandView("local", o.place.index, None, TypeView(ty, program) if ty is not None else None)
 
@@ -287,9 +329,7 @@ _RV_KIND = {ir.Use: "use", ir.BinaryOp: "binary", ir.UnaryOp: "unary", ir.Truthy
 
 
 def rvalue_view(v, locals_, program) -> RvalueView:
-    from ..mir.cleanup import _rvalue_ops
-    from ..mir.typetest import show
-    ops = tuple(operand_view(o, locals_, program) for o in _rvalue_ops(v)
+    ops = tuple(operand_view(o, locals_, program) for o in ir.rvalue_operands(v)
                 if not isinstance(v, ir.Load))
     place = place_view(v.place, locals_, program) if isinstance(v, ir.Load) else None
     target = None
