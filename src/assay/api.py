@@ -166,7 +166,7 @@ class BamlProgram:
         if texpr is None:
             return ("any",)
         generics = {g.name for g in fdef.decl.generics}
-        return typetest.resolve(texpr, lambda path: self._p.lowering_lookup(fdef.namespace, path), frozenset(generics))
+        return self._p.type_test(fdef.namespace, texpr, generics)
 
     # ── conversions ──
 
@@ -234,7 +234,7 @@ class BamlProgram:
 
     def _test_in(self, cdef, texpr):
         generics = {g.name for g in cdef.decl.generics}
-        return typetest.resolve(texpr, lambda path: self._p.lowering_lookup(cdef.namespace, path), frozenset(generics))
+        return self._p.type_test(cdef.namespace, texpr, generics)
 
     def _guess(self, v):
         if _is_model(v):

@@ -11,6 +11,7 @@ from .bex import vm as bexvm
 from .bex.stdlib import FUNCTIONS, METHODS
 from .bex.values import BamlRaise, Instance
 from .mir import lower as mirlower
+from .mir import typetest
 from .sema.program import build_index
 from .source import CompileError, Diagnostic, SourceFile
 from .syntax.parser import parse_file
@@ -150,8 +151,9 @@ class Program:
             raise KeyError(f"no function named {name!r}")
         return item
 
-    def lowering_lookup(self, namespace, path):
-        return self.lowering.lookup_type(namespace, path)
+    def type_test(self, namespace, texpr, generics=frozenset()) -> tuple:
+        """The run-time test of a type written in `namespace` (host arguments)."""
+        return typetest.of(self.lowering.types.resolve(texpr, namespace, frozenset(generics)))
 
     def call_fqn(self, fqn: str, args: list):
         return self.runtime.call(fqn, args)

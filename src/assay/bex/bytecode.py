@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..mir.ir import FnRef
+from ..mir.typetest import show
+
 # opcode → what `arg` holds (for the disassembler and the docs)
 OPCODES = {
     "load_const": "constant",        # → c
@@ -88,7 +91,6 @@ def show_arg(op: str, arg) -> str:
         n, kw = arg
         return f"{n}" + (f", kw={list(kw)}" if kw else "")
     if op == "is_type":
-        from ..mir.typetest import show
         return show(arg)
     if op.startswith("bin_op") and isinstance(arg, tuple):
         return f"{arg[0]} (overflow message swapped)"
@@ -98,7 +100,6 @@ def show_arg(op: str, arg) -> str:
 
 
 def _show_const(v) -> str:
-    from ..mir.ir import FnRef
     if isinstance(v, FnRef):
         return f"fn {v.fqn}"
     if isinstance(v, str):

@@ -12,6 +12,7 @@ map<K, V>       dict (insertion ordered, as BAML maps are)
 class instance  an instance of the Python class generated for the BAML class
                 (a subclass of Instance, with __slots__ = the field names)
 enum variant    a Variant (one object per variant per program)
+omitted arg     OMITTED (the callee fills in the parameter's default)
 function        any Python callable (compiled functions, closures, bound methods,
                 host callables)
 
@@ -19,6 +20,8 @@ A BAML `throw` and a VM panic both travel as the Python exception BamlRaise; a p
 is an Instance of a builtin class named `baml.panics.*`.
 """
 from __future__ import annotations
+
+from ..mir import ir
 
 INT_MIN = -(1 << 62)
 INT_MAX = (1 << 62) - 1
@@ -139,3 +142,22 @@ BigInt.__neg__ = lambda self: BigInt(-int(self))
 BigInt.__invert__ = lambda self: BigInt(~int(self))
 BigInt.__abs__ = lambda self: BigInt(abs(int(self)))
 del _name
+
+
+class _Omitted:
+    def __repr__(self) -> str:
+        return "omitted"
+
+
+OMITTED = _Omitted()
+
+
+def from_const(v, enums: dict):
+    """The run-time value of a MIR constant (MIR holds compile-time forms only); `enums` maps
+    an enum's fqn to its EnumInfo."""
+    t = type(v)
+    if t is ir.VariantConst:
+        return enums[v.enum].variants[v.name]
+    if t is ir.BigIntConst:
+        return BigInt(v.value)
+    return OMITTED if v is ir.OMITTED else v

@@ -3,6 +3,8 @@ enclosing one for captures). Expressions lower to operands; control flow becomes
 from __future__ import annotations
 
 from ..bex.values import BigInt, Variant
+from ..sema import types as T
+from ..sema.resolve import Resolver
 from ..source import Span
 from ..syntax import ast
 from . import ir
@@ -73,6 +75,7 @@ class Program:
         self.builtin_classes = builtin_classes
         self.variants = variants  # enum fqn -> {name: Variant}
         self.lambda_counter = 0
+        self.types = Resolver(index, _std_types(builtin_classes, variants))
         # a field access whose name is no class's field reads a bound method (`p.area`)
         self.field_names = {f.name for c in index.classes.values() for f in c.fields} | {
             f for c in builtin_classes.values() for f in c.fields}
@@ -97,6 +100,16 @@ class Program:
             if ".".join(path[:-1]) == "baml.ops.Ordering":
                 return self.variants["baml.ops.Ordering"].get(path[-1])
         return None
+
+
+def _std_types(builtin_classes, variants) -> dict:
+    """The stdlib types a type expression may name, for the resolver."""
+    std = {n: T.StdT("class", n) for n in builtin_classes if not n.startswith("user.")}
+    std["baml.panics.Panic"] = T.StdT("panic", "baml.panics.Panic")
+    o = "baml.ops.Ordering"
+    std[o] = T.StdT("enum", o)
+    std.update({f"{o}.{v}": T.StdT("variant", o, v) for v in variants.get(o, ())})
+    return std
 
 
 class FnLowerer:
@@ -239,7 +252,10 @@ class FnLowerer:
         return self.call(ir.Callee("native", name), args, span=span)
 
     def type_test(self, t: ast.TypeExpr) -> tuple:
-        return typetest.resolve(t, self.lookup_type, self.generics)
+        return typetest.of(self.resolve(t))
+
+    def resolve(self, t: ast.TypeExpr) -> T.Type:
+        return self.prog.types.resolve(t, self.namespace, self.generics)
 
     def lookup_type(self, path: list[str]):
         return self.prog.lookup_type(self.namespace, path)

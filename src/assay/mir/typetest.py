@@ -1,4 +1,5 @@
-"""Run-time type tests (`is`, typed patterns, catch arms) resolved from type expressions.
+"""Run-time type tests (`is`, typed patterns, catch arms, host arguments): the compiled form of
+a static type (sema/types.py) as the one resolver (sema/resolve.py) produced it.
 
 A test is a small tuple, hashable and printable:
   ('any',) ('never',) ('int',) ('float',) ('string',) ('bool',) ('null',) ('function',)
@@ -7,57 +8,42 @@ A test is a small tuple, hashable and printable:
 """
 from __future__ import annotations
 
-from ..syntax import ast
+from ..sema import types as T
 
-PRIMS = {"int": ("int",), "float": ("float",), "string": ("string",), "bool": ("bool",),
-         "null": ("null",), "unknown": ("any",), "never": ("never",), "void": ("null",),
-         "bigint": ("bigint",)}
+# uint8array has no run-time test yet: it tests as any, as before the one resolver
+_PRIMS = {"int": ("int",), "float": ("float",), "string": ("string",), "bool": ("bool",),
+          "null": ("null",), "void": ("null",), "never": ("never",), "bigint": ("bigint",)}
 
 
-def resolve(t: ast.TypeExpr, lookup, generics: frozenset = frozenset(), _seen=None) -> tuple:
-    """`lookup(path)` resolves a dotted type name to an index item (ClassDef/EnumDef/AliasDef)
-    or None. Type parameters and anything unresolvable test as ('any',)."""
-    if isinstance(t, ast.TOptional):
-        return _union([resolve(t.inner, lookup, generics, _seen), ("null",)])
-    if isinstance(t, ast.TUnion):
-        return _union([resolve(m, lookup, generics, _seen) for m in t.members])
-    if isinstance(t, ast.TArray):
-        return ("array", resolve(t.elem, lookup, generics, _seen))
-    if isinstance(t, ast.TLiteral):
-        return ("null",) if t.value is None else ("lit", t.value)
-    if isinstance(t, ast.TFunc):
+def of(t: T.Type) -> tuple:
+    """The run-time test of static type `t`; type variables and unknowns test as ('any',)."""
+    if isinstance(t, T.Prim):
+        return _PRIMS.get(t.name, ("any",))
+    if isinstance(t, T.Lit):
+        return ("lit", t.value)
+    if isinstance(t, T.Union):
+        return _union([of(m) for m in t.members])
+    if isinstance(t, T.Arr):
+        return ("array", of(t.elem))
+    if isinstance(t, T.MapT):
+        return ("map", of(t.key), of(t.val))
+    if isinstance(t, T.ClassT):
+        return ("class", t.cls.fqn)
+    if isinstance(t, T.EnumT):
+        return ("variant", t.enum.fqn, t.variant) if t.variant else ("enum", t.enum.fqn)
+    if isinstance(t, T.FuncT):
         return ("function",)
-    path = t.path
-    if len(path) == 1:
-        name = path[0]
-        if name in generics:
-            return ("any",)
-        if name in PRIMS:
-            return PRIMS[name]
-        if name in ("map", "Map") and len(t.args) == 2:
-            return ("map", resolve(t.args[0], lookup, generics, _seen), resolve(t.args[1], lookup, generics, _seen))
-        if name in ("Array",) and len(t.args) == 1:
-            return ("array", resolve(t.args[0], lookup, generics, _seen))
-    item = lookup(path)
-    kind = type(item).__name__
-    if kind == "ClassDef":
-        return ("class", item.fqn)
-    if kind == "EnumDef":
-        return ("enum", item.fqn)
-    if kind == "AliasDef":
-        seen = _seen or set()
-        if item.fqn in seen:
-            return ("any",)
-        return resolve(item.type, _alias_lookup(lookup, item), generics, seen | {item.fqn})
-    if kind == "Variant":
-        return ("variant", item.enum.fqn, item.name)
-    if isinstance(item, tuple):  # already a test (builtin classes)
-        return item
+    if isinstance(t, T.StdT):
+        return _std(t)
     return ("any",)
 
 
-def _alias_lookup(lookup, item):
-    return lookup
+def _std(t: T.StdT) -> tuple:
+    if t.kind == "panic":
+        return ("panic",)
+    if t.kind == "variant":
+        return ("variant", t.name, t.variant)
+    return (t.kind, t.name)
 
 
 def _union(members: list[tuple]) -> tuple:

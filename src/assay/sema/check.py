@@ -11,7 +11,8 @@ import re
 from ..source import Diagnostic, Span
 from ..syntax import ast
 from . import types as T
-from .program import AliasDef, ClassDef, EnumDef, FunctionDef, ProgramIndex
+from .program import AliasDef, EnumDef, FunctionDef, ProgramIndex
+from .resolve import BUILTIN_TYPE_ROOTS, OPAQUE_TYPES, PRIM_TYPES, Resolver
 from .stdnames import STDLIB_MEMBER_NAMES
 from .types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, UNKNOWN, VOID, Arr, ClassT, EnumT,
                     FuncT, Lit, MapT, TVar, Union, assignable, show, widen)
@@ -21,11 +22,6 @@ BUILTIN_VALUE_ROOTS = frozenset("""
 baml assert log reflect testing ai llm env int float string bool bigint Array Map uint8array
 image audio video pdf json null true false
 """.split())
-BUILTIN_TYPE_ROOTS = frozenset("baml reflect testing ai llm env log assert".split())
-PRIM_TYPES = {"int": INT, "float": FLOAT, "string": STRING, "bool": BOOL, "null": NULL,
-              "void": VOID, "never": NEVER, "unknown": UNKNOWN, "bigint": T.BIGINT,
-              "uint8array": T.BYTES}
-OPAQUE_TYPES = frozenset("image audio video pdf json".split())
 
 _ARITH = {"+", "-", "*", "/", "%"}
 _BITS = {"&", "|", "^", "<<", ">>"}
@@ -78,8 +74,7 @@ class Checker:
         self.assigned_log: list[Var] = []
         self.fn: _Fn | None = None
         self.unpinned: list[Var] = []
-        self._alias_cache: dict[int, T.Type] = {}
-        self._alias_busy: set[int] = set()
+        self.types = Resolver(index)  # no stdlib types: they stay unknown (conservative)
         self._sig_cache: dict[int, tuple] = {}
         self._native_cache: dict = {}
         # methods added by `implements X for T` blocks (may extend builtin types)
@@ -174,100 +169,10 @@ class Checker:
         return s
 
     def alias_type(self, ad: AliasDef, report: bool = False) -> T.Type:
-        k = id(ad)
-        t = self._alias_cache.get(k)
-        if t is not None:
-            return t
-        if k in self._alias_busy:
-            return UNKNOWN
-        self._alias_busy.add(k)
-        save = (self.ns, self.generics)
-        self.ns, self.generics = ad.namespace, set()
-        t = self.resolve(ad.type, report=report)
-        self.ns, self.generics = save
-        self._alias_busy.discard(k)
-        self._alias_cache[k] = t
-        return t
+        return self.types.alias(ad, self.err if report else None)
 
     def resolve(self, te, report: bool = True) -> T.Type:
-        if te is None:
-            return UNKNOWN
-        if isinstance(te, ast.TName):
-            return self.resolve_name(te, report)
-        if isinstance(te, ast.TArray):
-            return Arr(self.resolve(te.elem, report))
-        if isinstance(te, ast.TOptional):
-            return T.optional(self.resolve(te.inner, report))
-        if isinstance(te, ast.TUnion):
-            return T.union(*(self.resolve(m, report) for m in te.members))
-        if isinstance(te, ast.TLiteral):
-            v = te.value
-            if v is None:
-                return NULL
-            if isinstance(v, bool):
-                return T.lit_bool(v)
-            if isinstance(v, int):
-                return T.lit_int(v)
-            if isinstance(v, str):
-                return T.lit_str(v)
-            return UNKNOWN
-        if isinstance(te, ast.TFunc):
-            ps = tuple((n, self.resolve(p, report), False) for n, p in te.params)
-            return FuncT(ps, self.resolve(te.ret, report),
-                         self.resolve(te.throws, report) if te.throws is not None else None)
-        return UNKNOWN
-
-    def resolve_name(self, te: ast.TName, report: bool) -> T.Type:
-        path = te.path
-        args = [self.resolve(a, report) for a in te.args]
-        if len(path) == 1:
-            n = path[0]
-            if n in self.generics:
-                return TVar(n)
-            item = self.index.items_in(self.ns).get(n)
-            if item is None:
-                p = PRIM_TYPES.get(n)
-                if p is not None:
-                    return p
-                if n in ("map", "Map"):
-                    return MapT(args[0], args[1]) if len(args) == 2 else MapT(UNKNOWN, UNKNOWN)
-                if n == "Array":
-                    return Arr(args[0]) if len(args) == 1 else Arr(UNKNOWN)
-                if n in OPAQUE_TYPES or n in BUILTIN_TYPE_ROOTS or n == "Self":
-                    return UNKNOWN
-                if report:
-                    self.err(te.span, "E0002", f"unresolved type: {n}")
-                return UNKNOWN
-            return self.item_type(item, args)
-        head = path[0]
-        if head == "root" or head in self.index.items_in(self.ns):
-            item, k = self.index.resolve_prefix(self.ns, path)
-            if item is not None:
-                if k == len(path):
-                    return self.item_type(item, args)
-                if isinstance(item, EnumDef) and k == len(path) - 1:
-                    if path[k] in item.variants:
-                        return EnumT(item, path[k])
-                    return UNKNOWN
-                return UNKNOWN
-            if head == "root" and report:
-                self.err(te.span, "E0002", f"unresolved type: {'.'.join(path)}")
-            return UNKNOWN
-        if head in self.index.namespaces and report:
-            p = ".".join(path)
-            self.err(te.span, "E0002", f"unresolved type: {p}. Did you mean `root.{p}`?")
-        return UNKNOWN
-
-    def item_type(self, item, args) -> T.Type:
-        if isinstance(item, ClassDef):
-            if item.decl.generics and len(args) != len(item.decl.generics):
-                args = [UNKNOWN] * len(item.decl.generics)
-            return ClassT(item, tuple(args))
-        if isinstance(item, EnumDef):
-            return EnumT(item)
-        if isinstance(item, AliasDef):
-            return self.alias_type(item)
-        return UNKNOWN
+        return self.types.resolve(te, self.ns, self.generics, self.err if report else None)
 
     # ───────────────────────── scopes ─────────────────────────
     def lookup_var(self, name: str) -> Var | None:

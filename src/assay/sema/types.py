@@ -145,6 +145,23 @@ class TVar(Type):
         return hash(("tv", self.name))
 
 
+class StdT(Type):
+    """A stdlib type sema knows only by name (`baml.panics.*`, `baml.errors.*`,
+    `baml.ops.Ordering` and its variants). kind: class, panic (any panic), enum, variant."""
+    __slots__ = ("kind", "name", "variant")
+
+    def __init__(self, kind: str, name: str, variant: str | None = None):
+        self.kind = kind
+        self.name = name
+        self.variant = variant
+
+    def __eq__(self, o):
+        return isinstance(o, StdT) and (o.kind, o.name, o.variant) == (self.kind, self.name, self.variant)
+
+    def __hash__(self):
+        return hash(("std", self.kind, self.name, self.variant))
+
+
 # ───────────────────────────── helpers ─────────────────────────────
 
 def lit_int(v: int) -> Lit:
@@ -351,4 +368,6 @@ def show(t: Type) -> str:
         return f"({ps}) -> {show(t.ret)}{th}"
     if isinstance(t, TVar):
         return t.name
+    if isinstance(t, StdT):
+        return f"{t.name}.{t.variant}" if t.variant else t.name
     return "?"

@@ -9,6 +9,8 @@ support yet).
 """
 from __future__ import annotations
 
+import re
+
 from . import ast
 from .lexer import Lexer, Token, decode_escapes, I63_MAX
 from ..source import Diagnostic, Span, SourceFile
@@ -1310,8 +1312,7 @@ class Parser:
         raw = t.value or ""
         out = bytearray()
         pos = 0
-        import re as _re
-        for m in _re.finditer(r"\\(x[0-9A-Fa-f]{2}|.)", raw, _re.S):
+        for m in re.finditer(r"\\(x[0-9A-Fa-f]{2}|.)", raw, re.S):
             out += raw[pos:m.start()].encode("utf-8")
             b = m.group(1)
             if b[0] == "x" and len(b) == 3:

@@ -3,7 +3,8 @@
     METHODS[kind][name] -> Native     kind: 'int' 'float' 'string' 'bool' 'null' 'array' 'map'
     FUNCTIONS[qualname] -> Native     'int.parse', 'string.from', 'Array.filled', 'assert.equal', ...
     Native(name, fn, sig)             methods: fn(receiver, *args); functions: fn(*args);
-                                      parameter names are BAML's (named arguments bind by them)
+                                      parameter names are BAML's (named arguments bind by them);
+                                      sig is sema's declaration (assay.sema.stdsigs)
     kind_of(v)                        receiver kind of a run-time value
     render(v)                         string.from / `${v}` rendering
     ORDERING                          the baml.ops.Ordering enum (LESS, EQUAL, GREATER variants)
@@ -14,7 +15,7 @@ render.TO_STRING_OVERRIDES (baml.ToString) — each ClassInfo -> Python callable
 """
 from ._registry import (  # noqa: F401
     EQUAL, FUNCTIONS, GREATER, KINDS, LESS, METHODS, ORDER_VARIANTS, ORDERING, Native, function,
-    kind_of, method,
+    kind_of, method, native_param_names,
 )
 from . import containers, core, io, numbers, strings  # noqa: F401,E402  (registration)
 from .render import TO_STRING_OVERRIDES, quote, render, render_float, rust_float  # noqa: F401,E402

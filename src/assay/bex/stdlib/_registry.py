@@ -2,9 +2,11 @@
 (qualified free/static function name -> Native)."""
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Callable
 
+from ...sema import stdsigs
 from ..values import BigInt, EnumInfo, Instance, Variant
 
 
@@ -12,7 +14,7 @@ from ..values import BigInt, EnumInfo, Instance, Variant
 class Native:
     name: str  # method name, or the qualified function name
     fn: Callable  # methods: fn(receiver, *args); functions: fn(*args)
-    sig: str  # BAML signature text without the name, e.g. "(start: int, end: int) -> string"
+    sig: str  # its declaration in assay.sema.stdsigs, e.g. "(start: int, end: int) -> string"
 
 
 KINDS = ("int", "float", "string", "bool", "null", "array", "map", "uint8array", "bigint")
@@ -27,28 +29,36 @@ GREATER = ORDERING.variants["Greater"]
 ORDER_VARIANTS = (LESS, EQUAL, GREATER)  # index by cmp()+1
 
 
-def method(kinds: str, sig: str, name: str | None = None):
-    """Register `fn(receiver, *args)` as a method of each receiver kind in `kinds`
-    (space-separated)."""
+def method(kinds: str, name: str | None = None):
+    """Register `fn(receiver, *args)` as the method `name` (default: fn's name) of each receiver
+    kind in `kinds` (space-separated), as sema declares it."""
 
     def deco(fn):
         n = name or fn.__name__.rstrip("_")
         for k in kinds.split():
-            METHODS[k][n] = Native(n, fn, sig)
+            METHODS[k][n] = Native(n, fn, _declared(stdsigs.METHODS.get(k, {}), n, f"method {k}.{n}"))
         return fn
 
     return deco
 
 
-def function(qualname: str, sig: str, *aliases: str):
-    """Register `fn(*args)` as the free/static function `qualname` (and aliases)."""
+def function(qualname: str, *aliases: str):
+    """Register `fn(*args)` as the free/static function `qualname` (and aliases), as sema
+    declares it."""
 
     def deco(fn):
         for q in (qualname, *aliases):
-            FUNCTIONS[q] = Native(q, fn, sig)
+            FUNCTIONS[q] = Native(q, fn, _declared(stdsigs.FUNCTIONS, q, f"function {q}"))
         return fn
 
     return deco
+
+
+def _declared(sigs: dict, name: str, what: str) -> str:
+    sig = sigs.get(name)
+    if sig is None:
+        raise LookupError(f"native {what} is not declared in assay.sema.stdsigs")
+    return sig
 
 
 _KIND_OF = {
@@ -74,3 +84,11 @@ def kind_of(v) -> str:
     if isinstance(v, Instance):
         return "instance"
     return "function"
+
+
+def native_param_names(native) -> list[str]:
+    """A native's parameter names (BAML's: named arguments bind by them)."""
+    try:
+        return list(inspect.signature(native.fn).parameters)
+    except (TypeError, ValueError):
+        return []

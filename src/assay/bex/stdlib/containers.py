@@ -14,13 +14,12 @@ _nested_len = len
 # ----------------------------------------------------------------------------- statics
 
 
-@function("Array.filled", "<T>(length: int, value: T) -> T[]", "baml.Array.filled")
+@function("Array.filled", "baml.Array.filled")
 def filled(length, value):
     return [value] * length if length > 0 else []
 
 
-@function("Array.generate", "<T, E>(length: int, f: (int) -> T throws E) -> T[] throws E",
-          "baml.Array.generate")
+@function("Array.generate", "baml.Array.generate")
 def generate(length, f):
     return [f(i) for i in range(length)]
 
@@ -28,12 +27,12 @@ def generate(length, f):
 # ----------------------------------------------------------------------------- basic
 
 
-@method("array", "() -> int")
+@method("array")
 def length(self):
     return len(self)
 
 
-@method("array", "(index: int) -> T?")
+@method("array")
 def at(self, index):
     if index < 0:
         index += len(self)
@@ -42,18 +41,18 @@ def at(self, index):
     return self[index] if index < len(self) else None
 
 
-@method("array", "(item: T) -> int")
+@method("array")
 def push(self, item):
     self.append(item)
     return len(self)
 
 
-@method("array", "() -> T?")
+@method("array")
 def pop(self):
     return self.pop() if self else None
 
 
-@method("array", "(index: int) -> T?")
+@method("array")
 def remove_at(self, index):
     n = len(self)
     if index < 0:
@@ -63,17 +62,17 @@ def remove_at(self, index):
     return self.pop(index) if index < n else None
 
 
-@method("array", "(other: T[]) -> T[]")
+@method("array")
 def concat(self, other):
     return self + other
 
 
-@method("array", "() -> T[]")
+@method("array")
 def reverse(self):
     return self[::-1]
 
 
-@method("array", "(start: int, end: int) -> T[]")
+@method("array")
 def slice(self, start, end):
     n = len(self)
     if start < 0:
@@ -85,28 +84,28 @@ def slice(self, start, end):
     return self[start:end]
 
 
-@method("array", "(separator: string) -> string")
+@method("array")
 def join(self, separator):
     return separator.join(map(render, self))
 
 
-@method("array", "() -> null")
+@method("array")
 def clear(self):
     self.clear()
 
 
-@method("array", "() -> T?")
+@method("array")
 def shift(self):
     return self.pop(0) if self else None
 
 
-@method("array", "(item: T) -> int")
+@method("array")
 def unshift(self, item):
     self.insert(0, item)
     return len(self)
 
 
-@method("array", "(item: T, idx: int) -> int throws baml.errors.InvalidArgument")
+@method("array")
 def insert(self, item, idx):
     n = len(self)
     i = idx + n if idx < 0 else idx
@@ -117,7 +116,7 @@ def insert(self, item, idx):
     return n + 1
 
 
-@method("array", "(start: int, count: int, replace: T[]) -> null throws baml.errors.InvalidArgument")
+@method("array")
 def splice(self, start, count, replace):
     n = len(self)
     i = start + n if start < 0 else start
@@ -132,18 +131,18 @@ def splice(self, start, count, replace):
 # ----------------------------------------------------------------------------- callbacks
 
 
-@method("array", "<E>(fn: (T) -> void throws E) -> void throws E")
+@method("array")
 def for_each(self, fn):
     for x in self[:]:
         fn(x)
 
 
-@method("array", "<E>(predicate: (T) -> bool throws E) -> T[] throws E")
+@method("array")
 def filter(self, predicate):
     return [x for x in self[:] if predicate(x)]
 
 
-@method("array", "<U, E>(fn: (T) -> U? throws E) -> U[] throws E")
+@method("array")
 def filter_map(self, fn):
     out = []
     for x in self[:]:
@@ -153,12 +152,12 @@ def filter_map(self, fn):
     return out
 
 
-@method("array", "<U, E>(f: (T) -> U throws E) -> U[] throws E", "map")
+@method("array", "map")
 def map_(self, f):
     return [f(x) for x in self[:]]
 
 
-@method("array", "<U, E>(f: (T) -> U[] throws E) -> U[] throws E")
+@method("array")
 def flat_map(self, f):
     out = []
     for x in self[:]:
@@ -166,7 +165,7 @@ def flat_map(self, f):
     return out
 
 
-@method("array", "<E>(predicate: (T) -> bool throws E) -> bool throws E")
+@method("array")
 def some(self, predicate):
     for x in self[:]:
         if predicate(x):
@@ -174,7 +173,7 @@ def some(self, predicate):
     return False
 
 
-@method("array", "<E>(predicate: (T) -> bool throws E) -> bool throws E")
+@method("array")
 def every(self, predicate):
     for x in self[:]:
         if not predicate(x):
@@ -182,7 +181,7 @@ def every(self, predicate):
     return True
 
 
-@method("array", "<E>(predicate: (T) -> bool throws E) -> T? throws E")
+@method("array")
 def find(self, predicate):
     for x in self[:]:
         if predicate(x):
@@ -190,7 +189,7 @@ def find(self, predicate):
     return None
 
 
-@method("array", "<E>(predicate: (T) -> bool throws E) -> int? throws E")
+@method("array")
 def find_index(self, predicate):
     for i, x in enumerate(self[:]):
         if predicate(x):
@@ -198,7 +197,7 @@ def find_index(self, predicate):
     return None
 
 
-@method("array", "<E>(predicate: (T) -> bool throws E) -> T? throws E")
+@method("array")
 def find_last(self, predicate):
     for x in reversed(self[:]):
         if predicate(x):
@@ -206,7 +205,7 @@ def find_last(self, predicate):
     return None
 
 
-@method("array", "<E>(predicate: (T) -> bool throws E) -> int? throws E")
+@method("array")
 def find_last_index(self, predicate):
     snap = self[:]
     for i in range(len(snap) - 1, -1, -1):
@@ -215,7 +214,7 @@ def find_last_index(self, predicate):
     return None
 
 
-@method("array", "<A, E>(reducer: (A, T) -> A throws E, initial: A) -> A throws E")
+@method("array")
 def reduce(self, reducer, initial):
     acc = initial
     for x in self[:]:
@@ -237,7 +236,7 @@ def _same(x, item) -> bool:
     return x == item or (t is float and x != x and item != item)
 
 
-@method("array", "(item: T) -> bool")
+@method("array")
 def includes(self, item):
     for x in self:
         if _same(x, item):
@@ -245,7 +244,7 @@ def includes(self, item):
     return False
 
 
-@method("array", "(item: T) -> int?")
+@method("array")
 def index_of(self, item):
     for i, x in enumerate(self):
         if _same(x, item):
@@ -253,7 +252,7 @@ def index_of(self, item):
     return None
 
 
-@method("array", "(item: T) -> int?")
+@method("array")
 def last_index_of(self, item):
     for i in range(len(self) - 1, -1, -1):
         if _same(self[i], item):
@@ -269,7 +268,7 @@ def _float_key(x: float):
     return (1, 0.0) if x != x else (0, x)
 
 
-@method("array", "() -> T[]")
+@method("array")
 def sort(self):
     """Sortable.sort: in place by the natural (total) order, stable; returns self."""
     if not self:
@@ -289,7 +288,7 @@ def _ord(v) -> int:
     return -1 if n == "Less" else (1 if n == "Greater" else 0)
 
 
-@method("array", "<E>(compare: (T, T) -> baml.ops.Ordering throws E) -> T[] throws E")
+@method("array")
 def sort_by(self, compare):
     """Stable sort by a comparator returning baml.ops.Ordering; written back only on success."""
     if len(self) > 1:
@@ -297,7 +296,7 @@ def sort_by(self, compare):
     return self
 
 
-@method("array", "<U, E>(key: (T) -> U throws E) -> T[] throws E")
+@method("array")
 def sort_by_key(self, key):
     n = len(self)
     if n <= 1:
@@ -317,7 +316,7 @@ def sort_by_key(self, key):
 # ----------------------------------------------------------------------------- reductions
 
 
-@function("baml._sum_int", "(values: int[]) -> int")
+@function("baml._sum_int")
 def sum_int(values):
     acc = 0
     for x in values:
@@ -328,7 +327,7 @@ def sum_int(values):
     return acc
 
 
-@function("baml._sum_float", "(values: float[]) -> float")
+@function("baml._sum_float")
 def sum_float(values):
     acc = -0.0  # Rust's f64 `Sum` starts from -0.0
     for x in values:
@@ -336,7 +335,7 @@ def sum_float(values):
     return acc
 
 
-@method("array", "() -> T")
+@method("array")
 def sum(self):  # noqa: A001
     """int[].sum() / float[].sum(). An empty array sums to 0 here: callers that know the
     static type is float[] should call FUNCTIONS['baml._sum_float'] to get 0.0."""
@@ -345,7 +344,7 @@ def sum(self):  # noqa: A001
     return sum_int(self)
 
 
-@method("array", "() -> float throws baml.errors.InvalidArgument")
+@method("array")
 def mean(self):
     if not self:
         throw_error("baml.errors.InvalidArgument",
@@ -353,7 +352,7 @@ def mean(self):
     return ops.fdiv(sum_float(self), float(len(self)))
 
 
-@function("baml._median_float", "(values: float[]) -> float throws baml.errors.InvalidArgument")
+@function("baml._median_float")
 def median_float(values):
     n = len(values)
     if not n:
@@ -367,45 +366,45 @@ def median_float(values):
     return m if m - m == 0.0 or a - a != 0.0 or b - b != 0.0 else a / 2.0 + b / 2.0
 
 
-method("array", "() -> float throws baml.errors.InvalidArgument", "median")(median_float)
+method("array", "median")(median_float)
 
 
 # ----------------------------------------------------------------------------- maps
 
 
-@method("map", "() -> int", "length")
+@method("map", "length")
 def map_length(self):
     return len(self)
 
 
-@method("map", "(key: K) -> bool")
+@method("map")
 def has(self, key):
     return key in self
 
 
-@method("map", "() -> K[]")
+@method("map")
 def keys(self):
     return list(self)
 
 
-@method("map", "() -> V[]")
+@method("map")
 def values(self):
     return list(self.values())
 
 
-@method("map", "(key: K, value: V) -> V?", "set")
+@method("map", "set")
 def map_set(self, key, value):
     old = self.get(key)
     self[key] = value
     return old
 
 
-@method("map", "(key: K) -> V?", "get")
+@method("map", "get")
 def map_get(self, key):
     return self.get(key)
 
 
-@method("map", "(key: K) -> V", "index")
+@method("map", "index")
 def map_index(self, key):
     try:
         return self[key]
@@ -413,12 +412,12 @@ def map_index(self, key):
         panic("baml.panics.MapKeyNotFound", key="(unknown)")
 
 
-@method("map", "(key: K) -> V?", "delete")
+@method("map", "delete")
 def map_delete(self, key):
     return self.pop(key, None)
 
 
-@method("map", "(key: K, default: V) -> V")
+@method("map")
 def get_or_insert(self, key, default):
     if key in self:
         return self[key]
@@ -426,6 +425,6 @@ def get_or_insert(self, key, default):
     return default
 
 
-@method("map", "() -> null", "clear")
+@method("map", "clear")
 def map_clear(self):
     self.clear()

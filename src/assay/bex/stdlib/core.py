@@ -11,41 +11,41 @@ from .render import _nested, render, render_float
 _ALL = "int float string bool null array map bigint"
 _ORDERED = "int float string bool bigint"
 
-method(_ALL, "() -> string", "to_string")(render)
-method(_ALL, "(other: Self) -> bool", "eq")(eq)
-method(_ALL, "(other: Self) -> bool", "neq")(ops.ne)
+method(_ALL, "to_string")(render)
+method(_ALL, "eq")(eq)
+method(_ALL, "neq")(ops.ne)
 
 
-@method(_ORDERED, "(other: Self) -> baml.ops.Ordering")
+@method(_ORDERED)
 def cmp(self, other):
     return ORDER_VARIANTS[ops.cmp(self, other) + 1]
 
 
-method(_ORDERED, "(other: Self) -> bool", "lt")(lt)
-method(_ORDERED, "(other: Self) -> bool", "le")(ops.le)
-method(_ORDERED, "(other: Self) -> bool", "gt")(ops.gt)
-method(_ORDERED, "(other: Self) -> bool", "ge")(ops.ge)
+method(_ORDERED, "lt")(lt)
+method(_ORDERED, "le")(ops.le)
+method(_ORDERED, "gt")(ops.gt)
+method(_ORDERED, "ge")(ops.ge)
 
 
-@method(_ORDERED, "(other: Self) -> Self", "max")
+@method(_ORDERED, "max")
 def max_(self, other):
     return other if lt(self, other) else self
 
 
-@method(_ORDERED, "(other: Self) -> Self", "min")
+@method(_ORDERED, "min")
 def min_(self, other):
     return other if lt(other, self) else self
 
 
-@method(_ORDERED, "(min: Self, max: Self) -> Self")
+@method(_ORDERED)
 def clamp(self, min, max):  # noqa: A002
     return max_(min_(self, max), min)
 
 
-function("baml.ops.equals_equals", "(a: unknown, b: unknown) -> bool")(eq)
+function("baml.ops.equals_equals")(eq)
 
 
-@function("baml.deep_copy", "<T>(value: T) -> T")
+@function("baml.deep_copy")
 def deep_copy(value):
     """Recursive copy of arrays, maps and instances; sharing and cycles survive."""
     t = type(value)
@@ -87,7 +87,7 @@ def _copy(v, memo: dict):
     return v
 
 
-@function("baml.sys.panic", "(message: string) -> never")
+@function("baml.sys.panic")
 def sys_panic(message):
     panic("baml.panics.UserPanic", message=message)
 
@@ -103,25 +103,25 @@ def _show(v) -> str:
     return '"' + v + '"' if type(v) is str else render(v)
 
 
-@function("assert.equal", "(actual: unknown, expected: unknown) -> void")
+@function("assert.equal")
 def assert_equal(actual, expected):
     if not eq(actual, expected):
         _fail(f"assertion failed: left = {_show(actual)}, right = {_show(expected)}")
 
 
-@function("assert.is_true", "(condition: bool) -> void")
+@function("assert.is_true")
 def assert_is_true(condition):
     if not condition:
         _fail("assertion failed: expected true")
 
 
-@function("assert.not_null", "(value: unknown?) -> void")
+@function("assert.not_null")
 def assert_not_null(value):
     if value is None:
         _fail("assertion failed: expected non-null value")
 
 
-@function("assert.approx_equal", "(actual: float, expected: float, eps: float) -> void")
+@function("assert.approx_equal")
 def assert_approx_equal(actual, expected, eps):
     if eps < 0.0 or eps != eps:
         _fail("assertion failed: epsilon must be a non-negative number")
@@ -131,7 +131,7 @@ def assert_approx_equal(actual, expected, eps):
               f'left = "{render_float(actual)}", right = "{render_float(expected)}"')
 
 
-@function("assert.contains", "(haystack: string, needle: string) -> void")
+@function("assert.contains")
 def assert_contains(haystack, needle):
     if needle not in haystack:
         _fail("assertion failed: string does not contain expected substring")
@@ -141,24 +141,24 @@ __all__ = ["deep_copy", "_nested"]
 
 
 # bigint: arbitrary precision, so no overflow (and no saturation) anywhere
-@method("bigint", "() -> bigint", "abs")
+@method("bigint", "abs")
 def bigint_abs(self):
     return abs(self)
 
 
-@method("bigint", "(exp: bigint) -> bigint", "pow")
+@method("bigint", "pow")
 def bigint_pow(self, exp):
     return BigInt(int(self) ** int(exp)) if exp >= 0 else BigInt(0)
 
 
-@method("bigint", "() -> int throws baml.errors.InvalidArgument", "to_int")
+@method("bigint", "to_int")
 def bigint_to_int(self):
     if not ops.INT_MIN <= self <= ops.INT_MAX:
         ops.throw_error("baml.errors.InvalidArgument", message=f"bigint.to_int: {int(self)} is out of int range")
     return int(self)
 
 
-@function("bigint.parse", "(s: string) -> bigint throws baml.errors.ParseError")
+@function("bigint.parse")
 def bigint_parse(s):
     try:
         return BigInt(int(s, 10)) if s.strip() == s and "_" not in s else _bad_bigint(s)

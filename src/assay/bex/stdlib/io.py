@@ -9,7 +9,7 @@ STDOUT = sys.stdout
 STDERR = sys.stderr
 
 
-@function("baml.io.print", "(s: string) -> null")
+@function("baml.io.print")
 def print_(s):
     STDOUT.write(s)
     try:
@@ -18,7 +18,7 @@ def print_(s):
         pass
 
 
-@function("baml.io.println", "(s: string) -> null")
+@function("baml.io.println")
 def println(s):
     STDOUT.write(s + "\n")
     try:
@@ -27,11 +27,11 @@ def println(s):
         pass
 
 
-@function("baml.io.eprint", "(s: string) -> null")
+@function("baml.io.eprint")
 def eprint(s):
     STDERR.write(s)
 
 
-@function("baml.io.eprintln", "(s: string) -> null")
+@function("baml.io.eprintln")
 def eprintln(s):
     STDERR.write(s + "\n")

@@ -21,14 +21,14 @@ _M64 = (1 << 64) - 1
 # ----------------------------------------------------------------------------- int
 
 
-@method("int", "() -> int")
+@method("int")
 def abs_(self):
     if self == INT_MIN:
         panic("baml.panics.IntegerOverflow", message=f"abs({self}) overflows int")
     return -self if self < 0 else self
 
 
-@method("int", "() -> int throws baml.errors.InvalidArgument")
+@method("int")
 def isqrt(self):
     if self < 0:
         throw_error("baml.errors.InvalidArgument",
@@ -36,7 +36,7 @@ def isqrt(self):
     return math.isqrt(self)
 
 
-@method("int", "(exp: int) -> int")
+@method("int")
 def pow_(self, exp):
     if exp < 0:
         return 0
@@ -56,7 +56,7 @@ def pow_(self, exp):
     return r
 
 
-@method("int", "(base: int) -> int throws baml.errors.InvalidArgument")
+@method("int")
 def ilog(self, base):
     if self <= 0:
         throw_error("baml.errors.InvalidArgument",
@@ -71,39 +71,39 @@ def ilog(self, base):
     return n
 
 
-@method("int", "() -> int")
+@method("int")
 def leading_zeros(self):
     return 64 - (self & _M64).bit_length()
 
 
-@method("int", "() -> int")
+@method("int")
 def leading_ones(self):
     return 64 - (~self & _M64).bit_length()
 
 
-@method("int", "() -> int")
+@method("int")
 def trailing_zeros(self):
     u = self & _M64
     return 64 if not u else (u & -u).bit_length() - 1
 
 
-@method("int", "() -> int")
+@method("int")
 def trailing_ones(self):
     u = ~self & _M64
     return 64 if not u else (u & -u).bit_length() - 1
 
 
-@method("int", "() -> int")
+@method("int")
 def count_zeros(self):
     return 64 - (self & _M64).bit_count()
 
 
-@method("int", "() -> int")
+@method("int")
 def count_ones(self):
     return (self & _M64).bit_count()
 
 
-@method("int", "(rhs: int) -> int")
+@method("int")
 def div_euclid(self, rhs):
     if not rhs:
         panic("baml.panics.DivisionByZero", dividend=self)
@@ -113,7 +113,7 @@ def div_euclid(self, rhs):
     return q
 
 
-@method("int", "(rhs: int) -> int")
+@method("int")
 def rem_euclid(self, rhs):
     if not rhs:
         panic("baml.panics.DivisionByZero", dividend=self)
@@ -124,7 +124,7 @@ def rem_euclid(self, rhs):
 _INT_RE = re.compile(r"[+-]?[0-9]+\Z")
 
 
-@function("int.parse", "(text: string) -> int throws baml.errors.ParseError")
+@function("int.parse")
 def int_parse(text):
     if _INT_RE.match(text) is None or not text.isascii():
         why = "cannot parse integer from empty string" if text == "" else "invalid digit found in string"
@@ -143,12 +143,12 @@ def int_parse(text):
     return v
 
 
-@function("int.max_value", "() -> int")
+@function("int.max_value")
 def int_max_value():
     return INT_MAX
 
 
-@function("int.min_value", "() -> int")
+@function("int.min_value")
 def int_min_value():
     return INT_MIN
 
@@ -205,46 +205,46 @@ def _log1p(x):
         return -_INF if x == -1 else _NAN
 
 
-@method("float", "() -> bool")
+@method("float")
 def is_nan(self):
     return self != self
 
 
-@method("float", "() -> bool")
+@method("float")
 def is_infinite(self):
     return self == _INF or self == -_INF
 
 
-@method("float", "() -> bool")
+@method("float")
 def is_finite(self):
     return math.isfinite(self)
 
 
-@method("float", "() -> float", "abs")
+@method("float", "abs")
 def fabs(self):
     return math.fabs(self)
 
 
-@method("float", "() -> float")
+@method("float")
 def signum(self):
     return math.copysign(1.0, self)
 
 
-@method("float", "() -> float")
+@method("float")
 def floor(self):
     if not math.isfinite(self):
         return self
     return math.copysign(float(math.floor(self)), self)
 
 
-@method("float", "() -> float")
+@method("float")
 def ceil(self):
     if not math.isfinite(self):
         return self
     return math.copysign(float(math.ceil(self)), self)
 
 
-@method("float", "() -> float")
+@method("float")
 def trunc(self):
     if not math.isfinite(self):
         return self
@@ -260,10 +260,10 @@ def _round(x: float) -> float:
     return math.copysign(t, x)
 
 
-method("float", "() -> float", "round")(_round)
+method("float", "round")(_round)
 
 
-@method("float", "() -> float")
+@method("float")
 def fract(self):
     if not math.isfinite(self):
         return _NAN
@@ -282,66 +282,66 @@ def _rust_inf(v):
     return "inf" if v == _INF else ("-inf" if v == -_INF else rust_float(v))
 
 
-@method("float", "() -> int throws baml.errors.InvalidArgument")
+@method("float")
 def ifloor(self):
     return _to_int("ifloor", floor(self))
 
 
-@method("float", "() -> int throws baml.errors.InvalidArgument")
+@method("float")
 def iceil(self):
     return _to_int("iceil", ceil(self))
 
 
-@method("float", "() -> int throws baml.errors.InvalidArgument")
+@method("float")
 def iround(self):
     return _to_int("iround", _round(self))
 
 
-@method("float", "() -> int throws baml.errors.InvalidArgument")
+@method("float")
 def itrunc(self):
     return _to_int("itrunc", trunc(self))
 
 
-@method("float", "() -> float")
+@method("float")
 def sqrt(self):
     if self < 0:
         return _NAN
     return math.sqrt(self)
 
 
-@method("float", "(exp: float) -> float", "pow")
+@method("float", "pow")
 def fpow(self, exp):
     return _powf(self, exp)
 
 
-@method("float", "(base: float) -> float")
+@method("float")
 def log(self, base):
     return fdiv(_ln(self), _ln(base))
 
 
-@method("float", "() -> float")
+@method("float")
 def exp(self):
     return _powf(math.e, self)
 
 
-@method("float", "() -> float")
+@method("float")
 def ln(self):
     return fdiv(_ln(self), _ln(math.e))
 
 
-@method("float", "() -> float")
+@method("float")
 def log2(self):
     return fdiv(_ln(self), _ln(2.0))
 
 
-@method("float", "() -> float")
+@method("float")
 def log10(self):
     if self > 0:
         return math.log10(self) if self != _INF else _INF
     return -_INF if self == 0 else _NAN
 
 
-@method("float", "() -> float")
+@method("float")
 def cbrt(self):
     """Correctly rounded cube root (the engine's libm is correctly rounded here)."""
     if not math.isfinite(self) or not self:
@@ -361,7 +361,7 @@ def cbrt(self):
     return y
 
 
-@method("float", "(other: float) -> float")
+@method("float")
 def hypot(self, other):
     return _hypot(self, other)
 
@@ -375,7 +375,7 @@ def _unary(fn, name):
         except OverflowError:  # sinh / cosh of a huge argument
             return math.copysign(_INF, self) if name == "sinh" else _INF
     f.__name__ = name
-    method("float", "() -> float", name)(f)
+    method("float", name)(f)
     return f
 
 
@@ -383,7 +383,7 @@ for _n in ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh"):
     _unary(getattr(math, _n), _n)
 
 
-@method("float", "(other: float) -> float")
+@method("float")
 def atan2(self, other):
     return math.atan2(self, other)
 
@@ -391,7 +391,7 @@ def atan2(self, other):
 _LN2 = 0.693147180559945309417232121458176568
 
 
-@method("float", "() -> float")
+@method("float")
 def asinh(self):
     # musl/libm asinh (what the engine links)
     x = math.fabs(self)
@@ -408,7 +408,7 @@ def asinh(self):
     return -r if self < 0 else r
 
 
-@method("float", "() -> float")
+@method("float")
 def acosh(self):
     # musl/libm acosh
     x = self
@@ -425,18 +425,18 @@ def acosh(self):
     return math.log(x) + _LN2
 
 
-@method("float", "() -> float")
+@method("float")
 def atanh(self):
     # Rust f64::atanh: 0.5 * ((2.0 * x) / (1.0 - x)).ln_1p()
     return 0.5 * _log1p(fdiv(2.0 * self, 1.0 - self))
 
 
-@method("float", "() -> float")
+@method("float")
 def to_radians(self):
     return self * math.pi / 180.0
 
 
-@method("float", "() -> float")
+@method("float")
 def to_degrees(self):
     return fdiv(self * 180.0, math.pi)
 
@@ -445,7 +445,7 @@ _FLOAT_RE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z
 _FLOAT_WORDS = {"inf": _INF, "infinity": _INF, "nan": _NAN}
 
 
-@function("float.parse", "(text: string) -> float throws baml.errors.ParseError")
+@function("float.parse")
 def float_parse(text):
     if _FLOAT_RE.match(text) is not None and text.isascii():
         return float(text)
@@ -460,4 +460,4 @@ def float_parse(text):
 for _n, _v in (("pi", math.pi), ("e", math.e), ("golden_ratio", (1 + math.sqrt(5)) / 2),
                ("nan", _NAN), ("inf", _INF), ("max_finite", sys.float_info.max),
                ("min_finite", -sys.float_info.max), ("epsilon", sys.float_info.epsilon)):
-    function("float." + _n, "() -> float")((lambda v: lambda: v)(_v))
+    function("float." + _n)((lambda v: lambda: v)(_v))

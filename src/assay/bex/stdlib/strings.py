@@ -26,82 +26,82 @@ def _norm(i: int, n: int) -> int:
     return i + n if i < 0 else i
 
 
-@function("string.from", "<T>(value: T) -> string")
+@function("string.from")
 def string_from(value):
     return render(value)
 
 
-@method("string", "() -> int")
+@method("string")
 def length(self):
     return len(self)
 
 
-method("string", "() -> int", "char_count")(length)
+method("string", "char_count")(length)
 
 
-@method("string", "() -> bool")
+@method("string")
 def is_empty(self):
     return not self
 
 
-@method("string", "() -> int")
+@method("string")
 def byte_length(self):
     return len(self) if self.isascii() else len(self.encode("utf-8", "surrogatepass"))
 
 
-@method("string", "() -> string")
+@method("string")
 def to_lower_case(self):
     return self.lower()
 
 
-@method("string", "() -> string")
+@method("string")
 def to_upper_case(self):
     return self.upper()
 
 
-@method("string", "() -> string")
+@method("string")
 def trim(self):
     return self.strip(WS)
 
 
-@method("string", "() -> string")
+@method("string")
 def trim_start(self):
     return self.lstrip(WS)
 
 
-@method("string", "() -> string")
+@method("string")
 def trim_end(self):
     return self.rstrip(WS)
 
 
-@method("string", "(search: string) -> bool")
+@method("string")
 def includes(self, search):
     return search in self
 
 
-@method("string", "(prefix: string) -> bool")
+@method("string")
 def starts_with(self, prefix):
     return self.startswith(prefix)
 
 
-@method("string", "(suffix: string) -> bool")
+@method("string")
 def ends_with(self, suffix):
     return self.endswith(suffix)
 
 
-@method("string", "(delimiter: string) -> string[]")
+@method("string")
 def split(self, delimiter):
     if not delimiter:
         return list(self)
     return self.split(delimiter)
 
 
-@method("string", "() -> string[]")
+@method("string")
 def chars(self):
     return list(self)
 
 
-@method("string", "() -> string[]")
+@method("string")
 def lines(self):
     if not self:
         return []
@@ -113,7 +113,7 @@ def lines(self):
     return out
 
 
-@method("string", "(start: int, end: int) -> string")
+@method("string")
 def slice(self, start, end):
     n = len(self)
     if start < 0:
@@ -125,32 +125,32 @@ def slice(self, start, end):
     return self[start:end]
 
 
-@method("string", "(search: string, replacement: string) -> string")
+@method("string")
 def replace(self, search, replacement):
     return self.replace(search, replacement, 1)
 
 
-@method("string", "(search: string, replacement: string) -> string")
+@method("string")
 def replace_all(self, search, replacement):
     return self.replace(search, replacement)
 
 
-@method("string", "(search: string) -> int?")
+@method("string")
 def index_of(self, search):
     i = self.find(search)
     return None if i < 0 else i
 
 
-@method("string", "(search: string) -> int?")
+@method("string")
 def last_index_of(self, search):
     i = self.rfind(search)
     return None if i < 0 else i
 
 
-method("string", "(index: int) -> string?", "at")(containers.at)  # the same as an array's
+method("string", "at")(containers.at)  # the same as an array's
 
 
-@method("string", "(index: int) -> int?")
+@method("string")
 def code_point_at(self, index):
     if index < 0:
         index += len(self)
@@ -159,7 +159,7 @@ def code_point_at(self, index):
     return ord(self[index]) if index < len(self) else None
 
 
-@method("string", "(count: int) -> string")
+@method("string")
 def repeat(self, count):
     return self * count if count > 0 else ""
 
@@ -195,14 +195,14 @@ def _pred(name, fn, fast=None):
             return _fast(self) if self.isascii() else _f(self)
         f = g
     f.__name__ = name
-    method("string", "() -> bool", name)(f)
+    method("string", name)(f)
 
 
 if _ALPHA is not None:
     def _alpha_str(self):
         return _ALPHA(self) is not None
 
-    method("string", "() -> bool", "is_alphabetic")(_alpha_str)
+    method("string", "is_alphabetic")(_alpha_str)
 else:  # pragma: no cover
     _pred("is_alphabetic", _is_alpha)
 _pred("is_numeric", _is_numeric)
@@ -222,7 +222,7 @@ _ASCII_WS = frozenset(" \t\n\x0c\r")
 _ASCII_CTRL = frozenset([chr(i) for i in range(32)] + ["\x7f"])
 _ASCII_GRAPHIC = frozenset(chr(i) for i in range(0x21, 0x7F))
 
-method("string", "() -> bool", "is_ascii")(str.isascii)
+method("string", "is_ascii")(str.isascii)
 for _n, _s in (("is_ascii_numeric", _ASCII_DIGITS), ("is_ascii_alphabetic", _ASCII_ALPHA),
                ("is_ascii_alphanumeric", _ASCII_ALPHA | _ASCII_DIGITS),
                ("is_ascii_uppercase", _ASCII_UPPER), ("is_ascii_lowercase", _ASCII_LOWER),
@@ -231,17 +231,17 @@ for _n, _s in (("is_ascii_numeric", _ASCII_DIGITS), ("is_ascii_alphabetic", _ASC
     _pred(_n, _s.__contains__)
 
 
-@method("uint8array", "() -> int", "length")
+@method("uint8array", "length")
 def bytes_length(self):
     return len(self)
 
 
-@method("string", "() -> uint8array")
+@method("string")
 def to_utf8(self):
     return bytearray(self.encode("utf-8"))
 
 
-@function("string.from_utf8", "(utf8: uint8array) -> string throws baml.errors.InvalidArgument")
+@function("string.from_utf8")
 def from_utf8(utf8):
     try:
         return bytes(utf8).decode("utf-8")
@@ -249,13 +249,12 @@ def from_utf8(utf8):
         throw_error("baml.errors.InvalidArgument", message=f"string.from_utf8: invalid UTF-8: {e}")
 
 
-@method("string", "() -> int[]")
+@method("string")
 def to_code_points(self):
     return [ord(c) for c in self]
 
 
-@function("string.from_code_points",
-          "(unicode: int[]) -> string throws baml.errors.InvalidArgument")
+@function("string.from_code_points")
 def from_code_points(unicode):
     try:
         s = "".join(map(chr, unicode))

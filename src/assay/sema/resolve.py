@@ -1,0 +1,129 @@
+"""The one type resolver: a type expression, as written in a namespace, to a static type of
+`types.py`. The checker, lowering (run-time type tests are compiled from its result by
+`mir/typetest.py`), the bridge's argument conversion and mirx views all go through it.
+
+A type alias resolves in its own namespace (`type Q = P | null` in `ns_a` means `a.P`, wherever
+`root.a.Q` is written). `std` names the stdlib types a caller models (`baml.panics.Panic`,
+`baml.errors.*`, `baml.ops.Ordering`); the checker passes none, so they stay unknown to it."""
+from __future__ import annotations
+
+from ..syntax import ast
+from . import types as T
+from .program import AliasDef, ClassDef, EnumDef, ProgramIndex
+
+BUILTIN_TYPE_ROOTS = frozenset("baml reflect testing ai llm env log assert".split())
+PRIM_TYPES = {"int": T.INT, "float": T.FLOAT, "string": T.STRING, "bool": T.BOOL, "null": T.NULL,
+              "void": T.VOID, "never": T.NEVER, "unknown": T.UNKNOWN, "bigint": T.BIGINT,
+              "uint8array": T.BYTES}
+OPAQUE_TYPES = frozenset("image audio video pdf json".split())
+
+
+class Resolver:
+    """`resolve(te, ns, generics, err)`; `err(span, code, message)` receives what is surely
+    wrong (None: resolve quietly). Aliases are resolved once, cycles read as unknown."""
+
+    def __init__(self, index: ProgramIndex, std: dict | None = None):
+        self.index = index
+        self.std = std or {}
+        self._aliases: dict[int, T.Type] = {}
+        self._busy: set[int] = set()
+
+    def alias(self, ad: AliasDef, err=None) -> T.Type:
+        k = id(ad)
+        t = self._aliases.get(k)
+        if t is not None:
+            return t
+        if k in self._busy:
+            return T.UNKNOWN
+        self._busy.add(k)
+        t = self.resolve(ad.type, ad.namespace, frozenset(), err)  # its own namespace
+        self._busy.discard(k)
+        self._aliases[k] = t
+        return t
+
+    def resolve(self, te, ns, generics=frozenset(), err=None) -> T.Type:
+        if te is None:
+            return T.UNKNOWN
+        if isinstance(te, ast.TName):
+            return self._name(te, ns, generics, err)
+        if isinstance(te, ast.TArray):
+            return T.Arr(self.resolve(te.elem, ns, generics, err))
+        if isinstance(te, ast.TOptional):
+            return T.optional(self.resolve(te.inner, ns, generics, err))
+        if isinstance(te, ast.TUnion):
+            return T.union(*(self.resolve(m, ns, generics, err) for m in te.members))
+        if isinstance(te, ast.TLiteral):
+            return _literal(te.value)
+        if isinstance(te, ast.TFunc):
+            ps = tuple((n, self.resolve(p, ns, generics, err), False) for n, p in te.params)
+            throws = self.resolve(te.throws, ns, generics, err) if te.throws is not None else None
+            return T.FuncT(ps, self.resolve(te.ret, ns, generics, err), throws)
+        return T.UNKNOWN
+
+    def _name(self, te: ast.TName, ns, generics, err) -> T.Type:
+        path = te.path
+        args = [self.resolve(a, ns, generics, err) for a in te.args]
+        if len(path) == 1:
+            return self._bare(te, ns, generics, args, err)
+        head = path[0]
+        if head == "root" or head in self.index.items_in(ns):
+            item, k = self.index.resolve_prefix(ns, path)
+            if item is not None:
+                if k == len(path):
+                    return self.item_type(item, args, err)
+                if isinstance(item, EnumDef) and k == len(path) - 1 and path[k] in item.variants:
+                    return T.EnumT(item, path[k])
+                return T.UNKNOWN
+            if head == "root" and err:
+                err(te.span, "E0002", f"unresolved type: {'.'.join(path)}")
+            return T.UNKNOWN
+        std = self.std.get(".".join(path))
+        if std is not None:
+            return std
+        if head in self.index.namespaces and err:
+            p = ".".join(path)
+            err(te.span, "E0002", f"unresolved type: {p}. Did you mean `root.{p}`?")
+        return T.UNKNOWN
+
+    def _bare(self, te: ast.TName, ns, generics, args, err) -> T.Type:
+        n = te.path[0]
+        if n in generics:
+            return T.TVar(n)
+        item = self.index.items_in(ns).get(n)
+        if item is not None:
+            return self.item_type(item, args, err)
+        p = PRIM_TYPES.get(n)
+        if p is not None:
+            return p
+        if n in ("map", "Map"):
+            return T.MapT(args[0], args[1]) if len(args) == 2 else T.MapT(T.UNKNOWN, T.UNKNOWN)
+        if n == "Array":
+            return T.Arr(args[0]) if len(args) == 1 else T.Arr(T.UNKNOWN)
+        if n in OPAQUE_TYPES or n in BUILTIN_TYPE_ROOTS or n == "Self":
+            return T.UNKNOWN
+        if err:
+            err(te.span, "E0002", f"unresolved type: {n}")
+        return T.UNKNOWN
+
+    def item_type(self, item, args, err=None) -> T.Type:
+        if isinstance(item, ClassDef):
+            if item.decl.generics and len(args) != len(item.decl.generics):
+                args = [T.UNKNOWN] * len(item.decl.generics)
+            return T.ClassT(item, tuple(args))
+        if isinstance(item, EnumDef):
+            return T.EnumT(item)
+        if isinstance(item, AliasDef):
+            return self.alias(item)
+        return T.UNKNOWN
+
+
+def _literal(v) -> T.Type:
+    if v is None:
+        return T.NULL
+    if isinstance(v, bool):
+        return T.lit_bool(v)
+    if isinstance(v, int):
+        return T.lit_int(v)
+    if isinstance(v, str):
+        return T.lit_str(v)
+    return T.UNKNOWN

@@ -1,0 +1,274 @@
+"""The BAML standard library's signatures: sema owns them (BAML declares its stdlib in `.baml`
+stubs); bex/stdlib implements exactly these natives (its registry refuses an undeclared one).
+
+    METHODS[kind][name] -> signature text   kind: a receiver kind of bex/stdlib (int … bigint)
+    FUNCTIONS[qualified name] -> signature text
+
+A signature is BAML's without the name: `<T>(length: int, value: T) -> T[]`; T U K V E and Self
+are type variables, parameter names are the ones named arguments bind by.
+"""
+from __future__ import annotations
+
+_METHODS = """
+int.to_string() -> string
+int.eq(other: Self) -> bool
+int.neq(other: Self) -> bool
+int.cmp(other: Self) -> baml.ops.Ordering
+int.lt(other: Self) -> bool
+int.le(other: Self) -> bool
+int.gt(other: Self) -> bool
+int.ge(other: Self) -> bool
+int.max(other: Self) -> Self
+int.min(other: Self) -> Self
+int.clamp(min: Self, max: Self) -> Self
+int.abs() -> int
+int.isqrt() -> int throws baml.errors.InvalidArgument
+int.pow(exp: int) -> int
+int.ilog(base: int) -> int throws baml.errors.InvalidArgument
+int.leading_zeros() -> int
+int.leading_ones() -> int
+int.trailing_zeros() -> int
+int.trailing_ones() -> int
+int.count_zeros() -> int
+int.count_ones() -> int
+int.div_euclid(rhs: int) -> int
+int.rem_euclid(rhs: int) -> int
+float.to_string() -> string
+float.eq(other: Self) -> bool
+float.neq(other: Self) -> bool
+float.cmp(other: Self) -> baml.ops.Ordering
+float.lt(other: Self) -> bool
+float.le(other: Self) -> bool
+float.gt(other: Self) -> bool
+float.ge(other: Self) -> bool
+float.max(other: Self) -> Self
+float.min(other: Self) -> Self
+float.clamp(min: Self, max: Self) -> Self
+float.is_nan() -> bool
+float.is_infinite() -> bool
+float.is_finite() -> bool
+float.abs() -> float
+float.signum() -> float
+float.floor() -> float
+float.ceil() -> float
+float.trunc() -> float
+float.round() -> float
+float.fract() -> float
+float.ifloor() -> int throws baml.errors.InvalidArgument
+float.iceil() -> int throws baml.errors.InvalidArgument
+float.iround() -> int throws baml.errors.InvalidArgument
+float.itrunc() -> int throws baml.errors.InvalidArgument
+float.sqrt() -> float
+float.pow(exp: float) -> float
+float.log(base: float) -> float
+float.exp() -> float
+float.ln() -> float
+float.log2() -> float
+float.log10() -> float
+float.cbrt() -> float
+float.hypot(other: float) -> float
+float.sin() -> float
+float.cos() -> float
+float.tan() -> float
+float.asin() -> float
+float.acos() -> float
+float.atan() -> float
+float.sinh() -> float
+float.cosh() -> float
+float.tanh() -> float
+float.atan2(other: float) -> float
+float.asinh() -> float
+float.acosh() -> float
+float.atanh() -> float
+float.to_radians() -> float
+float.to_degrees() -> float
+string.to_string() -> string
+string.eq(other: Self) -> bool
+string.neq(other: Self) -> bool
+string.cmp(other: Self) -> baml.ops.Ordering
+string.lt(other: Self) -> bool
+string.le(other: Self) -> bool
+string.gt(other: Self) -> bool
+string.ge(other: Self) -> bool
+string.max(other: Self) -> Self
+string.min(other: Self) -> Self
+string.clamp(min: Self, max: Self) -> Self
+string.length() -> int
+string.char_count() -> int
+string.is_empty() -> bool
+string.byte_length() -> int
+string.to_lower_case() -> string
+string.to_upper_case() -> string
+string.trim() -> string
+string.trim_start() -> string
+string.trim_end() -> string
+string.includes(search: string) -> bool
+string.starts_with(prefix: string) -> bool
+string.ends_with(suffix: string) -> bool
+string.split(delimiter: string) -> string[]
+string.chars() -> string[]
+string.lines() -> string[]
+string.slice(start: int, end: int) -> string
+string.replace(search: string, replacement: string) -> string
+string.replace_all(search: string, replacement: string) -> string
+string.index_of(search: string) -> int?
+string.last_index_of(search: string) -> int?
+string.at(index: int) -> string?
+string.code_point_at(index: int) -> int?
+string.repeat(count: int) -> string
+string.is_alphabetic() -> bool
+string.is_numeric() -> bool
+string.is_alphanumeric() -> bool
+string.is_uppercase() -> bool
+string.is_lowercase() -> bool
+string.is_whitespace() -> bool
+string.is_control() -> bool
+string.is_graphic() -> bool
+string.is_ascii() -> bool
+string.is_ascii_numeric() -> bool
+string.is_ascii_alphabetic() -> bool
+string.is_ascii_alphanumeric() -> bool
+string.is_ascii_uppercase() -> bool
+string.is_ascii_lowercase() -> bool
+string.is_ascii_whitespace() -> bool
+string.is_ascii_control() -> bool
+string.is_ascii_graphic() -> bool
+string.is_ascii_hex() -> bool
+string.to_utf8() -> uint8array
+string.to_code_points() -> int[]
+bool.to_string() -> string
+bool.eq(other: Self) -> bool
+bool.neq(other: Self) -> bool
+bool.cmp(other: Self) -> baml.ops.Ordering
+bool.lt(other: Self) -> bool
+bool.le(other: Self) -> bool
+bool.gt(other: Self) -> bool
+bool.ge(other: Self) -> bool
+bool.max(other: Self) -> Self
+bool.min(other: Self) -> Self
+bool.clamp(min: Self, max: Self) -> Self
+null.to_string() -> string
+null.eq(other: Self) -> bool
+null.neq(other: Self) -> bool
+array.length() -> int
+array.at(index: int) -> T?
+array.push(item: T) -> int
+array.pop() -> T?
+array.remove_at(index: int) -> T?
+array.concat(other: T[]) -> T[]
+array.reverse() -> T[]
+array.slice(start: int, end: int) -> T[]
+array.join(separator: string) -> string
+array.clear() -> null
+array.shift() -> T?
+array.unshift(item: T) -> int
+array.insert(item: T, idx: int) -> int throws baml.errors.InvalidArgument
+array.splice(start: int, count: int, replace: T[]) -> null throws baml.errors.InvalidArgument
+array.for_each<E>(fn: (T) -> void throws E) -> void throws E
+array.filter<E>(predicate: (T) -> bool throws E) -> T[] throws E
+array.filter_map<U, E>(fn: (T) -> U? throws E) -> U[] throws E
+array.map<U, E>(f: (T) -> U throws E) -> U[] throws E
+array.flat_map<U, E>(f: (T) -> U[] throws E) -> U[] throws E
+array.some<E>(predicate: (T) -> bool throws E) -> bool throws E
+array.every<E>(predicate: (T) -> bool throws E) -> bool throws E
+array.find<E>(predicate: (T) -> bool throws E) -> T? throws E
+array.find_index<E>(predicate: (T) -> bool throws E) -> int? throws E
+array.find_last<E>(predicate: (T) -> bool throws E) -> T? throws E
+array.find_last_index<E>(predicate: (T) -> bool throws E) -> int? throws E
+array.reduce<A, E>(reducer: (A, T) -> A throws E, initial: A) -> A throws E
+array.includes(item: T) -> bool
+array.index_of(item: T) -> int?
+array.last_index_of(item: T) -> int?
+array.sort() -> T[]
+array.sort_by<E>(compare: (T, T) -> baml.ops.Ordering throws E) -> T[] throws E
+array.sort_by_key<U, E>(key: (T) -> U throws E) -> T[] throws E
+array.sum() -> T
+array.mean() -> float throws baml.errors.InvalidArgument
+array.median() -> float throws baml.errors.InvalidArgument
+array.to_string() -> string
+array.eq(other: Self) -> bool
+array.neq(other: Self) -> bool
+map.length() -> int
+map.has(key: K) -> bool
+map.keys() -> K[]
+map.values() -> V[]
+map.set(key: K, value: V) -> V?
+map.get(key: K) -> V?
+map.index(key: K) -> V
+map.delete(key: K) -> V?
+map.get_or_insert(key: K, default: V) -> V
+map.clear() -> null
+map.to_string() -> string
+map.eq(other: Self) -> bool
+map.neq(other: Self) -> bool
+uint8array.length() -> int
+bigint.to_string() -> string
+bigint.eq(other: Self) -> bool
+bigint.neq(other: Self) -> bool
+bigint.cmp(other: Self) -> baml.ops.Ordering
+bigint.lt(other: Self) -> bool
+bigint.le(other: Self) -> bool
+bigint.gt(other: Self) -> bool
+bigint.ge(other: Self) -> bool
+bigint.max(other: Self) -> Self
+bigint.min(other: Self) -> Self
+bigint.clamp(min: Self, max: Self) -> Self
+bigint.abs() -> bigint
+bigint.pow(exp: bigint) -> bigint
+bigint.to_int() -> int throws baml.errors.InvalidArgument
+"""
+
+_FUNCTIONS = """
+Array.filled<T>(length: int, value: T) -> T[]
+baml.Array.filled<T>(length: int, value: T) -> T[]
+Array.generate<T, E>(length: int, f: (int) -> T throws E) -> T[] throws E
+baml.Array.generate<T, E>(length: int, f: (int) -> T throws E) -> T[] throws E
+baml._sum_int(values: int[]) -> int
+baml._sum_float(values: float[]) -> float
+baml._median_float(values: float[]) -> float throws baml.errors.InvalidArgument
+baml.ops.equals_equals(a: unknown, b: unknown) -> bool
+baml.deep_copy<T>(value: T) -> T
+baml.sys.panic(message: string) -> never
+assert.equal(actual: unknown, expected: unknown) -> void
+assert.is_true(condition: bool) -> void
+assert.not_null(value: unknown?) -> void
+assert.approx_equal(actual: float, expected: float, eps: float) -> void
+assert.contains(haystack: string, needle: string) -> void
+bigint.parse(s: string) -> bigint throws baml.errors.ParseError
+baml.io.print(s: string) -> null
+baml.io.println(s: string) -> null
+baml.io.eprint(s: string) -> null
+baml.io.eprintln(s: string) -> null
+int.parse(text: string) -> int throws baml.errors.ParseError
+int.max_value() -> int
+int.min_value() -> int
+float.parse(text: string) -> float throws baml.errors.ParseError
+float.pi() -> float
+float.e() -> float
+float.golden_ratio() -> float
+float.nan() -> float
+float.inf() -> float
+float.max_finite() -> float
+float.min_finite() -> float
+float.epsilon() -> float
+string.from<T>(value: T) -> string
+string.from_utf8(utf8: uint8array) -> string throws baml.errors.InvalidArgument
+string.from_code_points(unicode: int[]) -> string throws baml.errors.InvalidArgument
+"""
+
+
+def _parse(stubs: str) -> dict[str, str]:
+    """`name<sig>` per line → {name: sig} (a signature starts at its first `<` or `(`)."""
+    out = {}
+    for line in stubs.strip().splitlines():
+        cut = min(i for i in (line.find("<"), line.find("(")) if i >= 0)
+        out[line[:cut]] = line[cut:]
+    return out
+
+
+FUNCTIONS: dict[str, str] = _parse(_FUNCTIONS)
+METHODS: dict[str, dict[str, str]] = {}
+for _name, _sig in _parse(_METHODS).items():
+    _kind, _, _method = _name.partition(".")
+    METHODS.setdefault(_kind, {})[_method] = _sig
+del _name, _sig, _kind, _method
