@@ -11,7 +11,7 @@ import traceback
 import sys
 
 from .bex import ops
-from .bex.values import BamlRaise, BigInt, Instance, Variant
+from .bex.values import OMITTED, BamlRaise, BigInt, Instance, Variant
 from .bex.vm import baml_traceback
 from .compiler import Program, compile_sources, describe_error, discover
 from .mir import typetest
@@ -159,7 +159,6 @@ class BamlProgram:
         return out
 
     def _omit(self):
-        from .mir.lower import OMITTED
         return OMITTED
 
     def _test(self, fdef, texpr):

@@ -7,11 +7,14 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 from . import gcpause
+from .bex import ops
 from .bex import vm as bexvm
-from .bex.stdlib import FUNCTIONS, METHODS
+from .bex.stdlib import FUNCTIONS, METHODS, TO_STRING_OVERRIDES, native_param_names, render
 from .bex.values import BamlRaise, Instance
+from .mir import ir
 from .mir import lower as mirlower
 from .mir import typetest
+from .sema.check import check
 from .sema.program import build_index
 from .source import CompileError, Diagnostic, SourceFile
 from .syntax.parser import parse_file
@@ -52,15 +55,10 @@ def analyze(sources: list[SourceFile]):
     diags += d
     if not any(x.severity == "error" for x in diags):
         try:
-            from .sema.check import check
-        except ImportError:
-            check = None
-        if check is not None:
-            try:
-                diags += check(index)
-            except Exception as e:  # noqa: BLE001 — a checker bug must not stop the program
-                diags.append(Diagnostic(None, "E9999", f"internal error in the type checker: "
-                                        f"{type(e).__name__}: {e}", severity="warning"))
+            diags += check(index)
+        except Exception as e:  # noqa: BLE001 — a checker bug must not stop the program
+            diags.append(Diagnostic(None, "E9999", f"internal error in the type checker: "
+                                    f"{type(e).__name__}: {e}", severity="warning"))
     return index, diags
 
 
@@ -86,24 +84,15 @@ class Program:
                                      {fqn: c.name for fqn, c in index.classes.items()},
                                      {fqn: e.name for fqn, e in index.enums.items()}, methods)
         self._attach_interfaces()
-        self.runtime.program_view = self.view
-        builtins = {name: SimpleNamespace(param_names=bexvm.native_param_names(n)) for name, n in FUNCTIONS.items()}
-        variants = {fqn: e.variants for fqn, e in self.runtime.enums.items()}
+        self.mirx_view = None  # made by assay.mirx.view, once per program
+        builtins = {name: SimpleNamespace(param_names=native_param_names(n)) for name, n in FUNCTIONS.items()}
+        variants = {fqn: {v: ir.VariantConst(fqn, v) for v in e.variants} for fqn, e in self.runtime.enums.items()}
         builtin_methods = frozenset(f"method:{kind}.{name}" for kind, ms in METHODS.items() for name in ms)
         self.lowering = mirlower.Program(index, builtins, variants, self.runtime.classes, builtin_methods)
-
-    def view(self):
-        """This program as extensions and other mirx consumers see it."""
-        if getattr(self, "_view", None) is None:
-            from .mirx import ProgramView
-            self._view = ProgramView(self)
-        return self._view
 
     def _attach_interfaces(self) -> None:
         """Classes implementing baml.ops.Equals / baml.ops.Compare / baml.ToString get their
         methods hooked into `==`, sorting and rendering."""
-        from .bex import ops
-        from .bex.stdlib import TO_STRING_OVERRIDES
         hooks = {"Equals": ("eq", ops.EQ_OVERRIDES), "Compare": ("cmp", ops.CMP_OVERRIDES),
                  "ToString": ("to_string", TO_STRING_OVERRIDES)}
         for fqn, c in self.index.classes.items():
@@ -189,7 +178,6 @@ class Program:
 
 def describe_error(value, panic: bool) -> dict:
     """The one error shape of Assay: {"type", "message", "fields"}."""
-    from .bex.stdlib import render
     if isinstance(value, Instance):
         info = value._class
         fields = {f: getattr(value, "f_" + f) for f in info.fields}

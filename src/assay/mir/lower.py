@@ -2,7 +2,6 @@
 enclosing one for captures). Expressions lower to operands; control flow becomes blocks."""
 from __future__ import annotations
 
-from ..bex.values import BigInt, Variant
 from ..sema import types as T
 from ..sema.resolve import Resolver
 from ..source import Span
@@ -10,16 +9,6 @@ from ..syntax import ast
 from . import ir
 from . import typetest
 from .cleanup import cleanup
-
-OMIT = object()  # the value of an omitted argument; the callee fills in the default
-
-
-class Omitted:
-    def __repr__(self) -> str:
-        return "omitted"
-
-
-OMITTED = Omitted()
 
 BUILTIN_ROOTS = {"baml", "assert", "int", "float", "string", "bool", "Array", "Map", "math", "null"}
 
@@ -73,7 +62,7 @@ class Program:
         self.builtins = builtins
         self.builtin_methods = builtin_methods  # "array.push", … (receiver kind . method)
         self.builtin_classes = builtin_classes
-        self.variants = variants  # enum fqn -> {name: Variant}
+        self.variants = variants  # enum fqn -> {name: ir.VariantConst}
         self.lambda_counter = 0
         self.types = Resolver(index, _std_types(builtin_classes, variants))
         # a field access whose name is no class's field reads a bound method (`p.area`)
@@ -566,7 +555,7 @@ class FnLowerer:
         return ir.Const(None)
 
     def expr_BigIntLit(self, e):
-        return ir.Const(BigInt(e.value))
+        return ir.Const(ir.BigIntConst(e.value))
 
     def expr_BytesLit(self, e):
         # a uint8array is mutable: every evaluation makes a fresh one
@@ -599,7 +588,7 @@ class FnLowerer:
         if name in self.prog.builtins:
             return ir.Const(ir.FnRef(name, builtin=True))
         found = self.prog.lookup_type(self.namespace, path)
-        if isinstance(found, Variant):
+        if isinstance(found, ir.VariantConst):
             return ir.Const(found)
         raise LowerError(e.span, f"unresolved name: {name}")
 
@@ -1007,7 +996,7 @@ class FnLowerer:
             args[names.index(k)] = v
         while args and args[-1] is None:
             args.pop()
-        return [a if a is not None else ir.Const(OMITTED) for a in args]
+        return [a if a is not None else ir.Const(ir.OMITTED) for a in args]
 
     def call_user(self, fdef, e: ast.Call, receiver=()) -> ir.Operand:
         decl = fdef.decl
@@ -1025,7 +1014,7 @@ class FnLowerer:
             if a is None:
                 if params[i].default is None:
                     raise LowerError(e.span, f"missing argument `{params[i].name}`")
-                args[i] = ir.Const(OMITTED)
+                args[i] = ir.Const(ir.OMITTED)
         return self.call(ir.Callee("fn", fdef.fqn), list(receiver) + args, span=e.span)
 
     # ── patterns ──
@@ -1138,7 +1127,6 @@ def _simple(e) -> bool:
 
 def _kinds(t):
     """The run-time kinds a static type admits, or None when it is not fully known."""
-    from ..sema import types as T
     out = set()
     for m in (t.members if isinstance(t, T.Union) else (t,)):
         if isinstance(m, T.Lit):
@@ -1165,10 +1153,7 @@ def _kinds(t):
 def _disjoint(a, b) -> bool:
     if a.ty is None or b.ty is None:
         return False
-    try:
-        ka, kb = _kinds(a.ty), _kinds(b.ty)
-    except ImportError:
-        return False
+    ka, kb = _kinds(a.ty), _kinds(b.ty)
     return ka is not None and kb is not None and not (ka & kb)
 
 
@@ -1176,7 +1161,6 @@ def _value_span(block: ast.Block):
     """Where a block's value comes from: its tail expression, else its closing brace."""
     if block.tail is not None:
         return block.tail.span
-    from ..source import Span
     return Span(block.span.file, max(block.span.start, block.span.end - 1), block.span.end)
 
 
@@ -1296,7 +1280,6 @@ def _static_kind(e) -> str:
     ty = getattr(e, "ty", None)
     if ty is None:
         return ""
-    from ..sema import types as T
     if isinstance(ty, T.Lit):
         ty = ty.base
     if isinstance(ty, T.Prim):
@@ -1312,12 +1295,10 @@ def _static_class(e):
     ty = getattr(e, "ty", None)
     if ty is None:
         return None
-    from ..sema import types as T
     return ty.cls if isinstance(ty, T.ClassT) else None
 
 
 def _elem_is_float(e) -> bool:
-    from ..sema import types as T
     ty = getattr(e, "ty", None)
     return isinstance(ty, T.Arr) and T.is_float(ty.elem)
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import re
 
-from ..source import Diagnostic, Span
+from ..source import Diagnostic, SourceFile, Span
 from ..syntax import ast
+from ..syntax.parser import parse_type
+from . import stdsigs
 from . import types as T
 from .program import AliasDef, EnumDef, FunctionDef, ProgramIndex
 from .resolve import BUILTIN_TYPE_ROOTS, OPAQUE_TYPES, PRIM_TYPES, Resolver
@@ -1281,28 +1283,22 @@ _NATIVE_PARSED: dict = {}  # sig text -> (TFunc, generics) | None
 
 
 def _native_sig(kind: str, name: str, checker: "Checker"):
-    """Parse a stdlib method's signature text (`Native.sig`) into a FuncT over the type
+    """Parse a stdlib method's declared signature (sema/stdsigs.py) into a FuncT over the type
     variables T U K V Self …; None when unknown."""
-    try:
-        from ..bex.stdlib import METHODS
-        from ..syntax.parser import parse_type
-    except Exception:  # noqa: BLE001 - stdlib not available: everything unknown
+    decl = stdsigs.METHODS.get(kind, {}).get(name)
+    if decl is None:
         return None
-    nat = METHODS.get(kind, {}).get(name)
-    if nat is None:
-        return None
-    parsed = _NATIVE_PARSED.get(nat.sig, False)
+    parsed = _NATIVE_PARSED.get(decl, False)
     if parsed is False:
-        sig = nat.sig.strip()
+        sig = decl.strip()
         gens = {"T", "U", "K", "V", "E", "Self"}
         if sig.startswith("<"):
             j = sig.index(">")
             gens |= {g.strip().split()[0] for g in sig[1:j].split(",") if g.strip()}
             sig = sig[j + 1:].strip()
-        from ..source import SourceFile
         te, diags = parse_type(SourceFile("<stdlib>", sig))
         parsed = (te, gens) if te is not None and not diags and isinstance(te, ast.TFunc) else None
-        _NATIVE_PARSED[nat.sig] = parsed
+        _NATIVE_PARSED[decl] = parsed
     if parsed is None:
         return None
     te, gens = parsed
