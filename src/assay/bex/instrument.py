@@ -97,12 +97,18 @@ class InstrumentedGen(FunctionGen):
                 self.after_at.setdefault(pc + 1, []).append(n)
             elif isinstance(n.mir, ir.Assign):
                 self.after_at.setdefault(n.end - 1, []).append(n)
+        # `_6 = _6 + _9`: code after the statement must see the operand's old value
+        self.clobbered = {id(n): n.dest for n in nodes if isinstance(n.mir, ir.Assign) and n.dest is not None
+                          and any(isinstance(o, ir.Copy) and o.place.index == n.dest
+                                  for o in ir.node_operands(n.mir))}
 
     # ── placeholders ──
 
     def names_for(self, i: int, node: Node, **extra) -> dict:
         data, _ = node.parts[i]
-        ops = [self.operand_expr(o) for o in ir.node_operands(node.mir)] if not isinstance(node.mir, str) else []
+        old = self.clobbered.get(id(node))
+        ops = [f"o{old}" if isinstance(o, ir.Copy) and o.place.index == old else self.operand_expr(o)
+               for o in ir.node_operands(node.mir)] if not isinstance(node.mir, str) else []
         dest = node.dest
         names = dict(ext=f"_E{i}", state=f"_S{i}", fn=repr(self.fn.fqn), pc=str(node.first),
                      site=repr(getattr(node.view, "site", "")), data=self.data_expr(data), ops=ops,
@@ -187,6 +193,10 @@ class InstrumentedGen(FunctionGen):
 
     def before(self, pc: int) -> None:
         for node in self.by_first.get(pc, ()):
+            d = self.clobbered.get(id(node))
+            if d is not None and any(i in self.shadowed or (p[1] is not None and p[1].after)
+                                     for i, p in enumerate(node.parts)):
+                self.line(f"o{d} = v{d}")
             for i in range(len(self.exts)):
                 _, code = node.parts[i]
                 if code is not None and code.before:

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..api import BamlProgram
+from ..api import BamlError, BamlPanic, BamlProgram
 from ..bex.values import BamlRaise, Variant
+from ..bex.vm import baml_traceback
 from ..compiler import compile_sources, describe_error, discover
 from ..extension import Abort, Code, Extension, Run
 from ..mir import ir
@@ -29,7 +30,7 @@ from .views import (BlockView, CallTargetView, FieldView, LocalView, OperandView
 
 VERSION = "2.0"
 
-__all__ = ["VERSION", "Extension", "Code", "Run", "Abort", "CheckView", "EventView", "ProgramView", "FunctionView", "FileView", "load", "compile",
+__all__ = ["VERSION", "Extension", "BamlPanic", "BamlError", "Code", "Run", "Abort", "CheckView", "EventView", "ProgramView", "FunctionView", "FileView", "load", "compile",
            "TypeView", "FieldView", "VariantView", "ParamView", "LocalView", "BlockView",
            "StatementView", "TerminatorView", "OperandView", "PlaceView", "RvalueView",
            "CallTargetView", "SourceSpan", "RunError", "CompileError"]
@@ -123,6 +124,19 @@ class ProgramView:
             return api.to_python(self._p.runtime.call(fdef.fqn, values, tuple(extensions)))
         except BamlRaise as e:
             raise RunError(describe_error(e.value, e.panic)) from None
+
+    def run(self, name: str, args: dict | None = None, extensions=()):
+        """Call a function and return `(result, error)`: the error (a `BamlPanic` or
+        `BamlError`, with its BAML traceback) instead of raising it; result None then."""
+        api = self._api()
+        fdef = self._p.resolve(name)
+        values = api.bind(fdef, (), dict(args or {}))
+        try:
+            return api.to_python(self._p.runtime.call(fdef.fqn, values, tuple(extensions))), None
+        except BamlRaise as e:
+            err = describe_error(e.value, e.panic)
+            err["traceback"] = baml_traceback(self._p.runtime, e)
+            return None, (BamlPanic if e.panic else BamlError)(err)
 
     def sidecar(self, fn: "FunctionView", extension: Extension) -> dict:
         """The extension's compile-time data for a function ({site id: data}), computed now

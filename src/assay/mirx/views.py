@@ -202,12 +202,15 @@ class PlaceView:
 @dataclass(frozen=True)
 class RvalueView:
     """kind: use binary unary truthy array map class concat load is_type closure cell len.
-    `op` is the operator of binary/unary; `target` the class / closure function / tested type."""
+    `op` is the operator of binary/unary; `target` the class / closure function / tested type;
+    `test` (is_type) the run-time test as a tuple: ('null',) ('int',) ('class', fqn)
+    ('variant', enum_fqn, name) ('array', t) ('union', (t, …)) … (docs/mirx.md)."""
     kind: str
     op: str | None
     operands: tuple
     place: PlaceView | None
     target: str | None
+    test: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -340,4 +343,5 @@ def rvalue_view(v, locals_, program) -> RvalueView:
     elif isinstance(v, ir.IsType):
         target = show(v.ty) if v.ty != ("omitted",) else "omitted"
     op = v.op if isinstance(v, (ir.BinaryOp, ir.UnaryOp)) else None
-    return RvalueView(_RV_KIND[type(v)], op, ops, place, target)
+    test = v.ty if isinstance(v, ir.IsType) else None
+    return RvalueView(_RV_KIND[type(v)], op, ops, place, target, test)

@@ -1,0 +1,75 @@
+"""assay.sym — the symbolic layer, built on mirx alone: concolic runs of BAML functions.
+
+    trace = sym.run(program, "Fn", {"x": 3}, symbolic="all")
+    trace.result, trace.error            # exactly what the plain run gives
+    for r in trace.path: r.site, r.kind, r.taken, r.condition
+    trace.smt2()                         # the path condition as SMT-LIB
+    trace.flip(k)                        # arguments taking path[:k] and the other side of path[k]
+
+While BEX runs the function concretely, the extension (tracer.py) keeps an expression (expr.py)
+beside every value derived from a symbolic parameter and records each branch and explicit
+panic site whose condition is symbolic. z3 is used only when asked (solver.py).
+"""
+from __future__ import annotations
+
+from .. import mirx
+from . import solver
+from .expr import (Expr, SymArray, SymMap, SymObject, SymOptional, app, const, lift, not_, var)
+from .inputs import Inputs, rebuild
+from .tracer import PathState, Record, Tracer
+
+__all__ = ["run", "Trace", "Record", "Expr", "SymArray", "SymMap", "SymObject", "SymOptional",
+           "app", "const", "var", "not_", "lift", "Tracer", "PathState"]
+
+
+class Trace:
+    """One concolic run: the plain run's `result` and `error`, the `path` records, the
+    expression of the result (`output`, None when concrete), `concretized` (operation →
+    count of concretisations) and the `assumptions` those pinned."""
+
+    def __init__(self, fn, args: dict, params, inputs: Inputs, result, error, state, output):
+        self.function, self.args, self._params, self._inputs = fn, args, params, inputs
+        self.result, self.error = result, error
+        self.path: list[Record] = state.path if state else []
+        self.assumptions: list[Expr] = state.assumptions if state else []
+        self.concretized: dict = state.concretized if state else {}
+        self.output = output
+
+    def constraints(self, upto: int | None = None) -> list[Expr]:
+        """The path condition (of the first `upto` records), with the assumptions."""
+        return [r.constraint for r in self.path[:upto]] + self.assumptions
+
+    def smt2(self) -> str:
+        return solver.smt2(self.constraints(), self._inputs.domains)
+
+    def flip(self, k: int, timeout_ms: int = 5000) -> dict | None:
+        """Arguments whose run follows path[:k] and takes the other side of path[k]
+        (None when no such input exists or the solver gives up)."""
+        model = solver.solve(self.constraints(k) + [not_(self.path[k].constraint)],
+                             self._inputs.domains, timeout_ms)
+        if model is None:
+            return None
+        return {name: rebuild(name, self.args.get(name), t, model) if symbolic else self.args.get(name)
+                for name, t, symbolic in self._params if name in self.args}
+
+    def __repr__(self) -> str:
+        return f"Trace({self.function}, {len(self.path)} records, error={self.error!r})"
+
+
+def run(program, fn: str, args: dict | None = None, symbolic="all", max_len: int = 8) -> Trace:
+    """Run `fn` with `args`, tracking the parameters named in `symbolic` ("all" for every
+    one). `program` is an `assay.load()` program or a mirx view. With nothing symbolic the
+    run is plain (no instrumented code at all)."""
+    view = program if isinstance(program, mirx.ProgramView) else mirx.view(program)
+    fv = view.function(fn)
+    args = dict(args or {})
+    params = [(p.name, p.type, symbolic == "all" or p.name in symbolic) for p in fv.params]
+    inputs = Inputs(max_len)
+    if not any(s for _, _, s in params):
+        result, error = view.run(fn, args)
+        return Trace(fn, args, params, inputs, result, error, None, None)
+    tracer = Tracer(params, inputs)
+    result, error = view.run(fn, args, extensions=[tracer])
+    out = tracer.result_shadow
+    return Trace(fn, args, params, inputs, result, error, tracer.state,
+                 out if isinstance(out, (Expr, SymArray, SymMap, SymObject, SymOptional)) else None)

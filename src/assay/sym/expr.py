@@ -1,0 +1,139 @@
+"""Symbolic expressions: a hash-consed DAG of Assay's own (never z3 terms: a solver term is
+built only when a query is sent, see solver.py).
+
+An `Expr` is `(op, args, sort)`; equal expressions are the same object, so shadows compare
+and hash by identity and shared subterms are shared. Sorts: "int" (BAML's 63-bit int: the
+overflow checks on the path keep every value in range, so the solver may use mathematical
+integers), "bool", "string", and "enum:<fqn>" (a variant's index). Leaves are `var` (an input,
+args = (name,)) and `const` (args = (value,)). Containers are not expressions but shadow
+objects holding expressions: `SymArray`, `SymMap`, `SymObject`, `SymOptional`.
+"""
+from __future__ import annotations
+
+INT_MIN, INT_MAX = -(1 << 62), (1 << 62) - 1
+
+
+class Expr:
+    __slots__ = ("op", "args", "sort", "__weakref__")
+    _table: dict = {}
+
+    def __new__(cls, op: str, args: tuple, sort: str):
+        key = (op, args, sort)
+        e = cls._table.get(key)
+        if e is None:
+            e = object.__new__(cls)
+            e.op, e.args, e.sort = op, args, sort
+            cls._table[key] = e
+        return e
+
+    def __repr__(self) -> str:
+        if self.op == "var":
+            return self.args[0]
+        if self.op == "const":
+            return repr(self.args[0])
+        return f"({self.op} {' '.join(map(repr, self.args))})"
+
+    # identity is equality (hash-consed); keep Python's default __eq__/__hash__
+
+    def vars(self) -> set:
+        out, todo, seen = set(), [self], set()
+        while todo:
+            e = todo.pop()
+            if id(e) in seen:
+                continue
+            seen.add(id(e))
+            if e.op == "var":
+                out.add(e)
+            todo.extend(a for a in e.args if isinstance(a, Expr))
+        return out
+
+
+def var(name: str, sort: str) -> Expr:
+    return Expr("var", (name,), sort)
+
+
+def const(value, sort: str | None = None) -> Expr:
+    if sort is None:
+        sort = {bool: "bool", int: "int", str: "string"}[type(value)]
+    return Expr("const", (value,), sort)
+
+
+def app(op: str, sort: str, *args: Expr) -> Expr:
+    """An operation; folded when every argument is a constant."""
+    if all(a.op == "const" for a in args) and op in _FOLD:
+        return const(_FOLD[op](*(a.args[0] for a in args)), sort)
+    if op == "not" and args[0].op == "not":
+        return args[0].args[0]
+    return Expr(op, args, sort)
+
+
+def _tdiv(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+_FOLD = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "/": lambda a, b: _tdiv(a, b) if b else 0, "%": lambda a, b: a - b * _tdiv(a, b) if b else 0,
+    "neg": lambda a: -a, "<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b, ">=": lambda a, b: a >= b, "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b, "not": lambda a: not a, "and": lambda a, b: a and b,
+    "or": lambda a, b: a or b, "str.++": lambda a, b: a + b, "str.len": len,
+    "ite": lambda c, a, b: a if c else b,
+}
+
+
+def lift(value, shadow) -> Expr | None:
+    """The expression of a value: its shadow, else the value as a constant (None for values
+    that have no expression form, e.g. floats)."""
+    if isinstance(shadow, Expr):
+        return shadow
+    if isinstance(shadow, SymOptional):
+        return shadow.value if value is not None else None
+    if type(value) in (int, bool, str):
+        return const(value)
+    enum = getattr(value, "enum", None)  # an enum variant: its index
+    if enum is not None:
+        return const(value.index, "enum:" + enum.fqn)
+    return None
+
+
+def not_(e: Expr) -> Expr:
+    return app("not", "bool", e)
+
+
+# ── container shadows ──
+
+class SymArray:
+    """An array's shadow: a symbolic length and one shadow (or None) per concrete element."""
+    __slots__ = ("length", "items")
+
+    def __init__(self, length: Expr, items: list):
+        self.length, self.items = length, items
+
+    def __repr__(self) -> str:
+        return f"SymArray({self.length!r}, {self.items!r})"
+
+
+class SymMap:
+    """A map's shadow: concrete keys, a shadow (or None) per value."""
+    __slots__ = ("items",)
+
+    def __init__(self, items: dict):
+        self.items = items
+
+
+class SymObject:
+    """A class instance's shadow: a shadow (or None) per field."""
+    __slots__ = ("fields",)
+
+    def __init__(self, fields: dict):
+        self.fields = fields
+
+
+class SymOptional:
+    """`T?`: whether the value is null (a bool expression) and the shadow of the value."""
+    __slots__ = ("is_null", "value")
+
+    def __init__(self, is_null: Expr, value):
+        self.is_null, self.value = is_null, value

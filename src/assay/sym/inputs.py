@@ -1,0 +1,96 @@
+"""Symbolic inputs: the shadow of each parameter, built from its declared type (mirx
+TypeView) and its run-time value; and the other way, new arguments from a solver model."""
+from __future__ import annotations
+
+from .expr import SymArray, SymMap, SymObject, SymOptional, var
+
+
+class Inputs:
+    """The shadows of a run's symbolic parameters and the domains of their vars."""
+
+    def __init__(self, max_len: int):
+        self.max_len = max_len
+        self.domains: dict[str, tuple[int, int]] = {}  # var → (lo, hi): enum tags, lengths
+
+    def shadow(self, name: str, value, t):
+        """The shadow of `value` of static type `t` (None where nothing is symbolic)."""
+        if t is None:
+            return None
+        k = t.kind
+        if k in ("int", "bool", "string"):
+            return var(name, k) if type(value) in (int, bool, str) or value is None else None
+        if k == "enum":
+            self.domains[name] = (0, len(t.variants) - 1)
+            return var(name, "enum:" + t.qualified_name)
+        if k == "union":
+            return self._optional(name, value, t)
+        if k == "array":
+            self.domains[name + ".len"] = (0, self.max_len)
+            items = value if isinstance(value, list) else []
+            return SymArray(var(name + ".len", "int"),
+                            [self.shadow(f"{name}[{i}]", x, t.element) for i, x in enumerate(items)])
+        if k == "map" and isinstance(value, dict):
+            return SymMap({key: self.shadow(f"{name}[{key!r}]", x, t.value) for key, x in value.items()})
+        if k == "class" and value is not None:
+            return SymObject({f.name: self.shadow(f"{name}.{f.name}", getattr(value, "f_" + f.name, None), f.type)
+                              for f in t.fields})
+        return None
+
+    def _optional(self, name: str, value, t):
+        rest = [m for m in t.members if m.kind != "null"]
+        if len(rest) != 1 or len(rest) == len(t.members):
+            return None
+        inner = self.shadow(name, value, rest[0]) if rest[0].kind in ("int", "bool", "string", "enum") \
+            else (self.shadow(name, value, rest[0]) if value is not None else None)
+        return SymOptional(var(name + ".null", "bool"), inner)
+
+
+def rebuild(name: str, value, t, model: dict):
+    """`value` (as the host passed it) with the model's values for its vars."""
+    if t is None:
+        return value
+    k = t.kind
+    if k in ("int", "bool", "string"):
+        return model.get(name, value if value is not None else default(t))
+    if k == "enum":
+        i = model.get(name)
+        return t.variants[i].name if i is not None else value
+    if k == "union":
+        rest = [m for m in t.members if m.kind != "null"]
+        if len(rest) == 1 and len(rest) != len(t.members):
+            if model.get(name + ".null", value is None):
+                return None
+            return rebuild(name, value if value is not None else default(rest[0]), rest[0], model)
+        return value
+    if k == "array":
+        items = list(value or [])
+        n = model.get(name + ".len", len(items))
+        items = items[:n] + [default(t.element) for _ in range(n - len(items))]
+        return [rebuild(f"{name}[{i}]", x, t.element, model) for i, x in enumerate(items)]
+    if k == "map" and isinstance(value, dict):
+        return {key: rebuild(f"{name}[{key!r}]", x, t.value, model) for key, x in value.items()}
+    if k == "class" and value is not None:
+        fields = value if isinstance(value, dict) else value.model_dump() if hasattr(value, "model_dump") \
+            else dict(value.__dict__)
+        return {f.name: rebuild(f"{name}.{f.name}", fields.get(f.name), f.type, model) for f in t.fields}
+    return value
+
+
+def default(t):
+    """A value of type `t` for positions the model invents (a longer array)."""
+    k = t.kind
+    if k in ("int", "float", "bool", "string"):
+        return {"int": 0, "float": 0.0, "bool": False, "string": ""}[k]
+    if k == "enum":
+        return t.variants[0].name
+    if k == "array":
+        return []
+    if k == "map":
+        return {}
+    if k == "class":
+        return {f.name: default(f.type) for f in t.fields}
+    if k == "union":
+        return None if any(m.kind == "null" for m in t.members) else default(t.members[0])
+    if k == "literal":
+        return t.literal
+    return None

@@ -1,0 +1,107 @@
+"""From expressions to solver terms (z3), only when a query is sent. z3 is imported lazily:
+`import assay.sym` stays cheap. Integers are mathematical with every input var bounded to
+BAML's 63 bits (the path's overflow checks bound every intermediate); `/` and `%` truncate."""
+from __future__ import annotations
+
+from .expr import INT_MIN, INT_MAX, Expr
+
+
+def z3mod():
+    import z3  # heavy optional dependency: loaded on the first query
+    return z3
+
+
+class Encoder:
+    """Translates expressions to z3 terms (memoised), collecting the domain of each var."""
+
+    def __init__(self, domains: dict | None = None):
+        self.z3 = z3mod()
+        self.memo: dict[int, object] = {}
+        self.vars: dict[str, object] = {}
+        self.domain: list = []
+        self.domains = domains or {}  # var name → (lo, hi) for enum tags and lengths
+
+    def __call__(self, e: Expr):
+        t = self.memo.get(id(e))
+        if t is None:
+            t = self.memo[id(e)] = self._term(e)
+        return t
+
+    def _term(self, e: Expr):
+        z3 = self.z3
+        if e.op == "var":
+            return self._var(e)
+        if e.op == "const":
+            v = e.args[0]
+            if e.sort == "bool":
+                return z3.BoolVal(v)
+            if e.sort == "string":
+                return z3.StringVal(v)
+            return z3.IntVal(v)
+        a = [self(x) for x in e.args]
+        return _OPS[e.op](z3, *a)
+
+    def _var(self, e: Expr):
+        name, z3 = e.args[0], self.z3
+        if name in self.vars:
+            return self.vars[name]
+        if e.sort == "bool":
+            t = z3.Bool(name)
+        elif e.sort == "string":
+            t = z3.String(name)
+        else:
+            t = z3.Int(name)
+            lo, hi = self.domains.get(name, (INT_MIN, INT_MAX))
+            self.domain.append(z3.And(t >= lo, t <= hi))
+        self.vars[name] = t
+        return t
+
+
+def _tdiv(z3, a, b):
+    q = z3.If(a >= 0, z3.If(b > 0, a / b, -(a / -b)), z3.If(b > 0, -((-a) / b), (-a) / (-b)))
+    return q
+
+
+_OPS = {
+    "+": lambda z3, a, b: a + b, "-": lambda z3, a, b: a - b, "*": lambda z3, a, b: a * b,
+    "/": _tdiv, "%": lambda z3, a, b: a - b * _tdiv(z3, a, b), "neg": lambda z3, a: -a,
+    "<": lambda z3, a, b: a < b, "<=": lambda z3, a, b: a <= b, ">": lambda z3, a, b: a > b,
+    ">=": lambda z3, a, b: a >= b, "==": lambda z3, a, b: a == b, "!=": lambda z3, a, b: a != b,
+    "not": lambda z3, a: z3.Not(a), "and": lambda z3, a, b: z3.And(a, b),
+    "or": lambda z3, a, b: z3.Or(a, b), "ite": lambda z3, c, a, b: z3.If(c, a, b),
+    "str.++": lambda z3, a, b: z3.Concat(a, b), "str.len": lambda z3, a: z3.Length(a),
+    "str.<": lambda z3, a, b: a < b, "str.<=": lambda z3, a, b: a <= b,
+    "str.contains": lambda z3, a, b: z3.Contains(a, b),
+    "str.prefixof": lambda z3, a, b: z3.PrefixOf(a, b), "str.suffixof": lambda z3, a, b: z3.SuffixOf(a, b),
+}
+
+
+def solve(conditions: list, domains: dict, timeout_ms: int = 5000):
+    """A model of the conjunction: {var name: value}, or None (unsat or unknown)."""
+    enc = Encoder(domains)
+    z3 = enc.z3
+    s = z3.Solver()
+    s.set("timeout", timeout_ms)
+    for c in conditions:
+        s.add(enc(c))
+    s.add(*enc.domain)
+    if s.check() != z3.sat:
+        return None
+    m = s.model()
+    out = {}
+    for name, t in enc.vars.items():
+        v = m.eval(t, model_completion=True)
+        out[name] = (v.as_long() if z3.is_int_value(v) else z3.is_true(v) if z3.is_bool(v)
+                     else v.as_string())
+    return out
+
+
+def smt2(conditions: list, domains: dict) -> str:
+    """The conjunction as an SMT-LIB script."""
+    enc = Encoder(domains)
+    z3 = enc.z3
+    s = z3.Solver()
+    for c in conditions:
+        s.add(enc(c))
+    s.add(*enc.domain)
+    return s.to_smt2()

@@ -1,0 +1,185 @@
+"""The symbolic extension: per MIR node, the snippet that calls the node's transfer function
+(chosen at compile time, its sidecar data); at run time a `PathState` per run collects the
+path records and the concretisations."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import mirx
+from . import transfer as T
+from .expr import Expr, SymArray, app, lift, not_
+
+
+@dataclass(frozen=True)
+class Record:
+    """One symbolic decision on the path: a branch (`kind` "branch", `taken` its direction)
+    or an explicit panic site (`kind` the panic class, `taken` True when it panicked);
+    `condition` is the branch condition / the panic's failing condition."""
+    site: str
+    kind: str
+    taken: bool
+    condition: Expr
+
+    @property
+    def constraint(self) -> Expr:
+        """What the run's inputs satisfied here."""
+        return self.condition if self.taken else not_(self.condition)
+
+
+class PathState:
+    """A run's symbolic state: its path, its concretisations, the shadows of closure cells."""
+
+    __slots__ = ("path", "assumptions", "cells", "concretized")
+
+    def __init__(self):
+        self.path: list[Record] = []
+        self.assumptions: list[Expr] = []  # value pins of concretisations
+        self.concretized: dict[str, int] = {}  # operation → how often
+        self.cells: dict[int, tuple] = {}  # id(cell) → (cell, shadow of its content)
+
+    def branch(self, site: str, taken: bool, cond) -> None:
+        if isinstance(cond, Expr) and cond.op != "const":
+            self.path.append(Record(site, "branch", taken, cond))
+
+    def record(self, site: str, panic: str, failed: bool, cond: Expr) -> None:
+        self.path.append(Record(site, panic, failed, cond))
+
+    def concretize(self, what: str, operands) -> None:
+        """An operation without a model: its result is concrete; every symbolic operand is
+        pinned to its value so the path condition stays exact."""
+        pinned = False
+        for value, z in operands:
+            e = lift(value, z) if not isinstance(z, SymArray) else None
+            if isinstance(z, SymArray):
+                e, value = z.length, len(value)
+            if isinstance(e, Expr) and e.op != "const":
+                self.assumptions.append(app("==", "bool", e, lift(value, None) or e))
+                pinned = True
+        if pinned:
+            self.concretized[what] = self.concretized.get(what, 0) + 1
+        return None
+
+    def cell_load(self, cell):
+        hit = self.cells.get(id(cell))
+        return hit[1] if hit is not None and hit[0] is cell else None
+
+    def cell_store(self, cell, shadow) -> None:
+        self.cells[id(cell)] = (cell, shadow)
+
+
+class Tracer(mirx.Extension):
+    """Attach to a run (`sym.run` does): the parameters' shadows are made from their types
+    and run-time values as the run starts."""
+
+    name = "sym"
+    shadow = True
+
+    def __init__(self, params: list, inputs):
+        """`params`: (name, TypeView, symbolic?) per parameter; `inputs` makes the shadows."""
+        self.params, self.inputs = params, inputs
+        self.state: PathState | None = None
+        self.result_shadow = None
+
+    # ── compile half ──
+    def instrument(self, fn, node, pcs):
+        return _handler(fn, node)
+
+    def snippet(self, fn, node, data):
+        return _snippet(node, data)
+
+    # ── run half ──
+    def on_run_start(self, run):
+        run.shadows = tuple(self.inputs.shadow(name, value, t) if symbolic else None
+                            for (name, t, symbolic), value in zip(self.params, run.args))
+        return PathState()
+
+    def on_run_end(self, run, state) -> None:
+        self.state, self.result_shadow = state, run.result_shadow
+
+
+def _handler(fn, node):
+    """The transfer function of a node (its compile-time data)."""
+    k = node.kind
+    if k == "check":
+        return T.check(node.panic, node.op)
+    if k == "call" and node.call.kind == "builtin":
+        return T.native(node.call.name)
+    if k != "assign":
+        return None
+    rv, place = node.rvalue, node.place
+    if place.kind == "field":
+        return T.store_field(place.field)
+    if place.kind == "index":
+        return T.store_index
+    r = rv.kind
+    if r == "binary":
+        return T.binary(rv.op)
+    if r == "unary":
+        return T.unary(rv.op)
+    if r == "load":
+        p = rv.place
+        return T.load_field(p.field) if p.kind == "field" else T.load_index if p.kind == "index" else None
+    if r == "class":
+        return T.instance(tuple(_class_fields(fn, node.rvalue.target)))
+    return {"truthy": T.truthy, "len": T.length, "array": T.array, "map": T.map_,
+            "concat": T.concat, "is_type": T.is_type(_test_of(node))}.get(r)
+
+
+def _class_fields(fn, fqn: str) -> list[str]:
+    for c in fn.program.classes():
+        if c.qualified_name == fqn:
+            return [f.name for f in c.fields]
+    return []
+
+
+def _test_of(node) -> tuple:
+    return node.rvalue.test
+
+
+def _tuple(fmt: str, n: int) -> str:
+    return "(" + "".join(fmt.format(i) + ", " for i in range(n)) + ")"
+
+
+def _snippet(node, data):
+    k = node.kind
+    if k == "branch":
+        return mirx.Code(after="{state}.branch({site}, {taken}, {shadows[0]})")
+    if k == "check" and data is not None:
+        n = len(node.operands)
+        return mirx.Code(before="{data}({state}, {site}, " + _tuple("{{ops[{0}]}}", n) + ", "
+                         + _tuple("{{shadows[{0}]}}", n) + ")")
+    if k == "call" and data is not None:
+        n = len(node.operands)
+        recv = "{shadows[0]}" if n and node.operands[0].kind == "local" else "_"
+        return mirx.Code(after="{shadow}, " + recv + " = {data}({state}, {dest}, " + _tuple("{{ops[{0}]}}", n)
+                         + ", " + _tuple("{{shadows[{0}]}}", n) + ")")
+    if k != "assign":
+        return None
+    return _assign_snippet(node, data)
+
+
+def _assign_snippet(node, data) -> str | None:
+    rv, place = node.rvalue, node.place
+    n = len(node.operands)
+    ops, shadows = _tuple("{{ops[{0}]}}", n), _tuple("{{shadows[{0}]}}", n)
+    if place.kind == "cell":
+        return "{state}.cell_store({ops[0]}, {shadows[1]})"
+    if place.kind in ("field", "index"):  # stores: the container's shadow is updated or made
+        if node.operands[0].kind != "local":
+            return None
+        args = ", ".join(f"{{ops[{i}]}}, {{shadows[{i}]}}" for i in range(n - 1))
+        return "{shadows[0]} = {data}({state}, " + args + f", {{shadows[{n - 1}]}})"
+    if rv.kind == "load" and rv.place.kind == "cell":
+        return "{shadow} = {state}.cell_load({ops[0]})"
+    if rv.kind == "cell":
+        return "{state}.cell_store({dest}, {shadows[0]})\n{shadow} = None"
+    if rv.kind == "use":
+        return "{shadow} = {shadows[0]}"
+    if data is None:
+        return None
+    if rv.kind in ("array", "class"):
+        return "{shadow} = {data}({state}, " + shadows + ")"
+    if rv.kind in ("map", "concat"):
+        return "{shadow} = {data}({state}, " + ops + ", " + shadows + ")"
+    args = ", ".join(f"{{ops[{i}]}}, {{shadows[{i}]}}" for i in range(n))
+    return "{shadow} = {data}({state}, " + args + ")"

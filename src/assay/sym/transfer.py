@@ -1,0 +1,301 @@
+"""Transfer functions: for each MIR operation, how the shadow of its result follows from the
+shadows of its operands (SymCC's handler table, chosen per node at compile time — the
+function object is the node's compile-time data, called from the compiled snippet).
+
+Every function gets the run's `PathState` first. A value's shadow is an `Expr`, a container
+shadow, or None (concrete). An operation without a model concretises: its symbolic operands
+are pinned to their run-time values by a recorded assumption (`PathState.concretize`).
+docs/sym.md has the table of what is modelled.
+"""
+from __future__ import annotations
+
+from .expr import (INT_MAX, INT_MIN, Expr, SymArray, SymMap, SymObject, SymOptional, app, const,
+                   lift, not_)
+
+_ARITH = {"+", "-", "*", "/", "%"}
+_CMP = {"<", "<=", ">", ">=", "==", "!="}
+
+
+def _unwrap(z):
+    return z.value if isinstance(z, SymOptional) else z
+
+
+# ── operators ──
+
+def binary(op: str):
+    def transfer(st, a, za, b, zb):
+        if op in ("==", "!=") and (a is None or b is None):
+            return _null_test(op, a, za, b, zb)
+        ea, eb = lift(a, za), lift(b, zb)
+        ta, tb = type(a), type(b)
+        if ea is None or eb is None or ta is not tb or ta is float:
+            return st.concretize(op, ((a, za), (b, zb)))
+        if ta is int and op in _ARITH:
+            return app(op, "int", ea, eb)
+        if op in _CMP and ta in (int, bool) or (op in ("==", "!=") and ea.sort == eb.sort):
+            return app(op, "bool", ea, eb)
+        if ta is str and op == "+":
+            return app("str.++", "string", ea, eb)
+        if ta is str and op in _CMP:
+            return _str_compare(op, ea, eb)
+        return st.concretize(op, ((a, za), (b, zb)))
+    return transfer
+
+
+def _str_compare(op: str, ea: Expr, eb: Expr) -> Expr:
+    if op in ("<", "<="):
+        return app("str." + op, "bool", ea, eb)
+    if op in (">", ">="):
+        return app("str." + op[0].replace(">", "<") + op[1:], "bool", eb, ea)
+    return app(op, "bool", ea, eb)
+
+
+def _null_test(op: str, a, za, b, zb):
+    z = za if b is None else zb
+    if not isinstance(z, SymOptional):
+        return None
+    return z.is_null if op == "==" else not_(z.is_null)
+
+
+def unary(op: str):
+    def transfer(st, a, za):
+        e = lift(a, za)
+        if e is None:
+            return st.concretize(op, ((a, za),))
+        if op == "!" and e.sort == "bool":
+            return not_(e)
+        if op == "-" and type(a) is int:
+            return app("neg", "int", e)
+        return st.concretize(op, ((a, za),))
+    return transfer
+
+
+def truthy(st, a, za):
+    e = lift(a, za)
+    return e if e is not None and e.sort == "bool" else st.concretize("truthy", ((a, za),))
+
+
+def length(st, a, za):
+    z = _unwrap(za)
+    if isinstance(z, SymArray):
+        return z.length
+    if isinstance(z, Expr) and z.sort == "string":
+        return app("str.len", "int", z)
+    return None
+
+
+def is_type(test: tuple):
+    def transfer(st, a, za):
+        if isinstance(za, SymOptional):
+            if test[0] == "null":
+                return za.is_null
+            if test[0] in ("int", "string", "bool", "float", "array", "map", "class", "enum"):
+                return not_(za.is_null)
+        e = lift(a, za)
+        if test[0] == "variant" and e is not None and e.sort.startswith("enum:"):
+            return app("==", "bool", e, const(_variant_index(a, test[2]), e.sort))
+        return None
+    return transfer
+
+
+def _variant_index(v, name: str) -> int:
+    return v.enum.variants[name].index
+
+
+# ── aggregates and places ──
+
+def array(st, shadows: tuple):
+    return SymArray(const(len(shadows)), list(shadows))
+
+
+def instance(names: tuple):
+    def transfer(st, shadows: tuple):
+        return SymObject(dict(zip(names, shadows)))
+    return transfer
+
+
+def map_(st, values: tuple, shadows: tuple):
+    keys = values[0::2]
+    if any(z is not None for z in shadows[0::2]):
+        st.concretize("map key", tuple(zip(keys, shadows[0::2])))
+    return SymMap(dict(zip(keys, shadows[1::2])))
+
+
+def concat(st, values: tuple, shadows: tuple):
+    parts = [lift(v, z) for v, z in zip(values, shadows)]
+    if any(p is None for p in parts):
+        return st.concretize("concat", tuple(zip(values, shadows)))
+    out = parts[0]
+    for p in parts[1:]:
+        out = app("str.++", "string", out, p)
+    return out
+
+
+def load_field(name: str):
+    def transfer(st, obj, zo):
+        z = _unwrap(zo)
+        return z.fields.get(name) if isinstance(z, SymObject) else None
+    return transfer
+
+
+def store_field(name: str):
+    def transfer(st, obj, zo, zv):
+        z = _unwrap(zo)
+        if not isinstance(z, SymObject):
+            if zv is None:
+                return zo
+            z = SymObject({})
+        z.fields[name] = zv
+        return z
+    return transfer
+
+
+def load_index(st, c, zc, i, zi):
+    z = _unwrap(zc)
+    if type(c) is list:
+        if zi is None:
+            return z.items[i] if isinstance(z, SymArray) and -len(c) <= i < len(c) else None
+        return _select(st, c, z, i, zi)
+    if type(c) is dict:
+        if zi is not None:
+            st.concretize("map key", ((i, zi),))
+        return z.items.get(i) if isinstance(z, SymMap) else None
+    return st.concretize("index", ((c, zc), (i, zi)))
+
+
+def _select(st, c: list, z, i: int, zi):
+    """`c[i]` with a symbolic index: an if-then-else over the concrete elements."""
+    ei = lift(i, zi)
+    n = z.length if isinstance(z, SymArray) else const(len(c))
+    k = app("ite", "int", app("<", "bool", ei, const(0)), app("+", "int", ei, n), ei)
+    items = [lift(x, z.items[j] if isinstance(z, SymArray) else None) for j, x in enumerate(c)]
+    if not items or any(e is None for e in items) or len({e.sort for e in items}) > 1:
+        st.concretize("index", ((i, zi),))
+        return z.items[i] if isinstance(z, SymArray) and -len(c) <= i < len(c) else None
+    out = items[-1]
+    for j in range(len(items) - 2, -1, -1):
+        out = app("ite", items[j].sort, app("==", "bool", k, const(j)), items[j], out)
+    return out
+
+
+def store_index(st, c, zc, i, zi, zv):
+    z = _unwrap(zc)
+    if zi is not None:
+        st.concretize("index", ((i, zi),))
+    if type(c) is list:
+        if not isinstance(z, SymArray):
+            if zv is None:
+                return zc
+            z = SymArray(const(len(c)), [None] * len(c))
+        z.items[i] = zv
+        return z
+    if not isinstance(z, SymMap):
+        if zv is None:
+            return zc
+        z = SymMap({})
+    z.items[i] = zv
+    return z
+
+
+# ── explicit panic sites ──
+
+def check(panic: str, op: str):
+    """The failing condition of a check, recorded when it is symbolic."""
+    def transfer(st, site, values: tuple, shadows: tuple):
+        cond, failed = _failing(panic, op, values, shadows)
+        if cond is not None and cond.op != "const":
+            st.record(site, panic, failed, cond)
+    return transfer
+
+
+def _failing(panic: str, op: str, values, shadows):
+    kind = panic.rsplit(".", 1)[-1]
+    if kind in ("IndexOutOfBounds", "MapKeyNotFound"):
+        return _bounds(values, shadows)
+    es = [lift(v, z) for v, z in zip(values, shadows)]
+    if any(e is None for e in es) or any(type(v) is not int for v in values):
+        return None, False
+    if kind == "DivisionByZero":
+        return app("==", "bool", es[1], const(0)), values[1] == 0
+    if kind == "NegativeBitShift":
+        return app("<", "bool", es[1], const(0)), values[1] < 0
+    if op == "neg":
+        return app("==", "bool", es[0], const(INT_MIN)), values[0] == INT_MIN
+    if op == "/":
+        cond = app("and", "bool", app("==", "bool", es[0], const(INT_MIN)), app("==", "bool", es[1], const(-1)))
+        return cond, values[0] == INT_MIN and values[1] == -1
+    r = app(op, "int", es[0], es[1])
+    cond = app("or", "bool", app("<", "bool", r, const(INT_MIN)), app(">", "bool", r, const(INT_MAX)))
+    a, b = values
+    conc = a + b if op == "+" else a - b if op == "-" else a * b
+    return cond, not INT_MIN <= conc <= INT_MAX
+
+
+def _bounds(values, shadows):
+    (c, i), (zc, zi) = values, shadows
+    z = _unwrap(zc)
+    if type(c) is list and type(i) is int:
+        n = z.length if isinstance(z, SymArray) else const(len(c))
+        ei = lift(i, zi)
+        cond = app("or", "bool", app("<", "bool", ei, app("neg", "int", n)), app(">=", "bool", ei, n))
+        return cond, not -len(c) <= i < len(c)
+    if type(c) is dict and zi is not None and isinstance(zi, Expr):
+        keys = [const(k) for k in c if type(k) is type(i)]
+        cond = const(True)
+        for k in keys:
+            cond = app("and", "bool", cond, app("!=", "bool", zi, k))
+        return cond, i not in c
+    return None, False
+
+
+# ── natives ──
+
+_MUTATING = {"push", "pop", "insert", "remove", "remove_at", "sort", "sort_by", "reverse", "clear",
+             "extend", "append", "set", "delete", "shift", "unshift", "swap", "fill", "truncate"}
+
+
+def native(name: str):
+    """A stdlib call: a model where one exists, else concretisation. Returns (result shadow,
+    receiver shadow) — a mutating native's receiver is updated or dropped."""
+    method = name.rsplit(".", 1)[-1]
+    model = _MODELS.get(name)
+
+    def transfer(st, result, values: tuple, shadows: tuple):
+        recv = shadows[0] if shadows else None
+        if model is not None:
+            return model(st, result, values, shadows)
+        st.concretize(name, tuple(zip(values, shadows)))
+        return None, (None if method in _MUTATING else recv)
+    return transfer
+
+
+def _push(st, result, values, shadows):
+    (arr, v), (za, zv) = values, shadows
+    z = _unwrap(za)
+    if not isinstance(z, SymArray):
+        z = SymArray(const(len(arr) - 1), [None] * (len(arr) - 1))
+    z.items.append(zv)
+    z.length = app("+", "int", z.length, const(1))
+    return z.length, z
+
+
+def _length(st, result, values, shadows):
+    return length(st, values[0], shadows[0]), shadows[0]
+
+
+def _string_pred(op: str, swap: bool = False):
+    def model(st, result, values, shadows):
+        es = [lift(v, z) for v, z in zip(values, shadows)]
+        if len(es) != 2 or any(e is None or e.sort != "string" for e in es):
+            st.concretize(op, tuple(zip(values, shadows)))
+            return None, shadows[0]
+        a, b = (es[1], es[0]) if swap else (es[0], es[1])
+        return app(op, "bool", a, b), shadows[0]
+    return model
+
+
+_MODELS = {
+    "array.push": _push, "array.length": _length, "string.length": _length,
+    "string.contains": _string_pred("str.contains"), "string.starts_with": _string_pred("str.prefixof", True),
+    "string.ends_with": _string_pred("str.suffixof", True),
+}
