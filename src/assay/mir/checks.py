@@ -20,7 +20,7 @@ def add_checks(fn: ir.MirFunction) -> None:
 def checks_of(s: ir.Assign):
     """(panic class, op, operands) of each way the statement can panic."""
     v, P = s.value, ir.Panic
-    if isinstance(v, ir.BinaryOp) and v.kind in _INT_KINDS:
+    if isinstance(v, ir.BinaryOp) and v.kind in _INT_KINDS and _may_be_ints(v.left, v.right):
         ab = (v.left, v.right)
         if v.op in ("+", "-", "*"):
             yield P.OVERFLOW, v.op, ab
@@ -36,6 +36,11 @@ def checks_of(s: ir.Assign):
         yield from _index(v.place)
     if isinstance(s.dest, ir.IndexPlace) and s.dest.kind != "map":
         yield P.INDEX, "[]=", (s.dest.base, s.dest.index)
+
+
+def _may_be_ints(*ops) -> bool:
+    """A constant operand that is not an int rules an int operation out (`"a" + x`)."""
+    return all(not isinstance(o, ir.Const) or type(o.value) is int for o in ops)
 
 
 def _index(p: ir.IndexPlace):

@@ -8,7 +8,9 @@ from ..source import Span
 from ..syntax import ast
 from . import ir
 from . import typetest
+from .checks import add_checks
 from .cleanup import cleanup
+from .localtypes import infer_locals, operand_type
 
 BUILTIN_ROOTS = {"baml", "assert", "int", "float", "string", "bool", "Array", "Map", "math", "null"}
 
@@ -115,6 +117,7 @@ class FnLowerer:
         self.blocks: list[ir.Block] = []
         self.scopes: list[dict[str, int]] = [{}]
         self.cells: set[str] = free_names_in_lambdas(body)
+        self.lambda_ty = None  # a lambda's function type, as the checker gave it
         self.loops: list[tuple[int, int, int]] = []  # (continue block, break block, scope depth)
         self.defers: list[list[ast.Block]] = [[]]
         self.unwind = None
@@ -164,10 +167,13 @@ class FnLowerer:
     def temp(self) -> ir.Local:
         return ir.Local(self.new_local())
 
-    def declare(self, name: str, value: ir.Operand, span=None) -> int:
-        """Bind `name` in the innermost scope to a fresh local holding `value`."""
+    def declare(self, name: str, value: ir.Operand, span=None, ty=None) -> int:
+        """Bind `name` in the innermost scope to a fresh local holding `value`, typed `ty`
+        (default: the value's type, widened as the checker binds it)."""
         cell = name in self.cells
         loc = self.new_local(name, span, cell)
+        vt = operand_type(value, self.locals, self.prog.index)
+        self.locals[loc].ty = ty if ty is not None else (T.widen(vt) if vt is not None else None)
         self.emit(ir.Local(loc), ir.MakeCell(value) if cell else ir.Use(value), span)
         self.scopes[-1][name] = loc
         return loc
@@ -208,6 +214,7 @@ class FnLowerer:
         if not self.parent.locals[ploc].is_cell:
             raise LowerError(self.span, f"internal: captured local `{name}` is not a cell")
         own = self.new_local(name, cell=True)
+        self.locals[own].ty = self.parent.locals[ploc].ty
         self.capture_map[ploc] = own
         self.captures.append(ploc)
         return own
@@ -249,6 +256,21 @@ class FnLowerer:
     def lookup_type(self, path: list[str]):
         return self.prog.lookup_type(self.namespace, path)
 
+    def signature(self) -> tuple[list, "T.Type | None"]:
+        """Parameter types and the return type (None: inferred from what is returned)."""
+        ft = self.lambda_ty if isinstance(self.lambda_ty, T.FuncT) else None
+        if self.parent is not None:  # a lambda: as the checker typed it in its context
+            ps = [ft.params[i][1] if ft and i < len(ft.params) else self.resolve(p.type)
+                  for i, p in enumerate(self.decl_params)]
+            return ps, (ft.ret if ft and ft.ret is not T.UNKNOWN else None)
+        fdef = self.prog.index.functions.get(self.fqn)
+        if fdef is None:  # a test block
+            return [], None
+        ps = [self.resolve(p.type) for p in self.decl_params]
+        if self.has_self:
+            ps.insert(0, T.ClassT(self.owner, tuple(T.TVar(g.name) for g in self.owner.decl.generics)))
+        return ps, (self.resolve(fdef.decl.ret) if fdef.decl.ret is not None else None)
+
     # ── function body ──
 
     def lower_function(self) -> ir.MirFunction:
@@ -256,6 +278,9 @@ class FnLowerer:
         for name in self.param_names:
             params.append(self.new_local(name))
         self.n_params = len(params)
+        ptys, self.locals[0].ty = self.signature()
+        for loc, ty in zip(params, ptys):
+            self.locals[loc].ty = ty
         # captured parameters move into cells
         for loc, name in zip(params, self.param_names):
             if name in self.cells:
@@ -279,12 +304,14 @@ class FnLowerer:
                 b.terminator = ir.Unreachable()
         fn = ir.MirFunction(self.fqn, list(self.param_names), has_default, self.locals,
                             self.blocks, self.span, 0, False)
+        infer_locals(fn, self.prog)  # before cleanup folds temporaries away
         cleanup(fn)
         if not any(isinstance(b.terminator, ir.Branch) for b in fn.blocks):
             for b in fn.blocks:
                 for st in b.statements:
                     if isinstance(st.value, ir.BinaryOp):
                         st.value.swap_msg = False
+        add_checks(fn)
         return fn
 
     def fill_default(self, p: ast.Param) -> None:
@@ -351,7 +378,7 @@ class FnLowerer:
         elif isinstance(pat, ast.PBind) and pat.type is not None:
             pat = ast.PBind(pat.span, pat.name, None)  # a declared type is not a run-time test
         if isinstance(pat, ast.PBind) and pat.type is None:
-            self.declare(pat.name, value, s.span)
+            self.declare(pat.name, value, s.span, self.let_type(s))
             return
         if s.else_block is None:
             # irrefutable destructuring: bind without testing
@@ -365,6 +392,13 @@ class FnLowerer:
         self.lower_block_discard(s.else_block)
         self.terminate(ir.Unreachable())
         self.switch(ok)
+
+    def let_type(self, s: ast.Let) -> "T.Type | None":
+        """A `let`'s static type: as annotated, else its value's, widened as the checker does."""
+        te = s.type or getattr(s.pattern, "type", None)
+        if te is not None:
+            return self.resolve(te)
+        return T.widen(s.value.ty) if s.value.ty is not None else None
 
     def stmt_Assign(self, s: ast.Assign) -> None:
         t = s.target
@@ -535,8 +569,16 @@ class FnLowerer:
         outer, self.at = self.at, e.span
         v = m(e)
         self.at = outer
-        if isinstance(v, ir.Copy) and self.locals[v.place.index].ty is None and e.ty is not None:
-            self.locals[v.place.index].ty = e.ty  # the static type, for mirx views
+        return self.typed(v, e.ty) if isinstance(v, ir.Copy) and e.ty is not None else v
+
+    def typed(self, v: ir.Copy, ty) -> ir.Copy:
+        """Record the checker's type of a read: a temporary's type, or a named local's type at
+        this read when it differs (narrowed: `a` in `a + 1` under `a != null` is `int`)."""
+        loc = self.locals[v.place.index]
+        if loc.name is None and loc.ty is None:
+            loc.ty = ty
+        elif loc.ty != ty:
+            return ir.Copy(v.place, ty)
         return v
 
     def expr_IntLit(self, e):
@@ -912,6 +954,7 @@ class FnLowerer:
         fqn = f"{self.fqn}.<lambda{self.prog.lambda_counter}>"
         child = FnLowerer(self.prog, fqn, self.namespace, e.params, e.body, self.owner,
                           parent=self, span=e.span)
+        child.lambda_ty = e.ty
         fn = child.lower_function()
         n = len(child.captures)
         # captured cells come first: rename so params = captures + declared params
@@ -1031,7 +1074,7 @@ class FnLowerer:
         if isinstance(pat, ast.PBind):
             if pat.type is not None and fail is not None:
                 self.test(ir.IsType(value, self.type_test(pat.type)), fail)
-            self.declare(pat.name, value, pat.span)
+            self.declare(pat.name, value, pat.span, self.resolve(pat.type) if pat.type is not None else None)
             return
         if isinstance(pat, ast.PLit):
             self.test(ir.BinaryOp("==", value, ir.Const(pat.value)), fail)
@@ -1187,7 +1230,7 @@ def _prepend_captures(fn: ir.MirFunction, child: FnLowerer, n: int) -> ir.MirFun
 def _renumber(fn: ir.MirFunction, remap: dict[int, int]) -> None:
     def op(o):
         if isinstance(o, ir.Copy):
-            return ir.Copy(ir.Local(remap[o.place.index]))
+            return ir.Copy(ir.Local(remap[o.place.index]), o.ty)
         return o
 
     def place(p):
@@ -1227,7 +1270,9 @@ def _renumber(fn: ir.MirFunction, remap: dict[int, int]) -> None:
         raise AssertionError(v)
 
     for b in fn.blocks:
-        b.statements = [ir.Assign(place(s.dest), rv(s.value), s.span) for s in b.statements]
+        b.statements = [ir.Check(s.panic, s.op, [op(o) for o in s.operands], s.span)
+                        if isinstance(s, ir.Check) else ir.Assign(place(s.dest), rv(s.value), s.span)
+                        for s in b.statements]
         t = b.terminator
         if isinstance(t, ir.Branch):
             t.cond = op(t.cond)

@@ -31,13 +31,20 @@ class Trace:
         self.function, self.args, self._params, self._inputs = fn, args, params, inputs
         self.result, self.error = result, error
         self.path: list[Record] = state.path if state else []
-        self.assumptions: list[Expr] = state.assumptions if state else []
+        self._pins: list = state.pins if state else []
         self.concretized: dict = state.concretized if state else {}
         self.output = output
 
+    @property
+    def assumptions(self) -> list[Expr]:
+        """The pins of concretised values (`e == value`), in the order they were made."""
+        return [e for _, e in self._pins]
+
     def constraints(self, upto: int | None = None) -> list[Expr]:
-        """The path condition (of the first `upto` records), with the assumptions."""
-        return [r.constraint for r in self.path[:upto]] + self.assumptions
+        """The path condition of the first `upto` records (all by default), with the pins
+        made before record `upto` — they hold wherever that record is reached again."""
+        n = len(self.path) if upto is None else upto
+        return [r.constraint for r in self.path[:n]] + [e for at, e in self._pins if at <= n]
 
     def smt2(self) -> str:
         return solver.smt2(self.constraints(), self._inputs.domains)

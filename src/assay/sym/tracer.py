@@ -29,11 +29,11 @@ class Record:
 class PathState:
     """A run's symbolic state: its path, its concretisations, the shadows of closure cells."""
 
-    __slots__ = ("path", "assumptions", "cells", "concretized")
+    __slots__ = ("path", "pins", "cells", "concretized")
 
     def __init__(self):
         self.path: list[Record] = []
-        self.assumptions: list[Expr] = []  # value pins of concretisations
+        self.pins: list[tuple[int, Expr]] = []  # (records before it, pin) per concretisation
         self.concretized: dict[str, int] = {}  # operation → how often
         self.cells: dict[int, tuple] = {}  # id(cell) → (cell, shadow of its content)
 
@@ -53,7 +53,7 @@ class PathState:
             if isinstance(z, SymArray):
                 e, value = z.length, len(value)
             if isinstance(e, Expr) and e.op != "const":
-                self.assumptions.append(app("==", "bool", e, lift(value, None) or e))
+                self.pins.append((len(self.path), app("==", "bool", e, lift(value, None) or e)))
                 pinned = True
         if pinned:
             self.concretized[what] = self.concretized.get(what, 0) + 1
@@ -98,7 +98,8 @@ class Tracer(mirx.Extension):
 
 
 def _handler(fn, node):
-    """The transfer function of a node (its compile-time data)."""
+    """The transfer function of a node (its compile-time data); a store's is the pair
+    (transfer of its value, transfer of the store)."""
     k = node.kind
     if k == "check":
         return T.check(node.panic, node.op)
@@ -106,11 +107,16 @@ def _handler(fn, node):
         return T.native(node.call.name)
     if k != "assign":
         return None
-    rv, place = node.rvalue, node.place
+    place = node.place
+    value = _rvalue_handler(fn, node.rvalue)
     if place.kind == "field":
-        return T.store_field(place.field)
+        return value, T.store_field(place.field)
     if place.kind == "index":
-        return T.store_index
+        return value, T.store_index
+    return value
+
+
+def _rvalue_handler(fn, rv):
     r = rv.kind
     if r == "binary":
         return T.binary(rv.op)
@@ -120,9 +126,11 @@ def _handler(fn, node):
         p = rv.place
         return T.load_field(p.field) if p.kind == "field" else T.load_index if p.kind == "index" else None
     if r == "class":
-        return T.instance(tuple(_class_fields(fn, node.rvalue.target)))
+        return T.instance(tuple(_class_fields(fn, rv.target)))
+    if r == "is_type":
+        return T.is_type(rv.test)
     return {"truthy": T.truthy, "len": T.length, "array": T.array, "map": T.map_,
-            "concat": T.concat, "is_type": T.is_type(_test_of(node))}.get(r)
+            "concat": T.concat}.get(r)
 
 
 def _class_fields(fn, fqn: str) -> list[str]:
@@ -130,10 +138,6 @@ def _class_fields(fn, fqn: str) -> list[str]:
         if c.qualified_name == fqn:
             return [f.name for f in c.fields]
     return []
-
-
-def _test_of(node) -> tuple:
-    return node.rvalue.test
 
 
 def _tuple(fmt: str, n: int) -> str:
@@ -161,25 +165,43 @@ def _snippet(node, data):
 def _assign_snippet(node, data) -> str | None:
     rv, place = node.rvalue, node.place
     n = len(node.operands)
-    ops, shadows = _tuple("{{ops[{0}]}}", n), _tuple("{{shadows[{0}]}}", n)
-    if place.kind == "cell":
-        return "{state}.cell_store({ops[0]}, {shadows[1]})"
-    if place.kind in ("field", "index"):  # stores: the container's shadow is updated or made
-        if node.operands[0].kind != "local":
-            return None
-        args = ", ".join(f"{{ops[{i}]}}, {{shadows[{i}]}}" for i in range(n - 1))
-        return "{shadows[0]} = {data}({state}, " + args + f", {{shadows[{n - 1}]}})"
-    if rv.kind == "load" and rv.place.kind == "cell":
-        return "{shadow} = {state}.cell_load({ops[0]})"
-    if rv.kind == "cell":
-        return "{state}.cell_store({dest}, {shadows[0]})\n{shadow} = None"
-    if rv.kind == "use":
-        return "{shadow} = {shadows[0]}"
-    if data is None:
+    if place.kind == "local":
+        if rv.kind == "cell":
+            return "{state}.cell_store({dest}, {shadows[0]})\n{shadow} = None"
+        value = _value(rv, "{data}", 0, n)
+        return None if value is None else "{shadow} = " + value
+    # a store (unguarded): the value's shadow first, then the place's
+    first = 1 if place.kind in ("field", "cell") else 2
+    if node.operands[0].kind != "local":
         return None
+    live = " and ".join(f"{{shadows[{i}]}} is None" for i in range(first, n)) or "True"
+    value = _value(rv, "{data}[0]" if place.kind != "cell" else "{data}", first, n) or "None"
+    code = f"_zv = None if {live} else {value}\n"
+    if place.kind == "cell":
+        return code + "{state}.cell_store({ops[0]}, _zv)"
+    args = ", ".join(f"{{ops[{i}]}}, {{shadows[{i}]}}" for i in range(first - 1))
+    return code + "{shadows[0]} = {data}[1]({state}, " + (args + ", " if args else "") + "{ops[" + \
+        str(first - 1) + "]}, {shadows[" + str(first - 1) + "]}, _zv)"
+
+
+def _value(rv, data: str, first: int, n: int) -> str | None:
+    """The expression of an rvalue's shadow, its operands being ops/shadows first..n-1."""
+    idx = range(first, n)
+    if rv.kind == "use":
+        return f"{{shadows[{first}]}}"
+    if rv.kind == "load" and rv.place.kind == "cell":
+        return f"{{state}}.cell_load({{ops[{first}]}})"
+    if data.startswith("{data}") and _no_model(rv):
+        return None
+    ops = "(" + "".join(f"{{ops[{i}]}}, " for i in idx) + ")"
+    shadows = "(" + "".join(f"{{shadows[{i}]}}, " for i in idx) + ")"
     if rv.kind in ("array", "class"):
-        return "{shadow} = {data}({state}, " + shadows + ")"
+        return f"{data}({{state}}, {shadows})"
     if rv.kind in ("map", "concat"):
-        return "{shadow} = {data}({state}, " + ops + ", " + shadows + ")"
-    args = ", ".join(f"{{ops[{i}]}}, {{shadows[{i}]}}" for i in range(n))
-    return "{shadow} = {data}({state}, " + args + ")"
+        return f"{data}({{state}}, {ops}, {shadows})"
+    args = ", ".join(f"{{ops[{i}]}}, {{shadows[{i}]}}" for i in idx)
+    return f"{data}({{state}}, {args})"
+
+
+def _no_model(rv) -> bool:
+    return rv.kind in ("closure", "cell")
