@@ -467,6 +467,29 @@ def test_dump_unknown_function():
         assert r.exit_code == 2 and r.stderr.strip() == "error: no function named 'Nope'"
 
 
+def test_dis_extension_shows_the_instrumented_code():
+    plain = invoke("dis", SMALL, "adder")
+    assert plain.exit_code == 0 and "_S0[" not in plain.stdout
+    r = invoke("dis", SMALL, "adder", "--extension", "coverage")  # counters compiled in
+    assert r.exit_code == 0, r.output
+    assert "def F_user_adder_" in r.stdout and "[(_E0, _S0, _C0)] = RUN.frame" in r.stdout
+    assert "_S0[0] += 1" in r.stdout
+    r = invoke("dis", SMALL, "safe", "--extension", "sym")  # shadows and the guard
+    assert r.exit_code == 0, r.output
+    assert "take_args(_C0, 'user.safe'" in r.stdout and "z0_1 is None" in r.stdout
+    r = invoke("dis", SMALL, "--extension", "coverage")  # every function, lambdas included
+    assert r.exit_code == 0 and r.stdout.count("RUN.frame") == 6
+
+
+def test_dis_unknown_extension_is_a_usage_error():
+    r = invoke("dis", SMALL, "adder", "--extension", "nope")
+    assert r.exit_code == 2
+    assert "unknown extension 'nope'" in r.stderr and "coverage" in r.stderr
+    no_traceback(r)
+    r = subprocess_assay("dis", SMALL, "--extension", "nope")
+    assert r.returncode == 2 and "unknown extension 'nope'" in r.stderr and "Traceback" not in r.stderr
+
+
 # ── internal errors ──
 
 

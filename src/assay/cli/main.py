@@ -17,15 +17,18 @@ from contextlib import contextmanager
 
 import click
 
-from .. import BAML_VERSION, __version__
+from .. import BAML_VERSION, __version__, mirx
 from ..api import ArgumentError, BamlProgram
 from ..bex.bytecode import disassemble
 from ..bex.stdlib import io as baml_io
 from ..bex.values import BamlRaise
 from ..bex.vm import baml_traceback
 from ..compiler import Program, analyze, compile_sources, describe_error
+from ..coverage.collect import Coverage
 from ..mir.pretty import format_function
 from ..source import CompileError, Diagnostic, SourceFile
+from ..sym import Tracer
+from ..sym.inputs import Inputs
 from .coverage import Session, coverage_group, coverage_options
 from .output import dumps, emit_json, error_doc, error_text, jsonable, styled
 from .sources import InputError, load_path, load_paths
@@ -414,19 +417,41 @@ def mir(path, function):
     return 0
 
 
+# built-in mirx extensions `dis --extension` can show compiled in (made only to compile with:
+# a code space depends on the extension's type and config, never on the object)
+EXTENSIONS = {
+    "coverage": Coverage,
+    "sym": lambda: Tracer([], Inputs(8)),
+}
+
+
 @cli.command()
 @click.argument("path")
 @click.argument("function", required=False)
-def dis(path, function):
-    """Print the bytecode of FUNCTION (or of every function) of the program at PATH."""
+@click.option("--extension", "extension", metavar="NAME", default=None,
+              help=f"Show the generated Python code instrumented for a built-in mirx extension "
+                   f"instead of the bytecode ({', '.join(EXTENSIONS)}).")
+def dis(path, function, extension):
+    """Print the bytecode of FUNCTION (or of every function) of the program at PATH; with
+    --extension NAME, its generated Python code with extension NAME's snippets compiled in."""
+    if extension is None:
+        show = lambda rt, fqn: disassemble(rt.bytecode[fqn])  # noqa: E731
+    elif extension not in EXTENSIONS:
+        raise click.BadParameter(f"unknown extension {extension!r} (choose from {', '.join(EXTENSIONS)})",
+                                 param_hint="'--extension'")
+    else:
+        ext = EXTENSIONS[extension]()
+        show = lambda rt, fqn: rt.space((ext,)).source(fqn)  # noqa: E731
     with reporting(False):
-        click.echo(dump_functions(path, function, lambda rt, fqn: disassemble(rt.bytecode[fqn])))
+        click.echo(dump_functions(path, function, show, instrumented=extension is not None))
     return 0
 
 
-def dump_functions(path: str, function: str | None, show) -> str:
+def dump_functions(path: str, function: str | None, show, instrumented: bool = False) -> str:
     sources = load_path(path)
     program = compile_program(sources)
+    if instrumented:
+        mirx.view(program)  # what an extension's compile half is shown
     fqns = [resolve(program, function).fqn] if function else list(program.index.functions)
     texts = []
     for fqn in fqns:
