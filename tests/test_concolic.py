@@ -1,4 +1,4 @@
-"""assay.sym: exact path records, solved flips that really take the other side (checked on the
+"""assay.sym (concolic runs): exact path records, solved flips that really take the other side (checked on the
 real engine), explicit panic sites that really panic, substitution, and the run lifecycle."""
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ import difflib_baml as dl
 from assay import mirx, sym
 from assay.extension import Abort
 
+# (named to run before test_stdlib.py: that module starts a second engine runtime, after which
+# the shared one no longer finds its functions — a known wart of the suite)
 SRC = Path(__file__).parent / "programs" / "ns_sym" / "sym.baml"
 
 
