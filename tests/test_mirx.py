@@ -171,3 +171,59 @@ def test_extensions_need_no_recompile_and_cost_nothing_when_off(prog):
 def mirx_omitted():
     from assay.bex.values import OMITTED  # the run-time marker
     return OMITTED
+
+
+TYPED_SRC = """
+class Box {
+  v int?
+  function get(self) -> int { self.v ?? 0 }
+}
+function narrowed(a: int?) -> int { if (a != null) { a + 1 } else { 0 } }
+function twice(xs: int[]) -> int[] { xs.map((x) => { x * 2 }) }
+function loop(n: int) -> string {
+  let total = 0;
+  for (let i in [1, 2, n]) { total += i; }
+  `${total}`
+}
+function pick(x: int | string) -> int { match (x) { let i: int => i, let s: string => s.length() } }
+function counter(start: int) -> int {
+  let c = start;
+  let inc = () -> int { c += 1; c };
+  inc()
+}
+"""
+
+
+def _local_types(fn) -> dict:
+    return {(loc.name or f"_{loc.index}"): loc.type.name for loc in fn.locals}
+
+
+def _binary_operand_types(fn, op: str) -> list[list[str]]:
+    return [[o.type.name for o in s.rvalue.operands] for b in fn.blocks for s in b.statements
+            if s.kind == "assign" and s.rvalue.kind == "binary" and s.rvalue.op == op]
+
+
+def test_every_local_is_typed_return_place_and_lambda_params_included():
+    p = mirx.compile(TYPED_SRC)
+    fns = list(p.functions())
+    fns += [lam for f in fns for lam in f.lambdas]
+    for f in fns:
+        assert all(loc.type is not None for loc in f.locals), f.fqn
+    assert _local_types(p.function("narrowed"))["_return"] == "int"
+    assert _local_types(p.function("Box.get"))["self"] == "Box"
+    loop = _local_types(p.function("loop"))
+    assert (loop["_return"], loop["total"], loop["i"], loop["n"]) == ("string", "int", "int", "int")
+    pick = _local_types(p.function("pick"))
+    assert (pick["x"], pick["i"], pick["s"]) == ("int | string", "int", "string")
+    lam = p.function("twice").lambdas[0]
+    assert _local_types(lam) == {"_return": "int", "x": "int", "_2": "int"}  # x inferred from map
+    inc = p.function("counter").lambdas[0]
+    assert _local_types(inc)["c"] == "int" and _local_types(inc)["_return"] == "int"  # a captured cell
+
+
+def test_operand_types_follow_narrowing():
+    p = mirx.compile(TYPED_SRC)
+    f = p.function("narrowed")
+    assert _local_types(f)["a"] == "int | null"  # the local keeps its declared type
+    assert _binary_operand_types(f, "!=") == [["int | null", "null"]]
+    assert _binary_operand_types(f, "+") == [["int", "int"]]  # `a` read under `a != null`

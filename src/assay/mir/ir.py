@@ -39,6 +39,8 @@ Place = Local | FieldPlace | IndexPlace
 @dataclass(frozen=True, slots=True)
 class Copy:
     place: Local
+    # the static type at this read when narrower than the local's (`a` inside `a != null`)
+    ty: object = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -309,7 +309,7 @@ def operand_view(o, locals_, program) -> OperandView:
     if isinstance(o, ir.Const):  # consumers see the run-time value (a Variant, not its MIR form)
         value = from_const(o.value, program._p.runtime.enums)
         return OperandView("constant", None, value, program._const_type(value))
-    ty = locals_[o.place.index].ty
+    ty = o.ty if o.ty is not None else locals_[o.place.index].ty  # narrowed at this read
     return OperandView("local", o.place.index, None, TypeView(ty, program) if ty is not None else None)
 
 
