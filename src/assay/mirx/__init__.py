@@ -242,6 +242,12 @@ class FunctionView:
 
     @property
     def params(self) -> list[ParamView]:
+        made = self.__dict__.get("_params")  # views are immutable: made once
+        if made is None:
+            made = self.__dict__["_params"] = tuple(self._make_params())
+        return list(made)
+
+    def _make_params(self):
         if self._fdef is None:
             mir = self.mir
             return [ParamView(n, None, False, self.program._meta(("param", self.fqn, n)))

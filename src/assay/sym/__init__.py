@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from .. import mirx
 from . import solver
-from .expr import (Expr, SymArray, SymMap, SymObject, SymOptional, app, const, lift, not_, var)
+from .expr import (Expr, SymArray, SymMap, SymObject, SymOptional, app, const, lift, new_scope, not_,
+                   var)
 from .inputs import Inputs, rebuild
 from .tracer import PathState, Record, Tracer
 
@@ -75,6 +76,7 @@ def run(program, fn: str, args: dict | None = None, symbolic="all", max_len: int
     if not any(s for _, _, s in params):
         result, error = view.run(fn, args)
         return Trace(fn, args, params, inputs, result, error, None, None)
+    new_scope()
     tracer = Tracer(params, inputs)
     result, error = view.run(fn, args, extensions=[tracer])
     out = tracer.result_shadow

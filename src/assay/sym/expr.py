@@ -1,8 +1,8 @@
 """Symbolic expressions: a hash-consed DAG of Assay's own (never z3 terms: a solver term is
 built only when a query is sent, see solver.py).
 
-An `Expr` is `(op, args, sort)`; equal expressions are the same object, so shadows compare
-and hash by identity and shared subterms are shared. Sorts: "int" (BAML's 63-bit int: the
+An `Expr` is `(op, args, sort)`; equal expressions made in one scope (one run) are the same
+object, so shadows compare and hash by identity and shared subterms are shared. Sorts: "int" (BAML's 63-bit int: the
 overflow checks on the path keep every value in range, so the solver may use mathematical
 integers), "bool", "string", and "enum:<fqn>" (a variant's index). Leaves are `var` (an input,
 args = (name,)) and `const` (args = (value,)). Containers are not expressions but shadow
@@ -15,7 +15,7 @@ INT_MIN, INT_MAX = -(1 << 62), (1 << 62) - 1
 
 class Expr:
     __slots__ = ("op", "args", "sort", "__weakref__")
-    _table: dict = {}
+    _table: dict = {}  # the intern table of the current scope (see new_scope)
 
     def __new__(cls, op: str, args: tuple, sort: str):
         key = (op, args, sort)
@@ -48,20 +48,31 @@ class Expr:
         return out
 
 
+def new_scope() -> None:
+    """Start a fresh intern table (sym.run does, per run): equal expressions built in one
+    scope are one object; the table never outgrows one run (no leak over thousands)."""
+    Expr._table = {}
+
+
 def var(name: str, sort: str) -> Expr:
     return Expr("var", (name,), sort)
 
 
+_SORT_OF = {bool: "bool", int: "int", str: "string"}
+
+
 def const(value, sort: str | None = None) -> Expr:
-    if sort is None:
-        sort = {bool: "bool", int: "int", str: "string"}[type(value)]
-    return Expr("const", (value,), sort)
+    return Expr("const", (value,), sort or _SORT_OF[type(value)])
 
 
 def app(op: str, sort: str, *args: Expr) -> Expr:
     """An operation; folded when every argument is a constant."""
-    if all(a.op == "const" for a in args) and op in _FOLD:
-        return const(_FOLD[op](*(a.args[0] for a in args)), sort)
+    for a in args:
+        if a.op != "const":
+            break
+    else:
+        if op in _FOLD:
+            return const(_FOLD[op](*(a.args[0] for a in args)), sort)
     if op == "not" and args[0].op == "not":
         return args[0].args[0]
     return Expr(op, args, sort)
@@ -86,12 +97,13 @@ _FOLD = {
 def lift(value, shadow) -> Expr | None:
     """The expression of a value: its shadow, else the value as a constant (None for values
     that have no expression form, e.g. floats)."""
-    if isinstance(shadow, Expr):
+    if type(shadow) is Expr:
         return shadow
-    if isinstance(shadow, SymOptional):
+    if type(shadow) is SymOptional:
         return shadow.value if value is not None else None
-    if type(value) in (int, bool, str):
-        return const(value)
+    sort = _SORT_OF.get(type(value))
+    if sort is not None:
+        return Expr("const", (value,), sort)
     enum = getattr(value, "enum", None)  # an enum variant: its index
     if enum is not None:
         return const(value.index, "enum:" + enum.fqn)

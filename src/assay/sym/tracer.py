@@ -3,27 +3,36 @@
 path records and the concretisations."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .. import mirx
 from . import transfer as T
 from .expr import Expr, SymArray, app, lift, not_
 
 
-@dataclass(frozen=True)
 class Record:
     """One symbolic decision on the path: a branch (`kind` "branch", `taken` its direction)
     or an explicit panic site (`kind` the panic class, `taken` True when it panicked);
-    `condition` is the branch condition / the panic's failing condition."""
-    site: str
-    kind: str
-    taken: bool
-    condition: Expr
+    `condition` is the branch condition / the panic's failing condition (a hot check may
+    hand over a recipe `(build, *args)` instead: it is built on first use)."""
+
+    __slots__ = ("site", "kind", "taken", "_condition")
+
+    def __init__(self, site: str, kind: str, taken: bool, condition):
+        self.site, self.kind, self.taken, self._condition = site, kind, taken, condition
+
+    @property
+    def condition(self) -> Expr:
+        c = self._condition
+        if type(c) is tuple:
+            c = self._condition = c[0](*c[1:])
+        return c
 
     @property
     def constraint(self) -> Expr:
         """What the run's inputs satisfied here."""
         return self.condition if self.taken else not_(self.condition)
+
+    def __repr__(self) -> str:
+        return f"Record({self.site!r}, {self.kind!r}, {self.taken}, {self.condition!r})"
 
 
 class PathState:
@@ -38,10 +47,10 @@ class PathState:
         self.cells: dict[int, tuple] = {}  # id(cell) → (cell, shadow of its content)
 
     def branch(self, site: str, taken: bool, cond) -> None:
-        if isinstance(cond, Expr) and cond.op != "const":
+        if type(cond) is Expr and cond.op != "const":
             self.path.append(Record(site, "branch", taken, cond))
 
-    def record(self, site: str, panic: str, failed: bool, cond: Expr) -> None:
+    def record(self, site: str, panic: str, failed: bool, cond) -> None:
         self.path.append(Record(site, panic, failed, cond))
 
     def concretize(self, what: str, operands) -> None:

@@ -23,7 +23,14 @@ def _unwrap(z):
 # ── operators ──
 
 def binary(op: str):
+    sort = "int" if op in _ARITH else "bool" if op in _CMP else None
+
     def transfer(st, a, za, b, zb):
+        if sort is not None and type(a) is int and type(b) is int:  # the hot case
+            ea = za if type(za) is Expr else Expr("const", (a,), "int") if za is None else lift(a, za)
+            eb = zb if type(zb) is Expr else Expr("const", (b,), "int") if zb is None else lift(b, zb)
+            if ea is not None and eb is not None:
+                return app(op, sort, ea, eb)
         if op in ("==", "!=") and (a is None or b is None):
             return _null_test(op, a, za, b, zb)
         ea, eb = lift(a, za), lift(b, zb)
@@ -201,11 +208,40 @@ def store_index(st, c, zc, i, zi, zv):
 
 def check(panic: str, op: str):
     """The failing condition of a check, recorded when it is symbolic."""
+    if panic.endswith("IntegerOverflow") and op in ("+", "-", "*"):
+        return _arith_check(panic, op)
+
     def transfer(st, site, values: tuple, shadows: tuple):
         cond, failed = _failing(panic, op, values, shadows)
         if cond is not None and cond.op != "const":
             st.record(site, panic, failed, cond)
     return transfer
+
+
+_PY_OP = {"+": int.__add__, "-": int.__sub__, "*": int.__mul__}
+
+
+def _arith_check(panic: str, op: str):
+    """`a op b` overflows: the hot check (every symbolic + - *), its condition built lazily."""
+    py = _PY_OP[op]
+
+    def transfer(st, site, values: tuple, shadows: tuple):
+        a, b = values
+        if type(a) is not int or type(b) is not int:
+            return
+        za, zb = shadows
+        ea = za if type(za) is Expr else lift(a, za)
+        eb = zb if type(zb) is Expr else lift(b, zb)
+        if ea is None or eb is None:
+            return
+        r = py(a, b)
+        st.record(site, panic, not INT_MIN <= r <= INT_MAX, (_overflows, op, ea, eb))
+    return transfer
+
+
+def _overflows(op: str, ea: Expr, eb: Expr) -> Expr:
+    r = app(op, "int", ea, eb)
+    return app("or", "bool", app("<", "bool", r, const(INT_MIN)), app(">", "bool", r, const(INT_MAX)))
 
 
 def _failing(panic: str, op: str, values, shadows):
