@@ -1,6 +1,11 @@
 """Assay vs the real BAML engine (baml_bridge) vs CPython twins, in one run.
 
     python benchmarks/run.py [--quick] [--reps N] [--cold-reps N] [--json PATH] [--only NAME,...]
+                             [--baseline REV]
+
+`--baseline REV` also runs Assay as of git revision REV (its `src/`, taken with `git archive`
+into a temporary directory, in a worker subprocess) interleaved with the others: the before/after
+table of one run.
 
 See benchmarks/README.md for the method. Not run in CI.
 """
@@ -8,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import io
 import json
 import math
 import os
@@ -15,6 +21,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 import traceback
@@ -50,9 +57,100 @@ BENCHES = [
     Bench("closures", "Closures", {"n": 100_000}, twins.closures, "100k closures, 200k calls, by-ref capture"),
     Bench("match_dispatch", "MatchDispatch", {"n": 100_000}, twins.match_dispatch, "100k x enum/literal/class match"),
     Bench("sieve", "Sieve", {"n": 300_000}, twins.sieve, "sieve of Eratosthenes to 300k"),
+    # added with issue 7 (the speed work), so that the optimisations generalise
+    Bench("tak", "Tak", {"x": 24, "y": 16, "z": 8}, twins.tak, "Takeuchi function, 3-arg recursion"),
+    Bench("tree_sum", "TreeSum", {"depth": 14}, twins.tree_sum, "build + walk a 32k-node class tree"),
+    Bench("collatz", "Collatz", {"n": 6000}, twins.collatz, "Collatz steps for 1..6000, branchy while"),
+    Bench("mat_mul", "MatMul", {"n": 70}, twins.mat_mul, "70x70 int[][] product, 3 nested loops"),
+    Bench("particles", "Particles", {"n": 2000}, twins.particles, "100 instances x 2000 steps, field += / guards"),
+    Bench("interp", "Interp", {"n": 300_000}, twins.interp, "int-literal match in a loop (stack machine)"),
+    Bench("union_match", "UnionMatch", {"n": 200_000}, twins.union_match, "class patterns over a 3-class union"),
+    Bench("insertion_sort", "InsertionSort", {"n": 1200}, twins.insertion_sort, "hand-written insertion sort, 1200 ints"),
+    Bench("sort_records", "SortRecords", {"n": 10_000}, twins.sort_records, "sort_by_key on 10k instances (callback)"),
+    Bench("map_build", "MapBuild", {"n": 50_000}, twins.map_build, "template keys, get ?? 0, keys() walk"),
+    Bench("string_ops", "StrOps", {"n": 30_000}, twins.str_ops, "split / includes / upper / slice"),
+    Bench("closure_hof", "ClosureHof", {"n": 100_000}, twins.closure_hof, "closure factory, f(f(x)), map/filter/reduce"),
 ]
 
 ENGINES = ("assay", "real", "cpython")
+REPO = HERE.parent
+
+
+# ─────────────────────────────────────────────────────────────────── baseline worker
+
+def baseline_worker(program: str) -> None:
+    """Serve JSON-line requests with the `assay` on PYTHONPATH (the baseline revision's src/)."""
+    import assay
+    out = sys.stdout
+    sys.stdout = sys.stderr  # anything the engine prints must not corrupt the protocol
+
+    def reply(obj):
+        out.write(json.dumps(obj) + "\n")
+        out.flush()
+
+    prog = assay.compile(Path(program).read_text(encoding="utf-8"), "programs.baml")
+    reply({"ready": True, "assay": assay.__file__})
+    for line in sys.stdin:
+        req = json.loads(line)
+        try:
+            if req["cmd"] == "quit":
+                reply({"bye": True})
+                return
+            gc.collect()
+            t = time.perf_counter()
+            v = prog.call(req["fn"], **req["args"])
+            reply({"s": time.perf_counter() - t, "value": v if isinstance(v, (int, float, str, bool)) else repr(v)})
+        except Exception as e:  # noqa: BLE001 — reported by the parent
+            reply({"error": f"{type(e).__name__}: {e}"})
+
+
+class Baseline:
+    """Assay at git revision `rev`, in a worker subprocess; `run(b)` returns the value, and the
+    worker's in-process time of the call (gc.collect() first, perf_counter) is in `last_s`."""
+
+    def __init__(self, rev: str | None, tmp: str | None):
+        if rev is None:  # the working tree's src/, in a worker like the baseline's (same conditions)
+            src, self.rev = str(REPO / "src"), "working tree"
+        else:
+            data = subprocess.run(["git", "-C", str(REPO), "archive", rev, "src"], check=True,
+                                  capture_output=True).stdout
+            with tarfile.open(fileobj=io.BytesIO(data)) as tf:
+                tf.extractall(tmp, filter="data")
+            src = os.path.join(tmp, "src")
+            self.rev = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", rev], check=True,
+                                      capture_output=True, text=True).stdout.strip()
+        env = dict(os.environ)
+        env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        self.p = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--baseline-worker",
+                                   str(HERE / "programs.baml")], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  env=env, text=True, cwd=str(REPO))
+        hello = self._read()
+        if not os.path.realpath(hello["assay"]).startswith(os.path.realpath(src)):
+            raise SystemExit(f"baseline worker imported {hello['assay']}, not from {src}")
+        self.last_s = None
+
+    def _read(self):
+        line = self.p.stdout.readline()
+        if not line:
+            raise SystemExit(f"baseline worker died (exit {self.p.wait()})")
+        return json.loads(line)
+
+    def run(self, b: "Bench"):
+        self.p.stdin.write(json.dumps({"cmd": "call", "fn": b.fn, "args": b.args}) + "\n")
+        self.p.stdin.flush()
+        r = self._read()
+        if "error" in r:
+            raise RuntimeError(r["error"])
+        self.last_s = r["s"]
+        return r["value"]
+
+    def close(self):
+        try:
+            self.p.stdin.write(json.dumps({"cmd": "quit"}) + "\n")
+            self.p.stdin.flush()
+            self.p.wait(timeout=10)
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            self.p.kill()
 
 
 @dataclass
@@ -60,7 +158,7 @@ class Result:
     bench: Bench
     values: dict = field(default_factory=dict)     # engine -> returned value
     errors: dict = field(default_factory=dict)     # engine -> error text
-    times: dict = field(default_factory=lambda: {e: [] for e in ENGINES})
+    times: dict = field(default_factory=lambda: {e: [] for e in ENGINES + ("before",)})
     mismatch: bool = False
 
 
@@ -97,6 +195,9 @@ def load_engines(src: str):
 
 
 def timed(run, b):
+    if isinstance(getattr(run, "__self__", None), Baseline):
+        run(b)
+        return run.__self__.last_s  # timed in the worker, the same way
     gc.collect()
     t = time.perf_counter()
     run(b)
@@ -105,16 +206,17 @@ def timed(run, b):
 
 def run_warm(benches, runners, reps: int, log) -> list[Result]:
     results = []
+    engines = tuple(runners)
     for b in benches:
         r = Result(b)
         results.append(r)
         # correctness first; this call is also the warm-up (Assay lowers + generates on first call)
-        for e in ENGINES:
+        for e in engines:
             try:
                 r.values[e] = runners[e](b)
             except Exception as ex:  # noqa: BLE001 — reported in the table
                 r.errors[e] = f"{type(ex).__name__}: {ex}"
-        ok = [e for e in ENGINES if e not in r.errors]
+        ok = [e for e in engines if e not in r.errors]
         if len({repr(r.values[e]) for e in ok}) > 1:
             r.mismatch = True
             log(f"!!!!!!!! MISMATCH in {b.name}: " + ", ".join(f"{e}={r.values[e]!r}" for e in ok))
@@ -122,7 +224,7 @@ def run_warm(benches, runners, reps: int, log) -> list[Result]:
             log(f"!!!!!!!! {e} FAILED on {b.name} ({b.fn}): {msg}")
         if r.mismatch:
             continue
-        # interleaved repetitions: assay, real, cpython, assay, real, cpython, ...
+        # interleaved repetitions: assay, [before,] real, cpython, assay, [before,] real, cpython, ...
         for _ in range(reps):
             for e in ok:
                 r.times[e].append(timed(runners[e], b))
@@ -158,9 +260,13 @@ def summarize(results):
         row["assay_over_real"] = ratio_stats(r.times["assay"], r.times["real"])
         row["assay_over_cpython"] = ratio_stats(r.times["assay"], r.times["cpython"])
         row["real_over_cpython"] = ratio_stats(r.times["real"], r.times["cpython"])
+        row["before_over_real"] = ratio_stats(r.times["before"], r.times["real"])
+        row["before_over_cpython"] = ratio_stats(r.times["before"], r.times["cpython"])
+        row["assay_over_before"] = ratio_stats(r.times["assay"], r.times["before"])
         rows.append(row)
     g = {}
-    for key in ("assay_over_real", "assay_over_cpython", "real_over_cpython"):
+    for key in ("assay_over_real", "assay_over_cpython", "real_over_cpython", "before_over_real",
+                "before_over_cpython", "assay_over_before"):
         vals = [row[key]["ratio"] for row in rows if row[key]]
         g[key] = geomean(vals)
     g["n_benchmarks_in_geomean"] = sum(1 for row in rows if row["assay_over_real"])
@@ -201,6 +307,42 @@ def print_table(rows, g, reps, out):
     if n < len(rows):
         out(f"!!! {len(rows) - n} benchmark(s) failed or mismatched and are NOT in the geomeans — targets cannot be "
             f"claimed as met")
+
+
+def goal(row) -> str:
+    """Issue 7's per-program goal: assay/real <= 1.3 (noise bar), or, where the real engine beats
+    the CPython twin, assay/cpython <= 1.1."""
+    ar, ac, rc = row["assay_over_real"], row["assay_over_cpython"], row["real_over_cpython"]
+    if not ar or not ac:
+        return "—"
+    if ar["ratio"] <= 1.3:
+        return "met"
+    if rc and rc["ratio"] < 1.0 and ac["ratio"] <= 1.1:
+        return "met (twin)"
+    return "NOT met"
+
+
+def print_before_after(rows, g, reps, rev, out):
+    out("")
+    out(f"Before ({rev}) / after (working tree), median of {reps} interleaved reps; ratios = ratio of medians")
+    hdr = (f"{'benchmark':<15} {'before s':>9} {'after s':>9} {'after/before':>12}   {'before/real':>11} "
+           f"{'after/real':>10}   {'before/cpy':>10} {'after/cpy':>9}   goal")
+    out(hdr)
+    out("-" * len(hdr))
+
+    def f(s):
+        return f"{s['ratio']:.2f}" if s else "—"
+    for row in rows:
+        m = row["median_s"]
+        if "before" not in m or "assay" not in m:
+            out(f"{row['bench']:<15} (not timed: {row['errors'] or 'mismatch'})")
+            continue
+        out(f"{row['bench']:<15} {m['before']:9.4f} {m['assay']:9.4f} {f(row['assay_over_before']):>12}   "
+            f"{f(row['before_over_real']):>11} {f(row['assay_over_real']):>10}   {f(row['before_over_cpython']):>10} "
+            f"{f(row['assay_over_cpython']):>9}   {goal(row)}")
+    out("-" * len(hdr))
+    out(f"geomean: after/before = {g['assay_over_before']:.2f}; assay/real {g['before_over_real']:.2f} -> "
+        f"{g['assay_over_real']:.2f}; assay/cpython {g['before_over_cpython']:.2f} -> {g['assay_over_cpython']:.2f}")
 
 
 # ─────────────────────────────────────────────────────────────────── cold
@@ -384,7 +526,11 @@ def main(argv=None):
     ap.add_argument("--json", metavar="PATH", help="write every number here")
     ap.add_argument("--only", help="comma-separated benchmark names")
     ap.add_argument("--no-cold", action="store_true", help="skip the cold end-to-end measurement")
+    ap.add_argument("--baseline", metavar="REV", help="also time Assay at this git revision (before/after table)")
+    ap.add_argument("--baseline-worker", metavar="PROGRAM", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    if a.baseline_worker:
+        return baseline_worker(a.baseline_worker)
     reps = a.reps or (3 if a.quick else 7)
     cold_reps = a.cold_reps or (1 if a.quick else 5)
 
@@ -405,10 +551,26 @@ def main(argv=None):
     log(f"setup: real runtime build {setup['real_runtime_build_s']:.3f}s, assay compile {setup['assay_compile_s']:.3f}s")
     if setup["assay_compile_error"]:
         log(f"!!!!!!!! assay.compile(programs.baml) FAILED: {setup['assay_compile_error']}")
-    results = run_warm(benches, runners, reps, log)
+    base = None
+    if a.baseline:
+        tmp = tempfile.mkdtemp(prefix="assay-baseline-")
+        base = Baseline(a.baseline, tmp)
+        after = Baseline(None, None)  # both Assays in workers, so neither has the in-process advantage
+        runners = {"assay": after.run, "before": base.run, "real": runners["real"],
+                   "cpython": runners["cpython"]}
+        log(f"baseline: assay at {base.rev} and the working tree's, each in a worker process")
+    try:
+        results = run_warm(benches, runners, reps, log)
+    finally:
+        if base is not None:
+            base.close()
+            after.close()
+            shutil.rmtree(tmp, ignore_errors=True)
     rows, g = summarize(results)
     lines: list[str] = []
     print_table(rows, g, reps, lines.append)
+    if base is not None:
+        print_before_after(rows, g, reps, base.rev, lines.append)
     c = None
     if not a.no_cold:
         try:
@@ -419,6 +581,7 @@ def main(argv=None):
     print("\n".join(lines))
     if a.json:
         data = {"meta": {"python": sys.version, "reps": reps, "cold_reps": cold_reps, "time": time.time(),
+                         "baseline": base.rev if base else None,
                          "targets": {"assay_over_real": TARGET_REAL, "assay_over_cpython": TARGET_CPY,
                                      "cold_assay_over_real": TARGET_COLD}},
                 "setup": setup, "benchmarks": rows, "geomean": g, "cold": c}

@@ -1,6 +1,7 @@
 """CPython twins of programs.baml: the same algorithms, written as idiomatic plain Python."""
 from __future__ import annotations
 
+import math
 from enum import Enum
 
 
@@ -151,3 +152,224 @@ def sieve(n: int) -> int:
         if f:
             count += 1
     return count
+
+
+# ═══════════ twins of the programs added with issue 7's speed work ═══════════
+
+def tak(x: int, y: int, z: int) -> int:
+    if y < x:
+        return tak(tak(x - 1, y, z), tak(y - 1, z, x), tak(z - 1, x, y))
+    return z
+
+
+class TreeNode:
+    __slots__ = ("val", "kids")
+
+    def __init__(self, val: int, kids: list):
+        self.val = val
+        self.kids = kids
+
+
+def build_tree(depth: int, val: int) -> TreeNode:
+    kids = []
+    if depth > 0:
+        kids.append(build_tree(depth - 1, val * 2))
+        kids.append(build_tree(depth - 1, val * 2 + 1))
+    return TreeNode(val, kids)
+
+
+def tree_total(t: TreeNode) -> int:
+    s = t.val % 7
+    for k in t.kids:
+        s += tree_total(k)
+    return s
+
+
+def tree_sum(depth: int) -> int:
+    return tree_total(build_tree(depth, 1))
+
+
+def collatz(n: int) -> int:
+    total = 0
+    for k in range(1, n + 1):
+        x = k
+        while x != 1:
+            if x % 2 == 0:
+                x = x // 2
+            else:
+                x = 3 * x + 1
+            total += 1
+    return total
+
+
+def mat_mul(n: int) -> int:
+    a = [[(i * j + 1) % 17 for j in range(n)] for i in range(n)]
+    b = [[(i + 2 * j) % 13 for j in range(n)] for i in range(n)]
+    check = 0
+    for i in range(n):
+        ai = a[i]
+        for j in range(n):
+            s = 0
+            for k in range(n):
+                s += ai[k] * b[k][j]
+            check = (check + s * (i + j + 1)) % 1000003
+    return check
+
+
+class Particle:
+    __slots__ = ("x", "v", "hits")
+
+    def __init__(self, x: int, v: int, hits: int):
+        self.x = x
+        self.v = v
+        self.hits = hits
+
+
+def particles(n: int) -> int:
+    ps = [Particle(i * 10, (i % 7) - 3, 0) for i in range(100)]
+    for _ in range(n):
+        for p in ps:
+            p.x += p.v
+            if p.x < 0 or p.x > 1000:
+                p.v = -p.v
+                p.hits += 1
+    return sum(p.x + p.hits * 3 for p in ps)
+
+
+def interp(n: int) -> int:
+    prog = [0, 1, 2, 3, 4, 1, 5, 2, 0, 3]
+    acc = 0
+    reg = 1
+    for i in range(n):
+        match prog[i % 10]:
+            case 0:
+                acc += reg
+            case 1:
+                reg = (reg * 3) % 10007
+            case 2:
+                acc -= reg // 2  # reg >= 1: // == truncation
+            case 3:
+                reg += 7
+            case 4:
+                acc = int(math.fmod(acc, 1000003))  # BAML's % truncates: the sign follows acc
+            case _:
+                reg = reg % 101 + 1
+    return acc + reg
+
+
+class Circle:
+    __match_args__ = ("r",)
+
+    def __init__(self, r: int):
+        self.r = r
+
+
+class Rect:
+    __match_args__ = ("w", "h")
+
+    def __init__(self, w: int, h: int):
+        self.w = w
+        self.h = h
+
+
+class Tri:
+    def __init__(self, b: int, h: int):
+        self.b = b
+        self.h = h
+
+
+def area(s) -> int:
+    match s:
+        case Circle(r=r):
+            return 3 * r * r
+        case Rect(w=w, h=h):
+            return w * h
+        case Tri():
+            return s.b * s.h // 2
+    raise AssertionError
+
+
+def union_match(n: int) -> int:
+    shapes = [Circle(2), Rect(3, 4), Tri(5, 6), Circle(1), Rect(7, 1)]
+    acc = 0
+    for i in range(n):
+        acc += area(shapes[i % 5])
+    return acc
+
+
+def insertion_sort(n: int) -> int:
+    xs = []
+    x = 777
+    for _ in range(n):
+        x = (x * 1103515245 + 12345) % 2147483648
+        xs.append(x % 100000)
+    for i in range(1, n):
+        key = xs[i]
+        j = i - 1
+        while j >= 0 and xs[j] > key:
+            xs[j + 1] = xs[j]
+            j -= 1
+        xs[j + 1] = key
+    return xs[0] + xs[n // 2] * 3 + xs[n - 1] * 7
+
+
+class Rec:
+    __slots__ = ("name", "score")
+
+    def __init__(self, name: str, score: int):
+        self.name = name
+        self.score = score
+
+
+def sort_records(n: int) -> int:
+    rs = []
+    x = 99
+    for i in range(n):
+        x = (x * 1103515245 + 12345) % 2147483648
+        rs.append(Rec(f"r{i}", x % 10000))
+    rs.sort(key=lambda r: r.score)
+    return rs[0].score + rs[n // 2].score * 3 + rs[n - 1].score * 7 + len(rs[n - 1].name)
+
+
+def map_build(n: int) -> int:
+    m: dict[str, int] = {}
+    for i in range(n):
+        k = f"k{i % 997}"
+        m[k] = m.get(k, 0) + i % 13
+    s = 0
+    for k in m:
+        s += m[k] * len(k)
+    return s + len(m)
+
+
+def str_ops(n: int) -> int:
+    text = "the quick brown fox jumps over the lazy dog"
+    total = 0
+    for i in range(n):
+        words = text.split(" ")
+        w = words[i % 9]
+        if "o" in w:
+            total += len(w.upper())
+        else:
+            total += len(w[0:2]) + 1
+        if w.startswith("t"):
+            total += 2
+    return total
+
+
+def make_adder(k: int):
+    return lambda x: x + k
+
+
+def apply_twice(f, x: int) -> int:
+    return f(f(x))
+
+
+def closure_hof(n: int) -> int:
+    adders = [make_adder(1), make_adder(2), make_adder(3)]
+    acc = 0
+    for i in range(n):
+        acc = apply_twice(adders[i % 3], acc) % 1000003
+    xs = list(range(1000))
+    ys = [v for v in (v * 2 + acc % 5 for v in xs) if v % 3 == 0]
+    return acc + len(ys) + sum(ys) % 1000
