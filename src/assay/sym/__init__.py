@@ -35,6 +35,7 @@ class Trace:
         self._pins: list = state.pins if state else []
         self.concretized: dict = state.concretized if state else {}
         self.output = output
+        self.status = None  # of the last flip: "sat", "unsat" or "unknown"
 
     @property
     def assumptions(self) -> list[Expr]:
@@ -52,9 +53,12 @@ class Trace:
 
     def flip(self, k: int, timeout_ms: int = 5000) -> dict | None:
         """Arguments whose run follows path[:k] and takes the other side of path[k]
-        (None when no such input exists or the solver gives up)."""
-        model = solver.solve(self.constraints(k) + [not_(self.path[k].constraint)],
-                             self._inputs.domains, timeout_ms)
+        (None when no such input exists or the solver gives up: `status` says which)."""
+        target = not_(self.path[k].constraint)
+        # only the constraints sharing vars with the target matter; the other vars keep
+        # their values, so the rest of the prefix still holds
+        conditions = solver.related(target, self.constraints(k)) + [target]
+        self.status, model = solver.solve(conditions, self._inputs.domains, timeout_ms)
         if model is None:
             return None
         return {name: rebuild(name, self.args.get(name), t, model) if symbolic else self.args.get(name)
@@ -64,21 +68,22 @@ class Trace:
         return f"Trace({self.function}, {len(self.path)} records, error={self.error!r})"
 
 
-def run(program, fn: str, args: dict | None = None, symbolic="all", max_len: int = 8) -> Trace:
+def run(program, fn: str, args: dict | None = None, symbolic="all", max_len: int = 8,
+        extensions=()) -> Trace:
     """Run `fn` with `args`, tracking the parameters named in `symbolic` ("all" for every
     one). `program` is an `assay.load()` program or a mirx view. With nothing symbolic the
-    run is plain (no instrumented code at all)."""
+    run is plain (no instrumented code at all). `extensions` ride along (e.g. coverage)."""
     view = program if isinstance(program, mirx.ProgramView) else mirx.view(program)
     fv = view.function(fn)
     args = dict(args or {})
     params = [(p.name, p.type, symbolic == "all" or p.name in symbolic) for p in fv.params]
     inputs = Inputs(max_len)
     if not any(s for _, _, s in params):
-        result, error = view.run(fn, args)
+        result, error = view.run(fn, args, extensions=extensions)
         return Trace(fn, args, params, inputs, result, error, None, None)
     new_scope()
     tracer = Tracer(params, inputs)
-    result, error = view.run(fn, args, extensions=[tracer])
+    result, error = view.run(fn, args, extensions=[tracer, *extensions])
     out = tracer.result_shadow
     return Trace(fn, args, params, inputs, result, error, tracer.state,
                  out if isinstance(out, (Expr, SymArray, SymMap, SymObject, SymOptional)) else None)

@@ -76,8 +76,8 @@ _OPS = {
 }
 
 
-def solve(conditions: list, domains: dict, timeout_ms: int = 5000):
-    """A model of the conjunction: {var name: value}, or None (unsat or unknown)."""
+def solve(conditions: list, domains: dict, timeout_ms: int = 5000) -> tuple[str, dict | None]:
+    """("sat", {var name: value}) for the conjunction, or ("unsat" | "unknown", None)."""
     enc = Encoder(domains)
     z3 = enc.z3
     s = z3.Solver()
@@ -85,15 +85,16 @@ def solve(conditions: list, domains: dict, timeout_ms: int = 5000):
     for c in conditions:
         s.add(enc(c))
     s.add(*enc.domain)
-    if s.check() != z3.sat:
-        return None
+    status = s.check()
+    if status != z3.sat:
+        return ("unsat" if status == z3.unsat else "unknown"), None
     m = s.model()
     out = {}
     for name, t in enc.vars.items():
         v = m.eval(t, model_completion=True)
         out[name] = (v.as_long() if z3.is_int_value(v) else z3.is_true(v) if z3.is_bool(v)
                      else v.as_string())
-    return out
+    return "sat", out
 
 
 def smt2(conditions: list, domains: dict) -> str:
@@ -105,3 +106,21 @@ def smt2(conditions: list, domains: dict) -> str:
         s.add(enc(c))
     s.add(*enc.domain)
     return s.to_smt2()
+
+
+def related(target: Expr, conditions: list) -> list:
+    """The conditions that share a var with `target`, transitively (constraint independence:
+    the others cannot change whether the target is satisfiable)."""
+    groups = [(c, {v.args[0] for v in c.vars()}) for c in conditions]
+    want = {v.args[0] for v in target.vars()}
+    chosen: list = []
+    changed = True
+    while changed:
+        changed = False
+        for i, (c, vs) in enumerate(groups):
+            if c is not None and vs & want:
+                want |= vs
+                chosen.append(c)
+                groups[i] = (None, vs)
+                changed = True
+    return chosen
