@@ -457,7 +457,7 @@ def test_snapshots(cmd, function):
 def test_dump_lists_every_function_and_lambda():
     r = invoke("dis", SMALL)
     heads = [ln.split("(")[0] for ln in r.stdout.splitlines() if ln.startswith("fn ")]
-    assert heads == ["fn user.pick", "fn user.adder", "fn user.adder.<lambda1>", "fn user.safe",
+    assert heads == ["fn user.pick", "fn user.adder", "fn user.adder.<lambda@15:3>", "fn user.safe",
                      "fn user.grow", "fn user.util.twice"]
 
 

@@ -21,6 +21,7 @@ OPCODES = {
     "make_cell": "",                 # v → new cell
     "load_field": "field name",      # obj → obj.f
     "store_field": "field name",     # obj, v →
+    "load_method": "method name",    # obj → obj's method, bound (dispatched on obj's class)
     "load_index": "kind",            # coll, i → coll[i]   (IndexOutOfBounds / MapKeyNotFound)
     "store_index": "kind",           # coll, i, v →        (kind: array / map when known)
     "bin_op": "operator",            # a, b → a op b   (BAML semantics, any operand types)
@@ -94,7 +95,7 @@ def show_arg(op: str, arg) -> str:
         return show(arg)
     if op.startswith("bin_op") and isinstance(arg, tuple):
         return f"{arg[0]} (overflow message swapped)"
-    if op in ("load_field", "store_field"):
+    if op in ("load_field", "store_field", "load_method"):
         return "." + arg
     return str(arg)
 

@@ -71,14 +71,22 @@ def emit_function(fn: ir.MirFunction, hooks=()) -> BexFunction:
         elif isinstance(v, ir.Load):
             p = v.place
             load(p.base, span)
-            if isinstance(p, ir.FieldPlace):
-                put("load_deref" if p.name == "$cell" else "load_field", None if p.name == "$cell" else p.name, span)
+            if isinstance(p, ir.CellPlace):
+                put("load_deref", None, span)
+            elif isinstance(p, ir.FieldPlace):
+                put("load_field", p.name, span)
             else:
                 load(p.index, span)
                 put("load_index", p.kind or None, span)
+        elif isinstance(v, ir.BoundMethod):
+            load(v.operand, span)
+            put("load_method", v.name, span)
         elif isinstance(v, ir.IsType):
             load(v.operand, span)
             put("is_type", v.ty, span)
+        elif isinstance(v, ir.IsOmitted):
+            load(v.operand, span)
+            put("is_type", ("omitted",), span)  # the run-time test of an omitted argument
         elif isinstance(v, ir.MakeClosure):
             for c in v.captures:
                 put("load_var", c.index, span)
@@ -97,10 +105,14 @@ def emit_function(fn: ir.MirFunction, hooks=()) -> BexFunction:
         if isinstance(d, ir.Local):
             rvalue(s.value, s.span)
             put("store_var", d.index, s.span)
+        elif isinstance(d, ir.CellPlace):
+            load(d.base, s.span)
+            rvalue(s.value, s.span)
+            put("store_deref", None, s.span)
         elif isinstance(d, ir.FieldPlace):
             load(d.base, s.span)
             rvalue(s.value, s.span)
-            put("store_deref" if d.name == "$cell" else "store_field", None if d.name == "$cell" else d.name, s.span)
+            put("store_field", d.name, s.span)
         else:
             load(d.base, s.span)
             load(d.index, s.span)

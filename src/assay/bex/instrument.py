@@ -301,9 +301,8 @@ def _guards(n) -> bool:
     memory they touch may hold a shadow whatever the operands), nor to calls of user code
     (the callee decides its result's shadow)."""
     if isinstance(n, ir.Assign):
-        cell = (isinstance(n.dest, ir.FieldPlace) and n.dest.name == "$cell") or (
-            isinstance(n.value, ir.Load) and isinstance(n.value.place, ir.FieldPlace)
-            and n.value.place.name == "$cell")
+        cell = isinstance(n.dest, ir.CellPlace) or (
+            isinstance(n.value, ir.Load) and isinstance(n.value.place, ir.CellPlace))
         return isinstance(n.dest, ir.Local) and not cell
     if isinstance(n, ir.Call):
         return n.callee.kind == "native"

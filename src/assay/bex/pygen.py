@@ -351,10 +351,10 @@ class FunctionGen:
         self.result(f"[{self.pop()}]")
 
     def op_load_field(self, name) -> None:
-        if name.startswith("$method:"):
-            self.result(f"{self.pop()}.m_{name[8:]}")  # a bound method value
-        else:
-            self.result(f"{self.pop()}.f_{name}")
+        self.result(f"{self.pop()}.f_{name}")
+
+    def op_load_method(self, name) -> None:
+        self.result(f"{self.pop()}.m_{name}")  # a bound method value
 
     def op_store_field(self, name) -> None:
         v = self.pop()

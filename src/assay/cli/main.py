@@ -1,4 +1,4 @@
-"""The `assay` command line: check, run, test, mir, dis.
+"""The `assay` command line: check, run, test, explore, mir, dis.
 
 Thin by design: parse options, call the library (assay.compiler / assay.api), format output.
 Exit codes: 0 ok; 1 the program has errors, a test failed, or the call panicked / threw /
@@ -25,6 +25,8 @@ from ..bex.values import BamlRaise
 from ..bex.vm import baml_traceback
 from ..compiler import Program, analyze, compile_sources, describe_error
 from ..coverage.collect import Coverage
+from ..explore import emit_tests
+from ..explore.driver import explore as explore_fn
 from ..mir.pretty import format_function
 from ..source import CompileError, Diagnostic, SourceFile
 from ..sym import Tracer
@@ -404,6 +406,72 @@ def _print_test(o) -> None:
         click.echo(f"{styled('FAIL', 'red')} {o.file}::{o.name} — {o.error['type']}: {message}{at}")
 
 
+# ── explore ──
+
+
+@cli.command()
+@click.argument("path")
+@click.argument("function", required=False)
+@click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+              metavar="SECONDS", help="Time per function (compilation not counted).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the first inputs.")
+@click.option("--max-len", type=click.IntRange(min=0), default=8, show_default=True,
+              help="Bound on the lengths of generated strings, arrays and maps.")
+@click.option("--max-depth", type=click.IntRange(min=0), default=3, show_default=True,
+              help="Bound on the nesting of generated recursive classes.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object (per function: verdict, cases, stats).")
+@click.option("--emit-tests", "emit_path", metavar="OUT.baml", default=None,
+              help="Write a BAML test per distinct outcome found.")
+@click.option("--force", is_flag=True, help="Let --emit-tests overwrite an existing file.")
+def explore(path, function, budget, seed, max_len, max_depth, as_json, emit_path, force):
+    """Generate inputs that cover every path of FUNCTION (or of every function) of the program
+    at PATH, find its crashes, and report them (exit 1 when a bug was found)."""
+    with reporting(as_json):
+        if emit_path and os.path.exists(emit_path) and not force:
+            raise usage_failure("UsageError", f"{emit_path} exists (use --force to overwrite it)")
+        t0 = time.perf_counter()
+        program = compile_program(load_path(path))
+        view = mirx.view(program)
+        names = [resolve(program, function).fqn] if function else \
+            [f.fqn for f in view.functions(include_tests=False) if f.kind == "function"]
+        build = time.perf_counter() - t0
+        with program_output(True):
+            reports = [explore_fn(view, fqn, budget=budget, seed=seed, max_len=max_len, max_depth=max_depth)
+                       for fqn in names]
+        for r in reports:
+            r.setdefault("stats", {})["build_seconds"] = round(build, 6)
+        if emit_path:
+            write_text(emit_path, emit_tests(view, reports))
+    if as_json:
+        emit_json(reports[0] if function else {"functions": reports})
+    else:
+        for r in reports:
+            click.echo(explore_summary(r))
+    return 1 if any(r.get("bugs") for r in reports) else 0
+
+
+def explore_summary(r: dict) -> str:
+    if r["verdict"] == "skipped":
+        return f"{r['function']}: skipped ({r['reason']})"
+    cov = r["coverage"]
+    lines = [f"{r['function']}: {r['verdict']}, {r['paths']} paths, branches {cov['branches_covered']}/"
+             f"{cov['branches_total']}, {len(r['cases'])} outcomes, {r['bugs']} bugs "
+             f"({r['stats']['executions']} executions, {r['seconds']:.2f} s)"]
+    for c in r["cases"]:
+        if c["bug"]:
+            err = c["outcome"]["error"]
+            lines.append(f"  BUG {err['type']}: {err['message']}  args={json.dumps(c['args'])}")
+    return "\n".join(lines)
+
+
+def write_text(path: str, text: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise usage_failure("UsageError", f"cannot write {path}: {e.strerror}") from None
+
+
 # ── mir / dis ──
 
 
@@ -464,7 +532,7 @@ def dump_functions(path: str, function: str | None, show, instrumented: bool = F
 
 
 def with_lambdas(program: Program, fqn: str) -> list[str]:
-    """`fqn` and the lambdas lowered with it (named `fqn.<lambdaN>`, nested alike)."""
+    """`fqn` and the lambdas lowered with it (named `fqn.<lambda@LINE:COL>`, nested alike)."""
     return [k for k in program.runtime.mir if k == fqn or k.startswith(fqn + ".<lambda")]
 
 

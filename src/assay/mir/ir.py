@@ -8,7 +8,7 @@ handler's error local.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..source import Span
 
@@ -22,8 +22,16 @@ class Local:
 
 @dataclass(frozen=True, slots=True)
 class FieldPlace:
+    """A field of a class instance: `base.name` (always a declared field; a method read as a
+    value is the rvalue `BoundMethod`)."""
     base: "Operand"
     name: str
+
+
+@dataclass(frozen=True, slots=True)
+class CellPlace:
+    """The content of a closure cell: `*base` (a captured local lives in a cell)."""
+    base: "Operand"
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +41,7 @@ class IndexPlace:
     kind: str = ""  # 'array' / 'map' when the base's static type is known
 
 
-Place = Local | FieldPlace | IndexPlace
+Place = Local | FieldPlace | IndexPlace | CellPlace
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,14 +147,28 @@ class ClassAgg:
 
 @dataclass(slots=True)
 class Load:
-    """Read a field or an element: `copy _1.x`, `copy _1[_2]`."""
-    place: FieldPlace | IndexPlace
+    """Read a field, an element or a cell's content: `copy _1.x`, `copy _1[_2]`, `copy *_1`."""
+    place: FieldPlace | IndexPlace | CellPlace
+
+
+@dataclass(slots=True)
+class BoundMethod:
+    """A method read as a value (`p.area` where `area` is no field): the method bound to
+    `operand`, dispatched on its run-time class."""
+    operand: Operand
+    name: str
 
 
 @dataclass(slots=True)
 class IsType:
     operand: Operand
     ty: object  # a runtime type test (assay.mir.typetest.TypeTest)
+
+
+@dataclass(slots=True)
+class IsOmitted:
+    """Was this parameter's argument omitted (so the body fills in its default)?"""
+    operand: Operand
 
 
 @dataclass(slots=True)
@@ -165,7 +187,8 @@ class Len:
     operand: Operand
 
 
-Rvalue = Use | BinaryOp | UnaryOp | Truthy | ArrayAgg | Concat | MapAgg | ClassAgg | Load | IsType | MakeClosure | MakeCell | Len
+Rvalue = (Use | BinaryOp | UnaryOp | Truthy | ArrayAgg | Concat | MapAgg | ClassAgg | Load | BoundMethod | IsType
+          | IsOmitted | MakeClosure | MakeCell | Len)
 
 
 # ── statements and terminators ──
@@ -294,10 +317,15 @@ class MirFunction:
 
 
 # ── the one operand walk ──
+#
+# Every pass that reads or rewrites operands goes through these: `*_operands` list what a node
+# reads, `map_*` rebuild a node with each operand replaced by `f(operand)`, in the same order.
+# Locals that are not operands (an assignment's or a call's destination local, a catch
+# handler's error local) are not visited; a closure's captured cells are, as `Copy(cell)`.
 
-def place_operands(p):
-    """The operands a place reads: `base` of a field, `base` and `index` of an element."""
-    if isinstance(p, FieldPlace):
+def place_operands(p) -> list:
+    """The operands a place reads: `base` of a field or cell, `base` and `index` of an element."""
+    if isinstance(p, (FieldPlace, CellPlace)):
         return [p.base]
     if isinstance(p, IndexPlace):
         return [p.base, p.index]
@@ -309,7 +337,7 @@ def rvalue_operands(v) -> list:
         return [v.op]
     if isinstance(v, BinaryOp):
         return [v.left, v.right]
-    if isinstance(v, (UnaryOp, Truthy, IsType, MakeCell, Len)):
+    if isinstance(v, (UnaryOp, Truthy, IsType, IsOmitted, MakeCell, Len, BoundMethod)):
         return [v.operand]
     if isinstance(v, (ArrayAgg, Concat)):
         return list(v.items if isinstance(v, ArrayAgg) else v.parts)
@@ -340,3 +368,54 @@ def node_operands(node) -> list:
     if isinstance(node, (Throw, Rethrow, ThrowIfPanic)):
         return [node.value]
     return []
+
+
+def map_place(p, f):
+    """`p` with each operand `o` it reads replaced by `f(o)` (a local is returned as is)."""
+    if isinstance(p, FieldPlace):
+        return FieldPlace(f(p.base), p.name)
+    if isinstance(p, CellPlace):
+        return CellPlace(f(p.base))
+    if isinstance(p, IndexPlace):
+        return IndexPlace(f(p.base), f(p.index), p.kind)
+    return p
+
+
+def map_rvalue(v, f):
+    """A new rvalue: `v` with each operand `o` replaced by `f(o)`; every other field kept."""
+    if isinstance(v, Use):
+        return Use(f(v.op))
+    if isinstance(v, BinaryOp):
+        return replace(v, left=f(v.left), right=f(v.right))
+    if isinstance(v, (UnaryOp, Truthy, IsType, IsOmitted, MakeCell, Len, BoundMethod)):
+        return replace(v, operand=f(v.operand))
+    if isinstance(v, ArrayAgg):
+        return ArrayAgg([f(o) for o in v.items])
+    if isinstance(v, Concat):
+        return Concat([f(o) for o in v.parts])
+    if isinstance(v, MapAgg):
+        return MapAgg([(f(k), f(x)) for k, x in v.entries])
+    if isinstance(v, ClassAgg):
+        return ClassAgg(v.fqn, [f(o) for o in v.fields])
+    if isinstance(v, Load):
+        return Load(map_place(v.place, f))
+    if isinstance(v, MakeClosure):  # a cell maps to a cell: f returns a Copy of a local
+        return MakeClosure(v.fqn, [f(Copy(c)).place for c in v.captures])
+    raise AssertionError(v)
+
+
+def map_operands(node, f):
+    """A new statement or terminator: `node` with each operand `o` of `node_operands(node)`
+    replaced by `f(o)`, the rest kept (a node that reads no operand, and a return, whose read
+    of _0 is implicit, come back as they are)."""
+    if isinstance(node, Assign):
+        return Assign(map_place(node.dest, f), map_rvalue(node.value, f), node.span)
+    if isinstance(node, Check):
+        return replace(node, operands=[f(o) for o in node.operands])
+    if isinstance(node, Branch):
+        return replace(node, cond=f(node.cond))
+    if isinstance(node, Call):
+        return replace(node, args=[f(a) for a in node.args], kwargs=[(k, f(a)) for k, a in node.kwargs])
+    if isinstance(node, (Throw, Rethrow, ThrowIfPanic)):
+        return replace(node, value=f(node.value))
+    return node

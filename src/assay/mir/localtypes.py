@@ -58,7 +58,7 @@ class _Infer:
             return self.binary(v)
         if isinstance(v, ir.UnaryOp):
             return T.BOOL if v.op == "!" else (T.INT if v.op == "~" else self.arith(v.operand, v.operand))
-        if isinstance(v, (ir.Truthy, ir.IsType)):
+        if isinstance(v, (ir.Truthy, ir.IsType, ir.IsOmitted)):
             return T.BOOL
         if isinstance(v, ir.Len):
             return T.INT
@@ -103,10 +103,10 @@ class _Infer:
         base = self.op(p.base)
         if base is None:
             return None
+        if isinstance(p, ir.CellPlace):
+            return base  # a cell local is typed with its content
         if isinstance(p, ir.FieldPlace):
-            if p.name == "$cell":
-                return base  # a cell local is typed with its content
-            return self.field(base, p.name) if not p.name.startswith("$") else T.UNKNOWN
+            return self.field(base, p.name)
         base = T.strip_null(base)
         if isinstance(base, T.Arr):
             return base.elem

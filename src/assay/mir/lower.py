@@ -65,7 +65,6 @@ class Program:
         self.builtin_methods = builtin_methods  # "array.push", … (receiver kind . method)
         self.builtin_classes = builtin_classes
         self.variants = variants  # enum fqn -> {name: ir.VariantConst}
-        self.lambda_counter = 0
         self.types = Resolver(index, _std_types(builtin_classes, variants))
         # a field access whose name is no class's field reads a bound method (`p.area`)
         self.field_names = {f.name for c in index.classes.values() for f in c.fields} | {
@@ -222,13 +221,13 @@ class FnLowerer:
     def read_local(self, loc: int) -> ir.Operand:
         if self.locals[loc].is_cell:
             t = self.temp()
-            self.emit(t, ir.Load(ir.FieldPlace(ir.Copy(ir.Local(loc)), "$cell")))
+            self.emit(t, ir.Load(ir.CellPlace(ir.Copy(ir.Local(loc)))))
             return ir.Copy(t)
         return ir.Copy(ir.Local(loc))
 
     def write_local(self, loc: int, value: ir.Operand, span=None) -> None:
         if self.locals[loc].is_cell:
-            self.emit(ir.FieldPlace(ir.Copy(ir.Local(loc)), "$cell"), ir.Use(value), span)
+            self.emit(ir.CellPlace(ir.Copy(ir.Local(loc))), ir.Use(value), span)
         else:
             self.emit(ir.Local(loc), ir.Use(value), span)
 
@@ -316,7 +315,7 @@ class FnLowerer:
 
     def fill_default(self, p: ast.Param) -> None:
         loc = self.scopes[-1][p.name]
-        is_omit = self.to_temp(ir.IsType(self.read_local(loc), ("omitted",)))
+        is_omit = self.to_temp(ir.IsOmitted(self.read_local(loc)))
         fill, join = self.new_block(), self.new_block()
         self.terminate(ir.Branch(is_omit, fill, join, "default"))
         self.switch(fill)
@@ -650,10 +649,13 @@ class FnLowerer:
         if path is not None:
             return self.path_value(path, e)
         obj = self.lower_expr(e.obj)
-        name = e.name if e.name in self.prog.field_names else "$method:" + e.name
+        if e.name in self.prog.field_names:
+            read = lambda o: ir.Load(ir.FieldPlace(o, e.name))  # noqa: E731
+        else:
+            read = lambda o: ir.BoundMethod(o, e.name)  # noqa: E731
         if e.optional:
-            return self.null_guard(obj, lambda o: self.to_temp(ir.Load(ir.FieldPlace(o, name)), e.span))
-        return self.to_temp(ir.Load(ir.FieldPlace(obj, name)), e.span)
+            return self.null_guard(obj, lambda o: self.to_temp(read(o), e.span))
+        return self.to_temp(read(obj), e.span)
 
     def null_guard(self, obj: ir.Operand, then) -> ir.Operand:
         result = self.temp()
@@ -949,9 +951,21 @@ class FnLowerer:
         self.switch(join)
         return ir.Copy(result)
 
+    def lambda_fqn(self, e: ast.Lambda) -> str:
+        """A lambda is named by where it starts in the source, nested in its enclosing
+        function's name (`user.f.<lambda@3:9>`, `user.f.<lambda@3:9>.<lambda@4:13>`): the
+        name does not depend on the order in which functions are lowered."""
+        line, col = e.span.line_col
+        base = fqn = f"{self.fqn}.<lambda@{line}:{col}>"
+        taken = {f.fqn for f in self.lambdas}
+        n = 1
+        while fqn in taken:  # one lambda lowered twice (no construct does this today)
+            n += 1
+            fqn = f"{base}#{n}"
+        return fqn
+
     def expr_Lambda(self, e: ast.Lambda):
-        self.prog.lambda_counter += 1
-        fqn = f"{self.fqn}.<lambda{self.prog.lambda_counter}>"
+        fqn = self.lambda_fqn(e)
         child = FnLowerer(self.prog, fqn, self.namespace, e.params, e.body, self.owner,
                           parent=self, span=e.span)
         child.lambda_ty = e.ty
@@ -1228,62 +1242,22 @@ def _prepend_captures(fn: ir.MirFunction, child: FnLowerer, n: int) -> ir.MirFun
 
 
 def _renumber(fn: ir.MirFunction, remap: dict[int, int]) -> None:
+    """Rename every local by `remap`: operands (through ir.map_operands), destinations and
+    catch handlers' error locals."""
     def op(o):
-        if isinstance(o, ir.Copy):
-            return ir.Copy(ir.Local(remap[o.place.index]), o.ty)
-        return o
+        return ir.Copy(ir.Local(remap[o.place.index]), o.ty) if isinstance(o, ir.Copy) else o
 
-    def place(p):
-        if isinstance(p, ir.Local):
-            return ir.Local(remap[p.index])
-        if isinstance(p, ir.FieldPlace):
-            return ir.FieldPlace(op(p.base), p.name)
-        return ir.IndexPlace(op(p.base), op(p.index), p.kind)
-
-    def rv(v):
-        if isinstance(v, ir.Use):
-            return ir.Use(op(v.op))
-        if isinstance(v, ir.BinaryOp):
-            return ir.BinaryOp(v.op, op(v.left), op(v.right), v.kind)
-        if isinstance(v, ir.UnaryOp):
-            return ir.UnaryOp(v.op, op(v.operand))
-        if isinstance(v, ir.Truthy):
-            return ir.Truthy(op(v.operand))
-        if isinstance(v, ir.ArrayAgg):
-            return ir.ArrayAgg([op(x) for x in v.items])
-        if isinstance(v, ir.Concat):
-            return ir.Concat([op(x) for x in v.parts])
-        if isinstance(v, ir.MapAgg):
-            return ir.MapAgg([(op(k), op(x)) for k, x in v.entries])
-        if isinstance(v, ir.ClassAgg):
-            return ir.ClassAgg(v.fqn, [op(x) for x in v.fields])
-        if isinstance(v, ir.Load):
-            return ir.Load(place(v.place))
-        if isinstance(v, ir.IsType):
-            return ir.IsType(op(v.operand), v.ty)
-        if isinstance(v, ir.MakeClosure):
-            return ir.MakeClosure(v.fqn, [ir.Local(remap[c.index]) for c in v.captures])
-        if isinstance(v, ir.MakeCell):
-            return ir.MakeCell(op(v.operand))
-        if isinstance(v, ir.Len):
-            return ir.Len(op(v.operand))
-        raise AssertionError(v)
+    def node(n):
+        n = ir.map_operands(n, op)
+        if isinstance(n, ir.Assign) and isinstance(n.dest, ir.Local):
+            n.dest = ir.Local(remap[n.dest.index])
+        elif isinstance(n, ir.Call) and n.dest is not None:
+            n.dest = ir.Local(remap[n.dest.index])
+        return n
 
     for b in fn.blocks:
-        b.statements = [ir.Check(s.panic, s.op, [op(o) for o in s.operands], s.span)
-                        if isinstance(s, ir.Check) else ir.Assign(place(s.dest), rv(s.value), s.span)
-                        for s in b.statements]
-        t = b.terminator
-        if isinstance(t, ir.Branch):
-            t.cond = op(t.cond)
-        elif isinstance(t, ir.Call):
-            t.args = [op(a) for a in t.args]
-            t.kwargs = [(k, op(a)) for k, a in t.kwargs]
-            t.dest = ir.Local(remap[t.dest.index]) if t.dest is not None else None
-        elif isinstance(t, (ir.Throw, ir.Rethrow)):
-            t.value = op(t.value)
-        elif isinstance(t, ir.ThrowIfPanic):
-            t.value = op(t.value)
+        b.statements = [node(s) for s in b.statements]
+        b.terminator = node(b.terminator)
         if b.unwind is not None:
             b.unwind = (b.unwind[0], remap[b.unwind[1]])
 

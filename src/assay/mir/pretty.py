@@ -39,8 +39,10 @@ def operand(o) -> str:
 def place(p) -> str:
     if isinstance(p, ir.Local):
         return f"_{p.index}"
+    if isinstance(p, ir.CellPlace):
+        return f"(*{operand(p.base)})"
     if isinstance(p, ir.FieldPlace):
-        return f"(*{operand(p.base)})" if p.name == "$cell" else f"({operand(p.base)}).{p.name}"
+        return f"({operand(p.base)}).{p.name}"
     return f"({operand(p.base)})[{operand(p.index)}]"
 
 
@@ -64,8 +66,12 @@ def rvalue(v) -> str:
         return f"{v.fqn} {{ " + ", ".join(operand(x) for x in v.fields) + " }"
     if isinstance(v, ir.Load):
         return "copy " + place(v.place)
+    if isinstance(v, ir.BoundMethod):
+        return f"copy ({operand(v.operand)}).$method:{v.name}"
     if isinstance(v, ir.IsType):
-        return f"is_type({operand(v.operand)}, {show(v.ty) if v.ty != ('omitted',) else 'omitted'})"
+        return f"is_type({operand(v.operand)}, {show(v.ty)})"
+    if isinstance(v, ir.IsOmitted):
+        return f"is_type({operand(v.operand)}, omitted)"
     if isinstance(v, ir.MakeClosure):
         return f"make_closure {v.fqn}(" + ", ".join(f"_{c.index}" for c in v.captures) + ")"
     if isinstance(v, ir.MakeCell):

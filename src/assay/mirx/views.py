@@ -316,11 +316,10 @@ def operand_view(o, locals_, program) -> OperandView:
 def place_view(p, locals_, program) -> PlaceView:
     if isinstance(p, ir.Local):
         return PlaceView("local", p.index, None, None, None)
+    if isinstance(p, ir.CellPlace):
+        return PlaceView("cell", None, operand_view(p.base, locals_, program), None, None)
     if isinstance(p, ir.FieldPlace):
-        base = operand_view(p.base, locals_, program)
-        if p.name == "$cell":
-            return PlaceView("cell", None, base, None, None)
-        return PlaceView("field", None, base, p.name.removeprefix("$method:"), None)
+        return PlaceView("field", None, operand_view(p.base, locals_, program), p.name, None)
     return PlaceView("index", None, operand_view(p.base, locals_, program), None,
                      operand_view(p.index, locals_, program))
 
@@ -332,6 +331,12 @@ _RV_KIND = {ir.Use: "use", ir.BinaryOp: "binary", ir.UnaryOp: "unary", ir.Truthy
 
 
 def rvalue_view(v, locals_, program) -> RvalueView:
+    if isinstance(v, ir.BoundMethod):  # seen as the load of a field named as the method
+        base = operand_view(v.operand, locals_, program)
+        return RvalueView("load", None, (), PlaceView("field", None, base, v.name, None), None)
+    if isinstance(v, ir.IsOmitted):  # seen as the run-time type test ('omitted',)
+        return RvalueView("is_type", None, (operand_view(v.operand, locals_, program),), None,
+                          "omitted", ("omitted",))
     ops = tuple(operand_view(o, locals_, program) for o in ir.rvalue_operands(v)
                 if not isinstance(v, ir.Load))
     place = place_view(v.place, locals_, program) if isinstance(v, ir.Load) else None
@@ -341,7 +346,7 @@ def rvalue_view(v, locals_, program) -> RvalueView:
     elif isinstance(v, ir.MakeClosure):
         target = v.fqn
     elif isinstance(v, ir.IsType):
-        target = show(v.ty) if v.ty != ("omitted",) else "omitted"
+        target = show(v.ty)
     op = v.op if isinstance(v, (ir.BinaryOp, ir.UnaryOp)) else None
     test = v.ty if isinstance(v, ir.IsType) else None
     return RvalueView(_RV_KIND[type(v)], op, ops, place, target, test)
