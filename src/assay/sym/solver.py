@@ -47,8 +47,9 @@ class Encoder:
             return self.vars[name]
         if e.sort == "bool":
             t = z3.Bool(name)
-        elif e.sort == "string":
+        elif e.sort == "string":  # printable ASCII, so every model is a plain literal
             t = z3.String(name)
+            self.domain.append(z3.InRe(t, z3.Star(z3.Range(" ", "~"))))
         else:
             t = z3.Int(name)
             lo, hi = self.domains.get(name, (INT_MIN, INT_MAX))

@@ -1,0 +1,173 @@
+"""The exploration driver: generational search (SAGE) over the path records of concolic runs.
+
+Each execution's path is walked from the position its input was generated for; every
+(prefix, flipped decision) is solved at most once (the branch trie: `tried`), on the slice of
+constraints that share vars with the flip (sym's independence), with a per-query time-out.
+Every case is a replayed execution: nothing is reported that did not run.
+"""
+from __future__ import annotations
+
+import random
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from .. import mirx, sym
+from ..coverage.collect import Coverage
+from ..sym.inputs import default
+
+UNSYNTHESIZABLE = ("function", "unknown", "typevar", "interface")
+
+
+@dataclass
+class Stats:
+    executions: int = 0
+    execute_seconds: float = 0.0
+    build_seconds: float = 0.0
+    solver_queries: int = 0
+    solver_seconds: float = 0.0
+    cache_hits: int = 0
+    unknown: int = 0
+    concretized: int = 0
+
+    def as_dict(self) -> dict:
+        return {k: round(v, 6) if isinstance(v, float) else v for k, v in self.__dict__.items()
+                if k != "concretized"}
+
+
+@dataclass
+class Case:
+    args: dict
+    outcome: dict  # {"ok": value} | {"error": {"type", "message", "fields"}}
+    bug: bool
+    key: tuple = field(repr=False, default=())
+
+
+def unsynthesizable(fv) -> str | None:
+    """Why a function's parameters cannot be generated (None: they can)."""
+    for p in fv.params:
+        if p.type is None or _contains(p.type, UNSYNTHESIZABLE):
+            return f"parameter {p.name!r} of type {p.type.name if p.type else '?'} cannot be synthesised"
+    return None
+
+
+def _contains(t, kinds, depth: int = 0) -> bool:
+    if t.kind in kinds:
+        return True
+    if depth > 4:
+        return False
+    parts = [t.element, t.key, t.value] + t.members + [f.type for f in t.fields]
+    return any(p is not None and _contains(p, kinds, depth + 1) for p in parts)
+
+
+def explore(view: mirx.ProgramView, fn: str, budget: float = 30.0, seed: int = 0,
+            max_len: int = 8, max_depth: int = 3, query_ms: int = 2000) -> dict:
+    """Explore one function; the result is the JSON shape of `assay explore --json`."""
+    fv = view.function(fn)
+    name = fv.fqn.removeprefix("user.")
+    reason = unsynthesizable(fv)
+    if reason is not None:
+        return {"function": name, "verdict": "skipped", "reason": reason}
+    rng = random.Random(seed)
+    declared = fv.throws_type is not None
+    cov, stats = Coverage(), Stats()
+    start = time.monotonic()
+    queue = deque([(_initial(fv, rng), 0)])
+    tried: set = set()
+    cases: dict = {}
+    out_of_time = False
+    while queue:
+        if time.monotonic() - start > budget:
+            out_of_time = True
+            break
+        args, bound = queue.popleft()
+        trace = _execute(view, fn, args, max_len, cov, stats)
+        case = _case(trace, args, declared)
+        cases.setdefault(case.key, case)
+        sig = [(r.site, r.taken) for r in trace.path]
+        for k in range(bound, len(sig)):
+            flip = tuple(sig[:k]) + ((sig[k][0], not sig[k][1]),)
+            if flip in tried:
+                stats.cache_hits += 1
+                continue
+            tried.add(flip)
+            if time.monotonic() - start > budget:
+                out_of_time = True
+                break
+            new = _solve(trace, k, query_ms, stats)
+            if new is not None:
+                queue.append((new, k + 1))
+    totals = _function_totals(cov.data(view), fv)
+    verdict = "budget" if out_of_time else "incomplete" if stats.unknown or stats.concretized else "exhausted"
+    ordered = sorted(cases.values(), key=lambda c: (not c.bug, str(c.key)))
+    return {"function": name, "verdict": verdict, "paths": len(tried) + 1,
+            "coverage": {"branches_covered": totals.branches_hit, "branches_total": totals.branches},
+            "cases": [{"args": c.args, "llm": {}, "outcome": c.outcome, "bug": c.bug} for c in ordered],
+            "bugs": sum(c.bug for c in ordered), "stats": stats.as_dict(),
+            "seconds": round(time.monotonic() - start, 3)}
+
+
+def _function_totals(data, fv):
+    """Coverage of the function's own lines (as `assay test --coverage` reports it)."""
+    span = fv.span
+    return data.file(span.file).totals(span.line, span.end_line)
+
+
+def _initial(fv, rng: random.Random) -> dict:
+    return {p.name: _seed(p.type) for p in fv.params}
+
+
+def _seed(t):
+    """The first input: defaults, except that a map gets one entry (the solver changes keys
+    only by flipping key checks against the keys present)."""
+    if t.kind == "map":
+        return {default(t.key): _seed(t.value)}
+    if t.kind == "class":
+        return {f.name: _seed(f.type) for f in t.fields}
+    return default(t)
+
+
+def _execute(view, fn: str, args: dict, max_len: int, cov, stats: Stats):
+    t0 = time.perf_counter()
+    trace = sym.run(view, fn, args, max_len=max_len, extensions=[cov])
+    stats.executions += 1
+    stats.execute_seconds += time.perf_counter() - t0
+    stats.concretized += sum(trace.concretized.values())
+    return trace
+
+
+def _solve(trace, k: int, query_ms: int, stats: Stats) -> dict | None:
+    t0 = time.perf_counter()
+    new = trace.flip(k, query_ms)
+    stats.solver_queries += 1
+    stats.solver_seconds += time.perf_counter() - t0
+    if trace.status == "unknown":
+        stats.unknown += 1
+    return new
+
+
+def _case(trace, args: dict, declared_throws: bool) -> Case:
+    """The outcome of one execution, and the key that makes outcomes distinct: each error
+    class, and each set of branch edges taken for a return (its path class)."""
+    e = trace.error
+    if e is None:
+        edges = frozenset((r.site, r.taken) for r in trace.path if r.kind == "branch")
+        return Case(args, {"ok": _plain(trace.result)}, False, ("ok", edges))
+    panic = isinstance(e, mirx.BamlPanic)
+    error = {"type": e.error["type"], "message": e.error["message"], "fields": _plain(e.fields)}
+    bug = panic or not declared_throws
+    return Case(args, {"error": error}, bug, ("error", error["type"], panic))
+
+
+def _plain(v):
+    """A JSON-able form of a result: models as dicts, enum members as their names."""
+    if hasattr(v, "model_dump"):
+        return {k: _plain(x) for k, x in v.model_dump().items()}
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    name = getattr(v, "name", None)
+    if name is not None and type(v).__class__.__name__ == "EnumType":
+        return name
+    return v
