@@ -73,6 +73,14 @@ def program_files(root: Path = PROGRAMS_DIR) -> dict[str, str]:
     return out
 
 
+EXPLORE_DEV = Path(__file__).resolve().parents[1] / "benchmarks" / "explore"
+
+
+def explore_dev_files() -> dict[str, str]:
+    """The explore dev suite (benchmarks/explore) as namespace `xdev` of the shared engine."""
+    return {f"ns_xdev/{p.name}": p.read_text(encoding="utf-8") for p in sorted(EXPLORE_DEV.glob("*.baml"))}
+
+
 def parse_calls(rel: str, text: str) -> list[Case]:
     ns = namespace_of(Path(rel))
     cases: list[Case] = []

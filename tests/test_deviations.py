@@ -26,3 +26,10 @@ def test_stack_depth_limit(prog, engine):
         prog.deep(1_000_000)
     assert e.value.class_name == "baml.panics.StackOverflow"
     assert engine.call("deviations.deep", {"n": 50_000}).value == 50_000
+
+
+def test_single_use_let_is_eager_in_assay_lazy_in_the_engine(prog, engine):
+    with pytest.raises(assay.BamlPanic) as e:
+        prog.lazy_let([], 0)
+    assert e.value.class_name == "baml.panics.IndexOutOfBounds"
+    assert engine.call("deviations.lazy_let", {"xs": [], "i": 0}).value == "plain"

@@ -81,8 +81,10 @@ def explore(view: mirx.ProgramView, fn: str, budget: float = 30.0, seed: int = 0
             out_of_time = True
             break
         args, bound = queue.popleft()
+        seen = dict(cov.hits)
         trace = _execute(view, fn, args, max_len, cov, stats)
-        case = _case(trace, args, declared)
+        edges = frozenset(k for k, n in cov.hits.items() if k[0] == "branch" and n != seen.get(k, 0))
+        case = _case(trace, args, declared, edges)
         cases.setdefault(case.key, case)
         sig = [(r.site, r.taken) for r in trace.path]
         for k in range(bound, len(sig)):
@@ -146,12 +148,11 @@ def _solve(trace, k: int, query_ms: int, stats: Stats) -> dict | None:
     return new
 
 
-def _case(trace, args: dict, declared_throws: bool) -> Case:
+def _case(trace, args: dict, declared_throws: bool, edges: frozenset) -> Case:
     """The outcome of one execution, and the key that makes outcomes distinct: each error
-    class, and each set of branch edges taken for a return (its path class)."""
+    class, and each set of branch edges taken (symbolic or not) for a return (its path class)."""
     e = trace.error
     if e is None:
-        edges = frozenset((r.site, r.taken) for r in trace.path if r.kind == "branch")
         return Case(args, {"ok": _plain(trace.result)}, False, ("ok", edges))
     panic = isinstance(e, mirx.BamlPanic)
     error = {"type": e.error["type"], "message": e.error["message"], "fields": _plain(e.fields)}

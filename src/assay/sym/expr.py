@@ -90,7 +90,7 @@ _FOLD = {
     ">": lambda a, b: a > b, ">=": lambda a, b: a >= b, "==": lambda a, b: a == b,
     "!=": lambda a, b: a != b, "not": lambda a: not a, "and": lambda a, b: a and b,
     "or": lambda a, b: a or b, "str.++": lambda a, b: a + b, "str.len": len,
-    "ite": lambda c, a, b: a if c else b,
+    "ite": lambda c, a, b: a if c else b, "fdiv": lambda a, b: a // b, "fmod": lambda a, b: a % b,
 }
 
 

@@ -66,6 +66,7 @@ def _tdiv(z3, a, b):
 _OPS = {
     "+": lambda z3, a, b: a + b, "-": lambda z3, a, b: a - b, "*": lambda z3, a, b: a * b,
     "/": _tdiv, "%": lambda z3, a, b: a - b * _tdiv(z3, a, b), "neg": lambda z3, a: -a,
+    "fdiv": lambda z3, a, b: a / b, "fmod": lambda z3, a, b: a % b,  # floor (b > 0 here)
     "<": lambda z3, a, b: a < b, "<=": lambda z3, a, b: a <= b, ">": lambda z3, a, b: a > b,
     ">=": lambda z3, a, b: a >= b, "==": lambda z3, a, b: a == b, "!=": lambda z3, a, b: a != b,
     "not": lambda z3, a: z3.Not(a), "and": lambda z3, a, b: z3.And(a, b),

@@ -45,8 +45,22 @@ def binary(op: str):
             return app("str.++", "string", ea, eb)
         if ta is str and op in _CMP:
             return _str_compare(op, ea, eb)
+        if ta is int and op in ("<<", ">>") and 0 <= b < 63:
+            return _shift(st, op, ea, b, zb)
         return st.concretize(op, ((a, za), (b, zb)))
     return transfer
+
+
+def _shift(st, op: str, ea: Expr, b: int, zb) -> Expr:
+    """`a >> b` is floor division by 2^b; `a << b` multiplies and wraps to 63 bits (BAML's
+    shl). A symbolic count is pinned to its value (the solver keeps it fixed)."""
+    if zb is not None:
+        st.concretize(op + " count", ((b, zb),))
+    k = const(1 << b)
+    if op == ">>":
+        return app("fdiv", "int", ea, k)
+    wrapped = app("fmod", "int", app("+", "int", app("*", "int", ea, k), const(1 << 62)), const(1 << 63))
+    return app("-", "int", wrapped, const(1 << 62))
 
 
 def _str_compare(op: str, ea: Expr, eb: Expr) -> Expr:
@@ -332,6 +346,6 @@ def _string_pred(op: str, swap: bool = False):
 
 _MODELS = {
     "array.push": _push, "array.length": _length, "string.length": _length,
-    "string.contains": _string_pred("str.contains"), "string.starts_with": _string_pred("str.prefixof", True),
+    "string.includes": _string_pred("str.contains"), "string.starts_with": _string_pred("str.prefixof", True),
     "string.ends_with": _string_pred("str.suffixof", True),
 }

@@ -1,0 +1,130 @@
+"""assay explore on its dev suite (benchmarks/explore): every case it reports replays on the
+real engine to the outcome it reported, no infeasible outcome is ever reported, it reaches
+the labelled outcomes, its emitted tests pass under `assay test` with the same branch counts,
+and it stops within its budget."""
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import difflib_baml as dl
+import assay
+from assay import explore, mirx
+
+DEV = Path(__file__).resolve().parents[1] / "benchmarks" / "explore"
+LABELS = {k: v for k, v in json.loads((DEV / "labels.json").read_text()).items() if not k.startswith("_")}
+BUDGET = 3.0
+
+
+@pytest.fixture(scope="module")
+def reports():
+    view = mirx.view(assay.load(str(DEV)))
+    return view, {fn: explore.run(view, fn, budget=BUDGET) for fn in LABELS}
+
+
+def outcome_label(case: dict) -> str:
+    o = case["outcome"]
+    return f"ok:{o['ok']}" if "ok" in o else "panic:" + o["error"]["type"].rsplit(".", 1)[-1]
+
+
+def test_reaches_the_labelled_outcomes_and_never_an_infeasible_one(reports):
+    _, found = reports
+    reached = total = 0
+    for fn, label in LABELS.items():
+        got = {outcome_label(c) for c in found[fn]["cases"]}
+        assert not got & set(label.get("never", ())), (fn, got)
+        assert got <= set(label["reachable"]), (fn, got - set(label["reachable"]))
+        reached += len(got & set(label["reachable"]))
+        total += len(label["reachable"])
+    assert reached / total >= 0.9, f"{reached}/{total} labelled outcomes"
+
+
+def test_every_case_replays_on_the_real_engine(reports, engine):
+    _, found = reports
+    for fn, label in LABELS.items():
+        if label.get("engine") is False:
+            continue
+        for case in found[fn]["cases"]:
+            real = engine.call("xdev." + fn, copy.deepcopy(case["args"]))
+            o = case["outcome"]
+            if "ok" in o:
+                assert (real.kind, real.value) == ("ok", o["ok"]), (fn, case, real.show())
+            else:
+                assert (real.kind, real.class_name) == ("panic", o["error"]["type"]), (fn, case, real.show())
+            assert case["bug"] == (real.kind == "panic")
+
+
+def test_report_shape_and_verdicts(reports):
+    _, found = reports
+    r = found["TriangleKind"]
+    assert r["verdict"] == "exhausted" and r["bugs"] == 1
+    assert set(r) >= {"function", "verdict", "paths", "coverage", "cases", "bugs", "stats"}
+    assert set(r["stats"]) >= {"executions", "execute_seconds", "build_seconds", "solver_queries",
+                               "solver_seconds", "cache_hits", "unknown"}
+    assert r["coverage"]["branches_covered"] == r["coverage"]["branches_total"] > 0
+    assert found["Shift"]["verdict"] in ("exhausted", "incomplete")  # a pinned shift count
+    assert found["SquareMod"]["verdict"] != "exhausted" or found["SquareMod"]["stats"]["unknown"] == 0
+
+
+def test_emitted_tests_pass_with_the_same_branch_counts(reports, tmp_path):
+    view, found = reports
+    project = tmp_path / "proj"
+    project.mkdir()
+    for f in DEV.glob("*.baml"):
+        (project / f.name).write_text(f.read_text())
+    fns = ["TriangleKind", "DivByIndex", "RectKind", "OptionalSign", "ArrayMax", "MapGet"]
+    (project / "explored_tests.baml").write_text(explore.emit_tests(view, [found[f] for f in fns]))
+    r = subprocess.run([sys.executable, "-m", "assay.cli.main", "test", str(project), "--json",
+                        "--coverage-json", str(tmp_path / "cov.json")], capture_output=True, text=True, timeout=300)
+    doc = json.loads(r.stdout)
+    assert r.returncode == 0 and doc["failed"] == 0, r.stdout[-2000:]
+    assert doc["passed"] == sum(len(found[f]["cases"]) for f in fns)
+    cov = json.loads((tmp_path / "cov.json").read_text())
+    functions = {f["name"]: f for file in cov["files"].values() for f in file.get("functions", {}).values()}
+    for fn in fns:
+        summary = functions[fn]["summary"]
+        assert (summary["branches_hit"], summary["branches"]) == \
+            (found[fn]["coverage"]["branches_covered"], found[fn]["coverage"]["branches_total"]), fn
+
+
+NEVER_DONE = """
+function Forever(n: int) -> int {
+  let i = 0;
+  while (i < n) { i += 1; }
+  i
+}
+"""
+
+
+def test_stops_within_its_budget(tmp_path):
+    view = mirx.compile(NEVER_DONE)
+    t0 = time.monotonic()
+    r = explore.run(view, "Forever", budget=1.0)
+    assert time.monotonic() - t0 <= 1.0 * 1.1 + 1.0
+    assert r["verdict"] == "budget" and r["stats"]["executions"] > 10
+
+
+def test_cli_exit_codes_json_and_emit(tmp_path):
+    src = DEV / "control.baml"
+    run = lambda *a: subprocess.run([sys.executable, "-m", "assay.cli.main", "explore", *a],  # noqa: E731
+                                    capture_output=True, text=True, timeout=120)
+    ok = run(str(src), "Nested", "--budget", "2", "--json")
+    doc = json.loads(ok.stdout)
+    assert ok.returncode == 0 and doc["function"] == "Nested" and doc["bugs"] == 0
+    bug = run(str(src), "Overflow", "--budget", "2")
+    assert bug.returncode == 1 and "BUG baml.panics.IntegerOverflow" in bug.stdout
+    out = tmp_path / "t.baml"
+    out.write_text("keep me")
+    refused = run(str(src), "Nested", "--budget", "1", "--emit-tests", str(out))
+    assert refused.returncode == 2 and out.read_text() == "keep me" and "--force" in refused.stderr
+    forced = run(str(src), "Nested", "--budget", "1", "--emit-tests", str(out), "--force")
+    assert forced.returncode == 0 and 'test "Nested #0' in out.read_text()
+    every = json.loads(run(str(src), "--budget", "1", "--json").stdout)
+    assert {f["function"] for f in every["functions"]} >= {"Nested", "LoopSum", "Infeasible"}
+    assert run(str(src), "Nope").returncode == 2
