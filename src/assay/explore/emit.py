@@ -20,7 +20,7 @@ def emit_tests(view, reports: list[dict]) -> str:
 
 
 def _test(fv, name: str, i: int, case: dict) -> list[str]:
-    call = f"{name}({', '.join(literal(case['args'].get(p.name), p.type) for p in fv.params)})"
+    call = f"{_path(name)}({', '.join(literal(case['args'].get(p.name), p.type) for p in fv.params)})"
     outcome = case["outcome"]
     if "ok" in outcome:
         expected = literal(outcome["ok"], fv.return_type)
@@ -80,4 +80,9 @@ def _member_for(v, t):
 
 
 def _type_name(t) -> str:
-    return t.name.removeprefix("user.")
+    return _path((t.qualified_name or t.name).removeprefix("user."))
+
+
+def _path(name: str) -> str:
+    """How a test file at the project's root names an item: namespaced ones through `root.`."""
+    return f"root.{name}" if "." in name else name
