@@ -128,3 +128,31 @@ def test_cli_exit_codes_json_and_emit(tmp_path):
     every = json.loads(run(str(src), "--budget", "1", "--json").stdout)
     assert {f["function"] for f in every["functions"]} >= {"Nested", "LoopSum", "Infeasible"}
     assert run(str(src), "Nope").returncode == 2
+
+
+HUGE = """
+function Huge(n: int) -> int {
+  if (n > 4000000000) {
+    let xs = Array.filled(n, 0);
+    return xs.length();
+  }
+  0
+}
+
+function Spin(x: int) -> int {
+  let y = x;
+  while (y != 0) { y = y + 1; }
+  1
+}
+"""
+
+
+def test_sizes_and_paths_from_solved_values_end_in_a_recorded_limit():
+    view = mirx.compile(HUGE)
+    huge = explore.run(view, "Huge", budget=5.0)
+    assert huge["stats"]["limits"] >= 1 and huge["verdict"] == "incomplete"
+    assert [c["outcome"] for c in huge["cases"]] == [{"ok": 0}]  # nothing reported that did not run
+    t0 = time.monotonic()
+    spin = explore.run(view, "Spin", budget=3.0)  # x < 0 counts up through 2^62 records
+    assert time.monotonic() - t0 <= 3.0 * 1.1 + 1.0 + 5.0  # one record-limited run may overrun
+    assert spin["stats"]["limits"] >= 1 or spin["verdict"] == "budget"

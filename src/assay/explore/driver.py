@@ -28,6 +28,7 @@ class Stats:
     solver_seconds: float = 0.0
     cache_hits: int = 0
     unknown: int = 0
+    limits: int = 0  # executions stopped by a per-execution limit
     concretized: int = 0
 
     def as_dict(self) -> dict:
@@ -83,9 +84,12 @@ def explore(view: mirx.ProgramView, fn: str, budget: float = 30.0, seed: int = 0
         args, bound = queue.popleft()
         seen = dict(cov.hits)
         trace = _execute(view, fn, args, max_len, cov, stats)
-        edges = frozenset(k for k, n in cov.hits.items() if k[0] == "branch" and n != seen.get(k, 0))
-        case = _case(trace, args, declared, edges)
-        cases.setdefault(case.key, case)
+        if trace.limit is None:  # a run stopped by a limit has no outcome, but a usable path
+            edges = frozenset(k for k, n in cov.hits.items() if k[0] == "branch" and n != seen.get(k, 0))
+            case = _case(trace, args, declared, edges)
+            cases.setdefault(case.key, case)
+        else:
+            stats.limits += 1
         sig = [(r.site, r.taken) for r in trace.path]
         for k in range(bound, len(sig)):
             flip = tuple(sig[:k]) + ((sig[k][0], not sig[k][1]),)
@@ -100,7 +104,8 @@ def explore(view: mirx.ProgramView, fn: str, budget: float = 30.0, seed: int = 0
             if new is not None:
                 queue.append((new, k + 1))
     totals = _function_totals(cov.data(view), fv)
-    verdict = "budget" if out_of_time else "incomplete" if stats.unknown or stats.concretized else "exhausted"
+    verdict = "budget" if out_of_time else \
+        "incomplete" if stats.unknown or stats.concretized or stats.limits else "exhausted"
     ordered = sorted(cases.values(), key=lambda c: (not c.bug, str(c.key)))
     return {"function": name, "verdict": verdict, "paths": len(tried) + 1,
             "coverage": {"branches_covered": totals.branches_hit, "branches_total": totals.branches},

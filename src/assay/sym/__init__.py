@@ -17,14 +17,15 @@ from . import solver
 from .expr import (Expr, SymArray, SymMap, SymObject, SymOptional, app, const, lift, new_scope, not_,
                    var)
 from .inputs import Inputs, rebuild
-from .tracer import PathState, Record, Tracer
+from .tracer import Limit, PathState, Record, Tracer
 
 __all__ = ["run", "Trace", "Record", "Expr", "SymArray", "SymMap", "SymObject", "SymOptional",
-           "app", "const", "var", "not_", "lift", "Tracer", "PathState"]
+           "app", "const", "var", "not_", "lift", "Tracer", "PathState", "Limit"]
 
 
 class Trace:
-    """One concolic run: the plain run's `result` and `error`, the `path` records, the
+    """One concolic run: the plain run's `result` and `error` (both None when a `limit` stopped
+    it), the `path` records, the
     expression of the result (`output`, None when concrete), `concretized` (operation →
     count of concretisations) and the `assumptions` those pinned."""
 
@@ -36,6 +37,7 @@ class Trace:
         self.concretized: dict = state.concretized if state else {}
         self.output = output
         self.status = None  # of the last flip: "sat", "unsat" or "unknown"
+        self.limit = None  # the sym.Limit that stopped the run, if one did
 
     @property
     def assumptions(self) -> list[Expr]:
@@ -69,10 +71,11 @@ class Trace:
 
 
 def run(program, fn: str, args: dict | None = None, symbolic="all", max_len: int = 8,
-        extensions=()) -> Trace:
+        extensions=(), limits: dict | None = None) -> Trace:
     """Run `fn` with `args`, tracking the parameters named in `symbolic` ("all" for every
     one). `program` is an `assay.load()` program or a mirx view. With nothing symbolic the
-    run is plain (no instrumented code at all). `extensions` ride along (e.g. coverage)."""
+    run is plain (no instrumented code at all). `extensions` ride along (e.g. coverage).
+    `limits` (max_records, max_size): reaching one raises `sym.Limit` (a `mirx.Abort`)."""
     view = program if isinstance(program, mirx.ProgramView) else mirx.view(program)
     fv = view.function(fn)
     args = dict(args or {})
@@ -82,8 +85,13 @@ def run(program, fn: str, args: dict | None = None, symbolic="all", max_len: int
         result, error = view.run(fn, args, extensions=extensions)
         return Trace(fn, args, params, inputs, result, error, None, None)
     new_scope()
-    tracer = Tracer(params, inputs)
-    result, error = view.run(fn, args, extensions=[tracer, *extensions])
+    tracer = Tracer(params, inputs, limits)
+    try:
+        result, error = view.run(fn, args, extensions=[tracer, *extensions])
+    except Limit as stop:  # the path so far is still good for flips
+        trace = Trace(fn, args, params, inputs, None, None, tracer.state, None)
+        trace.limit = stop
+        return trace
     out = tracer.result_shadow
     return Trace(fn, args, params, inputs, result, error, tracer.state,
                  out if isinstance(out, (Expr, SymArray, SymMap, SymObject, SymOptional)) else None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .. import mirx
 from . import transfer as T
+from ..extension import Abort
 from .expr import Expr, SymArray, app, lift, not_
 
 
@@ -35,12 +36,27 @@ class Record:
         return f"Record({self.site!r}, {self.kind!r}, {self.taken}, {self.condition!r})"
 
 
+# natives that allocate by an int argument (its index): a solved size near 2^62 must end the
+# run with a recorded limit, not exhaust memory
+SIZE_ARGUMENT = {"Array.filled": 0, "baml.Array.filled": 0, "string.repeat": 1}
+
+
+class Limit(Abort):
+    """A per-execution limit was reached (`kind`: "records" or "size"); the run stops."""
+
+    def __init__(self, kind: str, detail: str):
+        super().__init__(f"{kind} limit: {detail}")
+        self.kind = kind
+
+
 class PathState:
-    """A run's symbolic state: its path, its concretisations, the shadows of closure cells."""
+    """A run's symbolic state: its path, its concretisations, the shadows of closure cells,
+    and its limits (path records, allocation sizes)."""
 
-    __slots__ = ("path", "pins", "cells", "concretized")
+    __slots__ = ("path", "pins", "cells", "concretized", "max_records", "max_size")
 
-    def __init__(self):
+    def __init__(self, max_records: int = 100_000, max_size: int = 1_000_000):
+        self.max_records, self.max_size = max_records, max_size
         self.path: list[Record] = []
         self.pins: list[tuple[int, Expr]] = []  # (records before it, pin) per concretisation
         self.concretized: dict[str, int] = {}  # operation → how often
@@ -49,9 +65,17 @@ class PathState:
     def branch(self, site: str, taken: bool, cond) -> None:
         if type(cond) is Expr and cond.op != "const":
             self.path.append(Record(site, "branch", taken, cond))
+            if len(self.path) > self.max_records:
+                raise Limit("records", f"more than {self.max_records} symbolic decisions")
 
     def record(self, site: str, panic: str, failed: bool, cond) -> None:
         self.path.append(Record(site, panic, failed, cond))
+        if len(self.path) > self.max_records:
+            raise Limit("records", f"more than {self.max_records} symbolic decisions")
+
+    def bound_size(self, n) -> None:
+        if type(n) is int and n > self.max_size:
+            raise Limit("size", f"an allocation of {n} elements")
 
     def concretize(self, what: str, operands) -> None:
         """An operation without a model: its result is concrete; every symbolic operand is
@@ -83,9 +107,10 @@ class Tracer(mirx.Extension):
     name = "sym"
     shadow = True
 
-    def __init__(self, params: list, inputs):
-        """`params`: (name, TypeView, symbolic?) per parameter; `inputs` makes the shadows."""
-        self.params, self.inputs = params, inputs
+    def __init__(self, params: list, inputs, limits: dict | None = None):
+        """`params`: (name, TypeView, symbolic?) per parameter; `inputs` makes the shadows;
+        `limits`: PathState's max_records / max_size."""
+        self.params, self.inputs, self.limits = params, inputs, limits or {}
         self.state: PathState | None = None
         self.result_shadow = None
 
@@ -100,7 +125,7 @@ class Tracer(mirx.Extension):
     def on_run_start(self, run):
         run.shadows = tuple(self.inputs.shadow(name, value, t) if symbolic else None
                             for (name, t, symbolic), value in zip(self.params, run.args))
-        return PathState()
+        return PathState(**self.limits)
 
     def on_run_end(self, run, state) -> None:
         self.state, self.result_shadow = state, run.result_shadow
@@ -114,6 +139,8 @@ def _handler(fn, node):
         return T.check(node.panic, node.op)
     if k == "call" and node.call.kind == "builtin":
         return T.native(node.call.name)
+    if k == "call" and node.call.kind == "method":
+        return T.method(node.call.name)
     if k != "assign":
         return None
     place = node.place
@@ -142,6 +169,9 @@ def _rvalue_handler(fn, rv):
             "concat": T.concat}.get(r)
 
 
+_RECEIVER_KINDS = {"array", "string", "map", "int", "float", "bool", "bigint", "uint8array"}
+
+
 def _class_fields(fn, fqn: str) -> list[str]:
     for c in fn.program.classes():
         if c.qualified_name == fqn:
@@ -163,8 +193,15 @@ def _snippet(node, data):
                          + _tuple("{{shadows[{0}]}}", n) + ")")
     if k == "call" and data is not None:
         n = len(node.operands)
-        recv = "{shadows[0]}" if n and node.operands[0].kind == "local" else "_"
-        return mirx.Code(after="{shadow}, " + recv + " = {data}({state}, {dest}, " + _tuple("{{ops[{0}]}}", n)
+        method = node.call.name.split(".")[0] in _RECEIVER_KINDS  # a method may update its receiver
+        recv = "{shadows[0]}" if method and n and node.operands[0].kind == "local" else "_"
+        if node.call.kind == "method":  # the callee's result shadow, else a builtin's model
+            recv = "{shadows[0]}" if n and node.operands[0].kind == "local" else "_"
+            return mirx.Code(after="if {shadow} is None:\n    {shadow}, " + recv + " = {data}({state}, {dest}, "
+                             + _tuple("{{ops[{0}]}}", n) + ", " + _tuple("{{shadows[{0}]}}", n) + ")")
+        size = SIZE_ARGUMENT.get(node.call.name)
+        return mirx.Code(before=f"{{state}}.bound_size({{ops[{size}]}})" if size is not None and size < n else "",
+                         after="{shadow}, " + recv + " = {data}({state}, {dest}, " + _tuple("{{ops[{0}]}}", n)
                          + ", " + _tuple("{{shadows[{0}]}}", n) + ")")
     if k != "assign":
         return None

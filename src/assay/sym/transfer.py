@@ -319,6 +319,20 @@ def native(name: str):
     return transfer
 
 
+_KIND_OF = {list: "array", str: "string", dict: "map", int: "int", float: "float", bool: "bool"}
+
+
+def method(name: str):
+    """A method call dispatched at run time: on a builtin receiver, the native's model (or
+    concretisation); on an instance, the callee's own result shadow stands."""
+    def transfer(st, result, values: tuple, shadows: tuple):
+        kind = _KIND_OF.get(type(values[0])) if values else None
+        if kind is None:
+            return None, shadows[0] if shadows else None
+        return native(f"{kind}.{name}")(st, result, values, shadows)
+    return transfer
+
+
 def _push(st, result, values, shadows):
     (arr, v), (za, zv) = values, shadows
     z = _unwrap(za)
@@ -327,6 +341,12 @@ def _push(st, result, values, shadows):
     z.items.append(zv)
     z.length = app("+", "int", z.length, const(1))
     return z.length, z
+
+
+def _filled(st, result, values, shadows):
+    (n, _), (zn, zv) = values, shadows
+    length = lift(n, zn) if isinstance(zn, Expr) else const(len(result))
+    return SymArray(length, [zv] * len(result)), None
 
 
 def _length(st, result, values, shadows):
@@ -346,6 +366,7 @@ def _string_pred(op: str, swap: bool = False):
 
 _MODELS = {
     "array.push": _push, "array.length": _length, "string.length": _length,
+    "Array.filled": _filled, "baml.Array.filled": _filled,
     "string.includes": _string_pred("str.contains"), "string.starts_with": _string_pred("str.prefixof", True),
     "string.ends_with": _string_pred("str.suffixof", True),
 }
