@@ -435,9 +435,12 @@ def explore(path, function, budget, seed, max_len, max_depth, as_json, emit_path
         names = [resolve(program, function).fqn] if function else \
             [f.fqn for f in view.functions(include_tests=False) if f.kind == "function"]
         build = time.perf_counter() - t0
+        live = LiveLine() if sys.stderr.isatty() and not as_json else None
         with program_output(True):
-            reports = [explore_fn(view, fqn, budget=budget, seed=seed, max_len=max_len, max_depth=max_depth)
-                       for fqn in names]
+            reports = [explore_fn(view, fqn, budget=budget, seed=seed, max_len=max_len, max_depth=max_depth,
+                                  progress=live) for fqn in names]
+        if live is not None:
+            live.clear()
         for r in reports:
             r.setdefault("stats", {})["build_seconds"] = round(build, 6)
         if emit_path:
@@ -448,6 +451,23 @@ def explore(path, function, budget, seed, max_len, max_depth, as_json, emit_path
         for r in reports:
             click.echo(explore_summary(r))
     return 1 if any(r.get("bugs") for r in reports) else 0
+
+
+class LiveLine:
+    """The progress of an exploration on a terminal: one line on stderr, redrawn ≤ 10×/s."""
+
+    def __init__(self):
+        self.last = 0.0
+
+    def __call__(self, fn: str, paths: int, branches: int, bugs: int, seconds: float) -> None:
+        now = time.monotonic()
+        if now - self.last >= 0.1:
+            self.last = now
+            click.echo(f"\r\033[K{fn}: {paths} paths, {branches} branch edges, {bugs} bugs, {seconds:.1f} s",
+                       err=True, nl=False)
+
+    def clear(self) -> None:
+        click.echo("\r\033[K", err=True, nl=False)
 
 
 def explore_summary(r: dict) -> str:

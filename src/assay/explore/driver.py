@@ -62,8 +62,9 @@ def _contains(t, kinds, depth: int = 0) -> bool:
 
 
 def explore(view: mirx.ProgramView, fn: str, budget: float = 30.0, seed: int = 0,
-            max_len: int = 8, max_depth: int = 3, query_ms: int = 2000) -> dict:
-    """Explore one function; the result is the JSON shape of `assay explore --json`."""
+            max_len: int = 8, max_depth: int = 3, query_ms: int = 2000, progress=None) -> dict:
+    """Explore one function; the result is the JSON shape of `assay explore --json`.
+    `progress(function, paths, branches hit, bugs, seconds)` is called after each execution."""
     fv = view.function(fn)
     name = fv.fqn.removeprefix("user.")
     reason = unsynthesizable(fv)
@@ -90,6 +91,9 @@ def explore(view: mirx.ProgramView, fn: str, budget: float = 30.0, seed: int = 0
             cases.setdefault(case.key, case)
         else:
             stats.limits += 1
+        if progress is not None:
+            progress(name, len(tried) + 1, sum(1 for k in cov.hits if k[0] == "branch"),
+                     sum(c.bug for c in cases.values()), time.monotonic() - start)
         sig = [(r.site, r.taken) for r in trace.path]
         for k in range(bound, len(sig)):
             flip = tuple(sig[:k]) + ((sig[k][0], not sig[k][1]),)

@@ -37,12 +37,29 @@ class Inputs:
         return None
 
     def _optional(self, name: str, value, t):
+        """`T?` (is_null beside T's shadow) and unions of literals (`"a" | "b"`: one var whose
+        domain is the literals)."""
         rest = [m for m in t.members if m.kind != "null"]
-        if len(rest) != 1 or len(rest) == len(t.members):
+        literals = _literal_values(rest)
+        if literals is not None:
+            self.domains[name] = frozenset(literals)
+            inner = var(name, {bool: "bool", int: "int", str: "string"}[type(literals[0])])
+        elif len(rest) == 1:
+            inner = self.shadow(name, value, rest[0]) if rest[0].kind in ("int", "bool", "string", "enum") \
+                else (self.shadow(name, value, rest[0]) if value is not None else None)
+        else:
             return None
-        inner = self.shadow(name, value, rest[0]) if rest[0].kind in ("int", "bool", "string", "enum") \
-            else (self.shadow(name, value, rest[0]) if value is not None else None)
+        if len(rest) == len(t.members):
+            return inner
         return SymOptional(var(name + ".null", "bool"), inner)
+
+
+def _literal_values(members) -> list | None:
+    """The values of a union of literals of one base type (None otherwise)."""
+    if not members or any(m.kind != "literal" for m in members):
+        return None
+    values = [m.literal for m in members]
+    return values if len({type(v) for v in values}) == 1 else None
 
 
 def rebuild(name: str, value, t, model: dict):
@@ -57,9 +74,11 @@ def rebuild(name: str, value, t, model: dict):
         return t.variants[i].name if i is not None else value
     if k == "union":
         rest = [m for m in t.members if m.kind != "null"]
+        if len(rest) != len(t.members) and model.get(name + ".null", value is None):
+            return None
+        if _literal_values(rest) is not None:
+            return model.get(name, value if value is not None else rest[0].literal)
         if len(rest) == 1 and len(rest) != len(t.members):
-            if model.get(name + ".null", value is None):
-                return None
             return rebuild(name, value if value is not None else default(rest[0]), rest[0], model)
         return value
     if k == "array":

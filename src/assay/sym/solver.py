@@ -42,9 +42,12 @@ class Encoder:
         return _OPS[e.op](z3, *a)
 
     def _var(self, e: Expr):
+        """A var's term and its domain: ints within 63 bits or a (lo, hi) range, printable
+        ASCII strings, or a set of values (unions of literals)."""
         name, z3 = e.args[0], self.z3
         if name in self.vars:
             return self.vars[name]
+        domain = self.domains.get(name)
         if e.sort == "bool":
             t = z3.Bool(name)
         elif e.sort == "string":  # printable ASCII, so every model is a plain literal
@@ -52,8 +55,10 @@ class Encoder:
             self.domain.append(z3.InRe(t, z3.Star(z3.Range(" ", "~"))))
         else:
             t = z3.Int(name)
-            lo, hi = self.domains.get(name, (INT_MIN, INT_MAX))
+            lo, hi = domain if isinstance(domain, tuple) else (INT_MIN, INT_MAX)
             self.domain.append(z3.And(t >= lo, t <= hi))
+        if isinstance(domain, frozenset):
+            self.domain.append(z3.Or(*[t == self(Expr("const", (v,), e.sort)) for v in domain]))
         self.vars[name] = t
         return t
 
