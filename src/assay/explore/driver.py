@@ -11,6 +11,7 @@ import random
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .. import mirx, sym
 from ..coverage.collect import Coverage
@@ -66,56 +67,89 @@ def explore(view: mirx.ProgramView, fn: str, budget: float = 30.0, seed: int = 0
     """Explore one function; the result is the JSON shape of `assay explore --json`.
     `progress(function, paths, branches hit, bugs, seconds)` is called after each execution."""
     fv = view.function(fn)
-    name = fv.fqn.removeprefix("user.")
     reason = unsynthesizable(fv)
     if reason is not None:
-        return {"function": name, "verdict": "skipped", "reason": reason}
-    rng = random.Random(seed)
-    declared = fv.throws_type is not None
-    cov, stats = Coverage(), Stats()
-    start = time.monotonic()
-    queue = deque([(_initial(fv, rng), 0)])
-    tried: set = set()
-    cases: dict = {}
-    out_of_time = False
-    while queue:
-        if time.monotonic() - start > budget:
-            out_of_time = True
+        return {"function": fv.fqn.removeprefix("user."), "verdict": "skipped", "reason": reason}
+    search = Search(view, fn, max_len=max_len, query_ms=query_ms)
+    deadline = search.start + budget
+    queue = deque([Item(search.initial(seed), 0)])
+    while queue and not search.out_of_time:
+        if time.monotonic() > deadline:
+            search.out_of_time = True
             break
-        args, bound = queue.popleft()
-        seen = dict(cov.hits)
-        trace = _execute(view, fn, args, max_len, cov, stats)
-        if trace.limit is None:  # a run stopped by a limit has no outcome, but a usable path
-            edges = frozenset(k for k, n in cov.hits.items() if k[0] == "branch" and n != seen.get(k, 0))
-            case = _case(trace, args, declared, edges)
-            cases.setdefault(case.key, case)
-        else:
-            stats.limits += 1
+        queue.extend(search.step(queue.popleft(), deadline))
         if progress is not None:
-            progress(name, len(tried) + 1, sum(1 for k in cov.hits if k[0] == "branch"),
-                     sum(c.bug for c in cases.values()), time.monotonic() - start)
+            progress(search.name, search.paths, sum(1 for k in search.cov.hits if k[0] == "branch"),
+                     sum(c.bug for c in search.cases.values()), time.monotonic() - search.start)
+    return search.report()
+
+
+class Item(NamedTuple):
+    """A queued input: the arguments, and the first path position still to flip."""
+    args: dict
+    bound: int
+
+
+class Search:
+    """One function's exploration: its outcomes, coverage, statistics and branch trie (the
+    flips tried). `step` runs one item and returns the items its flips produced; workers of a
+    parallel search each hold a Search and their results merge (`merge`)."""
+
+    def __init__(self, view: mirx.ProgramView, fn: str, max_len: int = 8, query_ms: int = 2000):
+        self.view, self.fn, self.max_len, self.query_ms = view, fn, max_len, query_ms
+        self.fv = view.function(fn)
+        self.name = self.fv.fqn.removeprefix("user.")
+        self.declared = self.fv.throws_type is not None
+        self.cov, self.stats = Coverage(), Stats()
+        self.tried: set = set()
+        self.cases: dict = {}
+        self.start = time.monotonic()
+        self.out_of_time = False
+
+    @property
+    def paths(self) -> int:
+        return len(self.tried) + 1
+
+    def initial(self, seed: int) -> dict:
+        return _initial(self.fv, random.Random(seed))
+
+    def step(self, item: Item, deadline: float) -> list[Item]:
+        """Execute an item, keep its outcome, and solve each of its new flips once."""
+        seen = dict(self.cov.hits)
+        trace = _execute(self.view, self.fn, item.args, self.max_len, self.cov, self.stats)
+        if trace.limit is None:  # a run stopped by a limit has no outcome, but a usable path
+            edges = frozenset(k for k, n in self.cov.hits.items() if k[0] == "branch" and n != seen.get(k, 0))
+            case = _case(trace, item.args, self.declared, edges)
+            self.cases.setdefault(case.key, case)
+        else:
+            self.stats.limits += 1
         sig = [(r.site, r.taken) for r in trace.path]
-        for k in range(bound, len(sig)):
+        out = []
+        for k in range(item.bound, len(sig)):
             flip = tuple(sig[:k]) + ((sig[k][0], not sig[k][1]),)
-            if flip in tried:
-                stats.cache_hits += 1
+            if flip in self.tried:
+                self.stats.cache_hits += 1
                 continue
-            tried.add(flip)
-            if time.monotonic() - start > budget:
-                out_of_time = True
+            if time.monotonic() > deadline:
+                self.out_of_time = True
                 break
-            new = _solve(trace, k, query_ms, stats)
+            self.tried.add(flip)
+            new = _solve(trace, k, self.query_ms, self.stats)
             if new is not None:
-                queue.append((new, k + 1))
-    totals = _function_totals(cov.data(view), fv)
-    verdict = "budget" if out_of_time else \
-        "incomplete" if stats.unknown or stats.concretized or stats.limits else "exhausted"
-    ordered = sorted(cases.values(), key=lambda c: (not c.bug, str(c.key)))
-    return {"function": name, "verdict": verdict, "paths": len(tried) + 1,
-            "coverage": {"branches_covered": totals.branches_hit, "branches_total": totals.branches},
-            "cases": [{"args": c.args, "llm": {}, "outcome": c.outcome, "bug": c.bug} for c in ordered],
-            "bugs": sum(c.bug for c in ordered), "stats": stats.as_dict(),
-            "seconds": round(time.monotonic() - start, 3)}
+                out.append(Item(new, k + 1))
+        return out
+
+    def report(self) -> dict:
+        totals = _function_totals(self.cov.data(self.view), self.fv)
+        s = self.stats
+        verdict = "budget" if self.out_of_time else \
+            "incomplete" if s.unknown or s.concretized or s.limits else "exhausted"
+        ordered = sorted(self.cases.values(), key=lambda c: (not c.bug, str(c.key)))
+        return {"function": self.name, "verdict": verdict, "paths": self.paths,
+                "coverage": {"branches_covered": totals.branches_hit, "branches_total": totals.branches},
+                "cases": [{"args": c.args, "llm": {}, "outcome": c.outcome, "bug": c.bug} for c in ordered],
+                "bugs": sum(c.bug for c in ordered), "stats": s.as_dict(),
+                "seconds": round(time.monotonic() - self.start, 3)}
 
 
 def _function_totals(data, fv):
