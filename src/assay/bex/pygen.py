@@ -18,6 +18,8 @@ import math
 
 from ..mir.ir import OMITTED, FnRef
 from .bytecode import BexFunction
+from ..sema.types import BOOL, INT
+from .ranges import MAX, MIN, analyze
 from .stdlib import native_param_names
 from .values import from_const
 
@@ -98,6 +100,23 @@ class FunctionGen:
                 or (b.end - b.start <= 8 and self.code[b.end - 1][0] == "jump"
                     and (not fn.exc_table or b.region is None)))}
         self.dispatch = {0} | {s for s, b in self.blocks.items() if b.preds != 1 and s not in tiny}
+        self.tiny = tiny
+        # range facts drop provably unneeded overflow checks: plain variant only
+        self.facts = analyze(fn, self.blocks, names.runtime.class_arity) if self.fuse else None
+        # locals the checker typed exactly int / bool (as it types the operands of bin_op_int):
+        # an int literal test on one needs no type test, truthiness of one is itself
+        self.int_vars: set[str] = set()
+        self.bool_vars: set[str] = set()
+        rt = getattr(names.runtime, "rt", None)  # the code space's runtime
+        mir = getattr(rt, "mir", {}).get(fn.fqn) if self.fuse else None
+        if mir is not None and len(mir.locals) == fn.n_locals:
+            for i, d in enumerate(mir.locals):
+                if 1 <= i <= len(fn.params) and fn.has_default[i - 1]:
+                    continue  # OMIT until the body fills it in
+                if d.ty == INT:
+                    self.int_vars.add(f"v{i}")
+                elif d.ty == BOOL:
+                    self.bool_vars.add(f"v{i}")
 
     # ── output helpers ──
 
@@ -179,6 +198,8 @@ class FunctionGen:
         self.prologue()
         if self.dispatch == {0} and not self.has_try:
             self.chain(0, None, set())
+        elif self.fuse and not self.has_try and self.structured():
+            pass
         else:
             self.line("pc = 0")
             self.line("while True:")
@@ -211,6 +232,150 @@ class FunctionGen:
                 self.line("else: raise")
                 self.ind -= 1
         return "\n".join(self.out) + "\n"
+
+    # ── structured control flow (plain variant): loops and merges without `pc` dispatch ──
+
+    def structured(self) -> bool:
+        """Generate the whole function as nested `while True` / `if` statements, following the
+        dominator tree (Ramsey, "Beyond Relooper", adapted to Python's unlabelled `break` and
+        `continue`): a loop header becomes `while True:` with its exit (the loop's *follow*)
+        right after it; a block reached from several places (a *merge*) is placed after the
+        code of its immediate dominator, which branches to it by falling through or, from
+        deeper inside, by `break` out of a one-shot `while True:` wrapper. Returns False (and
+        emits nothing) when some branch has no such spelling (irreducible flow, a branch out of
+        two loops at once, ...): the caller then generates the `pc` dispatch loop."""
+        start, ind = len(self.out), self.ind
+        try:
+            cfg = _Cfg(self.blocks, self.tiny)
+            if cfg.irreducible:
+                return False
+            self.cfg = cfg
+            self._dup: list[int] = []
+            self.s_tree(0, [], None)
+            if len(self.out) - start > 40 * len(self.code) + 200:
+                raise _Unstructured("code duplication")
+            return True
+        except _Unstructured:
+            del self.out[start:], self.line_pcs[start:]
+            self.ind, self.stack, self.skip = ind, [], 0
+            return False
+
+    def s_tree(self, x: int, frames: list, fall) -> None:
+        """Block `x` and everything it dominates (`fall`: where control goes when the code
+        emitted here runs off its end)."""
+        cfg = self.cfg
+        if x in cfg.headers:
+            follow = cfg.follow.get(x)
+            inner = [c for c in cfg.children[x] if c in cfg.merge and c not in cfg.follows]
+            self.line("while True:")
+            self.ind += 1
+            # without a follow, `break` goes where the loop statement itself is followed
+            self.s_within(x, inner, frames + [_Frame("loop", x, fall if follow is None else follow)], x)
+            self.ind -= 1
+            if follow is not None:
+                self.s_tree(follow, frames, fall)
+        else:
+            self.s_within(x, [c for c in cfg.children[x] if c in cfg.merge and c not in cfg.follows], frames, fall)
+
+    def s_within(self, x: int, merges: list, frames: list, fall) -> None:
+        if merges:
+            y = merges[-1]  # the latest in reverse postorder is placed last, outermost
+            fr = _Frame("block", y, None)
+            at = len(self.out)
+            self.line("while True:")  # dropped again unless a `break` needs it
+            self.ind += 1
+            self.s_within(x, merges[:-1], frames + [fr], y)
+            if fr.wrap:
+                self.line("break")
+            self.ind -= 1
+            if not fr.wrap:
+                self._drop_line(at)
+                for k in range(at, len(self.out)):
+                    self.out[k] = self.out[k][4:]
+            self.s_tree(y, frames, fall)
+            return
+        self.s_block(x, frames, fall)
+
+    def s_block(self, x: int, frames: list, fall) -> None:
+        """Block `x`'s statements, then its branch."""
+        b = self.blocks[x]
+        self.stack = []
+        self.block_end = b.end
+        self.pc = b.start
+        while self.pc < b.end:
+            op, arg = self.code[self.pc]
+            self.before(self.pc)
+            if self.skip:
+                self.skip -= 1
+            elif op == "jump":
+                self.s_branch(arg, frames, fall)
+                return
+            elif op == "pop_jump_if_false":
+                cond, jump_pc = self.pop(), self.pc
+                at = len(self.out)
+                self.line(f"if {cond}:")
+                self.ind += 1
+                self.branch_edge(jump_pc, True)
+                self.s_branch(b.end, frames, fall)
+                if len(self.out) == at + 1:  # nothing to do when true: test the negation
+                    self.out[at] = self.out[at].replace(f"if {cond}:", f"if not {_paren(cond)}:", 1)
+                    self.branch_edge(jump_pc, False)
+                    self.s_branch(arg, frames, fall)
+                    if len(self.out) == at + 1:
+                        self.line("pass")
+                else:
+                    self.ind -= 1
+                    at = len(self.out)
+                    self.line("else:")
+                    self.ind += 1
+                    self.branch_edge(jump_pc, False)
+                    self.s_branch(arg, frames, fall)
+                    if len(self.out) == at + 1:
+                        self._drop_line(at)
+                self.ind -= 1
+                return
+            else:
+                getattr(self, "op_" + op)(arg)
+            self.after(self.pc)
+            self.pc += 1
+        if b.succ and self.code[b.end - 1][0] not in ENDS_BLOCK:
+            self.s_branch(b.end, frames, fall)
+
+    def s_branch(self, t: int, frames: list, fall) -> None:
+        cfg = self.cfg
+        if t in cfg.tiny and t not in self._dup:
+            self._dup.append(t)  # a small block is repeated at each branch to it
+            self.s_block(t, frames, fall)
+            self._dup.pop()
+            return
+        back = t in cfg.headers and any(fr.kind == "loop" and fr.target == t for fr in frames)
+        if not back and t not in cfg.merge and t not in cfg.follows:
+            self.s_tree(t, frames, fall)  # reached from here only: inline
+            return
+        if t == fall:
+            return
+        for fr in reversed(frames):
+            if fr.kind == "loop":
+                if t == fr.target:
+                    self.line("continue")
+                    return
+                if t == fr.follow:
+                    self.line("break")
+                    return
+                raise _Unstructured("branch out of a loop to a block that does not follow it")
+            if t == fr.target:
+                if fr.wrap is False:
+                    raise _Unstructured("block used both ways")
+                fr.wrap = True
+                self.line("break")
+                return
+            if fr.wrap:
+                raise _Unstructured("block used both ways")
+            fr.wrap = False  # a branch passes through it: it must stay unwrapped
+        raise _Unstructured("no enclosing construct")
+
+    def _drop_line(self, k: int) -> None:
+        del self.out[k], self.line_pcs[k]
 
     def loops_to_itself(self, d: int) -> bool:
         """Does the chain generated for dispatch block `d` jump back to `d`?"""
@@ -397,23 +562,46 @@ class FunctionGen:
     def checked(self, op: str, a: str, b: str, msg: tuple[str, str], guard: str = "") -> None:
         """`a op b` with the 63-bit range check (`guard`: only when the result is an int),
         computed straight into the next store's local unless that local is an operand (the
-        overflow message still needs both)."""
+        overflow message still needs both). Where the range facts bound the exact result, the
+        check is one-sided or not there at all."""
+        r = self.facts.exact.get(self.pc) if self.facts is not None and not guard else None
+        if r is not None and r[0] >= MIN and r[1] <= MAX:
+            self.result(f"({a} {op} {b})")
+            return
         s = self.slot()
+        old = self._in_place(op, a, b) if self.facts is not None and not self.has_try and not guard else None
         # only a temporary: a named local must keep its old value if the check panics
-        if (self._next_is_store() and (self.code[self.pc + 1][1] == 0  # _0 is read only by return
+        if old is not None or (self._next_is_store() and (self.code[self.pc + 1][1] == 0  # _0 is read only by return
                                        or self.fn.local_names[self.code[self.pc + 1][1]] is None)
                 and f"v{self.code[self.pc + 1][1]}" not in (a, b)):
             s = f"v{self.code[self.pc + 1][1]}"
             self.spill(s)
             self.skip = 1
+            if old is not None:  # the message names the operand's old value, recomputed
+                msg = tuple(old if m == s else m for m in msg)
         else:
             self.push(s)
         guard = guard.replace("{s}", s)
         self.line(f"{s} = {a} {op} {b}")
-        self.line(f"if {guard}not -4611686018427387904 <= {s} <= 4611686018427387903: "
-                  f"overflow('{op}', {msg[0]}, {msg[1]})")
+        test = (f"{s} > {MAX}" if r is not None and r[0] >= MIN else f"{s} < {MIN}" if r is not None and r[1] <= MAX
+                else f"not {MIN} <= {s} <= {MAX}")
+        self.line(f"if {guard}{test}: overflow('{op}', {msg[0]}, {msg[1]})")
         if s.startswith("s") and self._next_is_store():
             self.result_var(self.pop())
+
+    def _in_place(self, op: str, a: str, b: str):
+        """`v = v + b` / `v = v - b` (b another value): in a function without an exception
+        table no code can see `v` after an overflow panic, so the sum goes straight into `v`
+        and the panic message's old operand is recomputed from it; returns that expression
+        (None: not this shape)."""
+        if not self._next_is_store() or op not in ("+", "-") or a == b:
+            return None
+        v = f"v{self.code[self.pc + 1][1]}"
+        if v == a and (b.isidentifier() or b.lstrip("-").isdigit()):
+            return f"({v} - {b})" if op == "+" else f"({v} + {b})"
+        if v == b and op == "+" and (a.isidentifier() or a.lstrip("-").isdigit()):
+            return f"({v} - {a})"
+        return None
 
     def op_bin_op_int(self, op) -> None:
         op, a, b, msg = self.operands(op)
@@ -421,6 +609,8 @@ class FunctionGen:
             self.checked(op, a, b, msg)
         elif op in ("<", "<=", ">", ">=", "==", "!=", "&", "|", "^"):
             self.result(f"({a} {op} {b})")
+        elif op in ("/", "%") and self.facts is not None and self.pc in self.facts.fast:
+            self.result(f"({a} {'//' if op == '/' else '%'} {b})")  # a >= 0 and b > 0 always
         elif op == "/":
             self.result(f"({a} // {b} if {_fast_path(a, b)} else div({a}, {b}))")
         elif op == "%":
@@ -472,6 +662,8 @@ class FunctionGen:
             self.result(f"({other} {'is' if op == '==' else 'is not'} None)")
         elif op in ("==", "!=") and b.startswith(("'", '"')):
             self.result(f"({a} {op} {b})")
+        elif op in ("==", "!=") and b.lstrip("-").isdigit() and a in self.int_vars:
+            self.result(f"({a} {op} {b})")
         elif op in ("==", "!=") and b.lstrip("-").isdigit():
             test = f"(type({a}) is int and {a} == {b})"
             self.result(test if op == "==" else f"(not {test})")
@@ -490,7 +682,8 @@ class FunctionGen:
             self.result(f"(~{a})")
 
     def op_truthy(self, _) -> None:
-        self.result(f"truthy({self.pop()})")
+        v = self.pop()
+        self.result(v if v in self.bool_vars else f"truthy({v})")
 
     def op_len(self, _) -> None:
         self.result(f"len({self.pop()})")
@@ -521,7 +714,8 @@ class FunctionGen:
     def op_make_closure(self, arg) -> None:
         fqn, n = arg
         caps = self.popn(n)
-        self.result(f"partial({', '.join([self.names.fn(fqn)] + caps)})" if caps else self.names.fn(fqn))
+        # a closure is a Python function (vm._closure_maker): calling it grows no C stack
+        self.result(f"{self.names.closure(fqn, n)}({', '.join([self.names.fn(fqn)] + caps)})" if caps else self.names.fn(fqn))
 
     def op_call(self, arg) -> None:
         fqn, n = arg
@@ -558,6 +752,10 @@ class FunctionGen:
         kws = [f"{k}={v}" for k, v in zip(kw, kwvals)]
         self.call_result(f"{self.names.method(name)}({', '.join([recv] + args + kws)})")
 
+    def op_call_llm(self, arg) -> None:
+        fqn, n = arg  # the code space's `llm` helper renders the prompt and asks the LLM client
+        self.call_result(f"llm({fqn!r}, [{', '.join(self.popn(n))}])")
+
     def op_call_indirect(self, arg) -> None:
         n, kw = arg
         kwvals = self.popn(len(kw))
@@ -586,6 +784,124 @@ class FunctionGen:
 
     def op_unreachable(self, _) -> None:
         self.line("raise unreachable()")
+
+
+class _Unstructured(Exception):
+    """This function's flow has no structured spelling: use the `pc` dispatch loop."""
+
+
+class _Frame:
+    """An enclosing construct of structured code: a `loop` (`continue` goes to `target`, its
+    header; `break` to `follow`) or a `block` placed before the merge block `target` (`break`
+    goes there when `wrap`: the block is then a one-shot `while True:`)."""
+    __slots__ = ("kind", "target", "follow", "wrap")
+
+    def __init__(self, kind, target, follow):
+        self.kind, self.target, self.follow, self.wrap = kind, target, follow, None
+
+
+class _Cfg:
+    """Reverse postorder, dominator tree, loops and merge blocks of a function's blocks."""
+
+    def __init__(self, blocks: dict, tiny: set):
+        self.irreducible = False
+        post, seen, stack = [], {0}, [(0, iter(blocks[0].succ))]
+        while stack:
+            b, it = stack[-1]
+            for s in it:
+                if s not in seen:
+                    seen.add(s)
+                    stack.append((s, iter(blocks[s].succ)))
+                    break
+            else:
+                stack.pop()
+                post.append(b)
+        rpo = post[::-1]
+        num = {b: i for i, b in enumerate(rpo)}
+        preds: dict[int, list[int]] = {b: [] for b in rpo}
+        for b in rpo:
+            for s in blocks[b].succ:
+                preds[s].append(b)
+        idom = {0: 0}
+        changed = True
+        while changed:
+            changed = False
+            for b in rpo[1:]:
+                new = None
+                for p in preds[b]:
+                    if p not in idom:
+                        continue
+                    if new is None:
+                        new = p
+                        continue
+                    a, c = p, new
+                    while a != c:
+                        while num[a] > num[c]:
+                            a = idom[a]
+                        while num[c] > num[a]:
+                            c = idom[c]
+                    new = a
+                if idom.get(b) != new:
+                    idom[b] = new
+                    changed = True
+
+        def dominates(a, b):
+            while b != a:
+                if b == 0:
+                    return False
+                b = idom[b]
+            return True
+        self.headers: set[int] = set()
+        self.body: dict[int, set] = {}
+        fwd = {b: 0 for b in rpo}
+        for b in rpo:
+            for s in blocks[b].succ:
+                if num[s] <= num[b]:
+                    if not dominates(s, b):
+                        self.irreducible = True
+                        return
+                    self.headers.add(s)
+                    body = self.body.setdefault(s, {s})
+                    work = [b]
+                    while work:
+                        n = work.pop()
+                        if n not in body:
+                            body.add(n)
+                            work.extend(preds[n])
+                else:
+                    fwd[s] += 1
+        self.num = num
+        self.tiny = tiny
+        self.merge = {b for b in rpo if fwd[b] >= 2 and b not in tiny}
+        self.children: dict[int, list[int]] = {b: [] for b in rpo}
+        for b in rpo[1:]:
+            self.children[idom[b]].append(b)  # in reverse postorder
+        # each loop's follow, placed right after its `while True:`: the exit dominated by the
+        # loop (a block outside it whose immediate dominator is inside) that merges, else the
+        # last one; other exits stay inside the loop (they typically return)
+        self.follow: dict[int, int] = {}
+        for h, body in self.body.items():
+            exits = [b for b in rpo if b not in body and b not in tiny and idom[b] in body]
+            if exits:
+                merging = [b for b in exits if b in self.merge]
+                self.follow[h] = merging[-1] if merging else exits[-1]
+        self.follows = set(self.follow.values())
+        if len(self.follows) < len(self.follow):
+            self.irreducible = True  # one block follows two loops: no structured spelling here
+
+
+def _paren(cond: str) -> str:
+    return cond if cond.isidentifier() or (cond.startswith("(") and cond.endswith(")")
+                                           and _balanced(cond[1:-1])) else f"({cond})"
+
+
+def _balanced(s: str) -> bool:
+    depth = 0
+    for c in s:
+        depth += (c == "(") - (c == ")")
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 # stdlib methods whose Python spelling is shorter than a call (receiver kind known statically)
