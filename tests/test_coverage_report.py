@@ -203,7 +203,8 @@ def test_json_report(data: CoverageData, tmp_path: Path) -> None:
 
 
 def test_lcov(data: CoverageData, src: str, tmp_path: Path) -> None:
-    data.add_line(src, 1, 2)  # Pick's first line ran, so the function counts as hit
+    data.add_line(src, 1, 2)
+    data.add_function(src, "Pick", 1, 8, "Pick", 2)  # entered twice: FNDA counts calls
     text = report.lcov_report(data, cwd=str(tmp_path))
     assert text.splitlines() == [
         "TN:", "SF:app.baml",

@@ -17,7 +17,7 @@ DATA_VERSION = 1
 
 
 class CoverageDataError(Exception):
-    """A data file is missing or not a coverage data file (the CLI reports it and exits 1)."""
+    """A data file is missing or not a coverage data file (the CLI reports it and exits 2)."""
 
 
 class BranchKey(NamedTuple):
@@ -60,6 +60,7 @@ class FunctionInfo:
     first_line: int
     last_line: int
     display_name: str
+    hits: int = 0  # how many times the function was entered (called)
 
 
 @dataclass
@@ -156,6 +157,10 @@ class FileCoverage:
         ran = self.reached_lines()
         return [k for k in self.sorted_branches(lo, hi) if self.branches[k] == 0 and k.line in ran]
 
+    def missed_branches(self, lo: int | None = None, hi: int | None = None) -> list[BranchKey]:
+        """Every edge never taken, its line run or not (as many as Totals.branches_missed)."""
+        return [k for k in self.sorted_branches(lo, hi) if self.branches[k] == 0]
+
     def partial_lines(self) -> list[int]:
         """Lines that ran but left one of their branch edges untaken."""
         return sorted({k.line for k in self.missing_branches()})
@@ -185,7 +190,8 @@ class FileCoverage:
             "lines": {str(n): h for n, h in sorted(self.lines.items())},
             "branches": {k.encode(): h for k, h in sorted(self.branches.items())},
             "functions": {
-                fqn: {"first_line": f.first_line, "last_line": f.last_line, "name": f.display_name}
+                fqn: {"first_line": f.first_line, "last_line": f.last_line, "name": f.display_name,
+                      "hits": f.hits}
                 for fqn, f in sorted(self.functions.items())
             },
         }
@@ -196,7 +202,8 @@ class FileCoverage:
         fc.lines = {int(n): int(h) for n, h in d.get("lines", {}).items()}
         fc.branches = {BranchKey.decode(k): int(h) for k, h in d.get("branches", {}).items()}
         fc.functions = {
-            fqn: FunctionInfo(int(f["first_line"]), int(f["last_line"]), str(f["name"]))
+            fqn: FunctionInfo(int(f["first_line"]), int(f["last_line"]), str(f["name"]),
+                              int(f.get("hits", 0)))
             for fqn, f in d.get("functions", {}).items()
         }
         return fc
@@ -218,6 +225,17 @@ class CoverageData:
         lines = self.file(path).lines
         lines[line] = lines.get(line, 0) + hits
 
+    def declare_line(self, path: str, line: int, hits: int) -> None:
+        """`line` is executable and ran `hits` times in all (declaring it again changes nothing)."""
+        self.file(path).lines[line] = hits
+
+    def declare_branch(self, path: str, key: Iterable[Any], hits: int) -> None:
+        """An edge that was taken `hits` times in all (declaring it again changes nothing)."""
+        key = branch_key(key)
+        fc = self.file(path)
+        fc.branches[key] = hits
+        fc.lines.setdefault(key.line, 0)
+
     def add_branch(self, path: str, key: Iterable[Any], hits: int = 0) -> None:
         key = branch_key(key)
         fc = self.file(path)
@@ -227,9 +245,14 @@ class CoverageData:
         fc.lines.setdefault(key.line, 0)
 
     def add_function(
-        self, path: str, fqn: str, first_line: int, last_line: int, display_name: str
+        self, path: str, fqn: str, first_line: int, last_line: int, display_name: str,
+        hits: int = 0,
     ) -> None:
-        self.file(path).functions[fqn] = FunctionInfo(first_line, last_line, display_name)
+        """Declare a function, or record `hits` more calls of it."""
+        functions = self.file(path).functions
+        old = functions.get(fqn)
+        hits += old.hits if old is not None else 0
+        functions[fqn] = FunctionInfo(first_line, last_line, display_name, hits)
 
     def merge(self, other: "CoverageData") -> None:
         """Union of universes, sum of hits: combining several runs."""
@@ -239,7 +262,7 @@ class CoverageData:
             for key, hits in fc.branches.items():
                 self.add_branch(path, key, hits)
             for fqn, f in fc.functions.items():
-                self.add_function(path, fqn, f.first_line, f.last_line, f.display_name)
+                self.add_function(path, fqn, f.first_line, f.last_line, f.display_name, f.hits)
             self.file(path)  # a file with nothing executable still exists
 
     def totals(self) -> Totals:

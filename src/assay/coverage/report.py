@@ -52,12 +52,13 @@ def format_missing(fc: FileCoverage, lo: int | None = None, hi: int | None = Non
 
     A range spans consecutive *executable* lines, so blank lines and comments inside a missed
     block do not split it."""
-    items: list[tuple[int, int, str]] = []
+    items: list[tuple[int, int, int, str]] = []  # (line, 0 range | 1 edge, column, text)
     for first, last in _missed_ranges(fc, lo, hi):
-        items.append((first, 0, str(first) if first == last else f"{first}-{last}"))
+        items.append((first, 0, 0, str(first) if first == last else f"{first}-{last}"))
     for key in fc.missing_branches(lo, hi):
-        items.append((key.line, 1, key.label()))
-    return ", ".join(text for _, _, text in sorted(items))
+        items.append((key.line, 1, key.column, key.label()))
+    # numbers sort as numbers (`3:9` before `3:10`); a line's edges keep their source order
+    return ", ".join(item[3] for item in sorted(items, key=lambda item: item[:3]))
 
 
 def _missed_ranges(fc: FileCoverage, lo: int | None, hi: int | None) -> list[tuple[int, int]]:
@@ -164,7 +165,7 @@ def _json_file(fc: FileCoverage) -> dict[str, Any]:
         "missing_lines": fc.missing_lines(),
         "partial_lines": fc.partial_lines(),
         "branches": [_json_branch(k, fc.branches[k]) for k in fc.sorted_branches()],
-        "missing_branches": [k.label() for k in fc.missing_branches()],
+        "missing_branches": [k.label() for k in fc.missed_branches()],
         "functions": {fqn: _json_function(fc, fqn) for fqn, _ in _functions(fc)},
     }
 
@@ -180,7 +181,7 @@ def _json_function(fc: FileCoverage, fqn: str) -> dict[str, Any]:
         "name": info.display_name,
         "first_line": lo,
         "last_line": hi,
-        "hits": fc.lines.get(lo, 0),
+        "hits": info.hits,
         "summary": fc.totals(lo, hi).to_json(),
         "executed_lines": fc.executed_lines(lo, hi),
         "missing_lines": fc.missing_lines(lo, hi),
@@ -214,7 +215,7 @@ def _lcov_functions(fc: FileCoverage) -> list[str]:
     # `FN:<start>,<name>` without the optional end line: lcov 1.x would read the end line as
     # part of the name.
     out = [f"FN:{info.first_line},{_lcov_name(fqn)}" for fqn, info in funcs]
-    hits = [(fqn, fc.lines.get(info.first_line, 0)) for fqn, info in funcs]
+    hits = [(fqn, info.hits) for fqn, info in funcs]
     out += [f"FNDA:{h},{_lcov_name(fqn)}" for fqn, h in hits]
     out += [f"FNF:{len(funcs)}", f"FNH:{sum(1 for _, h in hits if h > 0)}"]
     return out
