@@ -16,6 +16,7 @@ from .bex.vm import baml_traceback
 from .compiler import Program, compile_sources, describe_error, discover
 from .mir import typetest
 from .source import CompileError, SourceFile
+from .syntax import ingot as _ingot
 
 
 class BamlException(Exception):
@@ -95,6 +96,7 @@ class BamlProgram:
         for fqn, e in program.runtime.enums.items():
             if fqn.startswith("user."):
                 self._enums[fqn] = enum.Enum(e.name, {v: v for v in e.variants})
+                self._enums[fqn]._meta = _ingot.enum_meta(self._ingot, fqn, list(e.variants))
 
     def _model(self, fqn: str) -> type:
         model = self._models.get(fqn)
@@ -103,12 +105,22 @@ class BamlProgram:
             c = self._p.index.classes[fqn]
             model = pydantic.create_model(c.name, __config__=pydantic.ConfigDict(arbitrary_types_allowed=True),
                                           **{f: (object, None) for f in self._p.runtime.classes[fqn].fields})
+            model._meta = _ingot.class_meta(self._ingot, fqn, list(self._p.runtime.classes[fqn].fields))
             self._models[fqn] = model
         return model
 
     @property
     def diagnostics(self):
         return self._p.diagnostics
+
+    @property
+    def _ingot(self) -> dict:
+        return getattr(self._p.index, "ingot", {})
+
+    @property
+    def _meta(self):
+        """`@@ingot` file-level annotations, merged over the files in sorted path order (`.ingot`)."""
+        return _ingot.program_meta(self._ingot)
 
     @property
     def runtime(self):

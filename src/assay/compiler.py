@@ -18,6 +18,7 @@ from .sema.check import check
 from .sema.program import build_index
 from .source import CompileError, Diagnostic, SourceFile
 from .syntax.parser import parse_file
+from .syntax import ingot
 
 
 def discover(path: str) -> list[SourceFile]:
@@ -47,11 +48,16 @@ def analyze(sources: list[SourceFile]):
     """Parse, index and check. Returns (index, diagnostics)."""
     diags: list[Diagnostic] = []
     files = []
+    notes: dict = {}
     for src in sources:
+        src, notes[src.path], d = ingot.preprocess(src)  # @ingot annotations out, positions kept
+        diags += d
         f, d = parse_file(src)
         files.append(f)
         diags += d
     index, d = build_index(files)
+    diags += d
+    index.ingot, d = ingot.collect(files, notes, index)
     diags += d
     if not any(x.severity == "error" for x in diags):
         try:

@@ -32,6 +32,7 @@ from ..source import CompileError, Diagnostic, SourceFile
 from ..sym import Tracer
 from ..sym.inputs import Inputs
 from .coverage import Session, coverage_group, coverage_options
+from .ingot import INGOT_COMMANDS
 from .output import dumps, emit_json, error_doc, error_text, jsonable, styled
 from .sources import InputError, load_path, load_paths
 
@@ -146,6 +147,8 @@ def cli():
 
 
 cli.add_command(coverage_group)
+for _command in INGOT_COMMANDS:  # meta, ingot strip, cli, mcp (cli/ingot.py)
+    cli.add_command(_command)
 
 
 # ── compile helpers ──

@@ -15,6 +15,10 @@ from __future__ import annotations
 import dataclasses
 
 from ..api import BamlError, BamlPanic, BamlProgram
+try:  # the bridge's interruption mechanism: `with time_limit(s):` stops the call on this thread
+    from ..api import TimeLimit, time_limit
+except ImportError:  # pragma: no cover — a bridge without it (consumers then run unlimited)
+    TimeLimit = time_limit = None
 from ..bex.values import BamlRaise, Variant
 from ..bex.vm import baml_traceback
 from ..compiler import compile_sources, describe_error, discover
@@ -33,7 +37,7 @@ VERSION = "2.0"
 __all__ = ["VERSION", "Extension", "BamlPanic", "BamlError", "Code", "Run", "Abort", "CheckView", "EventView", "ProgramView", "FunctionView", "FileView", "load", "compile",
            "TypeView", "FieldView", "VariantView", "ParamView", "LocalView", "BlockView",
            "StatementView", "TerminatorView", "OperandView", "PlaceView", "RvalueView",
-           "CallTargetView", "SourceSpan", "RunError", "CompileError"]
+           "CallTargetView", "SourceSpan", "RunError", "CompileError", "TimeLimit", "time_limit"]
 
 
 class RunError(Exception):
@@ -61,6 +65,8 @@ class ProgramView:
     def __init__(self, program):
         self._p = program
         self._metas: dict = program.__dict__.setdefault("mirx_meta", {})
+        for key, payload in getattr(program.index, "ingot", {}).items():  # @ingot annotations
+            self._metas.setdefault(key, {})["ingot"] = payload
         self._functions: dict[str, FunctionView] = {}
         program.runtime.views = self  # what extensions' compile half is shown
 
@@ -218,6 +224,11 @@ class FunctionView:
     @property
     def meta(self) -> dict:
         return self.program._meta(("function", self.fqn))
+
+    @property
+    def doc(self) -> str | None:
+        """Its `///` doc comment."""
+        return self._fdef.decl.doc if self._fdef is not None else None
 
     @property
     def span(self) -> SourceSpan | None:

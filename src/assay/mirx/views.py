@@ -50,6 +50,7 @@ class FieldView:
     type: "TypeView"
     meta: dict
     span: SourceSpan | None
+    description: str | None = None  # its `@description("…")`
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class VariantView:
     name: str
     index: int
     meta: dict
+    description: str | None = None  # its `@description("…")`
 
 
 class TypeView:
@@ -133,7 +135,8 @@ class TypeView:
         if not isinstance(t, T.ClassT):
             return []
         return [FieldView(f.name, self._program._field_type(t.cls, f),
-                          self._program._meta(("field", t.cls.fqn, f.name)), source_span(f.span))
+                          self._program._meta(("field", t.cls.fqn, f.name)), source_span(f.span),
+                          description(getattr(f, "attrs", ())))
                 for f in t.cls.fields]
 
     @property
@@ -141,8 +144,16 @@ class TypeView:
         t = self._t
         if not isinstance(t, T.EnumT):
             return []
-        return [VariantView(v, i, self._program._meta(("variant", t.enum.fqn, v)))
+        attrs = {v.name: v.attrs for v in getattr(t.enum.decl, "variants", ())}
+        return [VariantView(v, i, self._program._meta(("variant", t.enum.fqn, v)), description(attrs.get(v, ())))
                 for i, v in enumerate(t.enum.variants)]
+
+    @property
+    def description(self) -> str | None:
+        """A class's or enum's `@@description("…")`."""
+        t = self._t
+        decl = t.cls.decl if isinstance(t, T.ClassT) else t.enum.decl if isinstance(t, T.EnumT) else None
+        return description(decl.attrs) if decl is not None else None
 
     @property
     def params(self) -> list[tuple[str | None, "TypeView"]]:
@@ -303,6 +314,14 @@ class ParamView:
     type: TypeView
     has_default: bool
     meta: dict
+
+
+def description(attrs) -> str | None:
+    """The text of a `@description("…")` / `@@description("…")` among `attrs`."""
+    for a in attrs:
+        if a.name == "description" and a.args and isinstance(getattr(a.args[0], "value", None), str):
+            return a.args[0].value
+    return None
 
 
 def operand_view(o, locals_, program) -> OperandView:

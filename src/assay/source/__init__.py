@@ -8,12 +8,13 @@ from dataclasses import dataclass, field
 class SourceFile:
     """One .baml file: its display path, namespace and text, with a line index."""
 
-    __slots__ = ("path", "text", "namespace", "_lines")
+    __slots__ = ("path", "text", "namespace", "_lines", "original")
 
     def __init__(self, path: str, text: str, namespace: str | None = None):
         self.path = path
         self.text = text
         self.namespace = namespace
+        self.original = None  # the text before preprocessing (syntax/ingot.py), when it changed
         self._lines = [0]
         for i, ch in enumerate(text):
             if ch == "\n":
@@ -25,9 +26,11 @@ class SourceFile:
         return line + 1, offset - self._lines[line] + 1
 
     def line_text(self, line: int) -> str:
+        """A line as the user wrote it (annotations included: preprocessing keeps positions)."""
+        text = self.original if self.original is not None else self.text
         start = self._lines[line - 1]
-        end = self._lines[line] - 1 if line < len(self._lines) else len(self.text)
-        return self.text[start:end]
+        end = self._lines[line] - 1 if line < len(self._lines) else len(text)
+        return text[start:end]
 
 
 @dataclass(frozen=True, slots=True)
