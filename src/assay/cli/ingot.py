@@ -136,7 +136,7 @@ def strip_cmd(path, out):
 # ── assay cli ──
 
 
-@click.command("cli", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False,
+@click.command("cli", context_settings={"ignore_unknown_options": True,
                                          "help_option_names": ["-h", "--help"]})
 @click.argument("path")
 @click.option("--install", "install_name", metavar="NAME", default=None,

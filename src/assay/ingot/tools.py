@@ -150,9 +150,12 @@ class Entry:
             msg = (f"{self.qualified} was cancelled" if limit.cancelled
                    else f"{self.qualified} did not finish within {limit.seconds:g} s")
             raise CallFailed(kind, _err("Timeout" if kind == "timeout" else "Cancelled", msg)) from None
-        except ValueError as e:  # the bridge's ArgumentError
-            raise CallFailed("arguments", _err("ArgumentError", str(e))) from None
         except Exception as e:  # noqa: BLE001 — LLM client errors, compile errors of a lazily lowered function
+            if limit.expired:  # the interruption surfaced as another exception
+                raise CallFailed("timeout", _err("Timeout", f"{self.qualified} did not finish within "
+                                                            f"{limit.seconds:g} s")) from None
+            if isinstance(e, ValueError):  # the bridge's ArgumentError
+                raise CallFailed("arguments", _err("ArgumentError", str(e))) from None
             raise CallFailed("error", _err(type(e).__name__, str(e))) from None
         if error is not None:
             kind = "panic" if isinstance(error, mirx.BamlPanic) else "throw"
@@ -212,6 +215,10 @@ class Limit:
         if self._tl is not None:
             return self._tl.__exit__(et, ev, tb)
         return False
+
+    @property
+    def expired(self) -> bool:
+        return self.cancelled or bool(self._tl is not None and self._tl.expired)
 
     def cancel(self) -> None:
         with self._lock:
