@@ -40,6 +40,7 @@ def engine() -> EngineSession:
     files = dl.program_files()
     files.update(dl.hyp_files())
     files.update(__import__("progen").rnd_files())  # namespace rnd: tests/test_random_programs.py
+    files.update(dl.program_files(dl.TESTS_DIR / "engine_only"))  # engine-side helpers (Fn@spec): test_llm.py
     files.update(dl.explore_dev_files())  # namespace xdev: tests/test_explore.py
     try:
         rt = dl.build_engine_runtime(files)

@@ -240,8 +240,6 @@ def test_templates():
 
 UNSUPPORTED = [
     "interface I { function f(self) -> int throws never }",
-    "client C = openai.ResponsesClient.new(model = \"x\");",
-    "function F(t: string) -> string {\n  client: \"openai/gpt-4o\"\n  prompt: \"hi\"\n}",
     "function f() -> int { let x = spawn { 1 }; 1 }",
     "function f() -> int { await g() }",
     "retry_policy R { max_retries 3 }",

@@ -4,7 +4,8 @@ BAML_VERSION = "0.23.0"
 
 from .api import (  # noqa: E402
     ArgumentError, BamlError, BamlException, BamlPanic, BamlProgram, CompileError, compile, load, to_plain,
+    LlmCallError, NoLlmClient,
 )
 
 __all__ = ["load", "compile", "to_plain", "BamlPanic", "BamlError", "BamlException", "ArgumentError",
-           "CompileError", "BamlProgram", "__version__", "BAML_VERSION"]
+           "CompileError", "BamlProgram", "LlmCallError", "NoLlmClient", "__version__", "BAML_VERSION"]

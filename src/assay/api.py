@@ -13,7 +13,9 @@ import sys
 from .bex import ops
 from .bex.values import OMITTED, BamlRaise, BigInt, Instance, Variant
 from .bex.vm import baml_traceback
+from .bex.llmcall import LlmCallError, NoLlmClient
 from .compiler import Program, compile_sources, describe_error, discover
+from .llm.handler import LlmHandler
 from .mir import typetest
 from .source import CompileError, SourceFile
 from .syntax import ingot as _ingot
@@ -279,6 +281,16 @@ class BamlProgram:
             return {k: self.to_python(x) for k, x in v.items()}
         return v
 
+    def set_llm(self, client) -> "BamlProgram":
+        """Answer the program's LLM functions with `client(function_name, prompt, json_schema)`
+        (sync, or async: an awaitable result is awaited), returning a value of the function's
+        return type (converted and checked as arguments are; a misfit raises LlmCallError).
+        `prompt` is the rendered prompt (a str; `.messages` lists its chat messages). A
+        `assay.llm.client.Replay` replays recorded answers. None removes the client (an LLM call
+        then raises NoLlmClient, naming the function)."""
+        self._p.runtime.llm = None if client is None else LlmHandler(self._p, client, self.from_python, to_plain)
+        return self
+
     def run_tests(self, pattern: str | None = None, fail_fast: bool = False):
         return self._p.run_tests(pattern, fail_fast)
 
@@ -308,13 +320,14 @@ class _Host:
             raise BamlRaise(info.py(*(fields[f] for f in info.fields))) from None
 
 
-def load(path: str) -> BamlProgram:
-    return BamlProgram(compile_sources(discover(path)))
+def load(path: str, llm=None) -> BamlProgram:
+    """`llm`: the LLM client of the program's LLM functions (see BamlProgram.set_llm)."""
+    return BamlProgram(compile_sources(discover(path))).set_llm(llm)
 
 
-def compile(source: str, path: str = "main.baml") -> BamlProgram:  # noqa: A001 — the API's name
-    return BamlProgram(compile_sources([SourceFile(path, source, None)]))
+def compile(source: str, path: str = "main.baml", llm=None) -> BamlProgram:  # noqa: A001 — the API's name
+    return BamlProgram(compile_sources([SourceFile(path, source, None)])).set_llm(llm)
 
 
 __all__ = ["load", "compile", "to_plain", "BamlPanic", "BamlError", "BamlException", "ArgumentError",
-           "CompileError", "BamlProgram"]
+           "CompileError", "BamlProgram", "LlmCallError", "NoLlmClient"]

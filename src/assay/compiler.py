@@ -10,7 +10,10 @@ from . import gcpause
 from .bex import ops
 from .bex import vm as bexvm
 from .bex.stdlib import FUNCTIONS, METHODS, TO_STRING_OVERRIDES, native_param_names, render
+from .bex.llmcall import LlmCallError
 from .bex.values import BamlRaise, Instance
+from .llm import outfmt as llmformat
+from .llm import prompt as llmprompt
 from .mir import ir
 from .mir import lower as mirlower
 from .mir import typetest
@@ -115,6 +118,14 @@ class Program:
         if fqn in self.tests:
             t = self.tests[fqn]
             lw = mirlower.FnLowerer(self.lowering, fqn, t.namespace, [], t.decl.body, span=t.decl.span)
+        elif fqn.endswith(llmprompt.PROMPT_SUFFIX):  # an LLM function's backtick prompt (assay.llm)
+            fdef = self.index.functions[fqn[:-len(llmprompt.PROMPT_SUFFIX)]]
+            d = fdef.decl
+            _, text, _ = llmformat.for_function(self.lowering.types, fdef)
+            lw = mirlower.FnLowerer(self.lowering, fqn, fdef.namespace, d.params,
+                                    llmprompt.prompt_block(d.llm, text), owner=fdef.owner,
+                                    has_self=d.has_self, generics=set(llmformat.generics_of(fdef)),
+                                    span=d.llm.prompt.span)
         else:
             fdef = self.index.functions.get(fqn)
             if fdef is None:
@@ -169,6 +180,9 @@ class Program:
     def _run_test(self, key: str, t, extensions=()) -> TestOutcome:
         """A test passes iff its body runs without an uncaught throw or panic."""
         path = t.file.source.path
+        start_test = getattr(getattr(self.runtime.llm, "client", None), "for_test", None)
+        if start_test is not None:  # a replay file keyed by test names (assay.llm.client.Replay)
+            start_test(t.name)
         try:
             self.runtime.call(key, [], extensions)
             return TestOutcome(path, t.name, True, None)
@@ -177,6 +191,8 @@ class Program:
             error["traceback"] = bexvm.baml_traceback(self.runtime, e)
         except CompileError as e:
             error = {"type": "CompileError", "message": str(e), "fields": {}}
+        except LlmCallError as e:
+            error = {"type": type(e).__name__, "message": str(e), "fields": {"function": e.function}}
         except Exception as e:  # noqa: BLE001 — an internal error fails only this test
             error = {"type": "InternalError", "message": f"{type(e).__name__}: {e}", "fields": {}}
         return TestOutcome(path, t.name, False, error)

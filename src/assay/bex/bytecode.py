@@ -42,6 +42,7 @@ OPCODES = {
     "call_native": "(builtin, n)",   # a1..an → result   (stdlib function)
     "call_method": "(name, n, kw)",  # recv, a1..an → result   (dispatch on recv)
     "call_indirect": "(n, kw)",      # f, a1..an → result
+    "call_llm": "(function, n)",     # a1..an → result   (an LLM function's body: ask the LLM client)
     "pop": "",                       # v →
     "jump": "target",
     "pop_jump_if_false": "target",   # cond →
@@ -83,7 +84,7 @@ def show_arg(op: str, arg) -> str:
         return ""
     if op == "load_const":
         return _show_const(arg)
-    if op in ("call", "call_native", "make_closure"):
+    if op in ("call", "call_native", "make_closure", "call_llm"):
         return f"{arg[0]}, {arg[1]}"
     if op == "call_method":
         name, n, kw = arg

@@ -149,6 +149,8 @@ def emit_function(fn: ir.MirFunction, hooks=()) -> BexFunction:
                 put("call_native", (c.name, len(t.args)), span)
             elif c.kind == "method":
                 put("call_method", (c.name, len(t.args) - 1, kw), span)
+            elif c.kind == "llm":
+                put("call_llm", (c.name, len(t.args)), span)
             else:
                 put("call_indirect", (len(t.args) - 1, kw), span)
             if t.dest is not None:

@@ -756,6 +756,10 @@ class FunctionGen:
         fqn, n = arg  # the code space's `llm` helper renders the prompt and asks the LLM client
         self.call_result(f"llm({fqn!r}, [{', '.join(self.popn(n))}])")
 
+    def op_call_llm(self, arg) -> None:
+        fqn, n = arg  # the code space's `llm` helper renders the prompt and asks the LLM client
+        self.call_result(f"llm({fqn!r}, [{', '.join(self.popn(n))}])")
+
     def op_call_indirect(self, arg) -> None:
         n, kw = arg
         kwvals = self.popn(len(kw))

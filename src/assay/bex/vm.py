@@ -12,6 +12,7 @@ from . import ops
 from .bytecode import BexFunction
 from .emit import emit_function
 from .instrument import InstrumentedGen, Node, compile_half, mir_nodes
+from .llmcall import call_llm
 from .pygen import FunctionGen, mangle
 from .stdlib import FUNCTIONS, METHODS, ORDERING
 from ..extension import Run
@@ -55,6 +56,7 @@ class Runtime:
         self.plain = CodeSpace(self, ())
         self._spaces: dict[tuple, CodeSpace] = {}
         self.views = None  # set by assay.mirx: the views extensions' compile half sees
+        self.llm = None  # LLM handler (fqn, args) → answer, set by assay.llm (None: no client)
         for cfqn, ms in methods.items():
             for mname, ffqn in ms.items():
                 setattr(self.classes[cfqn].py, "m_" + mname, _LazyMethod(self.plain, ffqn))
@@ -184,6 +186,7 @@ class CodeSpace:
         self.env["RUN"] = _RUN
         self.env["take_args"] = take_args
         self.env["take_ret"] = take_ret
+        self.env["llm"] = partial(call_llm, rt)  # `call_llm` instructions (bex/llmcall.py)
         self.counters: list[list] = [[] for _ in extensions]  # `{counter}` slot → its key
         self._lock = rt._lock
         self._names: dict[tuple[str, str], str] = {}

@@ -18,7 +18,8 @@ from contextlib import contextmanager
 import click
 
 from .. import BAML_VERSION, __version__, mirx
-from ..api import ArgumentError, BamlProgram
+from ..api import ArgumentError, BamlProgram, LlmCallError
+from ..llm.client import Replay, ReplayError
 from ..bex.bytecode import disassemble
 from ..bex.stdlib import io as baml_io
 from ..bex.values import BamlRaise
@@ -242,6 +243,25 @@ def _print_check(diags: list[Diagnostic], errors: int, files: int):
         click.echo(f"ok: {files_text}{warn_text}")
 
 
+# ── LLM answers (assay.llm) ──
+
+
+def llm_replay_option(f):
+    return click.option("--llm-replay", "llm_replay", metavar="FILE.json", default=None,
+                        help="Answers of LLM functions: a JSON object, function name → list of answers "
+                             "in call order (for `test`, also test name → such an object).")(f)
+
+
+def use_replay(program: Program, path: str | None) -> None:
+    if path is None:
+        return
+    try:
+        replay = Replay.load(path)
+    except ReplayError as e:
+        raise usage_failure("ArgumentError", str(e)) from None
+    BamlProgram(program).set_llm(replay)
+
+
 # ── run ──
 
 
@@ -255,12 +275,14 @@ def _print_check(diags: list[Diagnostic], errors: int, files: int):
 @coverage_options
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="S",
               help="Give up after S seconds (error type Timeout).")
-def run(path, function, args_text, as_json, timeout, **cov_opts):
+@llm_replay_option
+def run(path, function, args_text, as_json, timeout, llm_replay, **cov_opts):
     """Call FUNCTION (`Fn`, `ns.Fn`) of the program at PATH and print its result as JSON."""
     cov = Session(cov_opts)
     with reporting(as_json):
         args = parse_args(args_text)
         program = compile_program(load_path(path))
+        use_replay(program, llm_replay)
         fdef = resolve(program, function)
         values = bind_args(program, fdef, args)
         with program_output(as_json):
@@ -338,6 +360,9 @@ def _call_failure(e: BaseException, fdef, program: Program) -> BaseException:
     if isinstance(e, CompileError):
         sources = [f.source for f in getattr(program.index, "files", [])]
         return compile_failure(e.diagnostics, sources)
+    if isinstance(e, LlmCallError):
+        error = {"type": type(e).__name__, "message": str(e), "fields": {"function": e.function}}
+        return Failure(error, 1, f"error: {type(e).__name__}: {e}")
     return e
 
 
@@ -370,11 +395,13 @@ def _timed_out(name: str, timeout: float, as_json: bool):
 @click.option("-k", "pattern", metavar="PATTERN", help="Only tests whose name contains PATTERN.")
 @click.option("-x", "--exitfirst", "fail_fast", is_flag=True, help="Stop at the first failure.")
 @coverage_options
-def test_cmd(paths, as_json, pattern, fail_fast, **cov_opts):
+@llm_replay_option
+def test_cmd(paths, as_json, pattern, fail_fast, llm_replay, **cov_opts):
     """Run the `test` blocks of PATH... (one program)."""
     cov = Session(cov_opts)
     with reporting(as_json):
         program = compile_program(load_paths(paths))
+        use_replay(program, llm_replay)
     outcomes = []
     with program_output(as_json):
         for o in program.iter_tests(pattern, fail_fast, cov.extensions(program)):

@@ -244,7 +244,8 @@ class Return:
 class Callee:
     """kind: 'fn' (user function fqn), 'native' (stdlib function name), 'method' (dispatch on
     the first argument's run-time value by method name), 'indirect' (first operand is the
-    function value)."""
+    function value), 'llm' (an LLM function's body: name is that function's fqn, the arguments
+    its parameters; the runtime asks the configured LLM client)."""
     kind: str
     name: str = ""
 

@@ -123,7 +123,7 @@ class _Infer:
         return T.subst(ft, dict(zip(gs, t.args)))
 
     def call(self, c: ir.Call) -> T.Type | None:
-        if c.callee.kind == "fn":
+        if c.callee.kind in ("fn", "llm"):
             f = self.prog.index.functions.get(c.callee.name)
             if f is not None and f.decl.ret is not None:
                 gs = {g.name for g in f.decl.generics} | (

@@ -605,6 +605,13 @@ class FnLowerer:
     def expr_BlockExpr(self, e):
         return self.lower_block_value(e.block)
 
+    def expr_LlmCall(self, e):
+        """An LLM function's body: one call with callee kind "llm" (name: the function's fqn) whose
+        arguments are its parameters (self first for a method); the runtime renders the prompt
+        and asks the configured LLM client (an extension may substitute the call)."""
+        args = [self.read_local(self.lookup_local(name)) for name in self.param_names]
+        return self.call(ir.Callee("llm", self.fqn), args, span=e.span)
+
     def expr_Name(self, e: ast.Name):
         loc = self.lookup_local(e.name)
         if loc is not None:

@@ -97,6 +97,8 @@ def terminator(t) -> str:
             head = f"builtin {c.name}"
         elif c.kind == "method":
             head = f"method .{c.name}"
+        elif c.kind == "llm":
+            head = f"llm {c.name}"
         else:
             head = "indirect"
         dest = f"_{t.dest.index} = " if t.dest is not None else ""

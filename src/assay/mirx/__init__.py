@@ -392,6 +392,9 @@ class FunctionView:
             return CallTargetView("builtin", c.name.removeprefix("method:"), None, None)
         if c.kind == "method":
             return CallTargetView("method", c.name, None, None)
+        if c.kind == "llm":  # an LLM function's body: `name` is that function (substitutable)
+            fv = prog.function(c.name)
+            return CallTargetView("llm", c.name, fv, fv.type)
         callee = operand_view(t.args[0], locs, prog)
         return CallTargetView("indirect", None, None, callee.type)
 

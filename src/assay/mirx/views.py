@@ -269,7 +269,9 @@ class EventView:
 class CallTargetView:
     """kind: 'function' (a user function, `function` is its view), 'builtin' (a stdlib function
     or method), 'method' (dispatched on the receiver's run-time type), 'indirect' (a function
-    value; `type` is its static function type when known)."""
+    value; `type` is its static function type when known), 'llm' (the body of an LLM function:
+    `name` is its fqn, `function` its view; operands are its parameters; the result comes from
+    the LLM client, or from an extension that substitutes the call)."""
     kind: str
     name: str | None
     function: "FunctionView | None"

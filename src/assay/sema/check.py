@@ -13,6 +13,7 @@ from ..syntax import ast
 from ..syntax.parser import parse_type
 from . import stdsigs
 from . import types as T
+from .llmcheck import LlmChecks
 from .program import AliasDef, EnumDef, FunctionDef, ProgramIndex
 from .resolve import BUILTIN_TYPE_ROOTS, OPAQUE_TYPES, PRIM_TYPES, Resolver
 from .stdnames import STDLIB_MEMBER_NAMES
@@ -65,7 +66,8 @@ def check(index: ProgramIndex) -> list[Diagnostic]:
     return c.diags
 
 
-class Checker:
+class Checker(LlmChecks):
+    var_class = Var
     def __init__(self, index: ProgramIndex):
         self.index = index
         self.diags: list[Diagnostic] = []
@@ -97,6 +99,7 @@ class Checker:
             self.alias_type(ad, report=True)
         for fd in idx.functions.values():
             self.check_function(fd)
+        self.check_clients()
         for td in idx.tests:
             self.ns = td.namespace
             self.generics = set()
@@ -138,6 +141,7 @@ class Checker:
         for p, (_, pt, _) in zip(d.params, params):
             if p.default is not None:
                 self.expect(p.default, pt)
+        self.llm_fn = fd
         if d.body is not None:
             self.body(d.body, ret)
         self.finish_fn()

@@ -465,6 +465,43 @@ class Function:
     attrs: list[Attribute] = field(default_factory=list)
     has_self: bool = False
     doc: str | None = None
+    llm: "LlmBody | None" = None  # an LLM function (`client: … prompt: …`); body is then
+    #                              Block([], LlmCall) so that every pass sees an ordinary body
+
+
+@dataclass(eq=False)
+class LlmBody:
+    """The `{ client: … prompt: … tools: … }` body of an LLM function (BAML 0.23.0)."""
+    span: Span                 # `{` … `}`
+    client: Expr | None        # a "provider/model" string, a `client` name, or any Selector
+    prompt: Expr               # StrLit (rendered with jinja2 when it holds `{{`/`{%`) or Template
+    tools: Expr | None = None  # accepted and checked as an expression, ignored when run
+
+
+@dataclass(eq=False)
+class LlmCall(Expr):
+    """The value of an LLM function's body: ask the configured LLM client (lowered to a call
+    with callee kind "llm" whose arguments are the function's parameters)."""
+
+
+@dataclass(eq=False)
+class LlmOutputFormat(Expr):
+    """`ctx.output_format()` inside an LLM prompt template."""
+
+
+@dataclass(eq=False)
+class LlmRole(Expr):
+    """`role("user")` inside an LLM prompt template: starts a chat message."""
+    name: Expr
+
+
+@dataclass(eq=False)
+class ClientDecl:
+    """`client Name = <expr>;` (a client value; the engine's `ai.Client`/Selector)."""
+    span: Span
+    name: str
+    name_span: Span
+    value: Expr
 
 
 @dataclass(eq=False)
@@ -542,3 +579,4 @@ class File:
     source: "object"  # assay.source.SourceFile
     items: list[Item]
     impls: list[ImplBlock] = field(default_factory=list)  # top-level `implements … for …`
+    clients: list[ClientDecl] = field(default_factory=list)  # `client Name = …;`

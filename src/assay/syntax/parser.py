@@ -26,6 +26,7 @@ BINOPS = {
 }
 ASSIGN_OPS = {"=": None, "+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&",
               "|=": "|", "^=": "^", "<<=": "<<", ">>=": ">>"}
+LLM_FIELDS = ("client", "prompt", "tools")
 UNSUPPORTED_ITEMS = {
     "interface": "interface", "client": "client declaration", "template_string": "template_string",
     "retry_policy": "retry_policy", "generator": "generator", "testset": "testset",
@@ -61,8 +62,10 @@ class Parser:
         self.i = 0
         self.diags = diags
         self.lexer = lexer
+        self.clients: list[ast.ClientDecl] = []
         self.depth = 0
         self.no_struct = False
+        self.no_catch = -1  # parser depth at which a postfix `catch` is left to a throw/return
         self._match: dict[int, int] | None = None
         self.last_err = -1
 
@@ -271,6 +274,10 @@ class Parser:
             d = self.impl_decl(s, standalone=True)
             if d is not None:
                 impls.append(d)
+        elif kw == "client" and (self.peek().kind == "ident" or self.peek().text == "<"):
+            c = self.client_decl(s)
+            if c is not None:
+                self.clients.append(c)
         elif kw in UNSUPPORTED_ITEMS:
             self.advance()
             self.skip_item()
@@ -381,10 +388,11 @@ class Parser:
         if self.at("{"):
             # LLM function bodies: `client: …` / `prompt: …`
             p1, p2 = self.peek(), self.peek(2)
-            if p1.kind == "ident" and p1.text in ("client", "prompt") and p2.text == ":" and p2.kind == "op":
-                self.skip_balanced()
-                self.unsupported("LLM function", s, self.prev_end)
-                return None
+            if p1.kind == "ident" and p1.text in LLM_FIELDS and p2.text == ":" and p2.kind == "op":
+                llm = self.llm_body(name)
+                body = ast.Block(llm.span, [], ast.LlmCall(llm.span))
+                return ast.Function(self.span(s), name, name_span, gens, params, ret, throws, body, attrs,
+                                    has_self, doc, llm)
             body = self.block()
         else:
             self.expected("'{'")
@@ -392,6 +400,81 @@ class Parser:
                 self.recover_top()
         return ast.Function(self.span(s), name, name_span, gens, params, ret, throws, body, attrs,
                             has_self, doc)
+
+    def llm_body(self, fname: str) -> ast.LlmBody:
+        """`{ client: … prompt: … tools: … }` (any order, each once), as the engine parses it."""
+        s = self.tok.start
+        self.advance()  # '{'
+        fields: dict[str, ast.Expr] = {}
+        while not self.at("}") and self.tok.kind != "eof":
+            t = self.tok
+            if t.kind == "ident" and t.text in LLM_FIELDS and self.peek().text == ":":
+                self.advance()
+                self.advance()
+                if t.text in fields:
+                    self.error(f"unexpected token: expected `Duplicate '{t.text}' field`, found `{t.text}`", t)
+                value = self.llm_prompt() if t.text == "prompt" else self.expr()
+                if value is not None:
+                    fields.setdefault(t.text, value)
+                continue
+            shown = "`" if t.kind == "template" else t.text
+            self.error(f"unexpected token: expected `Only 'client', 'tools' and 'prompt' allowed in LLM "
+                       f"function, found '{shown}'`, found `{_describe(t)}`", t)
+            self.advance()
+        close = self.tok
+        self.expect("}")
+        for f in ("client", "prompt"):
+            if f not in fields:
+                self.error(f"unexpected token: expected `LLM function missing '{f}' field`, found "
+                           f"`{_describe(close)}`", close)
+                break
+        body = ast.LlmBody(self.span(s), fields.get("client"), fields.get("prompt") or ast.StrLit(self.span(s), ""),
+                           fields.get("tools"))
+        problem = _client_problem(body.client)
+        if problem:
+            self.diags.append(Diagnostic(body.span, "E0010", f"LLM function `{fname}` has an unusable "
+                                         f"`client`: {problem}"))
+        return body
+
+    def llm_prompt(self) -> ast.Expr | None:
+        t = self.tok
+        if t.kind in ("str", "rawstr"):
+            self.advance()
+            return ast.StrLit(self.span(t.start), t.value)
+        if t.kind == "template":
+            self.advance()
+            return _llm_template(self.template(t))
+        if t.kind == "op" and t.text == "#":
+            while self.at("#"):
+                self.advance()
+            if self.tok.kind in ("str", "rawstr"):
+                self.advance()
+            while self.at("#") and self.tok.start == self.prev_end:
+                self.advance()
+            self.error('Jinja `#"..."#` prompts are no longer supported. Use a backtick prompt with '
+                       '`${...}` interpolation instead.', t, start=t.start, end=self.prev_end)
+            return None
+        self.expected("prompt string")
+        self.advance()
+        return None
+
+    def client_decl(self, s: int) -> "ast.ClientDecl | None":
+        """`client Name = <expr>;` (0.23.0); `client<llm> Name { … }` blocks are removed."""
+        self.advance()  # 'client'
+        if self.at("<"):
+            self.skip_item()
+            self.error("`client<llm>` config blocks are removed; declare a client value instead: "
+                       '`client MyClient = openai.ResponsesClient.new(model = "...");` (compose '
+                       "reliability with ai.Retry / ai.Fallback / ai.RoundRobin)", start=s, end=self.prev_end)
+            return None
+        nt = self.tok
+        name = self.ident("client name")
+        if name is None or not self.expect("=", "'='"):
+            self.recover_top()
+            return None
+        value = self.expr()
+        self.eat(";")
+        return ast.ClientDecl(self.span(s), name, self.sp(nt.start, nt.end), value)
 
     def param(self, typed: bool) -> ast.Param | None:
         s = self.tok.start
@@ -1798,6 +1881,7 @@ def parse_file(source: SourceFile) -> tuple[ast.File, list[Diagnostic]]:
     diags: list[Diagnostic] = []
     items: list = []
     impls: list = []
+    p = None
     try:
         lx, toks = _tokens(source, diags)
         p = Parser(source, toks, diags, lx)
@@ -1809,6 +1893,8 @@ def parse_file(source: SourceFile) -> tuple[ast.File, list[Diagnostic]]:
     f = ast.File(source, items)
     if impls:
         f.impls = impls
+    if p is not None and p.clients:
+        f.clients = p.clients
     diags.sort(key=lambda d: d.span.start if d.span else 0)
     return f, diags
 
@@ -1825,3 +1911,52 @@ def parse_type(source: SourceFile) -> tuple[ast.TypeExpr | None, list[Diagnostic
     except Exception as exc:
         diags.append(Diagnostic(Span(source, 0, 0), "E0010", f"internal parser error: {exc!r}"))
         return None, diags
+
+
+# ───────────── LLM functions ─────────────
+
+# the prefixes of the engine's "provider/model" client shorthand (0.23.0, `ai.clients.resolve`)
+LLM_PROVIDERS = ("openai", "openai-chat", "openai-decisions", "openai-images", "ollama", "openrouter",
+                 "anthropic", "typesafeai", "google", "vertex", "bedrock", "ai-gateway-images", "claude-code")
+
+
+def _client_problem(client) -> str | None:
+    """Why a literal `client: "…"` is unusable, in the engine's words (None: usable, or not a literal)."""
+    if not isinstance(client, ast.StrLit):
+        return None
+    text = client.value
+    if "/" not in text:
+        return f'"{text}" is not a "provider/model" string (no `/`)'
+    prefix, model = text.split("/", 1)
+    if prefix == "azure":
+        return ('there is no "azure/<model>" shorthand: an Azure request goes to a deployment, which a '
+                "model name does not identify; build openai.AzureClient.new(model = ..., deployment_id = "
+                "..., resource_name = ...)")
+    if prefix not in LLM_PROVIDERS:
+        return (f'no builtin provider for prefix "{prefix}"; construct a client value instead '
+                f'(OpenAI-compatible endpoints: openai.GenericClient.new(base_url = ..., model = "{model}"))')
+    return None
+
+
+def _llm_template(t: ast.Template) -> ast.Template:
+    """`ctx.output_format()` and `role(…)` written in a prompt template become LlmOutputFormat /
+    LlmRole (what the engine binds `ctx` and `role` to inside an LLM prompt)."""
+    def part(p):
+        if isinstance(p, ast.TIf):
+            p.branches = [(c, [part(x) for x in ps]) for c, ps in p.branches]
+            if p.else_parts is not None:
+                p.else_parts = [part(x) for x in p.else_parts]
+            return p
+        if isinstance(p, (ast.TFor, ast.TForC)):
+            p.parts = [part(x) for x in p.parts]
+            return p
+        if isinstance(p, ast.Call) and not p.args and isinstance(p.func, ast.Field) \
+                and p.func.name == "output_format" and isinstance(p.func.obj, ast.Name) \
+                and p.func.obj.name == "ctx":
+            return ast.LlmOutputFormat(p.span)
+        if isinstance(p, ast.Call) and len(p.args) == 1 and isinstance(p.func, ast.Name) \
+                and p.func.name == "role" and p.args[0].name is None:
+            return ast.LlmRole(p.span, p.args[0].value)
+        return p
+    t.parts = [part(p) for p in t.parts]
+    return t
