@@ -28,6 +28,7 @@ from ..compiler import Program, analyze, compile_sources, describe_error
 from ..coverage.collect import Coverage
 from ..explore import emit_tests
 from ..explore.driver import explore as explore_fn
+from ..explore.parallel import explore_many as explore_parallel
 from ..mir.pretty import format_function
 from ..source import CompileError, Diagnostic, SourceFile
 from ..sym import Tracer
@@ -453,7 +454,12 @@ def _print_test(o) -> None:
 @click.option("--emit-tests", "emit_path", metavar="OUT.baml", default=None,
               help="Write a BAML test per distinct outcome found.")
 @click.option("--force", is_flag=True, help="Let --emit-tests overwrite an existing file.")
-def explore(path, function, budget, seed, max_len, max_depth, as_json, emit_path, force):
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+              help="Explore on N worker processes (1: in this process).")
+@click.option("--ray", "ray_address", is_flag=False, flag_value="local", default=None, metavar="[ADDRESS]",
+              help="Explore on a Ray cluster: bare --ray starts a local one; `auto`, `ray://host:port`, "
+                   "`host:port` join one (one worker per CPU unless --workers N).")
+def explore(path, function, budget, seed, max_len, max_depth, as_json, emit_path, force, workers, ray_address):
     """Generate inputs that cover every path of FUNCTION (or of every function) of the program
     at PATH, find its crashes, and report them (exit 1 when a bug was found)."""
     with reporting(as_json):
@@ -466,9 +472,16 @@ def explore(path, function, budget, seed, max_len, max_depth, as_json, emit_path
             [f.fqn for f in view.functions(include_tests=False) if f.kind == "function"]
         build = time.perf_counter() - t0
         live = LiveLine() if sys.stderr.isatty() and not as_json else None
+        pool = None
         with program_output(True):
-            reports = [explore_fn(view, fqn, budget=budget, seed=seed, max_len=max_len, max_depth=max_depth,
-                                  progress=live) for fqn in names]
+            if workers > 1 or ray_address is not None:
+                pool = explore_parallel(view, names, budget=budget, seed=seed, max_len=max_len,
+                                        max_depth=max_depth, workers=workers, progress=live,
+                                        ray=None if ray_address is None else ray_address)
+                reports = pool["functions"]
+            else:
+                reports = [explore_fn(view, fqn, budget=budget, seed=seed, max_len=max_len, max_depth=max_depth,
+                                      progress=live) for fqn in names]
         if live is not None:
             live.clear()
         for r in reports:
@@ -476,10 +489,14 @@ def explore(path, function, budget, seed, max_len, max_depth, as_json, emit_path
         if emit_path:
             write_text(emit_path, emit_tests(view, reports))
     if as_json:
-        emit_json(reports[0] if function else {"functions": reports})
+        emit_json(reports[0] if function else {"functions": reports, **({k: v for k, v in pool.items()
+                                                                        if k != "functions"} if pool else {})})
     else:
         for r in reports:
             click.echo(explore_summary(r))
+        if pool:
+            done = ", ".join(f"{w['items']} items (pid {w['pid']})" for w in pool["workers"])
+            click.echo(f"workers: {done}; start-up {pool['startup_seconds']:.2f} s")
     return 1 if any(r.get("bugs") for r in reports) else 0
 
 
@@ -511,6 +528,8 @@ def explore_summary(r: dict) -> str:
         if c["bug"]:
             err = c["outcome"]["error"]
             lines.append(f"  BUG {err['type']}: {err['message']}  args={json.dumps(c['args'])}")
+    for c in r.get("crashes", ()):
+        lines.append(f"  CRASH {c['error']}  args={json.dumps(c['args'])}")
     return "\n".join(lines)
 
 

@@ -34,7 +34,7 @@ from .views import (BlockView, CallTargetView, FieldView, LocalView, OperandView
 
 VERSION = "2.0"
 
-__all__ = ["VERSION", "Extension", "BamlPanic", "BamlError", "Code", "Run", "Abort", "CheckView", "EventView", "ProgramView", "FunctionView", "FileView", "load", "compile",
+__all__ = ["VERSION", "Extension", "BamlPanic", "BamlError", "Code", "Run", "Abort", "CheckView", "EventView", "ProgramView", "FunctionView", "FileView", "load", "compile", "compile_files",
            "TypeView", "FieldView", "VariantView", "ParamView", "LocalView", "BlockView",
            "StatementView", "TerminatorView", "OperandView", "PlaceView", "RvalueView",
            "CallTargetView", "SourceSpan", "RunError", "CompileError", "TimeLimit", "time_limit"]
@@ -427,6 +427,15 @@ def load(path: str) -> ProgramView:
 def compile(source: str, path: str = "main.baml") -> ProgramView:  # noqa: A001 — the verb
     try:
         return view(compile_sources([SourceFile(path, source, None)]))
+    except _CE as e:
+        raise CompileError(e.diagnostics) from None
+
+
+def compile_files(files) -> ProgramView:
+    """Compile source texts as one project: `files` are (path, text, namespace) triples, as
+    `view.files` and `view.source_text` give them (how a program travels to another process)."""
+    try:
+        return view(compile_sources([SourceFile(path, text, namespace) for path, text, namespace in files]))
     except _CE as e:
         raise CompileError(e.diagnostics) from None
 
