@@ -60,6 +60,24 @@ def test_every_case_replays_on_the_real_engine(reports, engine):
             assert case["bug"] == (real.kind == "panic")
 
 
+def test_llm_cases_replay_on_assay_with_their_recorded_answers(reports):
+    """Programs around LLM functions: each case's answers, given to a concrete run as the LLM
+    client, reach the outcome explore reported (no model is ever asked)."""
+    view, found = reports
+    for fn in ("LlmTriage", "LlmReply"):
+        assert found[fn]["cases"] and all(c["llm"] for c in found[fn]["cases"])
+        for case in found[fn]["cases"]:
+            answers = {name: list(a) for name, a in case["llm"].items()}
+            prog = assay.load(str(DEV), llm=lambda name, prompt, schema: answers[name].pop(0))
+            try:
+                got = {"ok": prog.call(fn, **copy.deepcopy(case["args"]))}
+            except assay.BamlPanic as e:
+                got = {"error": e.class_name}
+            want = case["outcome"]
+            assert got == ({"ok": want["ok"]} if "ok" in want else {"error": want["error"]["type"]}), (fn, case)
+            assert all(not a for a in answers.values())  # every recorded answer was used
+
+
 def test_report_shape_and_verdicts(reports):
     _, found = reports
     r = found["TriangleKind"]

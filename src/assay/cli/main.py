@@ -17,7 +17,7 @@ from contextlib import contextmanager
 
 import click
 
-from .. import BAML_VERSION, __version__, mirx
+from .. import BAML_VERSION, __version__, jsonvalue, mirx
 from ..api import ArgumentError, BamlProgram, LlmCallError
 from ..llm.client import Replay, ReplayError
 from ..bex.bytecode import disassemble
@@ -26,7 +26,7 @@ from ..bex.values import BamlRaise
 from ..bex.vm import baml_traceback
 from ..compiler import Program, analyze, compile_sources, describe_error
 from ..coverage.collect import Coverage
-from ..explore import emit_tests
+from ..explore import emit
 from ..explore.driver import explore as explore_fn
 from ..explore.parallel import explore_many as explore_parallel
 from ..mir.pretty import format_function
@@ -95,7 +95,7 @@ class AssayGroup(click.Group):
         try:
             rv = super().main(args, prog_name or "assay", complete_var, standalone_mode=False, **extra)
         except click.ClickException as e:
-            e.show()
+            _show_click_error(e)
             code = e.exit_code
         except (click.exceptions.Abort, KeyboardInterrupt):
             code = _interrupted()
@@ -106,6 +106,17 @@ class AssayGroup(click.Group):
         else:
             code = rv if isinstance(rv, int) else 0
         sys.exit(code)
+
+
+def _show_click_error(e: click.ClickException) -> None:
+    """click's message, its usage lines first for a usage error, as `error: …` (every error
+    line of Assay starts so)."""
+    ctx = getattr(e, "ctx", None)
+    if isinstance(e, click.UsageError) and ctx is not None:
+        hint = f"Try '{ctx.command_path} {ctx.help_option_names[0]}' for help." \
+            if ctx.command.get_help_option(ctx) is not None else ""
+        click.echo(ctx.get_usage() + ("\n" + hint if hint else "") + "\n", err=True)
+    click.echo(f"error: {e.format_message()}", err=True)
 
 
 def _interrupted() -> int:
@@ -253,14 +264,28 @@ def llm_replay_option(f):
                              "in call order (for `test`, also test name → such an object).")(f)
 
 
-def use_replay(program: Program, path: str | None) -> None:
-    if path is None:
-        return
+def use_replay(program: Program, path: str | None, sources=()) -> None:
+    """Answers for LLM functions: `--llm-replay FILE`, else the `<file>.llm.json` files beside
+    the test files (`assay explore --emit-tests` writes them), keyed by test name."""
     try:
-        replay = Replay.load(path)
+        if path is not None:
+            replay = Replay.load(path)
+        else:
+            merged = {}
+            for src in sources:
+                sibling = llm_answers_path(src.path)
+                if src.path.endswith(".baml") and os.path.exists(sibling):
+                    merged.update(Replay.load(sibling).data)
+            if not merged:
+                return
+            replay = Replay(merged, "the .llm.json files beside the tests")
     except ReplayError as e:
         raise usage_failure("ArgumentError", str(e)) from None
     BamlProgram(program).set_llm(replay)
+
+
+def llm_answers_path(baml_path: str) -> str:
+    return baml_path[:-5] + ".llm.json" if baml_path.endswith(".baml") else baml_path + ".llm.json"
 
 
 # ── run ──
@@ -281,6 +306,7 @@ def run(path, function, args_text, as_json, timeout, llm_replay, **cov_opts):
     """Call FUNCTION (`Fn`, `ns.Fn`) of the program at PATH and print its result as JSON."""
     cov = Session(cov_opts)
     with reporting(as_json):
+        cov.check_outputs()
         args = parse_args(args_text)
         program = compile_program(load_path(path))
         use_replay(program, llm_replay)
@@ -303,13 +329,20 @@ def parse_args(text: str | None) -> dict:
         where = text[1:]
         text = _read_args_file(where)
     try:
-        args = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise usage_failure("ArgumentError", f"{where}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
+        args = jsonvalue.loads(text)
+    except jsonvalue.JsonValueError as e:
+        at = f"{where}:{e.lineno}:{e.colno}" if e.lineno else where
+        raise usage_failure("ArgumentError", f"{at}: {e.msg}") from None
     if not isinstance(args, dict):
         raise usage_failure("ArgumentError", f"{where}: expected a JSON object of named arguments, "
-                                             f"got {type(args).__name__}")
+                                             f"got {_json_kind(args)}")
     return args
+
+
+def _json_kind(v) -> str:
+    if v is None or isinstance(v, bool):
+        return json.dumps(v)
+    return {list: "an array", str: "a string", int: "a number", float: "a number"}.get(type(v), "a value")
 
 
 def _read_args_file(path: str) -> str:
@@ -401,8 +434,10 @@ def test_cmd(paths, as_json, pattern, fail_fast, llm_replay, **cov_opts):
     """Run the `test` blocks of PATH... (one program)."""
     cov = Session(cov_opts)
     with reporting(as_json):
-        program = compile_program(load_paths(paths))
-        use_replay(program, llm_replay)
+        cov.check_outputs()
+        sources = load_paths(paths)
+        program = compile_program(sources)
+        use_replay(program, llm_replay, sources)
     outcomes = []
     with program_output(as_json):
         for o in program.iter_tests(pattern, fail_fast, cov.extensions(program)):
@@ -487,7 +522,10 @@ def explore(path, function, budget, seed, max_len, max_depth, as_json, emit_path
         for r in reports:
             r.setdefault("stats", {})["build_seconds"] = round(build, 6)
         if emit_path:
-            write_text(emit_path, emit_tests(view, reports))
+            text, answers = emit(view, reports)
+            write_text(emit_path, text)
+            if answers:  # beside the tests, where `assay test` finds them
+                write_text(llm_answers_path(emit_path), json.dumps(answers, indent=2) + "\n")
     if as_json:
         emit_json(reports[0] if function else {"functions": reports, **({k: v for k, v in pool.items()
                                                                         if k != "functions"} if pool else {})})
@@ -527,9 +565,9 @@ def explore_summary(r: dict) -> str:
     for c in r["cases"]:
         if c["bug"]:
             err = c["outcome"]["error"]
-            lines.append(f"  BUG {err['type']}: {err['message']}  args={json.dumps(c['args'])}")
+            lines.append(f"  BUG {err['type']}: {err['message']}  args={jsonvalue.dumps(c['args'], indent=None)}")
     for c in r.get("crashes", ()):
-        lines.append(f"  CRASH {c['error']}  args={json.dumps(c['args'])}")
+        lines.append(f"  CRASH {c['error']}  args={jsonvalue.dumps(c['args'], indent=None)}")
     return "\n".join(lines)
 
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from .. import mirx
 from .driver import explore, unsynthesizable
-from .emit import emit_tests
+from .emit import emit, emit_tests
 from .parallel import explore_many
 
-__all__ = ["run", "run_all", "emit_tests"]
+__all__ = ["run", "run_all", "emit", "emit_tests"]
 
 
 def run(program, fn: str, budget: float = 30.0, seed: int = 0, max_len: int = 8,

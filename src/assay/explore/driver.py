@@ -43,6 +43,7 @@ class Case:
     outcome: dict  # {"ok": value} | {"error": {"type", "message", "fields"}}
     bug: bool
     key: tuple = field(repr=False, default=())
+    llm: dict = field(default_factory=dict)  # the LLM answers the execution used
 
 
 def unsynthesizable(fv) -> str | None:
@@ -85,9 +86,11 @@ def explore(view: mirx.ProgramView, fn: str, budget: float = 30.0, seed: int = 0
 
 
 class Item(NamedTuple):
-    """A queued input: the arguments, and the first path position still to flip."""
+    """A queued input: the arguments, the first path position still to flip, and the answers
+    of LLM functions (per function, in call order)."""
     args: dict
     bound: int
+    llm: dict = {}
 
 
 class Search:
@@ -116,7 +119,7 @@ class Search:
     def step(self, item: Item, deadline: float) -> list[Item]:
         """Execute an item, keep its outcome, and solve each of its new flips once."""
         seen = dict(self.cov.hits)
-        trace = _execute(self.view, self.fn, item.args, self.max_len, self.cov, self.stats)
+        trace = _execute(self.view, self.fn, item, self.max_len, self.cov, self.stats)
         if trace.limit is None:  # a run stopped by a limit has no outcome, but a usable path
             edges = frozenset(k for k, n in self.cov.hits.items() if k[0] == "branch" and n != seen.get(k, 0))
             case = _case(trace, item.args, self.declared, edges)
@@ -136,7 +139,7 @@ class Search:
             self.tried.add(flip)
             new = _solve(trace, k, self.query_ms, self.stats)
             if new is not None:
-                out.append(Item(new, k + 1))
+                out.append(Item(new, k + 1, trace.flipped_llm))
         return out
 
     def report(self) -> dict:
@@ -147,7 +150,7 @@ class Search:
         ordered = sorted(self.cases.values(), key=lambda c: (not c.bug, str(c.key)))
         return {"function": self.name, "verdict": verdict, "paths": self.paths,
                 "coverage": {"branches_covered": totals.branches_hit, "branches_total": totals.branches},
-                "cases": [{"args": c.args, "llm": {}, "outcome": c.outcome, "bug": c.bug} for c in ordered],
+                "cases": [{"args": c.args, "llm": c.llm, "outcome": c.outcome, "bug": c.bug} for c in ordered],
                 "bugs": sum(c.bug for c in ordered), "stats": s.as_dict(),
                 "seconds": round(time.monotonic() - self.start, 3)}
 
@@ -172,9 +175,9 @@ def _seed(t):
     return default(t)
 
 
-def _execute(view, fn: str, args: dict, max_len: int, cov, stats: Stats):
+def _execute(view, fn: str, item: Item, max_len: int, cov, stats: Stats):
     t0 = time.perf_counter()
-    trace = sym.run(view, fn, args, max_len=max_len, extensions=[cov])
+    trace = sym.run(view, fn, item.args, max_len=max_len, extensions=[cov], llm=item.llm)
     stats.executions += 1
     stats.execute_seconds += time.perf_counter() - t0
     stats.concretized += sum(trace.concretized.values())
@@ -195,12 +198,13 @@ def _case(trace, args: dict, declared_throws: bool, edges: frozenset) -> Case:
     """The outcome of one execution, and the key that makes outcomes distinct: each error
     class, and each set of branch edges taken (symbolic or not) for a return (its path class)."""
     e = trace.error
+    llm = {fn: [_plain(a) for a in answers] for fn, answers in trace.llm.items()}
     if e is None:
-        return Case(args, {"ok": _plain(trace.result)}, False, ("ok", edges))
+        return Case(args, {"ok": _plain(trace.result)}, False, ("ok", edges), llm)
     panic = isinstance(e, mirx.BamlPanic)
     error = {"type": e.error["type"], "message": e.error["message"], "fields": _plain(e.fields)}
     bug = panic or not declared_throws
-    return Case(args, {"error": error}, bug, ("error", error["type"], panic))
+    return Case(args, {"error": error}, bug, ("error", error["type"], panic), llm)
 
 
 def _plain(v):

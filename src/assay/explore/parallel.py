@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -69,6 +70,7 @@ class Worker:
         except Exception:  # an internal error of Assay: the coordinator raises it
             return {"error": traceback.format_exc()}
         result["busy"] = time.perf_counter() - t0
+        result["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         return result
 
     def _step(self, task: dict) -> dict:
@@ -312,7 +314,7 @@ class _Fn:
 
 def explore_many(view: mirx.ProgramView, fns: list[str], budget: float = 30.0, seed: int = 0,
                  max_len: int = 8, max_depth: int = 3, query_ms: int = 2000, workers: int = 2,
-                 ray=None, progress=None, fault: dict | None = None) -> dict:
+                 ray=None, progress=None, fault: dict | None = None, timeline: list | None = None) -> dict:
     """Explore functions on a pool of workers: `{"functions": [report per function], "workers":
     [{"worker", "pid", "items", "executions"}], "startup_seconds"}`. `ray` (None: processes on
     this machine) is True for a new local Ray cluster, "auto", or a cluster's address."""
@@ -322,24 +324,28 @@ def explore_many(view: mirx.ProgramView, fns: list[str], budget: float = 30.0, s
     pool = ProcessPool(workers, files, options) if ray is None else RayPool(workers, ray, files, options)
     startup = time.monotonic() - t0
     try:
-        reports, totals, restarts = _coordinate(pool, view, fns, budget, seed, max_len, query_ms, progress)
+        reports, totals, restarts = _coordinate(pool, view, fns, budget, seed, max_len, query_ms, progress,
+                                                timeline)
     finally:
         pool.close()
     for r in reports:
         r.setdefault("stats", {})["startup_seconds"] = round(startup, 6)
     return {"functions": reports, "startup_seconds": round(startup, 6), "restarts": restarts,
             "workers": [{"worker": w, "pid": pool.pids[w], "items": totals[w][0], "executions": totals[w][1],
-                         "busy_seconds": round(totals[w][2], 6)} for w in range(len(pool))]}
+                         "busy_seconds": round(totals[w][2], 6), "max_rss_mb": round(totals[w][3] / 1024, 1)}
+                        for w in range(len(pool))]}
 
 
-def _coordinate(pool, view, fns, budget, seed, max_len, query_ms, progress):
+def _coordinate(pool, view, fns, budget, seed, max_len, query_ms, progress, timeline):
+    """The scheduling loop. `timeline` (benchmarks): gets (seconds, function, case) per new outcome."""
+    t0 = time.monotonic()
     todo = deque(fns)
     active: list[_Fn] = []
     reports: dict[str, dict] = {}
     idle = list(range(len(pool)))
     busy: dict[int, tuple] = {}  # worker → (fn state, item, rank, attempts)
     synced: dict = {}  # (worker, fqn) → how much of the fn's log the worker has
-    totals = {w: [0, 0, 0.0] for w in range(len(pool))}
+    totals = {w: [0, 0, 0.0, 0] for w in range(len(pool))}
     restarts = 0
 
     def activate() -> bool:
@@ -412,7 +418,11 @@ def _coordinate(pool, view, fns, budget, seed, max_len, query_ms, progress):
                 continue
             if "error" in result:
                 raise RuntimeError("an exploration worker failed:\n" + result["error"])
+            known = set(f.search.cases)
             _merge(f, result, rank)
+            if timeline is not None:
+                timeline += [(time.monotonic() - t0, f.search.name, c) for k, c in f.search.cases.items()
+                             if k not in known]
             pw = f.per_worker.setdefault(w, [0, 0, None, 0.0])
             pw[0] += 1
             pw[1] += result["stats"]["executions"]
@@ -421,6 +431,7 @@ def _coordinate(pool, view, fns, budget, seed, max_len, query_ms, progress):
             totals[w][0] += 1
             totals[w][1] += result["stats"]["executions"]
             totals[w][2] += result["busy"]
+            totals[w][3] = max(totals[w][3], result["rss_kb"])
             idle.append(w)
             if progress is not None:
                 s = f.search

@@ -23,7 +23,7 @@ from ..bex.values import BamlRaise, Variant
 from ..bex.vm import baml_traceback
 from ..compiler import compile_sources, describe_error, discover
 from ..extension import Abort, Code, Extension, Run
-from ..mir import ir
+from ..mir import ir, typetest
 from ..sema import types as T
 from ..source import CompileError as _CE
 from ..source import SourceFile
@@ -143,6 +143,15 @@ class ProgramView:
             err = describe_error(e.value, e.panic)
             err["traceback"] = baml_traceback(self._p.runtime, e)
             return None, (BamlPanic if e.panic else BamlError)(err)
+
+    def to_runtime(self, value, type: TypeView, where: str = "value"):
+        """A host value (as `call` takes arguments) as the run-time value of `type` — what an
+        extension supplies when it substitutes a call. ValueError when it does not fit."""
+        return self._api().from_python(value, typetest.of(type._t), where)
+
+    def to_host(self, value):
+        """A run-time value as `call` returns it (models, enum members, plain values)."""
+        return self._api().to_python(value)
 
     def sidecar(self, fn: "FunctionView", extension: Extension) -> dict:
         """The extension's compile-time data for a function ({site id: data}), computed now

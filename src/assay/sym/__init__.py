@@ -37,7 +37,17 @@ class Trace:
         self.concretized: dict = state.concretized if state else {}
         self.output = output
         self.status = None  # of the last flip: "sat", "unsat" or "unknown"
+        self._llm_used = state.llm_used if state else []
+        self.flipped_llm: dict | None = None  # the LLM answers of the last flip
         self.limit = None  # the sym.Limit that stopped the run, if one did
+
+    @property
+    def llm(self) -> dict:
+        """The LLM answers this run used, per function in call order."""
+        out: dict = {}
+        for fn, _, _, host in self._llm_used:
+            out.setdefault(fn, []).append(host)
+        return out
 
     @property
     def assumptions(self) -> list[Expr]:
@@ -63,6 +73,9 @@ class Trace:
         self.status, model = solver.solve(conditions, self._inputs.domains, timeout_ms)
         if model is None:
             return None
+        self.flipped_llm = {}
+        for fn, var_name, t, host in self._llm_used:
+            self.flipped_llm.setdefault(fn, []).append(rebuild(var_name, host, t, model))
         return {name: rebuild(name, self.args.get(name), t, model) if symbolic else self.args.get(name)
                 for name, t, symbolic in self._params if name in self.args}
 
@@ -71,21 +84,23 @@ class Trace:
 
 
 def run(program, fn: str, args: dict | None = None, symbolic="all", max_len: int = 8,
-        extensions=(), limits: dict | None = None) -> Trace:
+        extensions=(), limits: dict | None = None, llm: dict | None = None) -> Trace:
     """Run `fn` with `args`, tracking the parameters named in `symbolic` ("all" for every
     one). `program` is an `assay.load()` program or a mirx view. With nothing symbolic the
     run is plain (no instrumented code at all). `extensions` ride along (e.g. coverage).
-    `limits` (max_records, max_size): reaching one raises `sym.Limit` (a `mirx.Abort`)."""
+    `limits` (max_records, max_size): reaching one raises `sym.Limit` (a `mirx.Abort`).
+    `llm`: answers per LLM function ({"ns.Fn": [answer, …]} in call order; missing ones are
+    defaults of the return type): every LLM call is substituted, its answer a symbolic input."""
     view = program if isinstance(program, mirx.ProgramView) else mirx.view(program)
     fv = view.function(fn)
     args = dict(args or {})
     params = [(p.name, p.type, symbolic == "all" or p.name in symbolic) for p in fv.params]
     inputs = Inputs(max_len)
-    if not any(s for _, _, s in params):
+    if not any(s for _, _, s in params) and llm is None:
         result, error = view.run(fn, args, extensions=extensions)
         return Trace(fn, args, params, inputs, result, error, None, None)
     new_scope()
-    tracer = Tracer(params, inputs, limits)
+    tracer = Tracer(params, inputs, limits, llm or {})
     try:
         result, error = view.run(fn, args, extensions=[tracer, *extensions])
     except Limit as stop:  # the path so far is still good for flips

@@ -7,6 +7,7 @@ from .. import mirx
 from . import transfer as T
 from ..extension import Abort
 from .expr import Expr, SymArray, app, lift, not_
+from .inputs import default
 
 
 class Record:
@@ -49,14 +50,27 @@ class Limit(Abort):
         self.kind = kind
 
 
+class LlmSite:
+    """Compile-time data of an LLM function call: the function (as the host names it), its
+    return type and the program view that converts answers."""
+    __slots__ = ("name", "type", "view")
+
+    def __init__(self, name: str, type_, view):
+        self.name, self.type, self.view = name, type_, view
+
+
 class PathState:
     """A run's symbolic state: its path, its concretisations, the shadows of closure cells,
-    and its limits (path records, allocation sizes)."""
+    its limits (path records, allocation sizes) and the LLM answers it supplied."""
 
-    __slots__ = ("path", "pins", "cells", "concretized", "max_records", "max_size")
+    __slots__ = ("path", "pins", "cells", "concretized", "max_records", "max_size", "inputs",
+                 "llm_given", "llm_used")
 
-    def __init__(self, max_records: int = 100_000, max_size: int = 1_000_000):
+    def __init__(self, max_records: int = 100_000, max_size: int = 1_000_000, inputs=None,
+                 llm_given: dict | None = None):
         self.max_records, self.max_size = max_records, max_size
+        self.inputs, self.llm_given = inputs, llm_given or {}
+        self.llm_used: list = []  # (function, var name, type, host answer) in call order
         self.path: list[Record] = []
         self.pins: list[tuple[int, Expr]] = []  # (records before it, pin) per concretisation
         self.concretized: dict[str, int] = {}  # operation → how often
@@ -72,6 +86,17 @@ class PathState:
         self.path.append(Record(site, panic, failed, cond))
         if len(self.path) > self.max_records:
             raise Limit("records", f"more than {self.max_records} symbolic decisions")
+
+    def llm_answer(self, site: LlmSite) -> tuple:
+        """The next answer of an LLM function: the one given for this call (else a default of
+        its return type), as a fresh symbolic input — the call itself never runs."""
+        i = sum(1 for used in self.llm_used if used[0] == site.name)
+        given = self.llm_given.get(site.name, ())
+        host = given[i] if i < len(given) else default(site.type)
+        value = site.view.to_runtime(host, site.type, f"answer of {site.name}")
+        name = f"{site.name}#{i}"
+        self.llm_used.append((site.name, name, site.type, host))
+        return value, self.inputs.shadow(name, value, site.type)
 
     def bound_size(self, n) -> None:
         if type(n) is int and n > self.max_size:
@@ -107,10 +132,10 @@ class Tracer(mirx.Extension):
     name = "sym"
     shadow = True
 
-    def __init__(self, params: list, inputs, limits: dict | None = None):
+    def __init__(self, params: list, inputs, limits: dict | None = None, llm: dict | None = None):
         """`params`: (name, TypeView, symbolic?) per parameter; `inputs` makes the shadows;
-        `limits`: PathState's max_records / max_size."""
-        self.params, self.inputs, self.limits = params, inputs, limits or {}
+        `limits`: PathState's max_records / max_size; `llm`: answers per LLM function."""
+        self.params, self.inputs, self.limits, self.llm = params, inputs, limits or {}, llm
         self.state: PathState | None = None
         self.result_shadow = None
 
@@ -125,7 +150,7 @@ class Tracer(mirx.Extension):
     def on_run_start(self, run):
         run.shadows = tuple(self.inputs.shadow(name, value, t) if symbolic else None
                             for (name, t, symbolic), value in zip(self.params, run.args))
-        return PathState(**self.limits)
+        return PathState(**self.limits, inputs=self.inputs, llm_given=self.llm)
 
     def on_run_end(self, run, state) -> None:
         self.state, self.result_shadow = state, run.result_shadow
@@ -137,6 +162,8 @@ def _handler(fn, node):
     k = node.kind
     if k == "check":
         return T.check(node.panic, node.op)
+    if k == "call" and node.call.kind == "llm":
+        return LlmSite(node.call.name.removeprefix("user."), node.call.function.return_type, fn.program)
     if k == "call" and node.call.kind == "builtin":
         return T.native(node.call.name)
     if k == "call" and node.call.kind == "method":
@@ -191,6 +218,8 @@ def _snippet(node, data):
         n = len(node.operands)
         return mirx.Code(before="{data}({state}, {site}, " + _tuple("{{ops[{0}]}}", n) + ", "
                          + _tuple("{{shadows[{0}]}}", n) + ")")
+    if k == "call" and node.call.kind == "llm":  # answers are symbolic inputs: no model is asked
+        return mirx.Code(substitute="{state}.llm_answer({data})")
     if k == "call" and data is not None:
         n = len(node.operands)
         method = node.call.name.split(".")[0] in _RECEIVER_KINDS  # a method may update its receiver
