@@ -3,10 +3,14 @@
 Each bytecode basic block is translated by simulating the operand stack: loads of locals and
 constants stay symbolic, every other instruction becomes one Python statement, so
 `load_var 1; load_const 1; bin_op_int +; store_var 1` becomes `s0 = v1 + 1` plus the 63-bit
-range check. Blocks reached from a single place are inlined there (nested `if`/`else`); the
-rest become cases of a `pc` dispatch loop (a case whose chain jumps back to itself is a
-`while True` loop). The exception table becomes a `try` around the loop that routes errors to
-the handler block of the region `pc` is in.
+range check. Blocks reached from a single place are inlined there (nested `if`/`else`). In the
+plain variant the whole function is then structured (`structured`): loops become `while True`
+with `continue`/`break`, blocks reached from several places follow the code of their
+dominator, and range facts (bex/ranges.py) drop overflow checks that cannot fire. Where that
+has no spelling (irreducible flow, a branch out of two loops, an exception table) and in the
+instrumented variant, the rest become cases of a `pc` dispatch loop (a case whose chain jumps
+back to itself is a `while True` loop). The exception table becomes a `try` around the loop
+that routes errors to the handler block of the region `pc` is in.
 
 Every opcode has one handler method `op_<name>`. The hook points (`prologue`, `before`,
 `branch_edge`) emit nothing here; the instrumented variant of mirx extensions
@@ -254,8 +258,9 @@ class FunctionGen:
             self.s_tree(0, [], None)
             if len(self.out) - start > 40 * len(self.code) + 200:
                 raise _Unstructured("code duplication")
+            _check_nesting(self.out[start:])
             return True
-        except _Unstructured:
+        except (_Unstructured, RecursionError):  # (a very deep CFG: the dispatch loop is flat)
             del self.out[start:], self.line_pcs[start:]
             self.ind, self.stack, self.skip = ind, [], 0
             return False
@@ -756,10 +761,6 @@ class FunctionGen:
         fqn, n = arg  # the code space's `llm` helper renders the prompt and asks the LLM client
         self.call_result(f"llm({fqn!r}, [{', '.join(self.popn(n))}])")
 
-    def op_call_llm(self, arg) -> None:
-        fqn, n = arg  # the code space's `llm` helper renders the prompt and asks the LLM client
-        self.call_result(f"llm({fqn!r}, [{', '.join(self.popn(n))}])")
-
     def op_call_indirect(self, arg) -> None:
         n, kw = arg
         kwvals = self.popn(len(kw))
@@ -792,6 +793,26 @@ class FunctionGen:
 
 class _Unstructured(Exception):
     """This function's flow has no structured spelling: use the `pc` dispatch loop."""
+
+
+MAX_INDENT = 60   # CPython refuses 100 levels of indentation
+MAX_LOOPS = 16    # ... and more than 20 statically nested loops
+
+
+def _check_nesting(lines: list[str]) -> None:
+    """Structured code nests as deep as the CFG: leave it to the dispatch loop when Python's
+    compiler would refuse it (or come close)."""
+    loops: list[int] = []
+    for text in lines:
+        ind = (len(text) - len(text.lstrip(" "))) // 4
+        if ind > MAX_INDENT:
+            raise _Unstructured("too deep")
+        while loops and loops[-1] >= ind:
+            loops.pop()
+        if text.endswith("while True:"):
+            loops.append(ind)
+            if len(loops) > MAX_LOOPS:
+                raise _Unstructured("too many nested loops")
 
 
 class _Frame:
