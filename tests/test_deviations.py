@@ -33,3 +33,14 @@ def test_single_use_let_is_eager_in_assay_lazy_in_the_engine(prog, engine):
         prog.lazy_let([], 0)
     assert e.value.class_name == "baml.panics.IndexOutOfBounds"
     assert engine.call("deviations.lazy_let", {"xs": [], "i": 0}).value == "plain"
+
+
+def test_literal_folding_with_diverging_arm(engine):
+    """The engine folds `1 + match (x) { 1 => 5, _ => return 99 }` to the constant 6 (the
+    operands have literal types once the diverging arm is dropped), so the `return` never runs;
+    Assay evaluates the operand as written."""
+    p = assay.load(str(HERE / "programs" / "ns_diverge"))
+    assert p.call("dv_fold_quirk", x=2) == 99
+    assert p.call("dv_fold_quirk", x=1) == 6
+    assert engine.call("diverge.dv_fold_quirk", {"x": 2}).value == 6
+    assert engine.call("diverge.dv_fold_quirk", {"x": 1}).value == 6

@@ -211,6 +211,8 @@ class BamlProgram:
         elif k == "lit":
             if type(v) is type(t[1]) and v == t[1]:
                 return v
+            if type(t[1]) not in (int, bool) and isinstance(t[1], int) and type(v) in (int, BigInt) and v == t[1]:
+                return BigInt(v)  # a bigint literal type (`3n`)
         elif k == "array" and isinstance(v, (list, tuple)):
             return [self.from_python(x, t[1], where) for x in v]
         elif k == "map" and isinstance(v, dict):
@@ -262,11 +264,19 @@ class BamlProgram:
             return [self._guess(x) for x in v]
         if isinstance(v, dict):
             return {k: self._guess(x) for k, x in v.items()}
-        if callable(v) and not isinstance(v, type):
-            return host_callable(v)
-        return v
+        if callable(v) and not isinstance(v, type) and not isinstance(v, Instance):
+            return self.host(v)
+        return v  # any other Python object passes through unchanged (an opaque value)
 
     def to_python(self, v):
+        t = type(v)
+        if t is int or t is str or t is float or t is bool or v is None:
+            return v
+        return self._to_python(v)
+
+    def _to_python(self, v):
+        if type(v) is BigInt:
+            return int(v)  # a bigint reaches the host as a plain int, as from the engine
         if isinstance(v, Instance):
             fields = {f: self.to_python(getattr(v, "f_" + f)) for f in v._class.fields}
             if v._class.fqn in self._p.index.classes:

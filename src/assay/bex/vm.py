@@ -14,7 +14,7 @@ from .emit import emit_function
 from .instrument import InstrumentedGen, Node, compile_half, mir_nodes
 from .llmcall import call_llm
 from .pygen import FunctionGen, mangle
-from .stdlib import FUNCTIONS, METHODS, ORDERING
+from .stdlib import FUNCTIONS, METHODS, ORDERING, iters
 from ..extension import Run
 from .values import OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, Variant
 
@@ -140,6 +140,8 @@ class Runtime:
             return lambda v: callable(v) and not isinstance(v, (Instance, type))
         if k == "lit":
             lit = t[1]
+            if isinstance(lit, int) and type(lit) not in (int, bool):  # a bigint literal (`3n`)
+                lit = BigInt(lit)
             return lambda v: type(v) is type(lit) and v == lit
         if k == "class":
             py = self.classes[t[1]].py if t[1] in self.classes else None
@@ -447,7 +449,7 @@ def make_dispatcher(name: str, method_of=None):
     table = {}
     for kind, py in (("int", int), ("float", float), ("string", str), ("bool", bool),
                      ("null", type(None)), ("array", list), ("map", dict), ("uint8array", bytearray),
-                     ("bigint", BigInt)):
+                     ("bigint", BigInt), ("iter", iters.Iter)):
         native = METHODS.get(kind, {}).get(name)
         if native is not None:
             table[py] = native.fn
@@ -484,7 +486,9 @@ def call_kw(f, args, keys, values):
 def iter_items(v):
     if type(v) is str:
         return list(v)
-    return v
+    if type(v) is list:
+        return v
+    return iters.for_in_items(v)
 
 
 def load_index(c, i):

@@ -605,6 +605,12 @@ class FnLowerer:
     def expr_BlockExpr(self, e):
         return self.lower_block_value(e.block)
 
+    def expr_Diverge(self, e):
+        """`return`/`throw`/`break`/`continue` as an expression: the statement, then a value
+        no one reads (lowering goes on in an unreachable block)."""
+        self.lower_stmt(e.stmt)
+        return ir.Const(None)
+
     def expr_LlmCall(self, e):
         """An LLM function's body: one call with callee kind "llm" (name: the function's fqn) whose
         arguments are its parameters (self first for a method); the runtime renders the prompt
@@ -694,6 +700,12 @@ class FnLowerer:
 
     def expr_ClassLit(self, e: ast.ClassLit):
         cls = self.prog.index.lookup(self.namespace, e.type.path)
+        if cls is None and ".".join(e.type.path) == "baml.iter.Repeat" and len(e.entries) == 2:
+            # `baml.iter.Repeat<T> { value: v, count: n }`: the stdlib's repeating iterator
+            given = {n: self.lower_expr(v) for n, v in e.entries}
+            if set(given) == {"value", "count"}:
+                return self.call(ir.Callee("native", "baml.iter.Repeat.new"), [given["value"], given["count"]],
+                                 span=e.span)
         if type(cls).__name__ != "ClassDef":
             raise LowerError(e.type.span, f"unresolved class: {'.'.join(e.type.path)}")
         given: dict[str, ir.Operand] = {}
@@ -1098,7 +1110,8 @@ class FnLowerer:
             self.declare(pat.name, value, pat.span, self.resolve(pat.type) if pat.type is not None else None)
             return
         if isinstance(pat, ast.PLit):
-            self.test(ir.BinaryOp("==", value, ir.Const(pat.value)), fail)
+            lit = ir.BigIntConst(int(pat.value)) if type(pat.value) is ast.BigLit else pat.value
+            self.test(ir.BinaryOp("==", value, ir.Const(lit)), fail)
             return
         if isinstance(pat, ast.PType):
             self.test(ir.IsType(value, self.type_test(pat.type)), fail)

@@ -495,7 +495,7 @@ class Checker(LlmChecks):
         return FLOAT
 
     def x_BigIntLit(self, e, x):
-        return T.BIGINT
+        return Lit(ast.BigLit(e.value), T.BIGINT)
 
     def x_BytesLit(self, e, x):
         return T.BYTES
@@ -937,6 +937,8 @@ class Checker(LlmChecks):
         if e.op == "-":
             if isinstance(t, Lit) and t.base is INT:
                 return T.lit_int(-t.value)
+            if isinstance(t, Lit) and t.base is T.BIGINT:
+                return Lit(ast.BigLit(-t.value), T.BIGINT)
             if tb in (INT, FLOAT, T.BIGINT):
                 return tb
             if tb in (BOOL, STRING, NULL) or isinstance(tb, (Arr, MapT)):
@@ -972,8 +974,14 @@ class Checker(LlmChecks):
         if lt is UNKNOWN or rt is UNKNOWN or isinstance(lt, TVar) or isinstance(rt, TVar):
             return BOOL if op in _ORDER else UNKNOWN
         lb, rb = T.base(lt), T.base(rt)
+        if T.BIGINT in (lb, rb) and isinstance(lt, Lit) and isinstance(rt, Lit):
+            folded = _fold_literals(op, lt, rt)
+            if folded is not None:
+                return folded
         ls, rs = _simple(lb), _simple(rb)
         if op in _ORDER:
+            if isinstance(lt, Lit) and isinstance(rt, Lit) and lb is rb and lb in (INT, STRING):
+                return _fold_literals(op, lt, rt) or BOOL
             if ls and rs and (lb is not rb or isinstance(lb, Union) or lb is NULL):
                 self.err(e.span, "E0004", f"cannot order `{show(lt)}` and `{show(rt)}` with "
                          f"`{op}`: ordering requires both operands to have the same type")
@@ -995,6 +1003,8 @@ class Checker(LlmChecks):
             return UNKNOWN
         if op in _BITS:
             if lb is INT and rb is INT:
+                if isinstance(lt, Lit) and isinstance(rt, Lit):
+                    return _fold_bits(op, lt.value, rt.value)
                 return INT
             if ls and rs and (lb in (STRING, FLOAT, NULL) or rb in (STRING, FLOAT, NULL)
                               or (lb is INT) != (rb is INT) or isinstance(lb, Union)
@@ -1110,6 +1120,10 @@ class Checker(LlmChecks):
 
     def x_BlockExpr(self, e, expected):
         return self.block(e.block, expected)
+
+    def x_Diverge(self, e, expected):
+        self.stmt(e.stmt)
+        return NEVER
 
     def x_Lambda(self, e, expected):
         exp = T.base(expected)
@@ -1316,6 +1330,47 @@ def _native_sig(kind: str, name: str, checker: "Checker"):
         return None
     # a parameter whose type refers to stdlib types (baml.*) is UNKNOWN; keep the shape
     return FuncT(tuple((n, p, False) for n, p, _ in t.params), t.ret, None)
+
+
+def _fold_literals(op, lt: Lit, rt: Lit) -> "T.Type | None":
+    """The literal type of an operator over two literals the engine folds: bigint arithmetic
+    and comparisons; None where it does not fold."""
+    a, b = lt.value, rt.value
+    if op in _ORDER:
+        if (lt.base is T.BIGINT) != (rt.base is T.BIGINT) or lt.base is not rt.base and T.BIGINT not in (lt.base, rt.base):
+            return None
+        r = {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+        return T.lit_bool(r)
+    if lt.base is not T.BIGINT or rt.base is not T.BIGINT:  # `2n + 3` is not folded
+        return None
+    a, b = int(a), int(b)
+    if op in ("/", "%"):
+        if b == 0:
+            return None
+        q = abs(a) // abs(b)
+        r = (q if (a >= 0) == (b >= 0) else -q) if op == "/" else (abs(a) % abs(b)) * (1 if a >= 0 else -1)
+    elif op in ("<<", ">>"):
+        if b < 0 or b > 4096:
+            return None
+        r = a << b if op == "<<" else a >> b
+    elif op in ("+", "-", "*", "&", "|", "^"):
+        r = {"+": a + b, "-": a - b, "*": a * b, "&": a & b, "|": a | b, "^": a ^ b}[op]
+    else:
+        return None
+    return Lit(ast.BigLit(r), T.BIGINT)
+
+
+def _fold_bits(op, a: int, b: int) -> T.Type:
+    """`&`, `|`, `^`, `<<`, `>>` of two int literals as the engine folds them (`<<` wraps to 63
+    bits, counts of 63 and more give 0 / the sign); a negative count does not fold."""
+    if op in ("&", "|", "^"):
+        return T.lit_int({"&": a & b, "|": a | b, "^": a ^ b}[op])
+    if b < 0:
+        return INT
+    if op == "<<":
+        r = (a << b) & ((1 << 63) - 1) if b < 63 else 0
+        return T.lit_int(r - (1 << 63) if r >= 1 << 62 else r)
+    return T.lit_int(a >> b if b < 63 else (-1 if a < 0 else 0))
 
 
 def _fold(op, a, b) -> T.Type:

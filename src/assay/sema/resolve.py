@@ -122,6 +122,8 @@ def _literal(v) -> T.Type:
         return T.NULL
     if isinstance(v, bool):
         return T.lit_bool(v)
+    if isinstance(v, ast.BigLit):
+        return T.Lit(v, T.BIGINT)
     if isinstance(v, int):
         return T.lit_int(v)
     if isinstance(v, str):

@@ -257,6 +257,38 @@ string.from_code_points(unicode: int[]) -> string throws baml.errors.InvalidArgu
 """
 
 
+# `baml.iter` (bex/stdlib/iters.py): iterator values are opaque to sema (type unknown), so the
+# checker stays silent on them; receiver kind "iter" is the run-time iterator.
+_METHODS += """iter.next() -> unknown
+iter.peek() -> unknown
+iter.iter() -> unknown
+iter.peekable() -> unknown
+iter.collect() -> unknown[]
+iter.count() -> int
+iter.reduce(reducer: unknown, initial: unknown) -> unknown
+iter.for_each(fn: unknown) -> void
+iter.some(predicate: unknown) -> bool
+iter.every(predicate: unknown) -> bool
+iter.find(predicate: unknown) -> unknown
+iter.map(f: unknown) -> unknown
+iter.filter(predicate: unknown) -> unknown
+iter.filter_map(fn: unknown) -> unknown
+iter.flat_map(f: unknown) -> unknown
+iter.step_by(step: int) -> unknown
+iter.chain(other: unknown) -> unknown
+iter.take(n: int) -> unknown
+iter.skip(n: int) -> unknown
+iter.take_while(predicate: unknown) -> unknown
+iter.skip_while(predicate: unknown) -> unknown
+array.iter() -> unknown
+"""
+_FUNCTIONS += """baml.iter.Range.new(min: int, max: int, step: int = 1) -> unknown
+baml.iter.ArrayIterator.new(values: unknown[]) -> unknown
+baml.iter.flatten(source: unknown) -> unknown
+baml.iter.Repeat.new(value: unknown, count: int) -> unknown
+"""
+
+
 def _parse(stubs: str) -> dict[str, str]:
     """`name<sig>` per line → {name: sig} (a signature starts at its first `<` or `(`)."""
     out = {}

@@ -349,6 +349,8 @@ def show(t: Type) -> str:
             return '"' + t.value.replace('\\', '\\\\').replace('"', '\\"') + '"'
         if t.base is BOOL:
             return "true" if t.value else "false"
+        if t.base is BIGINT:
+            return f"{int(t.value)}n"
         return str(t.value)
     if isinstance(t, Arr):
         e = show(t.elem)

@@ -37,6 +37,15 @@ class TUnion:
     members: list["TypeExpr"]
 
 
+class BigLit(int):
+    """A `bigint` literal's value where a literal type or pattern holds it (`-> 3n`, `3n =>`),
+    so that it stays distinct from the int `3`."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"{int(self)}n"
+
+
 @dataclass(eq=False)
 class TLiteral:
     """Literal type: `1`, `-1`, `"a"`, `true`, `null` (value None)."""
@@ -339,6 +348,13 @@ class Lambda(Expr):
 @dataclass(eq=False)
 class BlockExpr(Expr):
     block: "Block"
+
+
+@dataclass(eq=False)
+class Diverge(Expr):
+    """`return e`, `throw e`, `break`, `continue` where an expression stands (a match or catch
+    arm, an operand, an argument): runs the statement; its type is `never`."""
+    stmt: "Stmt"
 
 
 # ───────────────────────────── statements ─────────────────────────────

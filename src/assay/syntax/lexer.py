@@ -49,7 +49,7 @@ _MASTER = re.compile(
     r"|(?P<ustr>[rb]?\")"
     r"|(?P<ident>[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*)"
     r"|(?P<num>0[xX][0-9A-Za-z_]*|0[bB][0-9A-Za-z_]*|0[oO][0-9A-Za-z_]*"
-    r"|[0-9][0-9_]*(?:\.[0-9][0-9_]*)?(?:[eE][+-]?[0-9]+)?n?)"
+    r"|[0-9][0-9_]*(?:\.[0-9][0-9_]*)?(?:[eE][+-]?_*[0-9][0-9_]*)?n?)"
     r"|(?P<tick>`+)"
     r"|(?P<op>" + "|".join(re.escape(o) for o in _OPS) + "|[" + re.escape(_SINGLE) + r"])",
     re.S,
@@ -104,6 +104,16 @@ def decode_escapes(raw: str, base: int, file: SourceFile, diags: list, extra: di
 def _parse_number(text: str, start: int, file: SourceFile, diags: list):
     """Returns (kind, value)."""
     t = text
+    if t[:2] in ("0X", "0B", "0O"):
+        diags.append(Diagnostic(Span(file, start, start + len(t)), "E0152",
+                                "invalid base prefix for number literal; base prefixes are lowercase: "
+                                f"`{t[:2].lower()}{t[2:]}`"))
+        t = t[:2].lower() + t[2:]
+    if t[:2] == "0x" and t.endswith("n"):  # `0xFF_FFn`: `n` is no hex digit
+        try:
+            return "bigint", int(t[2:-1].replace("_", "") or "x", 16)
+        except ValueError:
+            pass
     if t.endswith("n") and not t[:2].lower() in ("0x",):
         body = t[:-1].replace("_", "")
         try:

@@ -635,6 +635,9 @@ class Parser:
         self.advance()  # <
         args = []
         while True:
+            if self.tok.kind == "ident" and self.peek().kind == "op" and self.peek().text == "=":
+                self.advance()  # `Item = T`: an associated-type binding, kept positionally
+                self.advance()
             args.append(self.type_expr())
             if not self.eat(","):
                 break
@@ -662,13 +665,19 @@ class Parser:
         if t.kind in ("str", "rawstr"):
             self.advance()
             return ast.TLiteral(self.span(s), t.value)
-        if t.kind == "int":
+        if t.kind == "int" or t.kind == "bigint":
             self.advance()
-            return ast.TLiteral(self.span(s), t.value)
-        if t.kind == "op" and t.text == "-" and self.peek().kind == "int":
+            return ast.TLiteral(self.span(s), t.value if t.kind == "int" else ast.BigLit(t.value))
+        if t.kind == "op" and t.text == "-" and self.peek().kind in ("int", "bigint"):
             self.advance()
-            v = self.advance().value
-            return ast.TLiteral(self.span(s), -v)
+            nt = self.advance()
+            return ast.TLiteral(self.span(s), -nt.value if nt.kind == "int" else ast.BigLit(-nt.value))
+        if t.kind == "float" or t.kind == "op" and t.text == "-" and self.peek().kind == "float":
+            if t.kind == "op":
+                self.advance()
+            ft = self.advance()
+            self.error(f"invalid syntax: float literal values are not supported: {ft.text}", start=s, end=ft.end)
+            return ast.TLiteral(self.span(s), None)
         if t.kind == "op" and t.text == "(":
             self.enter()
             try:
@@ -762,15 +771,15 @@ class Parser:
             if isinstance(ty, ast.TName) and self.at("{"):
                 return self.class_pattern(s, ty, let_ctx)
             return ast.PType(self.span(s), ty)
-        if k in ("int", "str", "rawstr", "float"):
+        if k in ("int", "str", "rawstr", "float", "bigint"):
             self.advance()
-            return ast.PLit(self.span(s), t.value)
+            return ast.PLit(self.span(s), t.value if k != "bigint" else ast.BigLit(t.value))
         if k == "op":
             x = t.text
-            if x == "-" and self.peek().kind in ("int", "float"):
+            if x == "-" and self.peek().kind in ("int", "float", "bigint"):
                 self.advance()
-                v = self.advance().value
-                return ast.PLit(self.span(s), -v)
+                nt = self.advance()
+                return ast.PLit(self.span(s), -nt.value if nt.kind != "bigint" else ast.BigLit(-nt.value))
             if x == "[":
                 return self.array_pattern(let_ctx)
             if x == "(":
@@ -903,21 +912,17 @@ class Parser:
                 self.advance()
                 self.end_stmt()
                 return (ast.Break if x == "break" else ast.Continue)(self.span(s)), False
-            if x == "return":
-                self.advance()
-                v = None
-                nt = self.tok
-                if not (nt.kind == "eof" or nt.kind == "op" and nt.text in (";", "}")):
-                    v = self.expr()
-                sp = self.span(s)
+            if x == "return" or x == "throw":
+                st = self.diverge_stmt()
+                if self.at("catch") or self.at("catch_all") or self.at("catch_all_panics"):
+                    # `throw e catch (x) { … }`: the catch handles the throw itself
+                    e = self.postfix_ops(ast.Diverge(st.span, st), s)
+                    e = self.binary_rest(e, 0, s)
+                    if self.eat(";"):
+                        return ast.ExprStmt(self.span(s), e), False
+                    return e, True
                 self.end_stmt()
-                return ast.Return(sp, v), False
-            if x == "throw":
-                self.advance()
-                v = self.expr()
-                sp = self.span(s)
-                self.end_stmt()
-                return ast.Throw(sp, v), False
+                return st, False
             if x == "defer":
                 self.advance()
                 body = self.block()
@@ -950,6 +955,31 @@ class Parser:
         if self.eat(";"):
             return ast.ExprStmt(self.span(s), e), False
         return e, True
+
+    def diverge_stmt(self) -> "ast.Return | ast.Throw | ast.Break | ast.Continue":
+        """`return e?` / `throw e` / `break` / `continue`; the operand takes no postfix `catch`
+        (`throw 1 catch (e) { … }` catches the throw, as the engine parses it)."""
+        t = self.advance()
+        s, x = t.start, t.text
+        if x == "break" or x == "continue":
+            return (ast.Break if x == "break" else ast.Continue)(self.span(s))
+        v = None
+        nt = self.tok
+        if x == "throw" or not (nt.kind == "eof" or nt.kind == "op" and nt.text in (";", "}", ",", ")", "]")):
+            save = self.no_catch
+            self.no_catch = self.depth + 1
+            try:
+                v = self.expr()
+            finally:
+                self.no_catch = save
+        sp = self.span(s)
+        return ast.Return(sp, v) if x == "return" else ast.Throw(sp, v)
+
+    def diverge_expr(self) -> ast.Expr:
+        """A diverging statement where an expression stands (arm, operand, argument)."""
+        s = self.tok.start
+        st = self.diverge_stmt()
+        return ast.Diverge(self.span(s), st)
 
     def let_stmt(self) -> ast.Let:
         s = self.tok.start
@@ -1159,6 +1189,14 @@ class Parser:
                 if x == "." :
                     self.advance()
                     nt = self.tok
+                    if nt.kind == "ident" and nt.text == "as" and self.peek().kind == "op" and self.peek().text == "<":
+                        # `e.as<T>` / `e.as<T>()`: an upcast, the value itself at run time
+                        self.advance()
+                        self.type_args()
+                        if self.at("(") and self.peek().kind == "op" and self.peek().text == ")":
+                            self.advance()
+                            self.advance()
+                        continue
                     if nt.kind == "ident":
                         self.advance()
                         e = ast.Field(self.span(s), e, nt.text)
@@ -1200,7 +1238,8 @@ class Parser:
                     e = ast.Index(self.span(s), e, idx)
                     continue
                 return e
-            if t.kind == "ident" and t.text in ("catch", "catch_all", "catch_all_panics"):
+            if t.kind == "ident" and t.text in ("catch", "catch_all", "catch_all_panics") \
+                    and self.depth != self.no_catch:
                 kind = self.advance().text
                 binding = "_"
                 if self.expect("(", "'('"):
@@ -1336,6 +1375,8 @@ class Parser:
                     return self.if_expr()
                 if x == "match":
                     return self.match_expr()
+                if x in ("return", "throw", "break", "continue"):
+                    return self.diverge_expr()
                 self.expected("expression")
                 return ast.NullLit(self.sp(s, s))
             if x in ("spawn", "await") and (self.peek().kind in ("ident", "op") and not self.peek().nl

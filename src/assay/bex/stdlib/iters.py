@@ -1,0 +1,355 @@
+"""`baml.iter`: lazy iterators (`Iterator` values: `next() -> Item | baml.iter.Done`), the
+sources `Range.new`, `ArrayIterator.new`, the adapters of the reference §4 and the array
+methods that start an iterator chain. An iterator is an `Iter` (receiver kind "iter"): a
+Python callable giving the next item or DONE, plus one item of look-ahead for `peek()`."""
+from __future__ import annotations
+
+from .. import ops
+from ..ops import throw_error
+from ..values import OMITTED
+from ._registry import _KIND_OF, METHODS, function, method
+
+ops.BUILTIN_CLASSES.setdefault("baml.iter.Done", ops.ClassInfo("baml.iter.Done", "Done", []))
+DONE = ops.make_builtin("baml.iter.Done")
+
+_NOTHING = object()
+
+
+class Iter:
+    """A `baml.iter.Iterator`: `nx()` gives the next item or DONE."""
+    __slots__ = ("nx", "ahead")
+
+    def __init__(self, nx):
+        self.nx = nx
+        self.ahead = _NOTHING
+
+    def pull(self):
+        if self.ahead is not _NOTHING:
+            v, self.ahead = self.ahead, _NOTHING
+            return v
+        return self.nx()
+
+
+METHODS.setdefault("iter", {})
+_KIND_OF[Iter] = "iter"
+
+
+def from_list(xs: list) -> Iter:
+    """An iterator over a live array (index-based, as `for-in` over an array)."""
+    i = [0]
+
+    def nx():
+        k = i[0]
+        if k < len(xs):
+            i[0] = k + 1
+            return xs[k]
+        return DONE
+    return Iter(nx)
+
+
+def of(v) -> Iter:
+    """Anything iterable as an iterator: an iterator itself, an array, a string's characters."""
+    if type(v) is Iter:
+        return v
+    if type(v) is list:
+        return from_list(v)
+    if type(v) is str:
+        return from_list(list(v))
+    throw_error("baml.errors.InvalidArgument", message="value is not iterable")
+
+
+class Lazy:
+    """What `for-in` walks for an iterator: a growing list whose length is pulled one item at
+    a time, so the loop (index-based) takes each item only when it gets to it."""
+    __slots__ = ("it", "items", "done")
+
+    def __init__(self, it: Iter):
+        self.it = it
+        self.items: list = []
+        self.done = False
+
+    def __len__(self):
+        if not self.done:
+            v = self.it.pull()
+            if v is DONE:
+                self.done = True
+            else:
+                self.items.append(v)
+                return len(self.items)
+        return len(self.items)
+
+    def __getitem__(self, i):
+        return self.items[i]
+
+
+def for_in_items(v):
+    """`$iter_items`: what a `for-in` loop indexes (strings: their characters)."""
+    if type(v) is str:
+        return list(v)
+    if type(v) is Iter:
+        return Lazy(v)
+    return v
+
+
+# ── sources ──
+
+@function("baml.iter.Range.new")
+def range_new(min, max, step=1):
+    if step is OMITTED:
+        step = 1
+    cur = [min]
+
+    def nx():  # counts up only: a negative step gives nothing, a zero step repeats `min`
+        c = cur[0]
+        if c < max and step >= 0:
+            cur[0] = c + step
+            return c
+        return DONE
+    return Iter(nx)
+
+
+@function("baml.iter.Repeat.new")
+def repeat_new(value, count):
+    left = [count]
+
+    def nx():
+        if left[0] > 0:
+            left[0] -= 1
+            return value
+        return DONE
+    return Iter(nx)
+
+
+@function("baml.iter.ArrayIterator.new")
+def array_iterator_new(values):
+    return from_list(values)
+
+
+@function("baml.iter.flatten")
+def flatten(source):
+    return _flat_map(of(source), lambda x: x)
+
+
+# ── iterator methods (also reached on arrays where the engine's adapters start a chain) ──
+
+@method("iter")
+def next_(self):
+    return self.pull()
+
+
+@method("iter")
+def peek(self):
+    if self.ahead is _NOTHING:
+        self.ahead = self.nx()
+    return self.ahead
+
+
+@method("iter")
+def iter_(self):
+    return self
+
+
+@method("iter")
+def peekable(self):
+    return self
+
+
+@method("iter")
+def collect(self):
+    if type(self) is list:
+        return self[:]
+    out = []
+    while (v := self.pull()) is not DONE:
+        out.append(v)
+    return out
+
+
+@method("iter")
+def count(self):
+    if type(self) is list:
+        return len(self)
+    n = 0
+    while self.pull() is not DONE:
+        n += 1
+    return n
+
+
+@method("iter")
+def reduce(self, reducer, initial):
+    acc = initial
+    while (v := self.pull()) is not DONE:
+        acc = reducer(acc, v)
+    return acc
+
+
+@method("iter")
+def for_each(self, fn):
+    while (v := self.pull()) is not DONE:
+        fn(v)
+
+
+@method("iter")
+def some(self, predicate):
+    while (v := self.pull()) is not DONE:
+        if predicate(v):
+            return True
+    return False
+
+
+@method("iter")
+def every(self, predicate):
+    while (v := self.pull()) is not DONE:
+        if not predicate(v):
+            return False
+    return True
+
+
+@method("iter")
+def find(self, predicate):
+    while (v := self.pull()) is not DONE:
+        if predicate(v):
+            return v
+    return None
+
+
+@method("iter")
+def map_(self, f):
+    def nx():
+        v = self.pull()
+        return DONE if v is DONE else f(v)
+    return Iter(nx)
+
+
+@method("iter")
+def filter(self, predicate):
+    def nx():
+        while (v := self.pull()) is not DONE:
+            if predicate(v):
+                return v
+        return DONE
+    return Iter(nx)
+
+
+@method("iter")
+def filter_map(self, fn):
+    def nx():
+        while (v := self.pull()) is not DONE:
+            y = fn(v)
+            if y is not None:
+                return y
+        return DONE
+    return Iter(nx)
+
+
+def _flat_map(src: Iter, f) -> Iter:
+    cur = [None]
+
+    def nx():
+        while True:
+            if cur[0] is not None:
+                v = cur[0].pull()
+                if v is not DONE:
+                    return v
+                cur[0] = None
+            x = src.pull()
+            if x is DONE:
+                return DONE
+            cur[0] = of(f(x))
+    return Iter(nx)
+
+
+@method("iter")
+def flat_map(self, f):
+    return _flat_map(self, f)
+
+
+@method("iter")
+def step_by(self, step):
+    if step <= 0:
+        throw_error("baml.errors.InvalidArgument", message="step_by: step must be positive")
+    src = of(self)
+    first = [True]
+
+    def nx():
+        if first[0]:
+            first[0] = False
+            return src.pull()
+        for _ in range(step - 1):
+            if src.pull() is DONE:
+                return DONE
+        return src.pull()
+    return Iter(nx)
+
+
+@method("iter")
+def chain(self, other):
+    a, b = of(self), [other, None]
+
+    def nx():
+        v = a.pull()
+        if v is not DONE:
+            return v
+        if b[1] is None:
+            b[1] = of(b[0])
+        return b[1].pull()
+    return Iter(nx)
+
+
+@method("array", "iter")
+def array_iter(self):
+    return from_list(self)
+
+
+@method("iter")
+def take(self, n):
+    src, left = of(self), [n]
+
+    def nx():
+        if left[0] <= 0:
+            return DONE
+        left[0] -= 1
+        return src.pull()
+    return Iter(nx)
+
+
+@method("iter")
+def skip(self, n):
+    src, todo = of(self), [n]
+
+    def nx():
+        while todo[0] > 0:
+            todo[0] -= 1
+            if src.pull() is DONE:
+                return DONE
+        return src.pull()
+    return Iter(nx)
+
+
+@method("iter")
+def take_while(self, predicate):
+    src, open_ = of(self), [True]
+
+    def nx():
+        if not open_[0]:
+            return DONE
+        v = src.pull()
+        if v is DONE or not predicate(v):
+            open_[0] = False
+            return DONE
+        return v
+    return Iter(nx)
+
+
+@method("iter")
+def skip_while(self, predicate):
+    src, skipping = of(self), [True]
+
+    def nx():
+        if skipping[0]:
+            skipping[0] = False
+            while (v := src.pull()) is not DONE:
+                if not predicate(v):
+                    return v
+            return DONE
+        return src.pull()
+    return Iter(nx)
