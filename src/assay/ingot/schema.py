@@ -10,6 +10,8 @@ that are not nullable, additionalProperties false) in $defs (recursive classes w
 string enum; typevars and unknown → {} (anything). Function types have no schema (Unsupported)."""
 from __future__ import annotations
 
+import json
+
 INT_MIN = -(1 << 62)
 INT_MAX = (1 << 62) - 1
 
@@ -158,7 +160,6 @@ _JSON_TYPE = {bool: "boolean", int: "integer", float: "number", str: "string", t
 
 
 def _show(v) -> str:
-    import json
     try:
         text = json.dumps(v)
     except (TypeError, ValueError):
