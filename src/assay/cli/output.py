@@ -5,14 +5,15 @@ import json
 
 import click
 
+from .. import jsonvalue
 from ..api import to_plain
 from ..bex.values import Instance, Variant
 
 
 def jsonable(v):
     """A BAML value (raw or plain) as JSON-ready data: classes → objects, enums → variant
-    names, maps → objects (keys as strings), NaN/±inf kept (dumped as NaN/Infinity tokens),
-    anything else (functions) as a descriptive string."""
+    names, maps → objects (keys as strings), NaN/±inf kept (`dumps` writes them as
+    {"$float": "NaN"}: assay.jsonvalue), anything else (functions) as a descriptive string."""
     v = to_plain(v) if isinstance(v, (Instance, Variant)) else v
     if v is None or isinstance(v, (bool, int, str)):
         return v
@@ -42,7 +43,8 @@ def _describe(v) -> str:
 
 
 def dumps(doc) -> str:
-    return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=True)
+    """Strict JSON (assay.jsonvalue's encoding of non-finite floats)."""
+    return jsonvalue.dumps(doc)
 
 
 def emit_json(doc) -> None:
@@ -67,7 +69,7 @@ def error_text(error: dict, where: str | None = None) -> str:
     for name, value in (error.get("fields") or {}).items():
         if name == "message":
             continue
-        lines.append(f"  {name} = {json.dumps(jsonable(value), ensure_ascii=False, allow_nan=True)}")
+        lines.append(f"  {name} = {jsonvalue.dumps(jsonable(value), indent=None)}")
     return "\n".join(lines)
 
 
