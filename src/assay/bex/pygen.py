@@ -195,7 +195,9 @@ class FunctionGen:
         fn = self.fn
         params = []
         for i, name in enumerate(fn.params):
-            params.append(f"v{i + 1}=OMIT" if fn.has_default[i] else f"v{i + 1}")
+            # Python wants defaults last: a parameter after a defaulted one gets one too (every
+            # caller passes it; the host binding rejects a missing one)
+            params.append(f"v{i + 1}=OMIT" if any(fn.has_default[:i + 1]) else f"v{i + 1}")
         head = f"def {pyname}({', '.join(params)}):"
         self.out = [head]
         self.line_pcs = [0]

@@ -127,7 +127,11 @@ class Checker(LlmChecks):
             args = tuple(TVar(g.name) for g in fd.owner.decl.generics)
             scope["self"] = Var("self", ClassT(fd.owner, args))
         params = self.sig(fd)[0]
+        defaulted = False
         for p, (_, pt, _) in zip(d.params, params):
+            if defaulted and p.default is None:
+                self.err(p.span, "E0001", f"required parameter `{p.name}` cannot appear after a defaulted parameter")
+            defaulted = defaulted or p.default is not None
             if p.name == "root":
                 self.err(p.span, "E0176", "`root` is the path to this package and cannot name a "
                          "binding, an item, or a type parameter")
