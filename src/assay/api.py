@@ -11,8 +11,9 @@ import traceback
 import sys
 
 from .bex import ops
-from .bex.values import OMITTED, BamlRaise, BigInt, Instance, Variant
-from .bex.vm import baml_traceback
+from .bex.stack import TimeLimit, time_limit
+from .bex.values import INT_MAX, INT_MIN, OMITTED, BamlRaise, BigInt, Instance, Variant
+from .bex.vm import baml_traceback, call_n, is_baml_function, run_deep
 from .bex.llmcall import LlmCallError, NoLlmClient
 from .compiler import Program, compile_sources, describe_error, discover
 from .llm.handler import LlmHandler
@@ -28,12 +29,22 @@ class BamlException(Exception):
         self.error = error
         self.class_name = error["type"] if error["type"] != "BamlError" else None
         self.fields = error.get("fields", {})
-        self.baml_traceback = error.get("traceback", [])  # [(function, file, line)], outermost first
+        self._traceback = error.get("traceback")
         self.value = error.get("value", None) if self.class_name is None else to_plain_fields(self.fields)
         super().__init__(f"{error['type']}: {error['message']}")
 
 
 class BamlPanic(BamlException):
+    @property
+    def baml_traceback(self) -> list:
+        """[(function, file, line)], outermost first (computed when first asked for)."""
+        if self._traceback is None:
+            raised, rt = getattr(self, "raised", None), getattr(self, "_rt", None)
+            self._traceback = baml_traceback(rt, raised) if raised is not None and rt is not None else []
+            self.error["traceback"] = self._traceback
+        return self._traceback
+
+
     """A VM panic (`baml.panics.*`)."""
 
 
@@ -96,6 +107,8 @@ class BamlProgram:
         self._models: dict[str, type] = {}
         self._enums: dict[str, type] = {}
         for fqn, e in program.runtime.enums.items():
+        self._entries: dict[str, _Entry] = {}
+        self._by_fqn: dict[str, _Entry] = {}
             if fqn.startswith("user."):
                 self._enums[fqn] = enum.Enum(e.name, {v: v for v in e.variants})
                 self._enums[fqn]._meta = _ingot.enum_meta(self._ingot, fqn, list(e.variants))
@@ -132,27 +145,47 @@ class BamlProgram:
         if name.startswith("_"):
             raise AttributeError(name)
         try:
-            self._p.resolve(name)
+            entry = self._entry(name)
         except KeyError:
             raise AttributeError(name) from None
-        return lambda *a, **k: self.call(name, *a, **k)
+        fn = self.__dict__[name] = entry.call  # later `prog.Fn` finds it without __getattr__
+        return fn
 
     def function(self, name: str):
-        return self._p.resolve(name)
+        """The function handle (`prog.function("ns.Fn")` is `prog.Fn`): callable, with `_meta`."""
+        return self._entry(name).call
 
     def call(self, name: str, /, *args, **kwargs):
-        fdef = self._p.resolve(name)
-        values = self.bind(fdef, args, kwargs)
+        entry = self._entries.get(name)
+        if entry is None:
+            entry = self._entry(name)
+        return entry.call(*args, **kwargs)
+
+    def _entry(self, name: str) -> "_Entry":
+        entry = self._entries.get(name)
+        if entry is None:
+            fdef = self._p.resolve(name)
+            entry = self._entries[name] = self._by_fqn.get(fdef.fqn) or _Entry(self, fdef)  # one handle per function
+        return entry
+
+    def _run(self, fn, values: list):
+        """Run a BAML function value from Python (on this thread) and convert its result."""
         try:
-            result = self._p.call_fqn(fdef.fqn, values)
+            result = run_deep(fn, values)
         except BamlRaise as e:
-            err = describe_error(e.value, e.panic)
-            err["traceback"] = baml_traceback(self._p.runtime, e)
-            raise (BamlPanic if e.panic else BamlError)(err) from None
+            raise self._error(e) from None
         return self.to_python(result)
 
     def bind(self, fdef, args, kwargs) -> list:
+    def _error(self, e: BamlRaise) -> "BamlException":
+        exc = (BamlPanic if e.panic else BamlError)(describe_error(e.value, e.panic))
+        exc.raised = e
+        exc._rt = self._p.runtime  # the BAML traceback is computed when asked for
+        return exc
+
         params = fdef.decl.params
+        if fdef.fqn not in self._by_fqn:
+            _Entry(self, fdef)
         if len(args) > len(params):
             raise ArgumentError(f"{fdef.name} takes {len(params)} arguments, {len(args)} given")
         out = []
@@ -166,8 +199,9 @@ class BamlProgram:
                 continue
             else:
                 raise ArgumentError(f"missing argument `{p.name}` of {fdef.name}")
-            t = self._test(fdef, p.type)
-            out.append(self.from_python(v, t, p.name))
+            entry = self._by_fqn.get(fdef.fqn)
+            conv = entry.pconvs[i] if entry is not None else None
+            out.append(conv(v) if conv is not None else self.from_python(v, self._test(fdef, p.type), p.name))
         if kwargs:
             raise ArgumentError(f"unknown argument `{next(iter(kwargs))}` of {fdef.name}")
         return out
@@ -290,8 +324,51 @@ class BamlProgram:
         if isinstance(v, dict):
             return {k: self.to_python(x) for k, x in v.items()}
         return v
+        if callable(v):
+            host = getattr(v, "host_f", None)
+            if host is not None:
+                return host  # a Python callable that went through BAML comes back as itself
+            if is_baml_function(self._p.runtime, v):
+                return self._baml_callable(v)
 
     def set_llm(self, client) -> "BamlProgram":
+    def _baml_callable(self, fn):
+        """A BAML function value as a Python callable (arguments guessed, result converted)."""
+        def call(*args):
+            return self._run(fn, [self._guess(a) for a in args])
+        call.baml_function = fn
+        return call
+
+    # ── host callables ──
+
+    def host(self, f, fty=None):
+        """A Python callable as a BAML function value: it receives what `prog.call` returns
+        (plain values, pydantic models, enum members); with the declared function type `fty`,
+        its result is checked against the return type (baml.panics.HostContractViolation);
+        its exceptions become baml.errors.HostCallable."""
+        inner = getattr(f, "baml_function", None)
+        if inner is not None:
+            return inner  # a BAML function that went out to Python comes back as itself
+        if getattr(f, "host_f", None) is not None or is_baml_function(self._p.runtime, f):
+            return f
+        ret = None
+        if fty is not None:
+            ret = typetest.of(fty.ret)
+            arity = len(fty.params)
+        else:
+            arity = -1
+        return _make_host(self, f, arity, ret)
+
+    def _check_return(self, f, r, t: tuple):
+        try:
+            return self.from_python(r, t, "return value")
+        except ArgumentError as e:
+            info = ops.BUILTIN_CLASSES["baml.panics.HostContractViolation"]
+            fields = {"message": f"host callable {getattr(f, '__qualname__', type(f).__name__)} returned "
+                                 f"{r!r}, which does not fit {typetest.show(t)} ({e})",
+                      "class_name": type(r).__name__, "language": "python"}
+            raise BamlRaise(info.py(*(fields[n] for n in info.fields)), True) from None
+
         """Answer the program's LLM functions with `client(function_name, prompt, json_schema)`
         (sync, or async: an awaitable result is awaited), returning a value of the function's
         return type (converted and checked as arguments are; a misfit raises LlmCallError).
@@ -306,28 +383,139 @@ class BamlProgram:
 
 
 def host_callable(f):
-    """Wrap a Python callable so that its exceptions become baml.errors.HostCallable."""
-    if getattr(f, "baml_params", None) is not None or isinstance(f, _Host):
+    """Wrap a Python callable (untyped, arguments unconverted) so that its exceptions become
+    baml.errors.HostCallable. Prefer BamlProgram.host."""
+    if getattr(f, "baml_params", None) is not None or getattr(f, "host_f", None) is not None:
         return f
-    return _Host(f)
+    return _make_host(None, f, -1, None)
 
 
-class _Host:
-    __slots__ = ("f",)
+def _host_error(e: BaseException):
+    """A host callable's exception as the BAML error it becomes."""
+    if isinstance(e, BamlPanic) and e.class_name == "baml.panics.StackOverflow":
+        return e.raised  # a nested call ran out of stack: the whole call stack overflows
+    info = ops.BUILTIN_CLASSES["baml.errors.HostCallable"]
+    fields = {"message": f"{type(e).__name__}: {e}", "class_name": type(e).__name__,
+              "language": "python", "traceback": "".join(traceback.format_exception(e))}
+    return BamlRaise(info.py(*(fields[f] for f in info.fields)))
 
-    def __init__(self, f):
-        self.f = f
 
-    def __call__(self, *args):
+def _make_host(prog, f, arity: int, ret):
+    """The BAML function value of host callable `f` (a plain Python function: BAML's call of
+    it and its call of `f` are Python-to-Python calls, which grow no C stack)."""
+    conv = prog.to_python if prog is not None else (lambda v: v)
+    if ret is not None and ret == ("int",):
+        def check(r):
+            if type(r) is int and INT_MIN <= r <= INT_MAX:
+                return r
+            return prog._check_return(f, r, ret)
+    elif ret is not None:
+        def check(r):
+            return prog._check_return(f, r, ret)
+    else:
+        check = prog._guess if prog is not None else (lambda r: r)
+    if arity == 1:
+        def host(a):
+            try:
+                r = f(conv(a))
+            except BamlRaise:
+                raise
+            except Exception as e:  # noqa: BLE001 — the host's error, handed to BAML
+                raise _host_error(e) from None
+            return check(r)
+    elif arity == 2:
+        def host(a, b):
+            try:
+                r = f(conv(a), conv(b))
+            except BamlRaise:
+                raise
+            except Exception as e:  # noqa: BLE001
+                raise _host_error(e) from None
+            return check(r)
+    else:
+        def host(*args):
+            try:
+                r = call_n(f, [conv(a) for a in args])
+            except BamlRaise:
+                raise
+            except Exception as e:  # noqa: BLE001
+                raise _host_error(e) from None
+            return check(r)
+    host.host_f = f
+    return host
+
+
+class _Entry:
+    """A function as called from Python: its parameters' converters, made once."""
+
+    def __init__(self, prog: BamlProgram, fdef):
+        self.prog = prog
+        self.fdef = fdef
+        self.fqn = fdef.fqn
+        p = prog._p
+        self.pconvs = [self._converter(param) for param in fdef.decl.params]  # None: the general path
+        convs = [None if param.default is not None else c for param, c in zip(fdef.decl.params, self.pconvs)]
+        self.convs = convs if all(c is not None for c in convs) else None
+        prog._by_fqn[fdef.fqn] = self
+        self.fn = None
+        name = fdef.name
+        n = len(fdef.decl.params)
+        rt = p.runtime
+        entry = self
+
+        def call(*args, **kwargs):
+            convs = entry.convs
+            if kwargs or convs is None or len(args) != n:
+                values = prog.bind(fdef, args, kwargs)
+            else:
+                values = [c(a) for c, a in zip(convs, args)]
+            fn = entry.fn
+            if fn is None:
+                fn = entry.fn = rt.plain.compile(entry.fqn)
+            try:
+                result = run_deep(fn, values)
+            except BamlRaise as e:
+                raise prog._error(e) from None
+            t = type(result)
+            if t is int or t is str or t is float or t is bool or result is None:
+                return result
+            return prog._to_python(result)
+        call.__qualname__ = call.__name__ = name
+        call._meta = _ingot.function_meta(prog._ingot, fdef.fqn, [p.name for p in fdef.decl.params])
+        self.call = call
+
+    def _converter(self, param):
+        prog, fdef = self.prog, self.fdef
+        if param.type is None:
+            return prog._guess
+        generics = {g.name for g in fdef.decl.generics}
         try:
-            return self.f(*args)
-        except BamlRaise:
-            raise
-        except Exception as e:  # noqa: BLE001 — the host's error, handed to BAML
-            info = ops.BUILTIN_CLASSES["baml.errors.HostCallable"]
-            fields = {"message": f"{type(e).__name__}: {e}", "class_name": type(e).__name__,
-                      "language": "python", "traceback": "".join(traceback.format_exception(e))}
-            raise BamlRaise(info.py(*(fields[f] for f in info.fields))) from None
+            ty = prog._p.lowering.types.resolve(param.type, fdef.namespace, frozenset(generics))
+        except Exception:  # noqa: BLE001 — fall back to the general path
+            return None
+        t = typetest.of(ty)
+        where = param.name
+        if type(ty).__name__ == "FuncT":
+            def conv(v):
+                if callable(v):
+                    return prog.host(v, ty)
+                return prog.from_python(v, t, where)
+            return conv
+        if t == ("int",):
+            def conv(v):
+                if type(v) is int and INT_MIN <= v <= INT_MAX:
+                    return v
+                return prog.from_python(v, t, where)
+            return conv
+        if t[0] in ("string", "bool", "float", "null"):
+            py = {"float": float, "string": str, "bool": bool, "null": type(None)}[t[0]]
+
+            def conv(v):
+                return v if type(v) is py else prog.from_python(v, t, where)
+            return conv
+        if t == ("any",):
+            return prog._guess
+        return lambda v: prog.from_python(v, t, where)
 
 
 def load(path: str, llm=None) -> BamlProgram:
@@ -340,4 +528,4 @@ def compile(source: str, path: str = "main.baml", llm=None) -> BamlProgram:  # n
 
 
 __all__ = ["load", "compile", "to_plain", "BamlPanic", "BamlError", "BamlException", "ArgumentError",
-           "CompileError", "BamlProgram", "LlmCallError", "NoLlmClient"]
+           "CompileError", "BamlProgram", "TimeLimit", "time_limit", "LlmCallError", "NoLlmClient"]

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 from . import gcpause
 from .bex import ops
+from .bex import stack as bexstack
 from .bex import vm as bexvm
 from .bex.stdlib import FUNCTIONS, METHODS, TO_STRING_OVERRIDES, native_param_names, render
 from .bex.llmcall import LlmCallError
@@ -167,25 +168,30 @@ class Program:
     def run_tests(self, pattern: str | None = None, fail_fast: bool = False) -> list[TestOutcome]:
         return list(self.iter_tests(pattern, fail_fast))
 
-    def iter_tests(self, pattern: str | None = None, fail_fast: bool = False, extensions=()):
-        """Run the `test` blocks in source order, yielding each outcome as it is known."""
+    def iter_tests(self, pattern: str | None = None, fail_fast: bool = False, extensions=(),
+                   timeout: float | None = None):
+        """Run the `test` blocks in source order, yielding each outcome as it is known; a test
+        running longer than `timeout` seconds is stopped and fails (error type Timeout)."""
         for key, t in self.tests.items():
             if pattern and pattern not in t.name:
                 continue
-            out = self._run_test(key, t, extensions)
+            out = self._run_test(key, t, extensions, timeout)
             yield out
             if fail_fast and not out.passed:
                 break
 
-    def _run_test(self, key: str, t, extensions=()) -> TestOutcome:
+    def _run_test(self, key: str, t, extensions=(), timeout: float | None = None) -> TestOutcome:
         """A test passes iff its body runs without an uncaught throw or panic."""
         path = t.file.source.path
         start_test = getattr(getattr(self.runtime.llm, "client", None), "for_test", None)
         if start_test is not None:  # a replay file keyed by test names (assay.llm.client.Replay)
             start_test(t.name)
         try:
-            self.runtime.call(key, [], extensions)
+            with bexstack.time_limit(timeout):
+                self.runtime.call(key, [], extensions)
             return TestOutcome(path, t.name, True, None)
+        except bexstack.TimeLimit:
+            error = {"type": "Timeout", "message": f"test did not finish within {timeout:g} s", "fields": {}}
         except BamlRaise as e:
             error = describe_error(e.value, e.panic)
             error["traceback"] = bexvm.baml_traceback(self.runtime, e)

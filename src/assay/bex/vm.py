@@ -8,7 +8,7 @@ import threading
 from functools import partial
 
 from .. import gcpause
-from . import ops
+from . import ops, stack
 from .bytecode import BexFunction
 from .emit import emit_function
 from .instrument import InstrumentedGen, Node, compile_half, mir_nodes
@@ -18,9 +18,7 @@ from .stdlib import FUNCTIONS, METHODS, ORDERING, iters
 from ..extension import Run
 from .values import OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, Variant
 
-MAX_DEPTH = 20_000  # BAML frames before StackOverflow (the real engine allows ~75k)
-_PY_LIMIT = MAX_DEPTH * 2 + 2_000
-_STACK_BYTES = 512 * 1024 * 1024
+MAX_DEPTH = 10_000  # BAML frames guaranteed on every path (stack.PY_LIMIT Python frames; the engine allows ~75k)
 
 
 class Runtime:
@@ -403,6 +401,15 @@ class _Names:
     def method(self, name):
         return self.runtime.method_global(name)
 
+    def closure(self, fqn: str, n_caps: int) -> str:
+        """The global that makes a closure of lambda `fqn` over `n_caps` captured values."""
+        bc = self.runtime.rt.bytecode[fqn]
+        n_params = len(bc.params) - n_caps
+        name = f"MK_{n_caps}_{n_params}"
+        if name not in self.env:
+            self.env[name] = _closure_maker(n_caps, n_params)
+        return name
+
     def const(self, value) -> str:
         key = id(value)
         if key not in self._consts:
@@ -458,13 +465,13 @@ def make_dispatcher(name: str, method_of=None):
     def dispatch(recv, *args, **kw):
         f = table.get(type(recv))
         if f is not None:
-            return f(recv, *args, **kw)
+            return f(recv, *args, **kw)  # a native: no BAML frame below it
         if isinstance(recv, Instance):
             m = (method_of(recv, name) if method_of else getattr(recv, attr, None)) or getattr(recv, "f_" + name, None)
             if m is not None:
                 if kw:
                     return call_kw(m, args, kw.keys(), tuple(kw.values()))
-                return m(*args)
+                return call_n(m, args)
         if type(recv) is Variant:
             raise TypeError(f"enum value has no method {name}")
         raise TypeError(f"{type(recv).__name__} has no method {name}")
@@ -480,7 +487,23 @@ def call_kw(f, args, keys, values):
     full = list(args) + [OMITTED] * (len(params) - len(args))
     for k, v in zip(keys, values):
         full[params.index(k)] = v
-    return f(*full)
+    return call_n(f, full)
+
+
+def call_n(f, args):
+    """`f(*args)` as a fixed-arity call for small arities (CPython then grows no C stack)."""
+    n = len(args)
+    if n == 0:
+        return f()
+    if n == 1:
+        return f(args[0])
+    if n == 2:
+        return f(args[0], args[1])
+    if n == 3:
+        return f(args[0], args[1], args[2])
+    if n == 4:
+        return f(args[0], args[1], args[2], args[3])
+    return f(*args)
 
 
 def iter_items(v):
@@ -530,7 +553,8 @@ def unreachable():
 
 
 def error_value(e: Exception):
-    """The BAML value of an error caught by a handler."""
+    """The BAML value of an error caught by a handler (generated handlers catch Exception
+    only: KeyboardInterrupt, TimeLimit and extension aborts pass them by)."""
     if isinstance(e, BamlRaise):
         return e.value
     if isinstance(e, RecursionError):
@@ -550,42 +574,74 @@ _HELPERS = {
 
 
 def run_deep(fn, args):
-    """Call `fn` with room for MAX_DEPTH BAML frames: in a thread with a large C stack and a
-    raised Python recursion limit. A RecursionError becomes baml.panics.StackOverflow."""
-    if threading.current_thread().name == "baml-vm":
-        return _guarded(fn, args)
-    box: list = []
-
-    def target():
-        try:
-            box.append((True, _guarded(fn, args)))
-        except BaseException as e:  # noqa: BLE001 — handed to the calling thread
-            box.append((False, e))
-
-    old_size = threading.stack_size()
-    threading.stack_size(_STACK_BYTES)
-    try:
-        t = threading.Thread(target=target, name="baml-vm", daemon=True)
-        t.start()
-    finally:
-        threading.stack_size(old_size)
-    while t.is_alive():
-        t.join(0.05)
-    ok, value = box[0]
-    if ok:
-        return value
-    raise value
-
-
-def _guarded(fn, args):
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, _PY_LIMIT))
+    """Call `fn(*args)` from Python, on this thread: Python's recursion limit raised to
+    stack.PY_LIMIT while any call runs (thread-safe: the last call out restores it), a
+    RecursionError turned into baml.panics.StackOverflow. With less than stack.MARGIN bytes
+    of C stack left (a deep host callable calling back), the call runs on a big-stack worker
+    instead (it has not started: nothing runs twice)."""
+    if stack.room() < stack.MARGIN:
+        return stack.hop(run_deep, fn, args)
+    global _active, _saved_limit
+    with _limit_lock:
+        if _active == 0:
+            _saved_limit = sys.getrecursionlimit()
+            if _saved_limit < stack.PY_LIMIT:
+                sys.setrecursionlimit(stack.PY_LIMIT)
+        _active += 1
     try:
         return fn(*args)
     except RecursionError:
         raise BamlRaise(ops.make_builtin("baml.panics.StackOverflow", message="stack overflow"), True) from None
     finally:
-        sys.setrecursionlimit(old)
+        with _limit_lock:
+            _active -= 1
+            if _active == 0 and sys.getrecursionlimit() == stack.PY_LIMIT:
+                sys.setrecursionlimit(_saved_limit)
+
+
+_limit_lock = threading.Lock()
+_active = 0  # calls from Python running now, on every thread
+_saved_limit = 1000
+
+
+def _guarded(fn, args):
+    """Kept for callers of the old name: a call from Python (run_deep)."""
+    return run_deep(fn, args)
+
+
+def _closure_maker(n_caps: int, n_params: int):
+    """`make(f, c0, …)`: a Python function calling `f(c0, …, p0, …)` — a Python-to-Python
+    call, which CPython runs without growing the C stack (functools.partial does grow it)."""
+    key = (n_caps, n_params)
+    make = _MAKERS.get(key)
+    if make is None:
+        caps = [f"c{i}" for i in range(n_caps)]
+        params = [f"p{i}" for i in range(n_params)]
+        src = (f"def make(f, {', '.join(caps)}):\n"
+               f"    def closure({', '.join(params)}):\n"
+               f"        return f({', '.join(caps + params)})\n"
+               f"    return closure\n")
+        env: dict = {}
+        exec(src, env)
+        make = _MAKERS[key] = env["make"]
+        CLOSURE_CODES.add(_inner_code(make))
+    return make
+
+
+def _inner_code(make):
+    return next(c for c in make.__code__.co_consts if hasattr(c, "co_code"))
+
+
+CLOSURE_CODES: set = set()  # code objects of closures made by _closure_maker (BAML function values)
+
+
+def is_baml_function(rt: "Runtime", v) -> bool:
+    """Is `v` a BAML function value (a generated function or a closure of one)?"""
+    code = getattr(v, "__code__", None)
+    return code is not None and (code in CLOSURE_CODES or code in rt.trace_lines)
+
+
+_MAKERS: dict = {}
 
 
 def baml_traceback(rt: Runtime, exc: BaseException) -> list[tuple[str, str, int]]:

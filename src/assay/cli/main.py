@@ -23,6 +23,7 @@ from ..llm.client import Replay, ReplayError
 from ..bex.bytecode import disassemble
 from ..bex.stdlib import io as baml_io
 from ..bex.values import BamlRaise
+from ..bex.stack import TimeLimit, time_limit
 from ..bex.vm import baml_traceback
 from ..compiler import Program, analyze, compile_sources, describe_error
 from ..coverage.collect import Coverage
@@ -122,8 +123,8 @@ def _show_click_error(e: click.ClickException) -> None:
 def _interrupted() -> int:
     click.echo("interrupted", err=True)
     _flush()
-    if any(t is not threading.main_thread() and t.is_alive() for t in threading.enumerate()):
-        os._exit(130)  # a VM thread is still running and cannot be stopped
+    if any(t is not threading.main_thread() and t.is_alive() and not t.daemon for t in threading.enumerate()):
+        os._exit(130)  # a thread is still running and cannot be stopped
     return 130
 
 
@@ -363,26 +364,17 @@ def bind_args(program: Program, fdef, args: dict) -> list:
 
 
 def call(program: Program, fdef, values: list, timeout: float | None, as_json: bool, extensions=()):
-    """Run the call in its own thread; wait at most `timeout` seconds."""
-    box: list = []
-
-    def target():
-        try:
-            box.append((True, program.runtime.call(fdef.fqn, values, extensions)))
-        except BaseException as e:  # noqa: BLE001 — handed to the waiting thread
-            box.append((False, e))
-
-    worker = threading.Thread(target=target, name="assay-call", daemon=True)
-    worker.start()
-    deadline = None if timeout is None else time.monotonic() + timeout
-    while worker.is_alive():
-        if deadline is not None and time.monotonic() >= deadline:
-            _timed_out(fdef.name, timeout, as_json)
-        worker.join(0.05)
-    ok, value = box[0]
-    if ok:
-        return value
-    raise _call_failure(value, fdef, program) from None
+    """Run the call on this thread; stop it after `timeout` seconds (stack.TimeLimit)."""
+    try:
+        with time_limit(timeout):
+            return program.runtime.call(fdef.fqn, values, extensions)
+    except TimeLimit:
+        _timed_out(fdef.name, timeout, as_json)
+    except BaseException as e:  # noqa: BLE001 — BAML errors become the command's failure
+        failure = _call_failure(e, fdef, program)
+        if failure is e:
+            raise
+        raise failure from None
 
 
 def _call_failure(e: BaseException, fdef, program: Program) -> BaseException:
@@ -410,14 +402,9 @@ def traceback_text(frames) -> str:
 
 
 def _timed_out(name: str, timeout: float, as_json: bool):
-    """The VM thread cannot be stopped: report and leave at once."""
+    """The call was stopped where it was: report (error type Timeout, exit status 1)."""
     error = {"type": "Timeout", "message": f"{name} did not finish within {timeout:g} s", "fields": {}}
-    if as_json:
-        click.echo(dumps({"error": error}))
-    else:
-        click.echo(f"error: Timeout: {error['message']}", err=True)
-    _flush()
-    os._exit(1)
+    raise Failure(error, 1, error_text(error, ""))
 
 
 # ── test ──
@@ -430,7 +417,9 @@ def _timed_out(name: str, timeout: float, as_json: bool):
 @click.option("-x", "--exitfirst", "fail_fast", is_flag=True, help="Stop at the first failure.")
 @coverage_options
 @llm_replay_option
-def test_cmd(paths, as_json, pattern, fail_fast, llm_replay, **cov_opts):
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="S",
+              help="Stop a test running longer than S seconds (it fails with error type Timeout).")
+def test_cmd(paths, as_json, pattern, fail_fast, llm_replay, timeout, **cov_opts):
     """Run the `test` blocks of PATH... (one program)."""
     cov = Session(cov_opts)
     with reporting(as_json):
@@ -440,7 +429,7 @@ def test_cmd(paths, as_json, pattern, fail_fast, llm_replay, **cov_opts):
         use_replay(program, llm_replay, sources)
     outcomes = []
     with program_output(as_json):
-        for o in program.iter_tests(pattern, fail_fast, cov.extensions(program)):
+        for o in program.iter_tests(pattern, fail_fast, cov.extensions(program), timeout):
             outcomes.append(o)
             if not as_json:
                 _print_test(o)  # streamed: a slow test shows the ones before it

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import functools
 
-from .. import ops
+from .. import ops, stack
 from ..ops import panic, throw_error
 from ..values import INT_MAX, INT_MIN
 from ._registry import function, method
@@ -279,6 +279,8 @@ def sort(self):
     elif t is float:
         self.sort(key=_float_key)
     else:
+        if stack.room() < stack.MARGIN:  # ops.cmp may call BAML (Compare) under C code
+            return stack.hop(sort, self)
         self[:] = sorted(self, key=functools.cmp_to_key(ops.cmp))
     return self
 
@@ -292,6 +294,8 @@ def _ord(v) -> int:
 def sort_by(self, compare):
     """Stable sort by a comparator returning baml.ops.Ordering; written back only on success."""
     if len(self) > 1:
+        if stack.room() < stack.MARGIN:  # the callback runs under C code (sorted)
+            return stack.hop(sort_by, self, compare)
         self[:] = sorted(self, key=functools.cmp_to_key(lambda a, b: _ord(compare(a, b))))
     return self
 
@@ -301,6 +305,8 @@ def sort_by_key(self, key):
     n = len(self)
     if n <= 1:
         return self
+    if stack.room() < stack.MARGIN:  # ops.cmp may call BAML (Compare) under C code
+        return stack.hop(sort_by_key, self, key)
     items = self[:]
     keys = [key(x) for x in items]
     if keys and type(keys[0]) in (int, str, bool) and all(type(k) is type(keys[0]) for k in keys):

@@ -1,0 +1,232 @@
+"""Where BAML calls run: on the caller's thread, with the C stack watched.
+
+A call from Python runs on the calling thread, so its thread-local state (contextvars, torch's
+grad and dispatch modes, anything in `threading.local`) holds inside BAML code and inside the
+host callables it calls. BAML recursion is bounded by Python's recursion limit (raised while
+any call runs: `PY_LIMIT` frames, at least 10,000 BAML frames on every path); BAML-to-BAML
+calls, closures and methods are Python-to-Python calls, which CPython runs without growing the
+C stack. The paths that do grow it — an entry from Python (a host callable calling back into
+BAML), natives whose callbacks run under C code (`sort_by`) — call `room()` first: when less
+than `MARGIN` bytes of the thread's C stack are left, the rest of the call (which has not
+started, so nothing runs twice) moves to a worker thread with a big stack, the caller waiting
+for it with its contextvars carried over. A RecursionError is then always Python's recursion
+limit, never a crash.
+
+Interruptions (`interrupt`, `TimeLimit`, `time_limit`): an exception delivered asynchronously to
+the thread running the call (CPython's `PyThreadState_SetAsyncExc`), raised where the code is,
+in tight loops too; a caller waiting on a worker forwards it to the worker."""
+from __future__ import annotations
+
+import contextvars
+import ctypes
+import platform
+import mmap
+import queue
+import sys
+import threading
+
+PY_LIMIT = 80_000  # Python frames while BAML runs (a host round trip costs ~7 per BAML frame)
+MARGIN = 2 << 20  # C stack bytes an entry wants left below it
+WORKER_STACK = 512 << 20  # a worker thread's C stack
+_UNKNOWN = 1 << 62
+_KEEP: list = []
+
+
+class TimeLimit(BaseException):
+    """A time limit ran out (delivered to the running thread). Not an Exception: no BAML
+    `catch`, no VM handler and no `except Exception` stops it."""
+
+
+# ── the C stack: the thread's bounds and its stack pointer ──
+
+_tls = threading.local()
+
+
+def _setup():
+    """(stack pointer reader, thread stack low bound reader), or None where unsupported."""
+    if sys.platform != "linux" or platform.machine() not in ("x86_64", "AMD64"):
+        return None
+    try:
+        libc = ctypes.PyDLL(None)  # PyDLL: the GIL stays held (getcontext fills a shared buffer)
+        getcontext = libc.getcontext
+        getattr_np = libc.pthread_getattr_np
+        getstack = libc.pthread_attr_getstack
+        destroy = libc.pthread_attr_destroy
+        self_ = libc.pthread_self
+    except (OSError, AttributeError):
+        return None
+    self_.restype = ctypes.c_ulong
+    getattr_np.argtypes = [ctypes.c_ulong, ctypes.c_void_p]
+    getstack.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+    getcontext.argtypes = [ctypes.c_void_p]
+    getcontext.restype = ctypes.c_int
+    buf = ctypes.create_string_buffer(1024)  # a ucontext_t
+    addr = ctypes.addressof(buf)
+    rsp = ctypes.c_uint64.from_address(addr + 160)  # uc_mcontext.gregs[REG_RSP]
+
+    def sp(_keep=buf) -> int:
+        getcontext(addr)  # saves the signal mask too (a system call): ~0.5 µs
+        return rsp.value
+
+    try:  # `mov rax, rsp; ret`: the stack pointer in ~50 ns, where executable memory is allowed
+        page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+        page.write(b"\x48\x89\xe0\xc3")
+        fast = ctypes.PYFUNCTYPE(ctypes.c_uint64)(ctypes.addressof(ctypes.c_char.from_buffer(page)))
+        if abs(fast() - sp()) < 65536:
+            _KEEP.append(page)
+            sp = fast  # noqa: F811
+    except (OSError, ValueError, AttributeError):
+        pass
+
+    def low() -> int:
+        attr = ctypes.create_string_buffer(256)
+        if getattr_np(self_(), attr) != 0:
+            return 0
+        base, size = ctypes.c_void_p(), ctypes.c_size_t()
+        getstack(attr, ctypes.byref(base), ctypes.byref(size))
+        destroy(attr)
+        return base.value or 0
+
+    try:
+        s = sp()
+        lo = low()
+    except Exception:  # noqa: BLE001 — any surprise: fall back to workers
+        return None
+    if not lo or not lo < s:
+        return None
+    return sp, low
+
+
+_PROBE = _setup()
+
+
+def room() -> int:
+    """C stack bytes left on this thread (very large where unknown and on big-stack workers)."""
+    if _PROBE is None:
+        return _UNKNOWN if getattr(_tls, "worker", False) else 0
+    lo = getattr(_tls, "low", None)
+    if lo is None:
+        lo = _tls.low = _PROBE[1]()
+    return _PROBE[0]() - lo
+
+
+def measurable() -> bool:
+    """Can this platform measure the C stack? (Else every call from Python runs on a worker.)"""
+    return _PROBE is not None
+
+
+# ── workers: threads with a big stack, reused ──
+
+_idle: list = []
+_idle_lock = threading.Lock()
+
+
+class _Worker:
+    def __init__(self):
+        self.jobs: queue.SimpleQueue = queue.SimpleQueue()
+        old = threading.stack_size()
+        threading.stack_size(WORKER_STACK)
+        try:
+            self.thread = threading.Thread(target=self._loop, name="baml-vm", daemon=True)
+            self.thread.start()
+        finally:
+            threading.stack_size(old)
+
+    def _loop(self):
+        _tls.worker = True
+        while True:
+            try:
+                job = self.jobs.get()
+                ctx, fn, args, box, done = job
+                try:
+                    box.append((True, ctx.run(fn, *args)))
+                except BaseException as e:  # noqa: BLE001 — handed to the waiting caller
+                    box.append((False, e))
+                finally:
+                    done.set()
+                with _idle_lock:
+                    _idle.append(self)
+            except BaseException:  # noqa: BLE001 — a stray interruption between jobs
+                continue
+
+
+def hop(fn, *args):
+    """`fn(*args)` on a big-stack worker (the caller's contextvars carried over); the caller
+    waits. An exception interrupting the wait (Ctrl-C, a time limit) is forwarded to the
+    worker, which stops where it is; the caller then raises it."""
+    with _idle_lock:
+        w = _idle.pop() if _idle else None
+    if w is None:
+        w = _Worker()
+    box: list = []
+    done = threading.Event()
+    w.jobs.put((contextvars.copy_context(), fn, args, box, done))
+    try:
+        while not done.wait(0.05):
+            pass
+    except BaseException as e:
+        while not done.is_set():
+            interrupt(w.thread.ident, type(e))
+            done.wait(0.05)
+        raise
+    ok, value = box[0]
+    if ok:
+        return value
+    raise value
+
+
+# ── interruptions ──
+
+_set_async = ctypes.pythonapi.PyThreadState_SetAsyncExc
+_set_async.argtypes = [ctypes.c_ulong, ctypes.py_object]
+
+
+def interrupt(thread_id: int, exc: type = TimeLimit) -> None:
+    """Raise `exc` in the thread `thread_id` where it runs (at its next bytecode)."""
+    _set_async(thread_id, exc)
+
+
+_clear_async = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p)(
+    ("PyThreadState_SetAsyncExc", ctypes.pythonapi))
+
+
+def _clear(thread_id: int) -> None:
+    """Drop an interruption not yet raised in thread `thread_id`."""
+    _clear_async(thread_id, None)
+
+
+class time_limit:
+    """`with time_limit(seconds):` — the body is stopped by TimeLimit after `seconds` (None:
+    no limit). A waiting timer, no thread spinning; after the block no TimeLimit is pending.
+    `.expired` says whether the limit ran out."""
+
+    def __init__(self, seconds: float | None):
+        self.seconds = seconds
+        self.expired = False
+        self._lock = threading.Lock()
+        self._done = False
+        self._timer = None
+
+    def _fire(self):
+        with self._lock:
+            if not self._done:
+                self.expired = True
+                interrupt(self._tid, TimeLimit)
+
+    def __enter__(self):
+        if self.seconds is not None:
+            self._tid = threading.get_ident()
+            self._timer = threading.Timer(self.seconds, self._fire)
+            self._timer.daemon = True
+            self._timer.start()
+        return self
+
+    def __exit__(self, et, ev, tb):
+        if self._timer is None:
+            return False
+        with self._lock:
+            self._done = True
+        self._timer.cancel()
+        if self.expired:
+            _clear(self._tid)  # fired but not yet raised
+        return False
