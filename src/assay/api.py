@@ -34,7 +34,6 @@ class BamlException(Exception):
         super().__init__(f"{error['type']}: {error['message']}")
 
 
-class BamlPanic(BamlException):
     @property
     def baml_traceback(self) -> list:
         """[(function, file, line)], outermost first (computed when first asked for)."""
@@ -45,6 +44,7 @@ class BamlPanic(BamlException):
         return self._traceback
 
 
+class BamlPanic(BamlException):
     """A VM panic (`baml.panics.*`)."""
 
 
@@ -106,9 +106,9 @@ class BamlProgram:
         self.types = _Types(self)
         self._models: dict[str, type] = {}
         self._enums: dict[str, type] = {}
-        for fqn, e in program.runtime.enums.items():
         self._entries: dict[str, _Entry] = {}
         self._by_fqn: dict[str, _Entry] = {}
+        for fqn, e in program.runtime.enums.items():
             if fqn.startswith("user."):
                 self._enums[fqn] = enum.Enum(e.name, {v: v for v in e.variants})
                 self._enums[fqn]._meta = _ingot.enum_meta(self._ingot, fqn, list(e.variants))
@@ -176,16 +176,16 @@ class BamlProgram:
             raise self._error(e) from None
         return self.to_python(result)
 
-    def bind(self, fdef, args, kwargs) -> list:
     def _error(self, e: BamlRaise) -> "BamlException":
         exc = (BamlPanic if e.panic else BamlError)(describe_error(e.value, e.panic))
         exc.raised = e
         exc._rt = self._p.runtime  # the BAML traceback is computed when asked for
         return exc
 
-        params = fdef.decl.params
+    def bind(self, fdef, args, kwargs) -> list:
         if fdef.fqn not in self._by_fqn:
             _Entry(self, fdef)
+        params = fdef.decl.params
         if len(args) > len(params):
             raise ArgumentError(f"{fdef.name} takes {len(params)} arguments, {len(args)} given")
         out = []
@@ -278,7 +278,7 @@ class BamlProgram:
             if isinstance(name, str) and name in e.variants and (k == "enum" or name == t[2]):
                 return e.variants[name]
         elif k == "function" and callable(v):
-            return host_callable(v)
+            return self.host(v)
         raise ArgumentError(f"argument `{where}`: {v!r} does not fit {typetest.show(t)}")
 
     def _test_in(self, cdef, texpr):
@@ -323,15 +323,14 @@ class BamlProgram:
             return [self.to_python(x) for x in v]
         if isinstance(v, dict):
             return {k: self.to_python(x) for k, x in v.items()}
-        return v
         if callable(v):
             host = getattr(v, "host_f", None)
             if host is not None:
                 return host  # a Python callable that went through BAML comes back as itself
             if is_baml_function(self._p.runtime, v):
                 return self._baml_callable(v)
+        return v
 
-    def set_llm(self, client) -> "BamlProgram":
     def _baml_callable(self, fn):
         """A BAML function value as a Python callable (arguments guessed, result converted)."""
         def call(*args):
@@ -369,6 +368,7 @@ class BamlProgram:
                       "class_name": type(r).__name__, "language": "python"}
             raise BamlRaise(info.py(*(fields[n] for n in info.fields)), True) from None
 
+    def set_llm(self, client) -> "BamlProgram":
         """Answer the program's LLM functions with `client(function_name, prompt, json_schema)`
         (sync, or async: an awaitable result is awaited), returning a value of the function's
         return type (converted and checked as arguments are; a misfit raises LlmCallError).
