@@ -18,6 +18,7 @@ Every opcode has one handler method `op_<name>`. The hook points (`prologue`, `b
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 import math
 
 from ..mir.ir import OMITTED, FnRef
@@ -105,6 +106,7 @@ class FunctionGen:
                     and (not fn.exc_table or b.region is None)))}
         self.dispatch = {0} | {s for s, b in self.blocks.items() if b.preds != 1 and s not in tiny}
         self.tiny = tiny
+        self.promote_deep()
         # range facts drop provably unneeded overflow checks: plain variant only
         self.facts = analyze(fn, self.blocks, names.runtime.class_arity) if self.fuse else None
         # locals the checker typed exactly int / bool (as it types the operands of bin_op_int):
@@ -121,6 +123,51 @@ class FunctionGen:
                     self.int_vars.add(f"v{i}")
                 elif d.ty == BOOL:
                     self.bool_vars.add(f"v{i}")
+
+    def cases(self, pcs: list[int]) -> None:
+        """The dispatch loop's `if pc == …` cases; more than FLAT_CASES are split by `pc <`
+        (a long `elif` chain is as deep to Python's compiler as it is long)."""
+        if len(pcs) > FLAT_CASES:
+            mid = len(pcs) // 2
+            self.line(f"if pc < {pcs[mid]}:")
+            self.ind += 1
+            self.cases(pcs[:mid])
+            self.ind -= 1
+            self.line("else:")
+            self.ind += 1
+            self.cases(pcs[mid:])
+            self.ind -= 1
+            return
+        first = True
+        for s in pcs:
+            self.line(f"{'if' if first else 'elif'} pc == {s}:")
+            first = False
+            self.ind += 1
+            self.loop = s if self.loops_to_itself(s) else None
+            if self.loop is not None:
+                # a loop whose body is this block's chain: its back edge is `continue`
+                self.line("while True:")
+                self.ind += 1
+            self.chain(s, self.blocks[s].region, set())
+            self.ind -= 1 + (self.loop is not None)
+
+    def promote_deep(self) -> None:
+        """A block nested more than MAX_NEST levels into the chain of its dispatch block is
+        made a dispatch block itself, so that generated code (and the generator's recursion)
+        stays shallow whatever the CFG's depth (a 5,000-term `a && b && …` or `??` chain)."""
+        todo = [(s, 0) for s in self.dispatch]
+        depth: dict[int, int] = {}
+        while todo:
+            s, d = todo.pop()
+            for t in self.blocks[s].succ:
+                if t in self.dispatch or t in depth:
+                    continue
+                if d >= MAX_NEST:
+                    self.dispatch.add(t)
+                    depth[t] = 0
+                else:
+                    depth[t] = d + 1
+                todo.append((t, depth[t]))
 
     # ── output helpers ──
 
@@ -213,18 +260,8 @@ class FunctionGen:
             if self.has_try:
                 self.line("try:")
                 self.ind += 1
-            first = True
-            for s in self.dispatch_order():
-                self.line(f"{'if' if first else 'elif'} pc == {s}:")
-                first = False
-                self.ind += 1
-                self.loop = s if self.loops_to_itself(s) else None
-                if self.loop is not None:
-                    # a loop whose body is this block's chain: its back edge is `continue`
-                    self.line("while True:")
-                    self.ind += 1
-                self.chain(s, self.blocks[s].region, set())
-                self.ind -= 1 + (self.loop is not None)
+            order = self.dispatch_order()
+            self.cases(order if len(order) <= FLAT_CASES else sorted(order))
             if self.has_try:
                 self.ind -= 1
                 self.line("except Exception as _e:")
@@ -399,7 +436,10 @@ class FunctionGen:
     def dispatch_order(self) -> list[int]:
         """Innermost loops first, so that a hot loop's header is the first `pc` test."""
         loops = [(s, b.end) for b in self.blocks.values() for s in b.succ if s <= b.start]
-        depth = {d: sum(1 for lo, hi in loops if lo <= d < hi) for d in self.dispatch}
+        # how many [lo, hi) back-edge ranges hold d: those starting at or before d, less
+        # those ending at or before it (sorted bounds: many loops × many blocks stays cheap)
+        los, his = sorted(lo for lo, _ in loops), sorted(hi for _, hi in loops)
+        depth = {d: bisect_right(los, d) - bisect_right(his, d) for d in self.dispatch}
         return sorted(self.dispatch, key=lambda d: (-depth[d], d))
 
     def chain(self, start: int, region, seen: set) -> None:
@@ -791,6 +831,10 @@ class FunctionGen:
 
     def op_unreachable(self, _) -> None:
         self.line("raise unreachable()")
+
+
+MAX_NEST = 40  # levels of blocks inlined into one dispatch case (Python allows 100 indents)
+FLAT_CASES = 64  # dispatch cases in one `if`/`elif` chain
 
 
 class _Unstructured(Exception):

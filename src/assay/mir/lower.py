@@ -26,28 +26,25 @@ def free_names_in_lambdas(node) -> set[str]:
     """Every name referenced inside any lambda under `node`. A local whose name is in this
     set lives in a cell (over-approximate by name: always safe, rarely wasteful)."""
     out: set[str] = set()
-
-    def walk(n, inside: bool):
+    todo = [(node, False)]  # a work list, not recursion: a 5,000-term chain is 5,000 deep
+    while todo:
+        n, inside = todo.pop()
         t = type(n)
         if t is list or t is tuple:
-            for x in n:
-                walk(x, inside)
-            return
+            todo.extend((x, inside) for x in n)
+            continue
         fields = _CHILD_FIELDS.get(t)
         if fields is None:
             if not hasattr(n, "__dataclass_fields__"):
-                return
+                continue
             fields = _CHILD_FIELDS[t] = tuple(f for f in n.__dataclass_fields__ if f != "span")
         if t is ast.Lambda:
             inside = True
         elif t is ast.Name:
             if inside:
                 out.add(n.name)
-            return
-        for f in fields:
-            walk(getattr(n, f), inside)
-
-    walk(node, False)
+            continue
+        todo.extend((getattr(n, f), inside) for f in fields)
     return out
 
 
@@ -811,10 +808,73 @@ class FnLowerer:
         return self.to_temp(ir.BinaryOp(op, left, right, _op_kind(le, re)), span)
 
     def expr_Binary(self, e: ast.Binary):
-        if e.op in ("&&", "||"):
+        """Long operator chains are lowered without recursion: the left spine of a
+        left-associative chain (`x + x + …`, `a && b || c`, mixed) is walked in a loop, each
+        level lowered as `lower_expr` would (its span current, its type recorded), and a `??`
+        chain (right-associative) along its right spine."""
+        if e.op == "??":
+            return self.coalesce_chain(e)
+        if e.op in ("==", "!=") and _disjoint(e.left, e.right):
+            return ir.Const(e.op == "!=")  # folded: its operands never run
+        spine = [e]
+        x = e.left
+        while type(x) is ast.Binary and x.op != "??" and not (x.op in ("==", "!=") and _disjoint(x.left, x.right)):
+            spine.append(x)
+            x = x.left
+        if len(spine) == 1:
+            return self.binary_after_left(e, None)
+        # a short-circuit level makes its result and blocks before its left side is lowered:
+        # made outermost first, as recursion would, so locals and blocks number alike
+        made = {id(node): (self.temp(), self.new_block(), self.new_block(), self.new_block())
+                for node in spine if node.op in ("&&", "||")}
+        left = self.lower_expr(x)
+        for node in reversed(spine[1:]):
+            outer, self.at = self.at, node.span
+            left = self.binary_after_left(node, left, made.get(id(node)))
+            self.at = outer
+            if isinstance(left, ir.Copy) and node.ty is not None:
+                left = self.typed(left, node.ty)
+        return self.binary_after_left(e, left, made.get(id(e)))
+
+    def coalesce_chain(self, e: ast.Binary) -> ir.Operand:
+        """`a ?? b ?? c` (= a ?? (b ?? c)): every level's test in a loop, then the joins."""
+        frames = []
+        node = e
+        while True:
+            outer, self.at = self.at, node.span
+            left = self.lower_expr(node.left)
             result = self.temp()
+            is_null = self.to_temp(ir.BinaryOp("==", left, ir.Const(None)))
             yes, no, join = self.new_block(), self.new_block(), self.new_block()
-            self.branch_on(e.left, yes, no, e.op)
+            self.terminate(ir.Branch(is_null, yes, no, "??"))
+            self.switch(no)
+            self.emit(result, ir.Use(left))
+            self.goto(join)
+            self.switch(yes)
+            frames.append((node, outer, result, join))
+            nxt = node.right
+            if type(nxt) is not ast.Binary or nxt.op != "??":
+                break
+            node = nxt
+        value = self.lower_expr(node.right)
+        for node, outer, result, join in reversed(frames):
+            self.emit(result, ir.Use(value))
+            self.goto(join)
+            self.switch(join)
+            self.at = outer
+            value = ir.Copy(result)
+            if node is not e and node.ty is not None:
+                value = self.typed(value, node.ty)
+        return value
+
+    def binary_after_left(self, e: ast.Binary, left, made=None):
+        """`e` (not `??`) with its left operand already lowered to `left` (None: lower it);
+        `made`: a short-circuit level's result local and blocks, made already."""
+        if e.op in ("&&", "||"):
+            if made is None:
+                made = (self.temp(), self.new_block(), self.new_block(), self.new_block())
+            result, yes, no, join = made
+            self.branch_on(e.left, yes, no, e.op, left)
             short_is_true = e.op == "||"
             self.switch(yes if short_is_true else no)
             self.emit(result, ir.Use(ir.Const(short_is_true)))
@@ -824,24 +884,11 @@ class FnLowerer:
             self.goto(join)
             self.switch(join)
             return ir.Copy(result)
-        if e.op == "??":
-            left = self.lower_expr(e.left)
-            result = self.temp()
-            is_null = self.to_temp(ir.BinaryOp("==", left, ir.Const(None)))
-            yes, no, join = self.new_block(), self.new_block(), self.new_block()
-            self.terminate(ir.Branch(is_null, yes, no, "??"))
-            self.switch(no)
-            self.emit(result, ir.Use(left))
-            self.goto(join)
-            self.switch(yes)
-            self.emit(result, ir.Use(self.lower_expr(e.right)))
-            self.goto(join)
-            self.switch(join)
-            return ir.Copy(result)
         if e.op in ("==", "!=") and _disjoint(e.left, e.right):
             # the real checker folds `==` of types that cannot overlap: operands never run
             return ir.Const(e.op == "!=")
-        left = self.lower_expr(e.left)
+        if left is None:
+            left = self.lower_expr(e.left)
         if isinstance(left, ir.Copy) and not _simple(e.right):
             left = self.to_temp(ir.Use(left))  # the right side may reassign the local
         right = self.lower_expr(e.right)
@@ -850,8 +897,10 @@ class FnLowerer:
             self.blocks[self.cur].statements[-1].value.swap_msg = True
         return result
 
-    def branch_on(self, cond: ast.Expr, then: int, else_: int, origin: str = "if") -> None:
-        v = self.lower_expr(cond)
+    def branch_on(self, cond: ast.Expr, then: int, else_: int, origin: str = "if", v=None) -> None:
+        """Branch on `cond` (`v`: its value, when already lowered)."""
+        if v is None:
+            v = self.lower_expr(cond)
         if not _is_bool(cond):
             v = self.to_temp(ir.Truthy(v))
         self.terminate(ir.Branch(v, then, else_, origin), cond.span)
@@ -1186,20 +1235,27 @@ _SIMPLE = (ast.Name, ast.IntLit, ast.FloatLit, ast.StrLit, ast.BoolLit, ast.Null
 
 
 def _simple(e) -> bool:
-    """An expression that cannot assign a local of the enclosing function."""
-    if isinstance(e, _SIMPLE):
-        return True
-    if isinstance(e, ast.Field):
-        return _simple(e.obj)
-    if isinstance(e, ast.Index):
-        return _simple(e.obj) and _simple(e.index)
-    if isinstance(e, ast.Binary):
-        return _simple(e.left) and _simple(e.right)
-    if isinstance(e, ast.Unary):
-        return _simple(e.operand)
-    if isinstance(e, ast.Call):
-        return _simple(e.func) and all(_simple(a.value) for a in e.args)
-    return False
+    """An expression that cannot assign a local of the enclosing function (a work list, not
+    recursion: operands may be long chains)."""
+    todo = [e]
+    while todo:
+        e = todo.pop()
+        if isinstance(e, _SIMPLE):
+            continue
+        if isinstance(e, ast.Field):
+            todo.append(e.obj)
+        elif isinstance(e, ast.Index):
+            todo += (e.obj, e.index)
+        elif isinstance(e, ast.Binary):
+            todo += (e.left, e.right)
+        elif isinstance(e, ast.Unary):
+            todo.append(e.operand)
+        elif isinstance(e, ast.Call):
+            todo.append(e.func)
+            todo += (a.value for a in e.args)
+        else:
+            return False
+    return True
 
 
 def _kinds(t):

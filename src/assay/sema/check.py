@@ -36,6 +36,9 @@ _UNSTABLE_RE = re.compile(
     r"|(?:==|!=|\blet\b[^=;{}]*=)\s*([A-Za-z_]\w*)")
 
 
+_SHORT = ("&&", "||", "??")  # operators with their own control flow
+
+
 class Var:
     __slots__ = ("name", "ty", "declared", "precise", "used", "unpinned", "assign_ty")
 
@@ -955,6 +958,8 @@ class Checker(LlmChecks):
 
     def x_Binary(self, e, expected):
         op = e.op
+        if op in ("&&", "||") and type(e.left) is ast.Binary and e.left.op in ("&&", "||"):
+            return self.logic_chain(e)
         if op in ("&&", "||"):
             lt = self.expr(e.left, UNKNOWN)
             pos, neg = self.cond_facts(e.left)
@@ -963,6 +968,10 @@ class Checker(LlmChecks):
             self.expr(e.right, UNKNOWN)
             self.facts = saved
             return BOOL
+        if op != "??" and type(e.left) is ast.Binary and e.left.op not in _SHORT:
+            return self.binary_chain(e)
+        if op == "??" and type(e.right) is ast.Binary and e.right.op == "??":
+            return self.coalesce_chain(e)
         lt = self.expr(e.left, UNKNOWN)
         if op == "??":
             rt = self.expr(e.right, UNKNOWN)
@@ -971,6 +980,61 @@ class Checker(LlmChecks):
             return T.union(T.strip_null(lt), rt)
         rt = self.expr(e.right, UNKNOWN)
         return self.binop_type(op, lt, rt, e)
+
+    def logic_chain(self, e) -> T.Type:
+        """A left-associative chain of `&&` / `||` in a loop, as `x_Binary` would check it
+        level by level (each right side under the facts its left side gives)."""
+        spine = [e]
+        x = e.left
+        while type(x) is ast.Binary and x.op in ("&&", "||"):
+            spine.append(x)
+            x = x.left
+        self.expr(x, UNKNOWN)
+        pos, neg = self.cond_facts(x)  # the facts of the left side of each level in turn
+        for node in reversed(spine):
+            saved = dict(self.facts)
+            self.facts.update(pos if node.op == "&&" else neg)
+            self.expr(node.right, UNKNOWN)
+            self.facts = saved
+            if node is not e:
+                node.ty = BOOL
+            p2, n2 = self.cond_facts(node.right)
+            if node.op == "&&":
+                pos, neg = {**pos, **p2}, {}
+            else:
+                pos, neg = {}, {**neg, **n2}
+        return BOOL
+
+    def coalesce_chain(self, e) -> T.Type:
+        """`a ?? b ?? c` (= a ?? (b ?? c)) along its right spine in a loop."""
+        spine = [e]
+        x = e.right
+        while type(x) is ast.Binary and x.op == "??":
+            spine.append(x)
+            x = x.right
+        lefts = [self.expr(node.left, UNKNOWN) for node in spine]
+        rt = self.expr(x, UNKNOWN)
+        for node, lt in reversed(list(zip(spine, lefts))):
+            rt = UNKNOWN if lt is UNKNOWN or rt is UNKNOWN else T.union(T.strip_null(lt), rt)
+            if node is not e and rt is not UNKNOWN:
+                node.ty = rt
+        return rt
+
+    def binary_chain(self, e) -> T.Type:
+        """A left-associative chain of operators (`x + x - x * 2 …`) in a loop, not by
+        recursion: each level typed as `expr` would, left operand first."""
+        spine = [e]
+        x = e.left
+        while type(x) is ast.Binary and x.op not in _SHORT:
+            spine.append(x)
+            x = x.left
+        lt = self.expr(x, UNKNOWN)
+        for node in reversed(spine):
+            rt = self.expr(node.right, UNKNOWN)
+            lt = self.binop_type(node.op, lt, rt, node)
+            if node is not e and lt is not UNKNOWN:
+                node.ty = lt
+        return lt
 
     def binop_type(self, op: str, lt: T.Type, rt: T.Type, e) -> T.Type:
         if op in ("==", "!="):
@@ -1040,18 +1104,20 @@ class Checker(LlmChecks):
                         notnull = {v: T.strip_null(t)} if t is not UNKNOWN else {}
                         return (isnull, notnull) if c.op == "==" else (notnull, isnull)
                 return {}, {}
-            if c.op == "&&":
-                p1, n1 = self.cond_facts(c.left)
-                p2, n2 = self.cond_facts(c.right)
-                pos = dict(p1)
-                pos.update(p2)
-                return pos, {}
-            if c.op == "||":
-                p1, n1 = self.cond_facts(c.left)
-                p2, n2 = self.cond_facts(c.right)
-                neg = dict(n1)
-                neg.update(n2)
-                return {}, neg
+            if c.op in ("&&", "||"):  # along the left spine in a loop: chains may be long
+                spine = [c]
+                x = c.left
+                while type(x) is ast.Binary and x.op in ("&&", "||"):
+                    spine.append(x)
+                    x = x.left
+                pos, neg = self.cond_facts(x)
+                for node in reversed(spine):
+                    p2, n2 = self.cond_facts(node.right)
+                    if node.op == "&&":
+                        pos, neg = {**pos, **p2}, {}
+                    else:
+                        pos, neg = {}, {**neg, **n2}
+                return pos, neg
         if isinstance(c, ast.Is) and isinstance(c.expr, ast.Name):
             v = self.lookup_var(c.expr.name)
             if v is not None:

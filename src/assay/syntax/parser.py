@@ -1150,7 +1150,17 @@ class Parser:
             else:
                 right = self.unary()
             # right side: bind tighter operators (all left-assoc except ??)
-            right = self.binary_rest(right, prec - 1 if op == "??" else prec, rs)
+            right = self.binary_rest(right, prec, rs)
+            if op == "??":  # right-assoc: `a ?? b ?? c` is a ?? (b ?? c), folded without recursion
+                operands = [(s, left), (rs, right)]
+                while self.tok.kind == "op" and self.tok.text == "??":
+                    self.advance()
+                    rs = self.tok.start
+                    operands.append((rs, self.binary_rest(self.unary(), prec, rs)))
+                left = operands[-1][1]
+                for start, operand in reversed(operands[:-1]):
+                    left = ast.Binary(self.span(start), "??", operand, left)
+                continue
             left = ast.Binary(self.span(s), op, left, right)
 
     def unary(self) -> ast.Expr:
