@@ -174,3 +174,22 @@ def test_sizes_and_paths_from_solved_values_end_in_a_recorded_limit():
     spin = explore.run(view, "Spin", budget=3.0)  # x < 0 counts up through 2^62 records
     assert time.monotonic() - t0 <= 3.0 * 1.1 + 1.0 + 5.0  # one record-limited run may overrun
     assert spin["stats"]["limits"] >= 1 or spin["verdict"] == "budget"
+
+
+LOOPS = """
+function Stuck(x: int) -> int {
+  if (x == 7) {
+    let i = 0;
+    while (true) { i += 1; }
+  }
+  0
+}
+"""
+
+
+def test_an_infinite_loop_in_the_program_cannot_hang_it():
+    view = mirx.compile(LOOPS)
+    t0 = time.monotonic()
+    r = explore.run(view, "Stuck", budget=2.0)
+    assert time.monotonic() - t0 <= 2.0 * 1.1 + 1.0
+    assert r["verdict"] == "budget" and [c["outcome"] for c in r["cases"]] == [{"ok": 0}]

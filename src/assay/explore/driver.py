@@ -117,13 +117,17 @@ class Search:
         return _initial(self.fv, random.Random(seed))
 
     def step(self, item: Item, deadline: float) -> list[Item]:
-        """Execute an item, keep its outcome, and solve each of its new flips once."""
+        """Execute an item (stopped at the deadline, also inside a loop: the bridge's time
+        limit), keep its outcome, and solve each of its new flips once."""
         seen = dict(self.cov.hits)
-        trace = _execute(self.view, self.fn, item, self.max_len, self.cov, self.stats)
+        with mirx.time_limit(max(0.01, deadline - time.monotonic())):
+            trace = _execute(self.view, self.fn, item, self.max_len, self.cov, self.stats)
         if trace.limit is None:  # a run stopped by a limit has no outcome, but a usable path
             edges = frozenset(k for k, n in self.cov.hits.items() if k[0] == "branch" and n != seen.get(k, 0))
             case = _case(trace, item.args, self.declared, edges)
             self.cases.setdefault(case.key, case)
+        elif isinstance(trace.limit, mirx.TimeLimit):  # the budget ran out inside the run
+            self.out_of_time = True
         else:
             self.stats.limits += 1
         sig = [(r.site, r.taken) for r in trace.path]
@@ -137,7 +141,8 @@ class Search:
                 self.out_of_time = True
                 break
             self.tried.add(flip)
-            new = _solve(trace, k, self.query_ms, self.stats)
+            left_ms = int((deadline - time.monotonic()) * 1000)
+            new = _solve(trace, k, max(1, min(self.query_ms, left_ms)), self.stats)
             if new is not None:
                 out.append(Item(new, k + 1, trace.flipped_llm))
         return out

@@ -39,7 +39,7 @@ class Trace:
         self.status = None  # of the last flip: "sat", "unsat" or "unknown"
         self._llm_used = state.llm_used if state else []
         self.flipped_llm: dict | None = None  # the LLM answers of the last flip
-        self.limit = None  # the sym.Limit that stopped the run, if one did
+        self.limit = None  # the sym.Limit or mirx.TimeLimit that stopped the run, if one did
 
     @property
     def llm(self) -> dict:
@@ -103,7 +103,7 @@ def run(program, fn: str, args: dict | None = None, symbolic="all", max_len: int
     tracer = Tracer(params, inputs, limits, llm or {})
     try:
         result, error = view.run(fn, args, extensions=[tracer, *extensions])
-    except Limit as stop:  # the path so far is still good for flips
+    except (Limit, mirx.TimeLimit) as stop:  # the path so far is still good for flips
         trace = Trace(fn, args, params, inputs, None, None, tracer.state, None)
         trace.limit = stop
         return trace
