@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 import functools
+import io
 import traceback
 from contextlib import contextmanager
 
@@ -34,7 +35,8 @@ from ..mir.pretty import format_function
 from ..source import CompileError, Diagnostic, SourceFile
 from ..sym import Tracer
 from ..sym.inputs import Inputs
-from .coverage import Session, coverage_group, coverage_options
+from .coverage import Session, check_output, coverage_group, coverage_options
+from .testing import KeywordError, durations_text, junit_xml, keyword_matcher
 from .ingot import INGOT_COMMANDS
 from .output import dumps, emit_json, error_doc, error_text, jsonable, styled
 from .sources import InputError, load_path, load_paths
@@ -91,6 +93,14 @@ def program_output(to_stderr: bool):
 class AssayGroup(click.Group):
     """Runs commands with standalone_mode off so that every exit goes through here: usage
     errors → 2, Ctrl-C → 130, anything unexpected → `internal error: …` and 3."""
+
+    def format_commands(self, ctx, formatter):
+        """Each command with the whole first sentence of its help (click cuts it at 45 columns)."""
+        rows = [(name, cmd.get_short_help_str(limit=1000)) for name in self.list_commands(ctx)
+                if (cmd := self.get_command(ctx, name)) is not None and not cmd.hidden]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         try:
@@ -154,7 +164,19 @@ def _flush():
             pass
 
 
-@click.group(cls=AssayGroup, context_settings={"help_option_names": ["-h", "--help"]})
+EXIT_CODES = """Exit status:
+
+\b
+  0    ok
+  1    the program failed: compile errors, a failed test, a panic or uncaught throw, a time-out
+  2    bad usage or input: options, paths, --args, unknown function; coverage below --fail-under
+  3    internal error (a bug in Assay)
+  5    no tests were collected (assay test)
+  130  interrupted (Ctrl-C)
+"""
+
+
+@click.group(cls=AssayGroup, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES)
 @click.version_option(__version__, "-V", "--version", message=f"assay {__version__} (BAML {BAML_VERSION})")
 def cli():
     """Assay: BAML's compiler and VM in Python."""
@@ -227,7 +249,13 @@ def resolve(program: Program, name: str):
 def check(paths, as_json):
     """Parse, type-check and lower every function and test of PATH... (one program)."""
     with reporting(as_json):
-        sources = load_paths(paths)
+        try:
+            sources = load_paths(paths)
+        except InputError as e:
+            if not as_json:
+                raise
+            emit_json({"diagnostics": [e.to_json()], "ok": False})  # the documented shape
+            return e.exit_code
         diags = check_sources(sources)
     errors = sum(d.severity == "error" for d in diags)
     if as_json:
@@ -413,36 +441,87 @@ def _timed_out(name: str, timeout: float, as_json: bool):
 @cli.command("test")
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document with a record per test.")
-@click.option("-k", "pattern", metavar="PATTERN", help="Only tests whose name contains PATTERN.")
+@click.option("-k", "pattern", metavar="EXPRESSION",
+              help="Only tests matching EXPRESSION, as pytest's -k: case-insensitive substrings of the "
+                   "test's name or file name joined by and, or, not and parentheses.")
 @click.option("-x", "--exitfirst", "fail_fast", is_flag=True, help="Stop at the first failure.")
+@click.option("-s", "no_capture", is_flag=True,
+              help="Show the program's output as it is printed (default: captured, shown with a failing test).")
+@click.option("--junit-xml", "junit_path", metavar="FILE", help="Write a JUnit XML report (for CI).")
+@click.option("--durations", type=click.IntRange(min=0), metavar="N",
+              help="Show the N slowest tests (0: all).")
 @coverage_options
 @llm_replay_option
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="S",
               help="Stop a test running longer than S seconds (it fails with error type Timeout).")
-def test_cmd(paths, as_json, pattern, fail_fast, llm_replay, timeout, **cov_opts):
-    """Run the `test` blocks of PATH... (one program)."""
+def test_cmd(paths, as_json, pattern, fail_fast, no_capture, junit_path, durations, llm_replay, timeout,
+             **cov_opts):
+    """Run the `test` blocks of PATH... (one program); exit 5 when no test was selected."""
     cov = Session(cov_opts)
     with reporting(as_json):
+        try:
+            match = keyword_matcher(pattern) if pattern else None
+        except KeywordError as e:
+            raise usage_failure("UsageError", str(e)) from None
         cov.check_outputs()
+        if junit_path:
+            check_output(junit_path, False)
         sources = load_paths(paths)
         program = compile_program(sources)
         use_replay(program, llm_replay, sources)
-    outcomes = []
+    records, outcomes = [], []
+    t_all = time.perf_counter()
     with program_output(as_json):
-        for o in program.iter_tests(pattern, fail_fast, cov.extensions(program), timeout):
+        tests = program.iter_tests(match, fail_fast, cov.extensions(program), timeout)
+        while True:
+            buf = None if no_capture else io.StringIO()
+            saved = baml_io.STDOUT, baml_io.STDERR
+            if buf is not None:
+                baml_io.STDOUT = baml_io.STDERR = buf
+            t0 = time.perf_counter()
+            try:
+                o = next(tests)
+            except StopIteration:
+                break
+            finally:
+                baml_io.STDOUT, baml_io.STDERR = saved
+            seconds = time.perf_counter() - t0
+            output = buf.getvalue() if buf is not None else ""
             outcomes.append(o)
+            records.append({"file": o.file, "name": o.name, "passed": o.passed, "error": o.error,
+                            "seconds": seconds, "output": output})
             if not as_json:
-                _print_test(o)  # streamed: a slow test shows the ones before it
+                _print_test(o, output)  # streamed: a slow test shows the ones before it
+    seconds = time.perf_counter() - t_all
     failed = sum(not o.passed for o in outcomes)
     if not as_json:
-        click.echo(f"{len(outcomes) - failed} passed, {failed} failed")
+        if durations is not None and records:
+            click.echo(durations_text(records, durations))
+        click.echo(f"{len(outcomes) - failed} passed, {failed} failed"
+                   + ("" if outcomes else (" (no tests selected)" if program.tests else " (no tests)")))
     code, cov_doc = cov.finish(program, functools.partial(click.echo, err=as_json))
+    if junit_path:
+        try:
+            write_text_file(junit_path, junit_xml(records, seconds))
+        except OSError as e:
+            click.echo(f"error: cannot write {junit_path}: {e.strerror or e}", err=True)
+            code = code or 2
     if as_json:
         doc = _tests_doc(outcomes, failed)
+        for rec, out in zip(doc["tests"], records):
+            rec["seconds"] = round(out["seconds"], 6)
+            rec["output"] = out["output"]
         if cov_doc is not None:
             doc["coverage"] = cov_doc
         emit_json(doc)
+    if not outcomes:
+        return 5  # as pytest: nothing was collected
     return 1 if failed else code
+
+
+def write_text_file(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
 
 
 def _tests_doc(outcomes, failed: int) -> dict:
@@ -451,7 +530,7 @@ def _tests_doc(outcomes, failed: int) -> dict:
     return {"tests": records, "passed": len(outcomes) - failed, "failed": failed, "ok": failed == 0}
 
 
-def _print_test(o) -> None:
+def _print_test(o, output: str = "") -> None:
     if o.passed:
         click.echo(f"{styled('PASS', 'green')} {o.file}::{o.name}")
     else:
@@ -459,6 +538,9 @@ def _print_test(o) -> None:
         frames = o.error.get("traceback") or []
         at = f" (at {frames[-1][1]}:{frames[-1][2]})" if frames else ""
         click.echo(f"{styled('FAIL', 'red')} {o.file}::{o.name} — {o.error['type']}: {message}{at}")
+        if output:  # what the failing test printed (captured; -s shows it live instead)
+            click.echo("    ---- captured output ----")
+            click.echo("\n".join("    " + line for line in output.rstrip("\n").split("\n")))
 
 
 # ── explore ──
@@ -509,7 +591,8 @@ def explore(path, function, budget, seed, max_len, max_depth, as_json, emit_path
         if live is not None:
             live.clear()
         for r in reports:
-            r.setdefault("stats", {})["build_seconds"] = round(build, 6)
+            stats = r.setdefault("stats", {})  # compiling the program + generating instrumented code
+            stats["build_seconds"] = round(build + stats.get("build_seconds", 0.0), 6)
         if emit_path:
             text, answers = emit(view, reports)
             write_text(emit_path, text)

@@ -73,15 +73,19 @@ def explore(view: mirx.ProgramView, fn: str, budget: float = 30.0, seed: int = 0
         return {"function": fv.fqn.removeprefix("user."), "verdict": "skipped", "reason": reason}
     search = Search(view, fn, max_len=max_len, query_ms=query_ms)
     deadline = search.start + budget
-    queue = deque([Item(search.initial(seed), 0)])
-    while queue and not search.out_of_time:
-        if time.monotonic() > deadline:
-            search.out_of_time = True
-            break
-        queue.extend(search.step(queue.popleft(), deadline))
-        if progress is not None:
-            progress(search.name, search.paths, sum(1 for k in search.cov.hits if k[0] == "branch"),
-                     sum(c.bug for c in search.cases.values()), time.monotonic() - search.start)
+    generation = [Item(search.initial(seed), 0)]
+    while generation and not search.out_of_time:
+        # a generation's executions back to back, then its flips: executing stays warm
+        traces = []
+        for item in generation:
+            if time.monotonic() > deadline:
+                search.out_of_time = True
+                break
+            traces.append((item, search.run(item, deadline)))
+            if progress is not None:
+                progress(search.name, search.paths, sum(1 for k in search.cov.hits if k[0] == "branch"),
+                         sum(c.bug for c in search.cases.values()), time.monotonic() - search.start)
+        generation = [new for item, trace in traces for new in search.expand(trace, item, deadline)]
     return search.report()
 
 
@@ -108,6 +112,9 @@ class Search:
         self.cases: dict = {}
         self.start = time.monotonic()
         self.out_of_time = False
+        t0 = time.perf_counter()  # generating the instrumented code is building, not executing
+        view.prepare(fn, (sym.Tracer([], sym.inputs.Inputs(max_len)), self.cov))
+        self.stats.build_seconds += time.perf_counter() - t0
 
     @property
     def paths(self) -> int:
@@ -117,8 +124,12 @@ class Search:
         return _initial(self.fv, random.Random(seed))
 
     def step(self, item: Item, deadline: float) -> list[Item]:
+        """Execute an item and solve its new flips: the new items."""
+        return self.expand(self.run(item, deadline), item, deadline)
+
+    def run(self, item: Item, deadline: float):
         """Execute an item (stopped at the deadline, also inside a loop: the bridge's time
-        limit), keep its outcome, and solve each of its new flips once."""
+        limit) and keep its outcome; the trace."""
         seen = dict(self.cov.hits)
         with mirx.time_limit(max(0.01, deadline - time.monotonic())):
             trace = _execute(self.view, self.fn, item, self.max_len, self.cov, self.stats)
@@ -130,6 +141,10 @@ class Search:
             self.out_of_time = True
         else:
             self.stats.limits += 1
+        return trace
+
+    def expand(self, trace, item: Item, deadline: float) -> list[Item]:
+        """Solve each flip of the trace from the item's bound on, once across the search."""
         sig = [(r.site, r.taken) for r in trace.path]
         out = []
         for k in range(item.bound, len(sig)):

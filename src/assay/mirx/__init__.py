@@ -145,6 +145,12 @@ class ProgramView:
             err["traceback"] = baml_traceback(self._p.runtime, e)
             return None, (BamlPanic if e.panic else BamlError)(err)
 
+    def prepare(self, name: str, extensions=()) -> None:
+        """Generate a function's code for runs with these extensions now (else its first run
+        does): to time compilation apart from execution."""
+        fqn = self._p.resolve(name).fqn
+        self._p.runtime.space(tuple(extensions)).compile(fqn)
+
     def to_runtime(self, value, type: TypeView, where: str = "value"):
         """A host value (as `call` takes arguments) as the run-time value of `type` — what an
         extension supplies when it substitutes a call. ValueError when it does not fit."""
