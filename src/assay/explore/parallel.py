@@ -55,6 +55,7 @@ class Worker:
     def __init__(self, files, options: dict):
         t0 = time.perf_counter()
         self.view = mirx.compile_files(files)
+        _warm_solver()
         self.compile_seconds = time.perf_counter() - t0
         self.options = options
         self.searches: dict[str, Search] = {}
@@ -92,6 +93,19 @@ class Worker:
                 "hits": {k: n - hits.get(k, 0) for k, n in s.cov.hits.items() if n != hits.get(k, 0)},
                 "stats": {k: v - stats[k] for k, v in s.stats.__dict__.items()},
                 "out_of_time": s.out_of_time, "pid": self.pid}
+
+
+def _warm_solver() -> None:
+    """z3's first queries in a process pay for loading its theories (0.1–0.3 s): pay it at
+    start-up, as the one-process driver does once for a whole run."""
+    import z3
+    x, y, t = z3.Int("x"), z3.Int("y"), z3.String("t")
+    for goal in [(x * 3 + 7 == 52, x > 0), (x * y == 221, x > 1, y > 1, x < 2 ** 62, y < 2 ** 62),
+                 (z3.Contains(t, z3.StringVal("ab")), z3.Length(t) < 8), (x / 7 == y, x % 7 == 3)]:
+        s = z3.Solver()
+        s.set("timeout", 2000)
+        s.add(*goal)
+        s.check()
 
 
 def _fault(fault: dict | None, fn: str, item: Item) -> None:
@@ -306,7 +320,16 @@ class _Fn:
     log: list = field(default_factory=list)  # the flips of search.tried, in the order added
     ranks: dict = field(default_factory=dict)  # case key → rank of the item that found it
     inflight: int = 0
-    deadline: float = 0.0
+    deadline: float = 0.0  # wall clock: its first item + the budget
+    budget: float = 0.0  # worker time: items' round trips, summed over workers
+    spent: float = 0.0  # worker time of the items returned
+    running: dict = field(default_factory=dict)  # worker → when its item was sent
+
+    def left(self, now: float) -> float:
+        """Seconds of budget left: the wall clock's, and the worker time's (the items in flight
+        counted as they run), whichever is less."""
+        used = self.spent + sum(now - t for t in self.running.values())
+        return min(self.deadline - now, self.budget - used)
     crashes: list = field(default_factory=list)
     done: bool = False
     per_worker: dict = field(default_factory=dict)  # worker → [items, executions]
@@ -357,7 +380,7 @@ def _coordinate(pool, view, fns, budget, seed, max_len, query_ms, progress, time
                                 "verdict": "skipped", "reason": reason}
                 continue
             s = Search(view, fqn, max_len=max_len, query_ms=query_ms)
-            f = _Fn(fqn, s, deadline=s.start + budget)
+            f = _Fn(fqn, s, deadline=s.start + budget, budget=budget)
             f.queue.append((Item(s.initial(seed), 0), (), 0))
             active.append(f)
             return True
@@ -368,7 +391,7 @@ def _coordinate(pool, view, fns, budget, seed, max_len, query_ms, progress, time
             now = time.monotonic()
             # fair shares: the function with the fewest items in flight (then the oldest), so
             # that no function's clock runs while others keep every worker
-            f = min((f for f in active if f.queue and now <= f.deadline), default=None,
+            f = min((f for f in active if f.queue and f.left(now) > 0), default=None,
                     key=lambda f: f.inflight)
             if f is None:  # at most one function per worker at a time: each keeps ≥ 1 worker's pace
                 if len(active) >= len(pool) or not activate():
@@ -379,14 +402,15 @@ def _coordinate(pool, view, fns, budget, seed, max_len, query_ms, progress, time
             have = synced.get((w, f.fqn), 0)
             synced[w, f.fqn] = len(f.log)
             pool.submit(w, {"fn": f.fqn, "item": item, "tried": f.log[have:],
-                            "remaining": f.deadline - now})
+                            "remaining": f.left(now)})
+            f.running[w] = now
             busy[w] = (f, item, rank, attempts)
             f.inflight += 1
 
     def settle() -> None:
         now = time.monotonic()
         for f in list(active):
-            if f.queue and now > f.deadline:
+            if f.queue and f.left(now) <= 0:
                 f.search.out_of_time = True
                 f.queue.clear()
             if not f.queue and not f.inflight:
@@ -394,17 +418,20 @@ def _coordinate(pool, view, fns, budget, seed, max_len, query_ms, progress, time
                 reports[f.fqn] = _report(f, len(pool))
 
     while True:
+        settle()  # first: a function that ended frees its place for the next
         dispatch()
         settle()
         if not busy and not active and not todo:
             break
         if not busy:
             continue
-        soonest = min((f.deadline for f in active if f.queue), default=None)
+        now = time.monotonic()
+        soonest = min((now + f.left(now) / max(1, len(f.running)) for f in active if f.queue), default=None)
         timeout = 0.5 if soonest is None else max(0.0, min(0.5, soonest - time.monotonic()))
         for w, result in pool.wait(set(busy), timeout):
             f, item, rank, attempts = busy.pop(w)
             f.inflight -= 1
+            f.spent += time.monotonic() - f.running.pop(w)
             if isinstance(result, Died):
                 restarts += 1
                 for key in [k for k in synced if k[0] == w]:
@@ -475,6 +502,7 @@ def _report(f: _Fn, nworkers: int) -> dict:
         r["bugs"] += len(f.crashes)
         if r["verdict"] == "exhausted":
             r["verdict"] = "incomplete"
+    r["stats"]["worker_seconds"] = round(f.spent, 6)  # items' round trips: the budget's second measure
     r["workers"] = [{"worker": w, "pid": pw[2], "items": pw[0], "executions": pw[1], "busy_seconds": round(pw[3], 6)}
                     for w, pw in ((w, f.per_worker.get(w, [0, 0, None, 0.0])) for w in range(nworkers))]
     return r
