@@ -171,7 +171,7 @@ def test_invalid_utf8_is_located(tmp_path):
     p = tmp_path / "bad.baml"
     p.write_bytes(b"function f() -> int { 1 }\n// caf\xe9\n")
     r = invoke("check", tmp_path)
-    assert r.exit_code == 1
+    assert r.exit_code == 2  # bad input, as a missing path
     assert r.stderr.strip() == f"{p}:2:7: error: invalid UTF-8 (byte 0xe9)"
     no_traceback(r)
 
@@ -180,20 +180,34 @@ def test_binary_file(tmp_path):
     p = tmp_path / "bin.baml"
     p.write_bytes(b"\x7fELF\x00\x01")
     r = invoke("check", p)
-    assert r.exit_code == 1
+    assert r.exit_code == 2  # bad input, as a missing path
     assert r.stderr.strip() == f"{p}:1:5: error: binary file (contains a NUL byte), not BAML source"
 
 
 def test_unreadable_file(tmp_path):
     (tmp_path / "dangling.baml").symlink_to(tmp_path / "missing-target")
     r = invoke("check", tmp_path)
-    assert r.exit_code == 1
+    assert r.exit_code == 2  # bad input, as a missing path
     assert r.stderr.startswith(f"{tmp_path / 'dangling.baml'}: error: cannot read: ")
     no_traceback(r)
 
 
 def test_input_error_with_json(tmp_path):
+    # check --json keeps its documented shape {diagnostics, ok}, located where it can be
     r = invoke("check", tmp_path / "nope", "--json")
+    assert r.exit_code == 2
+    assert json.loads(r.stdout) == {"ok": False, "diagnostics": [{
+        "file": str(tmp_path / "nope"), "line": 0, "column": 0, "severity": "error", "code": None,
+        "message": "no such file or directory"}]}
+    p = tmp_path / "bin.baml"
+    p.write_bytes(b"\x7fELF\x00\x01")
+    r = invoke("check", p, "--json")
+    assert r.exit_code == 2
+    assert json.loads(r.stdout)["diagnostics"][0] == {
+        "file": str(p), "line": 1, "column": 5, "severity": "error", "code": None,
+        "message": "binary file (contains a NUL byte), not BAML source"}
+    # other commands report {"error": …}
+    r = invoke("run", tmp_path / "nope", "f", "--json")
     assert r.exit_code == 2
     assert json.loads(r.stdout) == {"error": {"type": "InputError", "fields": {},
                                               "message": f"{tmp_path / 'nope'}: error: no such file or directory"}}
@@ -230,14 +244,19 @@ def test_run_values_as_json(prog):
     assert r.exit_code == 0 and r.stdout.strip() == "1.5"
 
 
-def test_run_nan_and_infinity_tokens(prog):
+def test_run_non_finite_floats_are_strict_json(prog):
+    # JSON has no NaN: one encoding, {"$float": "NaN"}, out and in (docs: assay.jsonvalue)
     r = invoke("run", prog, "scores")
     assert r.exit_code == 0
-    assert '"inf": Infinity' in r.stdout and '"nan": NaN' in r.stdout
-    r = invoke("run", prog, "half", "--args", '{"x": NaN}')
-    assert r.exit_code == 0 and r.stdout.strip() == "NaN"
-    r = invoke("run", prog, "half", "--args", '{"x": -Infinity}')
-    assert r.stdout.strip() == "-Infinity"
+    assert json.loads(r.stdout, parse_constant=lambda c: pytest.fail(f"{c} token")) == {
+        "inf": {"$float": "Infinity"}, "nan": {"$float": "NaN"}, "one": 1.0}
+    r = invoke("run", prog, "half", "--args", '{"x": {"$float": "NaN"}}')
+    assert r.exit_code == 0 and json.loads(r.stdout) == {"$float": "NaN"}
+    r = invoke("run", prog, "half", "--args", '{"x": {"$float": "-Infinity"}}')
+    assert json.loads(r.stdout) == {"$float": "-Infinity"}
+    for token in ("NaN", "Infinity", "-Infinity"):
+        r = invoke("run", prog, "half", "--args", f'{{"x": {token}}}')
+        assert r.exit_code == 2 and f"{token} is not JSON" in r.stderr and '{"$float"' in r.stderr
 
 
 def test_run_args_from_file(prog, tmp_path):
@@ -301,11 +320,11 @@ def test_run_compile_error(tmp_path, prog):
 
 
 @pytest.mark.parametrize("args, message", [
-    ('{"x": "a"}', "error: argument `x`: 'a' does not fit float"),
+    ('{"x": "a"}', 'error: argument `x`: "a" does not fit float'),
     ('{}', "error: missing argument `x` of half"),
     ('{"x": 1, "y": 2}', "error: unknown argument `y` of half"),
     ('{"x": ', "error: --args:1:7: invalid JSON: Expecting value"),
-    ('[1]', "error: --args: expected a JSON object of named arguments, got list"),
+    ('[1]', "error: --args: expected a JSON object of named arguments, got an array"),
 ])
 def test_run_bad_arguments_exit_2(prog, args, message):
     r = invoke("run", prog, "half", "--args", args)

@@ -189,3 +189,15 @@ def test_written_counts_are_gcov_counts(proj):
     assert r.returncode == 0, r.stderr
     lcov = (proj / "o.info").read_text()
     assert "DA:2,1" in lcov and "DA:3,0" in lcov and "FNDA:1,user.f" in lcov
+
+
+def test_a_timed_out_run_still_writes_its_coverage(tmp_path):
+    (tmp_path / "spin.baml").write_text(
+        "function spin(n: int) -> int {\n  let i = 0;\n  while (i >= 0) {\n    i += 1;\n  }\n  i\n}\n")
+    r = assay("run", tmp_path / "spin.baml", "spin", "--args", '{"n": 1}', "--timeout", "0.5",
+              "--coverage-json", tmp_path / "c.json", cwd=tmp_path)
+    assert r.returncode == 1 and "Timeout" in r.stderr
+    f = json.loads((tmp_path / "c.json").read_text())["files"]["spin.baml"]
+    assert f["executed_lines"] == [2, 3, 4] and f["missing_lines"] == [6]
+    assert f["functions"]["user.spin"]["hits"] == 1
+    assert (tmp_path / ".assay-coverage.json").exists()

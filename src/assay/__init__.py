@@ -3,10 +3,11 @@ __version__ = "0.1.0"
 BAML_VERSION = "0.23.0"
 
 from .api import (  # noqa: E402
-    ArgumentError, BamlError, BamlException, BamlPanic, BamlProgram, CompileError, TimeLimit, compile, load,
+    ArgumentError, BamlError, BamlException, BamlPanic, BamlProgram, CompileError, SourceError, TimeLimit,
+    compile, load,
     time_limit, to_plain, LlmCallError, NoLlmClient,
 )
 
 __all__ = ["load", "compile", "to_plain", "BamlPanic", "BamlError", "BamlException", "ArgumentError",
-           "CompileError", "BamlProgram", "TimeLimit", "time_limit", "LlmCallError", "NoLlmClient",
+           "CompileError", "SourceError", "BamlProgram", "TimeLimit", "time_limit", "LlmCallError", "NoLlmClient",
            "__version__", "BAML_VERSION"]

@@ -10,12 +10,13 @@ import traceback
 
 import sys
 
+from . import jsonvalue
 from .bex import ops
 from .bex.stack import TimeLimit, time_limit
 from .bex.values import INT_MAX, INT_MIN, OMITTED, BamlRaise, BigInt, Instance, Variant
 from .bex.vm import baml_traceback, call_n, is_baml_function, run_deep
 from .bex.llmcall import LlmCallError, NoLlmClient
-from .compiler import Program, compile_sources, describe_error, discover
+from .compiler import Program, SourceError, compile_sources, describe_error, discover
 from .llm.handler import LlmHandler
 from .mir import typetest
 from .source import CompileError, SourceFile
@@ -227,7 +228,7 @@ class BamlProgram:
                     return self.from_python(v, m, where)
                 except ArgumentError:
                     continue
-            raise ArgumentError(f"argument `{where}`: {v!r} does not fit {typetest.show(t)}")
+            raise ArgumentError(f"argument `{where}`: {jsonvalue.display(v)} does not fit {typetest.show(t)}")
         if k == "any":
             return self._guess(v)
         if k == "float" and type(v) is int and not isinstance(v, bool):
@@ -279,7 +280,7 @@ class BamlProgram:
                 return e.variants[name]
         elif k == "function" and callable(v):
             return self.host(v)
-        raise ArgumentError(f"argument `{where}`: {v!r} does not fit {typetest.show(t)}")
+        raise ArgumentError(f"argument `{where}`: {jsonvalue.display(v)} does not fit {typetest.show(t)}")
 
     def _test_in(self, cdef, texpr):
         generics = {g.name for g in cdef.decl.generics}
@@ -519,7 +520,10 @@ class _Entry:
 
 
 def load(path: str, llm=None) -> BamlProgram:
-    """`llm`: the LLM client of the program's LLM functions (see BamlProgram.set_llm)."""
+    """The program at `path`: a .baml file or a directory of them (`ns_<x>/` folders are
+    namespaces). Raises SourceError when `path` is missing, holds no .baml file or a file that
+    is not UTF-8 text, and CompileError when the program has errors. `llm`: the LLM client of
+    the program's LLM functions (see BamlProgram.set_llm)."""
     return BamlProgram(compile_sources(discover(path))).set_llm(llm)
 
 
@@ -528,4 +532,4 @@ def compile(source: str, path: str = "main.baml", llm=None) -> BamlProgram:  # n
 
 
 __all__ = ["load", "compile", "to_plain", "BamlPanic", "BamlError", "BamlException", "ArgumentError",
-           "CompileError", "BamlProgram", "TimeLimit", "time_limit", "LlmCallError", "NoLlmClient"]
+           "CompileError", "SourceError", "BamlProgram", "TimeLimit", "time_limit", "LlmCallError", "NoLlmClient"]

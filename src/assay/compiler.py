@@ -25,11 +25,28 @@ from .syntax.parser import parse_file
 from .syntax import ingot
 
 
+class SourceError(Exception):
+    """A path that is not a BAML program: missing, a directory without `.baml` files, an
+    unreadable, binary or non-UTF-8 file. `str(e)` is the CLI's message (`PATH: error: …`);
+    `location` (`PATH` or `PATH:LINE:COL`) and `reason` are its parts; `missing` is True for a
+    path that is not there. The CLI exits 2 for either."""
+
+    def __init__(self, location: str, reason: str, missing: bool = False):
+        super().__init__(f"{location}: error: {reason}")
+        self.location, self.reason, self.missing = location, reason, missing
+
+
 def discover(path: str) -> list[SourceFile]:
     """A .baml file, or every .baml file under a directory; files under `ns_<x>/` belong to
-    namespace x (nested ns_ folders nest: ns_a/ns_b → a.b)."""
+    namespace x (nested ns_ folders nest: ns_a/ns_b → a.b). Strict: SourceError for a missing
+    path, a directory without .baml files, or a file that is not UTF-8 text."""
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise SourceError(path, "no such file or directory", True)
     if os.path.isfile(path):
-        return [SourceFile(path, _read(path), None)]
+        return [SourceFile(path, read_source(path), None)]
+    if not os.path.isdir(path):
+        raise SourceError(path, "not a file or directory", True)
     out = []
     for root, dirs, files in os.walk(path):
         dirs.sort()
@@ -39,13 +56,35 @@ def discover(path: str) -> list[SourceFile]:
             full = os.path.join(root, name)
             rel = os.path.relpath(full, path)
             parts = [p[3:] for p in rel.split(os.sep)[:-1] if p.startswith("ns_")]
-            out.append(SourceFile(full, _read(full), ".".join(parts) or None))
+            out.append(SourceFile(full, read_source(full), ".".join(parts) or None))
+    if not out:
+        raise SourceError(path, "no .baml files found", True)
     return out
 
 
-def _read(path: str) -> str:
-    with open(path, encoding="utf-8", errors="replace") as f:
-        return f.read()
+def read_source(path: str) -> str:
+    """A source file's text (a leading BOM dropped); SourceError if it is not UTF-8 text."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise SourceError(path, f"cannot read: {e.strerror or e}") from None
+    if b"\x00" in data:
+        line, col = _line_col(data, data.index(b"\x00"))
+        raise SourceError(f"{path}:{line}:{col}", "binary file (contains a NUL byte), not BAML source")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line, col = _line_col(data, e.start)
+        raise SourceError(f"{path}:{line}:{col}", f"invalid UTF-8 (byte 0x{data[e.start]:02x})") from None
+    return text.removeprefix("\ufeff")
+
+
+def _line_col(data: bytes, offset: int) -> tuple[int, int]:
+    line = data.count(b"\n", 0, offset) + 1
+    start = data.rfind(b"\n", 0, offset) + 1
+    col = len(data[start:offset].decode("utf-8", errors="replace")) + 1
+    return line, col
 
 
 def analyze(sources: list[SourceFile]):
@@ -173,8 +212,8 @@ class Program:
         """Run the `test` blocks in source order, yielding each outcome as it is known; a test
         running longer than `timeout` seconds is stopped and fails (error type Timeout)."""
         for key, t in self.tests.items():
-            if pattern and pattern not in t.name:
-                continue
+            if pattern and not (pattern(t.name, t.file.source.path) if callable(pattern) else pattern in t.name):
+                continue  # `pattern`: a substring of the name, or a predicate (name, file)
             out = self._run_test(key, t, extensions, timeout)
             yield out
             if fail_fast and not out.passed:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import click
 
@@ -74,5 +75,8 @@ def error_text(error: dict, where: str | None = None) -> str:
 
 
 def styled(word: str, color: str) -> str:
-    """PASS/FAIL coloured when stdout is a terminal (click.echo strips styles otherwise)."""
+    """PASS/FAIL coloured when stdout is a terminal (click.echo strips styles otherwise) and
+    NO_COLOR (no-color.org) is not set."""
+    if os.environ.get("NO_COLOR"):
+        return word
     return click.style(word, fg=color, bold=True)

@@ -1,0 +1,5 @@
+"""`python -m assay …` is the `assay` command."""
+from .cli.main import main
+
+if __name__ == "__main__":
+    main()
