@@ -193,3 +193,22 @@ def test_an_infinite_loop_in_the_program_cannot_hang_it():
     r = explore.run(view, "Stuck", budget=2.0)
     assert time.monotonic() - t0 <= 2.0 * 1.1 + 1.0
     assert r["verdict"] == "budget" and [c["outcome"] for c in r["cases"]] == [{"ok": 0}]
+
+
+UNIONS = """
+function Describe(v: int | string | null, mode: "a" | "b") -> string {
+  if (v == null) { return "nothing"; }
+  if (v is int) {
+    if (v > 100) { return "big int"; }
+    return "int";
+  }
+  if (v == "hello" && mode == "b") { return "greeting"; }
+  "string"
+}
+"""
+
+
+def test_unions_and_literal_unions_are_symbolic_inputs():
+    r = explore.run(mirx.compile(UNIONS), "Describe", budget=5.0)
+    assert r["verdict"] == "exhausted"
+    assert {c["outcome"]["ok"] for c in r["cases"]} == {"nothing", "big int", "int", "greeting", "string"}

@@ -6,7 +6,7 @@ object, so shadows compare and hash by identity and shared subterms are shared. 
 overflow checks on the path keep every value in range, so the solver may use mathematical
 integers), "bool", "string", and "enum:<fqn>" (a variant's index). Leaves are `var` (an input,
 args = (name,)) and `const` (args = (value,)). Containers are not expressions but shadow
-objects holding expressions: `SymArray`, `SymMap`, `SymObject`, `SymOptional`.
+objects holding expressions: `SymArray`, `SymMap`, `SymObject`, `SymOptional`, `SymUnion`.
 """
 from __future__ import annotations
 
@@ -101,6 +101,9 @@ def lift(value, shadow) -> Expr | None:
         return shadow
     if type(shadow) is SymOptional:
         return shadow.value if value is not None else None
+    if type(shadow) is SymUnion:
+        member = shadow.member(value)
+        return member if type(member) is Expr else lift(value, None)
     sort = _SORT_OF.get(type(value))
     if sort is not None:
         return Expr("const", (value,), sort)
@@ -149,3 +152,37 @@ class SymOptional:
 
     def __init__(self, is_null: Expr, value):
         self.is_null, self.value = is_null, value
+
+
+class SymUnion:
+    """A union input (`int | string | null`): which member the value is (`tag`, an int
+    expression indexing `kinds`), and a shadow per member (None: that member is concrete).
+    `kinds` are the members' run-time kinds: "int", "string", "bool", "null", "enum:<fqn>",
+    "class:<fqn>", "array", "map"."""
+    __slots__ = ("tag", "kinds", "members")
+
+    def __init__(self, tag: Expr, kinds: tuple, members: tuple):
+        self.tag, self.kinds, self.members = tag, kinds, members
+
+    def member(self, value):
+        """The shadow of the member `value` (a run-time value) belongs to."""
+        k = _kind_of(value)
+        return self.members[self.kinds.index(k)] if k in self.kinds else None
+
+    def is_kind(self, kind: str) -> Expr | None:
+        return app("==", "bool", self.tag, const(self.kinds.index(kind))) if kind in self.kinds else None
+
+
+def _kind_of(value) -> str:
+    if value is None:
+        return "null"
+    sort = _SORT_OF.get(type(value))
+    if sort is not None:
+        return sort
+    enum = getattr(value, "enum", None)
+    if enum is not None:
+        return "enum:" + enum.fqn
+    cls = getattr(value, "_class", None)
+    if cls is not None:
+        return "class:" + cls.fqn
+    return {list: "array", dict: "map"}.get(type(value), "other")

@@ -2,7 +2,7 @@
 TypeView) and its run-time value; and the other way, new arguments from a solver model."""
 from __future__ import annotations
 
-from .expr import SymArray, SymMap, SymObject, SymOptional, var
+from .expr import SymArray, SymMap, SymObject, SymOptional, SymUnion, _kind_of, var
 
 
 class Inputs:
@@ -48,10 +48,31 @@ class Inputs:
             inner = self.shadow(name, value, rest[0]) if rest[0].kind in ("int", "bool", "string", "enum") \
                 else (self.shadow(name, value, rest[0]) if value is not None else None)
         else:
-            return None
+            return self._union(name, value, t)
         if len(rest) == len(t.members):
             return inner
         return SymOptional(var(name + ".null", "bool"), inner)
+
+
+    def _union(self, name: str, value, t):
+        """Any other union: a tag var choosing the member, a shadow per member (scalars are
+        vars of their own; structured members are symbolic only when the value is one)."""
+        kinds = tuple(member_kind(m) for m in t.members)
+        if len(set(kinds)) != len(kinds):
+            return None
+        self.domains[name + ".tag"] = (0, len(kinds) - 1)
+        here = _kind_of(value)
+        members = tuple(self.shadow(f"{name}.{j}", value if k == here else None, m)
+                        if m.kind in ("int", "bool", "string", "enum") or k == here else None
+                        for j, (k, m) in enumerate(zip(kinds, t.members)))
+        return SymUnion(var(name + ".tag", "int"), kinds, members)
+
+
+def member_kind(t) -> str:
+    """A union member's run-time kind (as SymUnion names it)."""
+    if t.kind in ("enum", "class"):
+        return f"{t.kind}:{t.qualified_name}"
+    return t.kind
 
 
 def _literal_values(members) -> list | None:
@@ -73,14 +94,7 @@ def rebuild(name: str, value, t, model: dict):
         i = model.get(name)
         return t.variants[i].name if i is not None else value
     if k == "union":
-        rest = [m for m in t.members if m.kind != "null"]
-        if len(rest) != len(t.members) and model.get(name + ".null", value is None):
-            return None
-        if _literal_values(rest) is not None:
-            return model.get(name, value if value is not None else rest[0].literal)
-        if len(rest) == 1 and len(rest) != len(t.members):
-            return rebuild(name, value if value is not None else default(rest[0]), rest[0], model)
-        return value
+        return _rebuild_union(name, value, t, model)
     if k == "array":
         items = list(value or [])
         n = model.get(name + ".len", len(items))
@@ -93,6 +107,33 @@ def rebuild(name: str, value, t, model: dict):
             else dict(value.__dict__)
         return {f.name: rebuild(f"{name}.{f.name}", fields.get(f.name), f.type, model) for f in t.fields}
     return value
+
+
+def _rebuild_union(name: str, value, t, model: dict):
+    rest = [m for m in t.members if m.kind != "null"]
+    literals = _literal_values(rest) is not None
+    if literals or len(rest) == 1:  # `T?` or literals: an is-null var beside the value's
+        if len(rest) != len(t.members) and model.get(name + ".null", value is None):
+            return None
+        if literals:
+            return model.get(name, value if value is not None else rest[0].literal)
+        return rebuild(name, value if value is not None else default(rest[0]), rest[0], model)
+    here = next((i for i, m in enumerate(t.members) if _host_fits(value, m)), None)
+    j = model.get(name + ".tag", here)  # any other union: the tag picks the member
+    if j is None or not 0 <= j < len(t.members):
+        return value
+    m = t.members[j]
+    return rebuild(f"{name}.{j}", value if _host_fits(value, m) else default(m), m, model)
+
+
+def _host_fits(value, t) -> bool:
+    """Does a host value (as `call` takes it) belong to member type `t`?"""
+    k = t.kind
+    return {"null": value is None, "int": type(value) is int, "bool": type(value) is bool,
+            "float": type(value) is float, "string": isinstance(value, str) and k == "string",
+            "array": isinstance(value, list), "map": isinstance(value, dict) and k == "map",
+            "class": isinstance(value, dict) or hasattr(value, "model_dump"),
+            "enum": isinstance(value, str) and value in [v.name for v in t.variants]}.get(k, False)
 
 
 def default(t):

@@ -9,7 +9,7 @@ docs/sym.md has the table of what is modelled.
 """
 from __future__ import annotations
 
-from .expr import (INT_MAX, INT_MIN, Expr, SymArray, SymMap, SymObject, SymOptional, app, const,
+from .expr import (INT_MAX, INT_MIN, Expr, SymArray, SymMap, SymObject, SymOptional, SymUnion, app, const,
                    lift, not_)
 
 _ARITH = {"+", "-", "*", "/", "%"}
@@ -73,9 +73,10 @@ def _str_compare(op: str, ea: Expr, eb: Expr) -> Expr:
 
 def _null_test(op: str, a, za, b, zb):
     z = za if b is None else zb
-    if not isinstance(z, SymOptional):
+    is_null = z.is_null if isinstance(z, SymOptional) else z.is_kind("null") if isinstance(z, SymUnion) else None
+    if is_null is None:
         return None
-    return z.is_null if op == "==" else not_(z.is_null)
+    return is_null if op == "==" else not_(is_null)
 
 
 def unary(op: str):
@@ -105,8 +106,19 @@ def length(st, a, za):
     return None
 
 
+_TEST_KIND = {"int": "int", "string": "string", "bool": "bool", "null": "null", "array": "array", "map": "map"}
+
+
 def is_type(test: tuple):
     def transfer(st, a, za):
+        if isinstance(za, SymUnion):
+            kind = _TEST_KIND.get(test[0]) or (f"{test[0]}:{test[1]}" if test[0] in ("enum", "class") else None)
+            if test[0] == "variant":
+                tag, e = za.is_kind("enum:" + test[1]), lift(a, za)
+                if tag is not None and e is not None and e.sort.startswith("enum:"):
+                    return app("and", "bool", tag, app("==", "bool", e, const(_variant_index(a, test[2]), e.sort)))
+                return tag
+            return za.is_kind(kind) if kind else None
         if isinstance(za, SymOptional):
             if test[0] == "null":
                 return za.is_null
