@@ -110,12 +110,15 @@ class InstrumentedGen(FunctionGen):
         ops = [f"o{old}" if isinstance(o, ir.Copy) and o.place.index == old else self.operand_expr(o)
                for o in ir.node_operands(node.mir)] if not isinstance(node.mir, str) else []
         dest = node.dest
+        if node.mir == "entry":  # the parameters (captured cells first), as `{params}`
+            ops = [f"v{k + 1}" for k in range(len(self.fn.params))]
         names = dict(ext=f"_E{i}", state=f"_S{i}", fn=repr(self.fn.fqn), pc=str(node.first),
                      site=repr(getattr(node.view, "site", "")), data=self.data_expr(data), ops=ops,
                      dest=f"v{dest}" if dest is not None else "None",
                      shadow=f"z{i}_{dest}" if dest is not None else "None",
                      shadows=[self.shadow_of(i, o) for o in ir.node_operands(node.mir)]
-                     if not isinstance(node.mir, str) else [],
+                     if not isinstance(node.mir, str) else
+                     [f"z{i}_{k + 1}" for k in range(len(ops))] if i in self.shadowed else [],
                      result="v0", error="_x.value", counter=_Counter(self.space.counters[i], ("at", data)),
                      params="(" + "".join(f"v{k + 1}, " for k in range(len(self.fn.params))) + ")",
                      kwnames=repr(tuple(k for k, _ in getattr(node.mir, "kwargs", ()))))
