@@ -75,6 +75,8 @@ class Worker:
         return result
 
     def _step(self, task: dict) -> dict:
+        for done in task.get("forget", ()):  # functions ended: their state goes
+            self.searches.pop(done, None)
         fn = task["fn"]
         s = self.searches.get(fn)
         if s is None:
@@ -368,6 +370,7 @@ def _coordinate(pool, view, fns, budget, seed, max_len, query_ms, progress, time
     idle = list(range(len(pool)))
     busy: dict[int, tuple] = {}  # worker → (fn state, item, rank, attempts)
     synced: dict = {}  # (worker, fqn) → how much of the fn's log the worker has
+    forget: dict = {}  # worker → functions ended whose Search it still holds
     totals = {w: [0, 0, 0.0, 0] for w in range(len(pool))}
     restarts = 0
 
@@ -402,7 +405,7 @@ def _coordinate(pool, view, fns, budget, seed, max_len, query_ms, progress, time
             have = synced.get((w, f.fqn), 0)
             synced[w, f.fqn] = len(f.log)
             pool.submit(w, {"fn": f.fqn, "item": item, "tried": f.log[have:],
-                            "remaining": f.left(now)})
+                            "remaining": f.left(now), "forget": forget.pop(w, [])})
             f.running[w] = now
             busy[w] = (f, item, rank, attempts)
             f.inflight += 1
@@ -415,6 +418,9 @@ def _coordinate(pool, view, fns, budget, seed, max_len, query_ms, progress, time
                 f.queue.clear()
             if not f.queue and not f.inflight:
                 active.remove(f)
+                for w in range(len(pool)):
+                    if synced.pop((w, f.fqn), None) is not None:
+                        forget.setdefault(w, []).append(f.fqn)
                 reports[f.fqn] = _report(f, len(pool))
 
     while True:
@@ -436,6 +442,7 @@ def _coordinate(pool, view, fns, budget, seed, max_len, query_ms, progress, time
                 restarts += 1
                 for key in [k for k in synced if k[0] == w]:
                     del synced[key]
+                forget.pop(w, None)
                 if attempts + 1 < 2:
                     f.queue.appendleft((item, rank, attempts + 1))
                 else:
@@ -492,8 +499,23 @@ def _merge(f: _Fn, result: dict, rank: tuple) -> None:
         s.out_of_time = True
 
 
+class _Only:
+    """A program view that lists one function (and, through it, its lambdas): the coordinator's
+    coverage totals of a function without walking every function of the program each time."""
+
+    def __init__(self, view: mirx.ProgramView, fv: mirx.FunctionView):
+        self._view, self._fv = view, fv
+
+    def functions(self, include_tests: bool = True) -> list:
+        return [self._fv]
+
+    def __getattr__(self, name):
+        return getattr(self._view, name)
+
+
 def _report(f: _Fn, nworkers: int) -> dict:
     s = f.search
+    s.view = _Only(s.view, s.fv)  # the coordinator's Search never runs: only its report reads it
     r = s.report()
     ordered = sorted(s.cases.values(), key=lambda c: (not c.bug, _canonical(c.key)))
     r["cases"] = [{"args": c.args, "llm": {}, "outcome": c.outcome, "bug": c.bug} for c in ordered]
