@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from assay.compiler import analyze
 from assay.sema import types as T
 from assay.sema.check import check
 from assay.sema.program import build_index
@@ -19,15 +20,8 @@ SHARED = os.path.join(os.path.dirname(ROOT), "shared")
 
 
 def compile_files(files):
-    asts, diags = [], []
-    for path, ns, text in files:
-        f, d = parse_file(SourceFile(path, text, ns))
-        asts.append(f)
-        diags += d
-    idx, d = build_index(asts)
-    diags += d
-    diags += check(idx)
-    return idx, diags
+    """Parse, index and check as every entry point does (@ingot annotations stripped first)."""
+    return analyze([SourceFile(path, text, ns) for path, ns, text in files])
 
 
 def diags_of(text: str):
