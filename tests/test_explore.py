@@ -212,3 +212,25 @@ def test_unions_and_literal_unions_are_symbolic_inputs():
     r = explore.run(mirx.compile(UNIONS), "Describe", budget=5.0)
     assert r["verdict"] == "exhausted"
     assert {c["outcome"]["ok"] for c in r["cases"]} == {"nothing", "big int", "int", "greeting", "string"}
+
+
+RECURSIVE = """
+class Node {
+  value int
+  next Node?
+}
+function Depth(n: Node) -> string {
+  if (n.next == null) { return "one"; }
+  let m = n.next;
+  if (m.next == null) { return "two"; }
+  if (m.next.next == null) { return "three"; }
+  "many"
+}
+"""
+
+
+def test_recursive_classes_are_bounded_by_max_depth():
+    view = mirx.compile(RECURSIVE)
+    found = {d: {c["outcome"]["ok"] for c in explore.run(view, "Depth", budget=5.0, max_depth=d)["cases"]}
+             for d in (1, 2, 3)}
+    assert found == {1: {"one", "two"}, 2: {"one", "two", "three"}, 3: {"one", "two", "three", "many"}}

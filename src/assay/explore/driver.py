@@ -71,7 +71,7 @@ def explore(view: mirx.ProgramView, fn: str, budget: float = 30.0, seed: int = 0
     reason = unsynthesizable(fv)
     if reason is not None:
         return {"function": fv.fqn.removeprefix("user."), "verdict": "skipped", "reason": reason}
-    search = Search(view, fn, max_len=max_len, query_ms=query_ms)
+    search = Search(view, fn, max_len=max_len, query_ms=query_ms, max_depth=max_depth)
     deadline = search.start + budget
     generation = [Item(search.initial(seed), 0)]
     while generation and not search.out_of_time:
@@ -102,8 +102,10 @@ class Search:
     flips tried). `step` runs one item and returns the items its flips produced; workers of a
     parallel search each hold a Search and their results merge (`merge`)."""
 
-    def __init__(self, view: mirx.ProgramView, fn: str, max_len: int = 8, query_ms: int = 2000):
+    def __init__(self, view: mirx.ProgramView, fn: str, max_len: int = 8, query_ms: int = 2000,
+                 max_depth: int = 3):
         self.view, self.fn, self.max_len, self.query_ms = view, fn, max_len, query_ms
+        self.max_depth = max_depth
         self.fv = view.function(fn)
         self.name = self.fv.fqn.removeprefix("user.")
         self.declared = self.fv.throws_type is not None
@@ -132,7 +134,7 @@ class Search:
         limit) and keep its outcome; the trace."""
         seen = dict(self.cov.hits)
         with mirx.time_limit(max(0.01, deadline - time.monotonic())):
-            trace = _execute(self.view, self.fn, item, self.max_len, self.cov, self.stats)
+            trace = _execute(self.view, self.fn, item, self.max_len, self.max_depth, self.cov, self.stats)
         if trace.limit is None:  # a run stopped by a limit has no outcome, but a usable path
             edges = frozenset(k for k, n in self.cov.hits.items() if k[0] == "branch" and n != seen.get(k, 0))
             case = _case(trace, item.args, self.declared, edges)
@@ -195,9 +197,9 @@ def _seed(t):
     return default(t)
 
 
-def _execute(view, fn: str, item: Item, max_len: int, cov, stats: Stats):
+def _execute(view, fn: str, item: Item, max_len: int, max_depth: int, cov, stats: Stats):
     t0 = time.perf_counter()
-    trace = sym.run(view, fn, item.args, max_len=max_len, extensions=[cov], llm=item.llm)
+    trace = sym.run(view, fn, item.args, max_len=max_len, extensions=[cov], llm=item.llm, max_depth=max_depth)
     stats.executions += 1
     stats.execute_seconds += time.perf_counter() - t0
     stats.concretized += sum(trace.concretized.values())

@@ -81,7 +81,8 @@ class Worker:
         s = self.searches.get(fn)
         if s is None:
             s = self.searches[fn] = Search(self.view, fn, max_len=self.options["max_len"],
-                                           query_ms=self.options["query_ms"])
+                                           query_ms=self.options["query_ms"],
+                                           max_depth=self.options.get("max_depth", 3))
             s.tried = _Tried()
         set.update(s.tried, task["tried"])
         s.tried.added = []
@@ -345,7 +346,7 @@ def explore_many(view: mirx.ProgramView, fns: list[str], budget: float = 30.0, s
     this machine) is True for a new local Ray cluster, "auto", or a cluster's address."""
     t0 = time.monotonic()
     files = [(f.path, view.source_text(f.path), f.namespace) for f in view.files]
-    options = {"max_len": max_len, "query_ms": query_ms, "fault": fault}
+    options = {"max_len": max_len, "max_depth": max_depth, "query_ms": query_ms, "fault": fault}
     pool = ProcessPool(workers, files, options) if ray is None else RayPool(workers, ray, files, options)
     startup = time.monotonic() - t0
     try:
@@ -382,7 +383,7 @@ def _coordinate(pool, view, fns, budget, seed, max_len, query_ms, progress, time
                 reports[fqn] = {"function": view.function(fqn).fqn.removeprefix("user."),
                                 "verdict": "skipped", "reason": reason}
                 continue
-            s = Search(view, fqn, max_len=max_len, query_ms=query_ms)
+            s = Search(view, fqn, max_len=max_len, query_ms=query_ms, max_depth=max_depth)
             f = _Fn(fqn, s, deadline=s.start + budget, budget=budget)
             f.queue.append((Item(s.initial(seed), 0), (), 0))
             active.append(f)

@@ -84,10 +84,11 @@ class Trace:
 
 
 def run(program, fn: str, args: dict | None = None, symbolic="all", max_len: int = 8,
-        extensions=(), limits: dict | None = None, llm: dict | None = None) -> Trace:
+        extensions=(), limits: dict | None = None, llm: dict | None = None, max_depth: int = 3) -> Trace:
     """Run `fn` with `args`, tracking the parameters named in `symbolic` ("all" for every
     one). `program` is an `assay.load()` program or a mirx view. With nothing symbolic the
     run is plain (no instrumented code at all). `extensions` ride along (e.g. coverage).
+    `max_len` bounds generated lengths, `max_depth` the nesting of symbolic class values.
     `limits` (max_records, max_size): reaching one raises `sym.Limit` (a `mirx.Abort`).
     `llm`: answers per LLM function ({"ns.Fn": [answer, …]} in call order; missing ones are
     defaults of the return type): every LLM call is substituted, its answer a symbolic input."""
@@ -95,7 +96,7 @@ def run(program, fn: str, args: dict | None = None, symbolic="all", max_len: int
     fv = view.function(fn)
     args = dict(args or {})
     params = [(p.name, p.type, symbolic == "all" or p.name in symbolic) for p in fv.params]
-    inputs = Inputs(max_len)
+    inputs = Inputs(max_len, max_depth)
     if not any(s for _, _, s in params) and llm is None:
         result, error = view.run(fn, args, extensions=extensions)
         return Trace(fn, args, params, inputs, result, error, None, None)

@@ -8,8 +8,8 @@ from .expr import SymArray, SymMap, SymObject, SymOptional, SymUnion, _kind_of, 
 class Inputs:
     """The shadows of a run's symbolic parameters and the domains of their vars."""
 
-    def __init__(self, max_len: int):
-        self.max_len = max_len
+    def __init__(self, max_len: int, max_depth: int = 3):
+        self.max_len, self.max_depth = max_len, max_depth
         self.domains: dict[str, tuple[int, int]] = {}  # var → (lo, hi): enum tags, lengths
 
     def shadow(self, name: str, value, t):
@@ -32,6 +32,8 @@ class Inputs:
         if k == "map" and isinstance(value, dict):
             return SymMap({key: self.shadow(f"{name}[{key!r}]", x, t.value) for key, x in value.items()})
         if k == "class" and value is not None:
+            if _depth(name) >= self.max_depth:  # recursive classes: deeper levels stay concrete
+                return None
             return SymObject({f.name: self.shadow(f"{name}.{f.name}", getattr(value, "f_" + f.name, None), f.type)
                               for f in t.fields})
         return None
@@ -66,6 +68,11 @@ class Inputs:
                         if m.kind in ("int", "bool", "string", "enum") or k == here else None
                         for j, (k, m) in enumerate(zip(kinds, t.members)))
         return SymUnion(var(name + ".tag", "int"), kinds, members)
+
+
+def _depth(name: str) -> int:
+    """How many fields and elements deep an input var's name is (`p.next.next` is 2)."""
+    return name.count(".") + name.count("[")
 
 
 def member_kind(t) -> str:
