@@ -453,6 +453,7 @@ class _Entry:
         self.prog = prog
         self.fdef = fdef
         self.fqn = fdef.fqn
+        self.names = [param.name for param in fdef.decl.params]
         p = prog._p
         self.pconvs = [self._converter(param) for param in fdef.decl.params]  # None: the general path
         convs = [None if param.default is not None else c for param, c in zip(fdef.decl.params, self.pconvs)]

@@ -21,7 +21,6 @@ except ImportError:  # pragma: no cover — a bridge without it (consumers then 
     TimeLimit = time_limit = None
 from ..bex.values import BamlRaise, Variant
 from ..bex.stack import TimeLimit, time_limit
-from ..bex.vm import baml_traceback
 from ..compiler import compile_sources, describe_error, discover
 from ..extension import Abort, Code, Extension, Run
 from ..mir import ir, typetest
@@ -136,14 +135,22 @@ class ProgramView:
         """Call a function and return `(result, error)`: the error (a `BamlPanic` or
         `BamlError`, with its BAML traceback) instead of raising it; result None then."""
         api = self._api()
+        if not extensions:  # the API's own entry: converters made once per function
+            entry = api._entries.get(name) or api._entry(name)
+            names = entry.names
+            positional = args is not None and len(args) == len(names) and all(n in args for n in names)
+            try:
+                if positional:
+                    return entry.call(*[args[n] for n in names]), None
+                return entry.call(**(args or {})), None
+            except (BamlPanic, BamlError) as e:
+                return None, e
         fdef = self._p.resolve(name)
         values = api.bind(fdef, (), dict(args or {}))
         try:
             return api.to_python(self._p.runtime.call(fdef.fqn, values, tuple(extensions))), None
         except BamlRaise as e:
-            err = describe_error(e.value, e.panic)
-            err["traceback"] = baml_traceback(self._p.runtime, e)
-            return None, (BamlPanic if e.panic else BamlError)(err)
+            return None, api._error(e)
 
     def prepare(self, name: str, extensions=()) -> None:
         """Generate a function's code for runs with these extensions now (else its first run

@@ -61,7 +61,7 @@ class Trace:
         return [r.constraint for r in self.path[:n]] + [e for at, e in self._pins if at <= n]
 
     def smt2(self) -> str:
-        return solver.smt2(self.constraints(), self._inputs.domains)
+        return solver.smt2(self.constraints(), self._inputs.domains if self._inputs else {})
 
     def flip(self, k: int, timeout_ms: int = 5000) -> dict | None:
         """Arguments whose run follows path[:k] and takes the other side of path[k]
@@ -93,8 +93,11 @@ def run(program, fn: str, args: dict | None = None, symbolic="all", max_len: int
     `llm`: answers per LLM function ({"ns.Fn": [answer, …]} in call order; missing ones are
     defaults of the return type): every LLM call is substituted, its answer a symbolic input."""
     view = program if isinstance(program, mirx.ProgramView) else mirx.view(program)
-    fv = view.function(fn)
     args = dict(args or {})
+    if not symbolic and llm is None:  # nothing symbolic: the plain run, nothing else
+        result, error = view.run(fn, args, extensions=extensions)
+        return Trace(fn, args, (), None, result, error, None, None)
+    fv = view.function(fn)
     params = [(p.name, p.type, symbolic == "all" or p.name in symbolic) for p in fv.params]
     inputs = Inputs(max_len, max_depth)
     if not any(s for _, _, s in params) and llm is None:
