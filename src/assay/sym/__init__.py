@@ -32,7 +32,7 @@ class Trace:
     def __init__(self, fn, args: dict, params, inputs: Inputs, result, error, state, output):
         self.function, self.args, self._params, self._inputs = fn, args, params, inputs
         self.result, self.error = result, error
-        self.path: list[Record] = state.path if state else []
+        self.path: list[Record] = [Record(*r) for r in state.path] if state else []
         self._pins: list = state.pins if state else []
         self.concretized: dict = state.concretized if state else {}
         self.output = output

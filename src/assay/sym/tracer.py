@@ -71,20 +71,23 @@ class PathState:
         self.max_records, self.max_size = max_records, max_size
         self.inputs, self.llm_given = inputs, llm_given or {}
         self.llm_used: list = []  # (function, var name, type, host answer) in call order
-        self.path: list[Record] = []
+        self.path: list[tuple] = []  # (site, kind, taken, condition)
         self.pins: list[tuple[int, Expr]] = []  # (records before it, pin) per concretisation
         self.concretized: dict[str, int] = {}  # operation → how often
         self.cells: dict[int, tuple] = {}  # id(cell) → (cell, shadow of its content)
 
+    # records are kept as plain tuples while the run is hot; Trace.path makes them Records
     def branch(self, site: str, taken: bool, cond) -> None:
         if type(cond) is Expr and cond.op != "const":
-            self.path.append(Record(site, "branch", taken, cond))
-            if len(self.path) > self.max_records:
+            path = self.path
+            path.append((site, "branch", taken, cond))
+            if len(path) > self.max_records:
                 raise Limit("records", f"more than {self.max_records} symbolic decisions")
 
     def record(self, site: str, panic: str, failed: bool, cond) -> None:
-        self.path.append(Record(site, panic, failed, cond))
-        if len(self.path) > self.max_records:
+        path = self.path
+        path.append((site, panic, failed, cond))
+        if len(path) > self.max_records:
             raise Limit("records", f"more than {self.max_records} symbolic decisions")
 
     def llm_answer(self, site: LlmSite) -> tuple:
@@ -262,7 +265,7 @@ def _assign_snippet(node, data) -> str | None:
 def _value(rv, data: str, first: int, n: int) -> str | None:
     """The expression of an rvalue's shadow, its operands being ops/shadows first..n-1."""
     idx = range(first, n)
-    if rv.kind == "use":
+    if rv.kind == "use" or (rv.kind == "truthy" and _static(rv, "bool")):  # a bool's truth is itself
         return f"{{shadows[{first}]}}"
     if rv.kind == "load" and rv.place.kind == "cell":
         return f"{{state}}.cell_load({{ops[{first}]}})"
@@ -276,6 +279,11 @@ def _value(rv, data: str, first: int, n: int) -> str | None:
         return f"{data}({{state}}, {ops}, {shadows})"
     args = ", ".join(f"{{ops[{i}]}}, {{shadows[{i}]}}" for i in idx)
     return f"{data}({{state}}, {args})"
+
+
+def _static(rv, kind: str) -> bool:
+    """Is every operand statically of this kind (so the run-time type test can go)?"""
+    return bool(rv.operands) and all(o.type is not None and o.type.kind == kind for o in rv.operands)
 
 
 def _no_model(rv) -> bool:
