@@ -12,7 +12,7 @@ panic site whose condition is symbolic. z3 is used only when asked (solver.py).
 """
 from __future__ import annotations
 
-from .. import mirx
+from .. import gcpause, mirx
 from . import solver
 from .expr import (Expr, SymArray, SymMap, SymObject, SymOptional, app, const, lift, new_scope, not_,
                    var)
@@ -106,7 +106,10 @@ def run(program, fn: str, args: dict | None = None, symbolic="all", max_len: int
     new_scope()
     tracer = Tracer(params, inputs, limits, llm or {})
     try:
-        result, error = view.run(fn, args, extensions=[tracer, *extensions])
+        # the expressions and records a run makes are acyclic: reference counting frees them,
+        # and the cyclic GC would only re-scan the growing path again and again (2-3x)
+        with gcpause.paused():
+            result, error = view.run(fn, args, extensions=[tracer, *extensions])
     except (Limit, mirx.TimeLimit) as stop:  # the path so far is still good for flips
         trace = Trace(fn, args, params, inputs, None, None, tracer.state, None)
         trace.limit = stop

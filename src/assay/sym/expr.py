@@ -13,18 +13,14 @@ from __future__ import annotations
 INT_MIN, INT_MAX = -(1 << 62), (1 << 62) - 1
 
 
+_TABLE: dict = {}  # the intern table of the current scope (see new_scope)
+
+
 class Expr:
     __slots__ = ("op", "args", "sort", "__weakref__")
-    _table: dict = {}  # the intern table of the current scope (see new_scope)
 
     def __new__(cls, op: str, args: tuple, sort: str):
-        key = (op, args, sort)
-        e = cls._table.get(key)
-        if e is None:
-            e = object.__new__(cls)
-            e.op, e.args, e.sort = op, args, sort
-            cls._table[key] = e
-        return e
+        return mk(op, args, sort)
 
     def __repr__(self) -> str:
         if self.op == "var":
@@ -48,10 +44,23 @@ class Expr:
         return out
 
 
+def mk(op: str, args: tuple, sort: str, _get=_TABLE.get, _new=object.__new__) -> Expr:
+    """The interned expression (op, args, sort): the hot constructor transfer code calls."""
+    key = (op, args, sort)
+    e = _get(key)
+    if e is None:
+        e = _new(Expr)
+        e.op = op
+        e.args = args
+        e.sort = sort
+        _TABLE[key] = e
+    return e
+
+
 def new_scope() -> None:
     """Start a fresh intern table (sym.run does, per run): equal expressions built in one
     scope are one object; the table never outgrows one run (no leak over thousands)."""
-    Expr._table = {}
+    _TABLE.clear()
 
 
 def var(name: str, sort: str) -> Expr:

@@ -9,7 +9,7 @@ docs/sym.md has the table of what is modelled.
 """
 from __future__ import annotations
 
-from .expr import (INT_MAX, INT_MIN, Expr, SymArray, SymMap, SymObject, SymOptional, SymUnion, app, const,
+from .expr import (INT_MAX, INT_MIN, Expr, SymArray, SymMap, SymObject, SymOptional, SymUnion, app, const, mk,
                    lift, not_)
 
 _ARITH = {"+", "-", "*", "/", "%"}
@@ -26,11 +26,12 @@ def binary(op: str):
     sort = "int" if op in _ARITH else "bool" if op in _CMP else None
 
     def transfer(st, a, za, b, zb):
-        if sort is not None and type(a) is int and type(b) is int:  # the hot case
-            ea = za if type(za) is Expr else Expr("const", (a,), "int") if za is None else lift(a, za)
-            eb = zb if type(zb) is Expr else Expr("const", (b,), "int") if zb is None else lift(b, zb)
+        if sort is not None and type(a) is int and type(b) is int:  # the hot case: no folding
+            ea = za if type(za) is Expr else mk("const", (a,), "int") if za is None else lift(a, za)
+            eb = zb if type(zb) is Expr else mk("const", (b,), "int") if zb is None else lift(b, zb)
             if ea is not None and eb is not None:
-                return app(op, sort, ea, eb)
+                return mk(op, (ea, eb), sort) if za is None or zb is None or ea.op != "const" \
+                    else app(op, sort, ea, eb)
         if op in ("==", "!=") and (a is None or b is None):
             return _null_test(op, a, za, b, zb)
         ea, eb = lift(a, za), lift(b, zb)
