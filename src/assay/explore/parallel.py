@@ -350,8 +350,8 @@ def explore_many(view: mirx.ProgramView, fns: list[str], budget: float = 30.0, s
     pool = ProcessPool(workers, files, options) if ray is None else RayPool(workers, ray, files, options)
     startup = time.monotonic() - t0
     try:
-        reports, totals, restarts = _coordinate(pool, view, fns, budget, seed, max_len, query_ms, progress,
-                                                timeline)
+        reports, totals, restarts = _coordinate(pool, view, fns, budget, seed, max_len, max_depth, query_ms,
+                                                progress, timeline)
     finally:
         pool.close()
     for r in reports:
@@ -362,7 +362,7 @@ def explore_many(view: mirx.ProgramView, fns: list[str], budget: float = 30.0, s
                         for w in range(len(pool))]}
 
 
-def _coordinate(pool, view, fns, budget, seed, max_len, query_ms, progress, timeline):
+def _coordinate(pool, view, fns, budget, seed, max_len, max_depth, query_ms, progress, timeline):
     """The scheduling loop. `timeline` (benchmarks): gets (seconds, function, case) per new outcome."""
     t0 = time.monotonic()
     todo = deque(fns)
@@ -519,7 +519,7 @@ def _report(f: _Fn, nworkers: int) -> dict:
     s.view = _Only(s.view, s.fv)  # the coordinator's Search never runs: only its report reads it
     r = s.report()
     ordered = sorted(s.cases.values(), key=lambda c: (not c.bug, _canonical(c.key)))
-    r["cases"] = [{"args": c.args, "llm": {}, "outcome": c.outcome, "bug": c.bug} for c in ordered]
+    r["cases"] = [{"args": c.args, "llm": c.llm, "outcome": c.outcome, "bug": c.bug} for c in ordered]
     if f.crashes:
         r["crashes"] = f.crashes
         r["bugs"] += len(f.crashes)
