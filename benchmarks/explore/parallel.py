@@ -115,6 +115,26 @@ def process_overhead(view, calls: int = 200) -> dict:
     return {"process_start_seconds": round(start, 3)}
 
 
+def _spin(n: int = 3_000_000) -> float:
+    t = time.perf_counter()
+    x = 0
+    for i in range(n):
+        x += i
+    return time.perf_counter() - t
+
+
+def free_cores(workers: int) -> float:
+    """How many of `workers` CPU-bound processes run at full speed right now (other jobs on a
+    shared machine take cores): one spin's time × workers / the time of `workers` at once."""
+    import multiprocessing as mp
+    one = min(_spin() for _ in range(2))
+    with mp.get_context("fork").Pool(workers) as pool:
+        t = time.perf_counter()
+        pool.map(_spin, [3_000_000] * workers)
+        many = time.perf_counter() - t
+    return round(min(workers, one * workers / many), 2)
+
+
 def fns_of(view):
     return [f.fqn for f in view.functions(include_tests=False) if f.kind == "function"]
 
@@ -131,6 +151,7 @@ def main() -> int:
     fns = fns_of(view)
     out = {"budget": a.budget, "workers": a.workers, "reps": []}
     for rep in range(a.reps):
+        cores = free_cores(a.workers)
         f1, wall1, items1 = serial(view, fns, a.budget)
         target = set(f1)
         t1 = covered_at(f1, target)
@@ -142,10 +163,10 @@ def main() -> int:
              "speedup": None if tn is None else round(t1 / tn, 2), "wall1": round(wall1, 3),
              "walln": round(walln, 3), "startup": run["startup_seconds"], "items1": items1, "itemsn": items,
              "missing": sorted(map(list, target - set(fn_))), "extra": len(set(fn_) - target),
-             "per_item_ms": round(busy / max(items, 1) * 1000, 3), "item_overhead_ms": item_overhead_ms(run),
+             "free_cores": cores, "per_item_ms": round(busy / max(items, 1) * 1000, 3), "item_overhead_ms": item_overhead_ms(run),
              "workers": run["workers"]}
         out["reps"].append(r)
-        print(f"rep {rep}: {len(target)} outcomes; 1 worker {t1:.2f} s (suite {wall1:.2f} s, {items1} items); "
+        print(f"rep {rep} ({cores} of {a.workers} cores free): {len(target)} outcomes; 1 worker {t1:.2f} s (suite {wall1:.2f} s, {items1} items); "
               f"{a.workers} workers " + (f"{tn:.2f} s" if tn is not None else f"never (missing {r['missing']})")
               + f" (suite {walln:.2f} s, {items} items, start-up {run['startup_seconds']:.2f} s)"
               + (f" → {t1 / tn:.2f}×" if tn else "")

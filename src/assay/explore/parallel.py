@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 
 from .. import mirx
-from .driver import Item, Search, unsynthesizable
+from ..coverage.collect import Coverage
+from .driver import Item, Search, Stats, unsynthesizable
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # src/assay
 
@@ -383,7 +384,7 @@ def _coordinate(pool, view, fns, budget, seed, max_len, max_depth, query_ms, pro
                 reports[fqn] = {"function": view.function(fqn).fqn.removeprefix("user."),
                                 "verdict": "skipped", "reason": reason}
                 continue
-            s = Search(view, fqn, max_len=max_len, query_ms=query_ms, max_depth=max_depth)
+            s = _Merged(view, fqn)
             f = _Fn(fqn, s, deadline=s.start + budget, budget=budget)
             f.queue.append((Item(s.initial(seed), 0), (), 0))
             active.append(f)
@@ -498,6 +499,22 @@ def _merge(f: _Fn, result: dict, rank: tuple) -> None:
         setattr(s.stats, k, getattr(s.stats, k) + v)
     if result["out_of_time"]:
         s.out_of_time = True
+
+
+class _Merged(Search):
+    """The coordinator's record of a function: what workers found, merged. It never runs an
+    item, so nothing is compiled for it (a worker's Search generates the instrumented code)."""
+
+    def __init__(self, view: mirx.ProgramView, fn: str):
+        self.view, self.fn = view, fn
+        self.fv = view.function(fn)
+        self.name = self.fv.fqn.removeprefix("user.")
+        self.declared = self.fv.throws_type is not None
+        self.cov, self.stats = Coverage(), Stats()
+        self.tried: set = set()
+        self.cases: dict = {}
+        self.start = time.monotonic()
+        self.out_of_time = False
 
 
 class _Only:
