@@ -15,7 +15,7 @@ from __future__ import annotations
 from .. import gcpause, mirx
 from . import solver
 from .expr import (Expr, SymArray, SymMap, SymObject, SymOptional, app, const, lift, new_scope, not_,
-                   var)
+                   realize, var)
 from .inputs import Inputs, rebuild
 from .tracer import Limit, PathState, Record, Tracer
 
@@ -114,6 +114,6 @@ def run(program, fn: str, args: dict | None = None, symbolic="all", max_len: int
         trace = Trace(fn, args, params, inputs, None, None, tracer.state, None)
         trace.limit = stop
         return trace
-    out = tracer.result_shadow
+    out = realize(tracer.result_shadow) if type(tracer.result_shadow) is tuple else tracer.result_shadow
     return Trace(fn, args, params, inputs, result, error, tracer.state,
                  out if isinstance(out, (Expr, SymArray, SymMap, SymObject, SymOptional)) else None)

@@ -61,6 +61,8 @@ def new_scope() -> None:
     """Start a fresh intern table (sym.run does, per run): equal expressions built in one
     scope are one object; the table never outgrows one run (no leak over thousands)."""
     _TABLE.clear()
+    if len(_REALIZED) > 1_000_000:  # kept across scopes (traces realize later), but bounded
+        _REALIZED.clear()
 
 
 def var(name: str, sort: str) -> Expr:
@@ -103,11 +105,45 @@ _FOLD = {
 }
 
 
+# ── raw shadows: the hot form ──
+# Compiled snippets for int operations on statically typed ints build plain tuples
+# `(op, a, b)` (a, b: expressions, raw tuples, or the concrete int) instead of calling
+# transfer code; `realize` turns them into interned expressions when something needs one.
+
+RAW_SORT = {"+": "int", "-": "int", "*": "int", "/": "int", "%": "int",
+            "<": "bool", "<=": "bool", ">": "bool", ">=": "bool", "==": "bool", "!=": "bool"}
+
+
+_REALIZED: dict = {}  # id(raw tuple) → (the tuple, its expression): shared raw subterms once
+
+
+def realize(x):
+    """The expression of a raw shadow (None for None)."""
+    t = type(x)
+    if t is Expr or x is None:
+        return x
+    if t is tuple:
+        done = _REALIZED.get(id(x))
+        if done is not None and done[0] is x:
+            return done[1]
+        e = app(x[0], RAW_SORT[x[0]], realize(x[1]), realize(x[2]))
+        _REALIZED[id(x)] = (x, e)
+        return e
+    if t is SymOptional:
+        return realize(x.value)
+    if t is SymUnion:
+        return realize(x.members[x.kinds.index("int")]) if "int" in x.kinds else None
+    sort = _SORT_OF.get(t)
+    return Expr("const", (x,), sort) if sort is not None else None
+
+
 def lift(value, shadow) -> Expr | None:
     """The expression of a value: its shadow, else the value as a constant (None for values
     that have no expression form, e.g. floats)."""
     if type(shadow) is Expr:
         return shadow
+    if type(shadow) is tuple:
+        return realize(shadow)
     if type(shadow) is SymOptional:
         return shadow.value if value is not None else None
     if type(shadow) is SymUnion:

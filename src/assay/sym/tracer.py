@@ -6,7 +6,7 @@ from __future__ import annotations
 from .. import mirx
 from . import transfer as T
 from ..extension import Abort
-from .expr import Expr, SymArray, app, lift, not_
+from .expr import INT_MAX, INT_MIN, RAW_SORT, Expr, SymArray, app, lift, not_, realize
 from .inputs import default
 
 
@@ -24,8 +24,8 @@ class Record:
     @property
     def condition(self) -> Expr:
         c = self._condition
-        if type(c) is tuple:
-            c = self._condition = c[0](*c[1:])
+        if type(c) is tuple:  # a recipe (build, *args) or a raw shadow (op, a, b)
+            c = self._condition = c[0](*c[1:]) if callable(c[0]) else realize(c)
         return c
 
     @property
@@ -78,7 +78,7 @@ class PathState:
 
     # records are kept as plain tuples while the run is hot; Trace.path makes them Records
     def branch(self, site: str, taken: bool, cond) -> None:
-        if type(cond) is Expr and cond.op != "const":
+        if type(cond) is tuple or (type(cond) is Expr and cond.op != "const"):
             path = self.path
             path.append((site, "branch", taken, cond))
             if len(path) > self.max_records:
@@ -164,6 +164,8 @@ def _handler(fn, node):
     (transfer of its value, transfer of the store)."""
     k = node.kind
     if k == "check":
+        if _inline_check(node):  # the snippet computes the flag; the data builds the condition
+            return T.overflow_condition
         return T.check(node.panic, node.op)
     if k == "call" and node.call.kind == "llm":
         return LlmSite(node.call.name.removeprefix("user."), node.call.function.return_type, fn.program)
@@ -217,6 +219,14 @@ def _snippet(node, data):
     k = node.kind
     if k == "branch":
         return mirx.Code(after="{state}.branch({site}, {taken}, {shadows[0]})")
+    if k == "check" and _decided(node):  # a constant decides it: never a symbolic condition
+        return None
+    if k == "check" and data is not None and _inline_check(node):
+        # the hot check inline: the panicked flag computed here, the condition a lazy recipe
+        a, b = _raw(node, 0), _raw(node, 1)
+        return mirx.Code(before="{state}.path.append(({site}, " + repr(node.panic) + ", not "
+                         + f"{INT_MIN} <= {{ops[0]}} {node.op} {{ops[1]}} <= {INT_MAX}, "
+                         + f"({{data}}, {node.op!r}, {a}, {b})))")
     if k == "check" and data is not None:
         n = len(node.operands)
         return mirx.Code(before="{data}({state}, {site}, " + _tuple("{{ops[{0}]}}", n) + ", "
@@ -246,6 +256,8 @@ def _assign_snippet(node, data) -> str | None:
     if place.kind == "local":
         if rv.kind == "cell":
             return "{state}.cell_store({dest}, {shadows[0]})\n{shadow} = None"
+        if rv.kind == "binary" and rv.op in RAW_SORT and _static(rv, "int"):  # the hot form: a tuple
+            return f"{{shadow}} = ({rv.op!r}, {_raw(node, 0)}, {_raw(node, 1)})"
         value = _value(rv, "{data}", 0, n)
         return None if value is None else "{shadow} = " + value
     # a store (unguarded): the value's shadow first, then the place's
@@ -284,6 +296,28 @@ def _value(rv, data: str, first: int, n: int) -> str | None:
 def _static(rv, kind: str) -> bool:
     """Is every operand statically of this kind (so the run-time type test can go)?"""
     return bool(rv.operands) and all(o.type is not None and o.type.kind == kind for o in rv.operands)
+
+
+def _decided(check) -> bool:
+    """Checks whose failing condition a constant operand decides: a literal divisor (for
+    division by zero, and for INT_MIN / -1 unless it is -1) or shift count."""
+    kind, ops = check.panic.rsplit(".", 1)[-1], check.operands
+    if len(ops) != 2 or ops[1].kind != "constant" or type(ops[1].value) is not int:
+        return False
+    if kind in ("DivisionByZero", "NegativeBitShift"):
+        return True
+    return kind == "IntegerOverflow" and check.op == "/" and ops[1].value != -1
+
+
+def _inline_check(node) -> bool:
+    return node.panic.endswith("IntegerOverflow") and node.op in ("+", "-", "*") and _static(node, "int")
+
+
+def _raw(node, i: int) -> str:
+    """Operand i in a raw shadow: its shadow when it has one, else its value."""
+    if node.operands[i].kind != "local":
+        return f"{{ops[{i}]}}"
+    return f"({{shadows[{i}]}} if {{shadows[{i}]}} is not None else {{ops[{i}]}})"
 
 
 def _no_model(rv) -> bool:

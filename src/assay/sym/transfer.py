@@ -10,6 +10,7 @@ docs/sym.md has the table of what is modelled.
 from __future__ import annotations
 
 from .expr import (INT_MAX, INT_MIN, Expr, SymArray, SymMap, SymObject, SymOptional, SymUnion, app, const, mk,
+                   realize,
                    lift, not_)
 
 _ARITH = {"+", "-", "*", "/", "%"}
@@ -262,12 +263,13 @@ def _arith_check(panic: str, op: str):
         if ea is None or eb is None:
             return
         r = py(a, b)
-        st.record(site, panic, not INT_MIN <= r <= INT_MAX, (_overflows, op, ea, eb))
+        st.record(site, panic, not INT_MIN <= r <= INT_MAX, (overflow_condition, op, ea, eb))
     return transfer
 
 
-def _overflows(op: str, ea: Expr, eb: Expr) -> Expr:
-    r = app(op, "int", ea, eb)
+def overflow_condition(op: str, ea, eb) -> Expr:
+    """`ea op eb` leaves the 63-bit range (operands: expressions, raw shadows or ints)."""
+    r = app(op, "int", realize(ea), realize(eb))
     return app("or", "bool", app("<", "bool", r, const(INT_MIN)), app(">", "bool", r, const(INT_MAX)))
 
 
