@@ -25,21 +25,35 @@ __all__ = ["run", "Trace", "Record", "Expr", "SymArray", "SymMap", "SymObject", 
 
 class Trace:
     """One concolic run: the plain run's `result` and `error` (both None when a `limit` stopped
-    it), the `path` records, the
-    expression of the result (`output`, None when concrete), `concretized` (operation →
-    count of concretisations) and the `assumptions` those pinned."""
+    it), the `path` records, the expression of the result (`output`, None when concrete),
+    `concretized` (operation → count of concretisations) and the `assumptions` those pinned.
+    Records and the output are made on first use (a run only collects raw tuples)."""
 
     def __init__(self, fn, args: dict, params, inputs: Inputs, result, error, state, output):
         self.function, self.args, self._params, self._inputs = fn, args, params, inputs
         self.result, self.error = result, error
-        self.path: list[Record] = [Record(*r) for r in state.path] if state else []
+        self._raw_path = state.path if state else []
         self._pins: list = state.pins if state else []
         self.concretized: dict = state.concretized if state else {}
-        self.output = output
+        self._output = output
         self.status = None  # of the last flip: "sat", "unsat" or "unknown"
         self._llm_used = state.llm_used if state else []
         self.flipped_llm: dict | None = None  # the LLM answers of the last flip
         self.limit = None  # the sym.Limit or mirx.TimeLimit that stopped the run, if one did
+
+    @property
+    def path(self) -> list[Record]:
+        made = self.__dict__.get("_path")
+        if made is None:
+            made = self.__dict__["_path"] = [Record(*r) for r in self._raw_path]
+        return made
+
+    @property
+    def output(self):
+        out = self._output
+        if type(out) is tuple:
+            out = self._output = realize(out)
+        return out if isinstance(out, (Expr, SymArray, SymMap, SymObject, SymOptional)) else None
 
     @property
     def llm(self) -> dict:
@@ -114,6 +128,4 @@ def run(program, fn: str, args: dict | None = None, symbolic="all", max_len: int
         trace = Trace(fn, args, params, inputs, None, None, tracer.state, None)
         trace.limit = stop
         return trace
-    out = realize(tracer.result_shadow) if type(tracer.result_shadow) is tuple else tracer.result_shadow
-    return Trace(fn, args, params, inputs, result, error, tracer.state,
-                 out if isinstance(out, (Expr, SymArray, SymMap, SymObject, SymOptional)) else None)
+    return Trace(fn, args, params, inputs, result, error, tracer.state, tracer.result_shadow)
