@@ -164,8 +164,9 @@ def _handler(fn, node):
     (transfer of its value, transfer of the store)."""
     k = node.kind
     if k == "check":
-        if _inline_check(node):  # the snippet computes the flag; the data builds the condition
-            return T.overflow_condition
+        inline = _inline_check(node)  # the snippet computes the flag; the data builds the condition
+        if inline is not None:
+            return T.overflow_condition if inline == "arith" else T.check_condition
         return T.check(node.panic, node.op)
     if k == "call" and node.call.kind == "llm":
         return LlmSite(node.call.name.removeprefix("user."), node.call.function.return_type, fn.program)
@@ -221,12 +222,22 @@ def _snippet(node, data):
         return mirx.Code(after="{state}.branch({site}, {taken}, {shadows[0]})")
     if k == "check" and _decided(node):  # a constant decides it: never a symbolic condition
         return None
-    if k == "check" and data is not None and _inline_check(node):
-        # the hot check inline: the panicked flag computed here, the condition a lazy recipe
-        a, b = _raw(node, 0), _raw(node, 1)
-        return mirx.Code(before="{state}.path.append(({site}, " + repr(node.panic) + ", not "
-                         + f"{INT_MIN} <= {{ops[0]}} {node.op} {{ops[1]}} <= {INT_MAX}, "
-                         + f"({{data}}, {node.op!r}, {a}, {b})))")
+    inline = _inline_check(node) if k == "check" and data is not None else None
+    if inline is not None:  # a hot check inline: the panicked flag here, the condition a lazy recipe
+        a = _raw(node, 0)
+        b = _raw(node, 1) if len(node.operands) > 1 else "None"
+        za, zb = "{shadows[0]}", "{shadows[1]}" if len(node.operands) > 1 else "None"
+        # when: the condition depends on a symbolic operand (else it is a constant: no record)
+        when, flag, recipe = {
+            "arith": ("", f"not {INT_MIN} <= {{ops[0]}} {node.op} {{ops[1]}} <= {INT_MAX}", f"{node.op!r}, {a}, {b}"),
+            "zero": (f"if {zb} is not None: ", "{ops[1]} == 0", f"'zero', None, {b}"),
+            "min/-1": (f"if ({za} is not None and ({zb} is not None or {{ops[1]}} == -1)) or "
+                       f"({zb} is not None and {{ops[0]}} == {INT_MIN}): ",
+                       f"{{ops[0]}} == {INT_MIN} and {{ops[1]}} == -1", f"'min/-1', {a}, {b}"),
+            "min": ("", f"{{ops[0]}} == {INT_MIN}", f"'min', {a}"),
+        }[inline]
+        return mirx.Code(before=when + "{state}.path.append(({site}, " + repr(node.panic) + f", {flag}, "
+                         + "({data}, " + recipe + ")))")
     if k == "check" and data is not None:
         n = len(node.operands)
         return mirx.Code(before="{data}({state}, {site}, " + _tuple("{{ops[{0}]}}", n) + ", "
@@ -309,8 +320,14 @@ def _decided(check) -> bool:
     return kind == "IntegerOverflow" and check.op == "/" and ops[1].value != -1
 
 
-def _inline_check(node) -> bool:
-    return node.panic.endswith("IntegerOverflow") and node.op in ("+", "-", "*") and _static(node, "int")
+def _inline_check(node) -> str | None:
+    """Which inline form an int check on statically typed ints takes (None: the general one)."""
+    if not _static(node, "int"):
+        return None
+    kind = node.panic.rsplit(".", 1)[-1]
+    if kind == "IntegerOverflow":
+        return {"+": "arith", "-": "arith", "*": "arith", "/": "min/-1", "neg": "min"}.get(node.op)
+    return "zero" if kind == "DivisionByZero" else None
 
 
 def _raw(node, i: int) -> str:

@@ -267,6 +267,15 @@ def _arith_check(panic: str, op: str):
     return transfer
 
 
+def check_condition(kind: str, ea, eb=None) -> Expr:
+    """The failing condition of an inlined int check (operands: expressions, raw shadows or
+    ints): "zero" (b == 0), "min/-1" (a == INT_MIN and b == -1), "min" (a == INT_MIN)."""
+    if kind == "zero":
+        return app("==", "bool", realize(eb), const(0))
+    a_min = app("==", "bool", realize(ea), const(INT_MIN))
+    return a_min if kind == "min" else app("and", "bool", a_min, app("==", "bool", realize(eb), const(-1)))
+
+
 def overflow_condition(op: str, ea, eb) -> Expr:
     """`ea op eb` leaves the 63-bit range (operands: expressions, raw shadows or ints)."""
     r = app(op, "int", realize(ea), realize(eb))
