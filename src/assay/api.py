@@ -458,7 +458,6 @@ class _Entry:
         self.pconvs = [self._converter(param) for param in fdef.decl.params]  # None: the general path
         convs = [None if param.default is not None else c for param, c in zip(fdef.decl.params, self.pconvs)]
         self.convs = convs if all(c is not None for c in convs) else None
-        prog._by_fqn[fdef.fqn] = self
         self.fn = None
         name = fdef.name
         n = len(fdef.decl.params)
@@ -485,6 +484,7 @@ class _Entry:
         call.__qualname__ = call.__name__ = name
         call._meta = _ingot.function_meta(prog._ingot, fdef.fqn, [p.name for p in fdef.decl.params])
         self.call = call
+        prog._by_fqn[fdef.fqn] = self  # published whole: another thread may pick it up at once
 
     def _converter(self, param):
         prog, fdef = self.prog, self.fdef
