@@ -234,3 +234,22 @@ def test_recursive_classes_are_bounded_by_max_depth():
     found = {d: {c["outcome"]["ok"] for c in explore.run(view, "Depth", budget=5.0, max_depth=d)["cases"]}
              for d in (1, 2, 3)}
     assert found == {1: {"one", "two"}, 2: {"one", "two", "three"}, 3: {"one", "two", "three", "many"}}
+
+
+BIGINTS = """
+function Big(x: bigint, n: int) -> string {
+  let y = x * 1000000000000n;
+  if (y > 99999999999999999999999999n) { return "huge"; }
+  if (x + n == 7n) { return "seven"; }
+  if (x / 3n == 5n) { return "fifteen-ish"; }
+  "small"
+}
+"""
+
+
+def test_bigints_are_unbounded_symbolic_inputs():
+    r = explore.run(mirx.compile(BIGINTS), "Big", budget=5.0)
+    assert r["verdict"] == "exhausted"
+    assert {c["outcome"]["ok"] for c in r["cases"]} == {"huge", "seven", "fifteen-ish", "small"}
+    huge = next(c for c in r["cases"] if c["outcome"]["ok"] == "huge")
+    assert huge["args"]["x"] * 10 ** 12 > 99999999999999999999999999  # past 63 bits, as bigints go

@@ -19,7 +19,7 @@ try:  # the bridge's interruption mechanism: `with time_limit(s):` stops the cal
     from ..api import TimeLimit, time_limit
 except ImportError:  # pragma: no cover — a bridge without it (consumers then run unlimited)
     TimeLimit = time_limit = None
-from ..bex.values import BamlRaise, Variant
+from ..bex.values import BamlRaise, BigInt, Variant
 from ..bex.stack import TimeLimit, time_limit
 from ..compiler import compile_sources, describe_error, discover
 from ..extension import Abort, Code, Extension, Run
@@ -34,7 +34,7 @@ from .views import (BlockView, CallTargetView, FieldView, LocalView, OperandView
 
 VERSION = "2.0"
 
-__all__ = ["VERSION", "Extension", "BamlPanic", "BamlError", "TimeLimit", "time_limit", "Code", "Run", "Abort", "CheckView", "EventView", "ProgramView", "FunctionView", "FileView", "load", "compile", "compile_files",
+__all__ = ["VERSION", "Extension", "BamlPanic", "BamlError", "BigInt", "TimeLimit", "time_limit", "Code", "Run", "Abort", "CheckView", "EventView", "ProgramView", "FunctionView", "FileView", "load", "compile", "compile_files",
            "TypeView", "FieldView", "VariantView", "ParamView", "LocalView", "BlockView",
            "StatementView", "TerminatorView", "OperandView", "PlaceView", "RvalueView",
            "CallTargetView", "SourceSpan", "RunError", "CompileError", "TimeLimit", "time_limit"]

@@ -16,8 +16,11 @@ from .. import gcpause, mirx
 from . import solver
 from .expr import (Expr, SymArray, SymMap, SymObject, SymOptional, app, const, lift, new_scope, not_,
                    realize, var)
+from .expr import register_sort
 from .inputs import Inputs, rebuild
 from .tracer import Limit, PathState, Record, Tracer
+
+register_sort(mirx.BigInt, "bigint")
 
 __all__ = ["run", "Trace", "Record", "Expr", "SymArray", "SymMap", "SymObject", "SymOptional",
            "app", "const", "var", "not_", "lift", "Tracer", "PathState", "Limit"]

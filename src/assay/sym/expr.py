@@ -4,7 +4,7 @@ built only when a query is sent, see solver.py).
 An `Expr` is `(op, args, sort)`; equal expressions made in one scope (one run) are the same
 object, so shadows compare and hash by identity and shared subterms are shared. Sorts: "int" (BAML's 63-bit int: the
 overflow checks on the path keep every value in range, so the solver may use mathematical
-integers), "bool", "string", and "enum:<fqn>" (a variant's index). Leaves are `var` (an input,
+integers), "bigint" (unbounded), "bool", "string", and "enum:<fqn>" (a variant's index). Leaves are `var` (an input,
 args = (name,)) and `const` (args = (value,)). Containers are not expressions but shadow
 objects holding expressions: `SymArray`, `SymMap`, `SymObject`, `SymOptional`, `SymUnion`.
 """
@@ -70,6 +70,12 @@ def var(name: str, sort: str) -> Expr:
 
 
 _SORT_OF = {bool: "bool", int: "int", str: "string"}
+
+
+def register_sort(py_type: type, sort: str) -> None:
+    """A run-time type whose values are constants of `sort` (bigint: sym/__init__ registers
+    mirx.BigInt, an int of its own type)."""
+    _SORT_OF[py_type] = sort
 
 
 def const(value, sort: str | None = None) -> Expr:

@@ -19,6 +19,9 @@ class Inputs:
         k = t.kind
         if k in ("int", "bool", "string"):
             return var(name, k) if type(value) in (int, bool, str) or value is None else None
+        if k == "bigint":
+            self.domains[name] = (None, None)  # unbounded
+            return var(name, "bigint")
         if k == "enum":
             self.domains[name] = (0, len(t.variants) - 1)
             return var(name, "enum:" + t.qualified_name)
@@ -95,7 +98,7 @@ def rebuild(name: str, value, t, model: dict):
     if t is None:
         return value
     k = t.kind
-    if k in ("int", "bool", "string"):
+    if k in ("int", "bool", "string", "bigint"):
         return model.get(name, value if value is not None else default(t))
     if k == "enum":
         i = model.get(name)
@@ -146,8 +149,8 @@ def _host_fits(value, t) -> bool:
 def default(t):
     """A value of type `t` for positions the model invents (a longer array)."""
     k = t.kind
-    if k in ("int", "float", "bool", "string"):
-        return {"int": 0, "float": 0.0, "bool": False, "string": ""}[k]
+    if k in ("int", "float", "bool", "string", "bigint"):
+        return {"int": 0, "float": 0.0, "bool": False, "string": "", "bigint": 0}[k]
     if k == "enum":
         return t.variants[0].name
     if k == "array":

@@ -37,7 +37,7 @@ class Encoder:
                 return z3.BoolVal(v)
             if e.sort == "string":
                 return z3.StringVal(v)
-            return z3.IntVal(v)
+            return z3.IntVal(int(v))  # a bigint's str() has its `n`
         a = [self(x) for x in e.args]
         return _OPS[e.op](z3, *a)
 
@@ -56,7 +56,8 @@ class Encoder:
         else:
             t = z3.Int(name)
             lo, hi = domain if isinstance(domain, tuple) else (INT_MIN, INT_MAX)
-            self.domain.append(z3.And(t >= lo, t <= hi))
+            if lo is not None:  # (None, None): a bigint, unbounded
+                self.domain.append(z3.And(t >= lo, t <= hi))
         if isinstance(domain, frozenset):
             self.domain.append(z3.Or(*[t == self(Expr("const", (v,), e.sort)) for v in domain]))
         self.vars[name] = t

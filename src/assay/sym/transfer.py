@@ -37,6 +37,12 @@ def binary(op: str):
             return _null_test(op, a, za, b, zb)
         ea, eb = lift(a, za), lift(b, zb)
         ta, tb = type(a), type(b)
+        if ea is not None and eb is not None and "bigint" in (ea.sort, eb.sort) \
+                and {ea.sort, eb.sort} <= {"int", "bigint"}:  # bigint with bigint or int: unbounded
+            if op in _ARITH:
+                return app(op, "bigint", ea, eb)
+            if op in _CMP:
+                return app(op, "bool", ea, eb)
         if ea is None or eb is None or ta is not tb or ta is float:
             return st.concretize(op, ((a, za), (b, zb)))
         if ta is int and op in _ARITH:
@@ -287,10 +293,12 @@ def _failing(panic: str, op: str, values, shadows):
     if kind in ("IndexOutOfBounds", "MapKeyNotFound"):
         return _bounds(values, shadows)
     es = [lift(v, z) for v, z in zip(values, shadows)]
-    if any(e is None for e in es) or any(type(v) is not int for v in values):
+    if any(e is None for e in es):
         return None, False
-    if kind == "DivisionByZero":
+    if kind == "DivisionByZero" and all(e.sort in ("int", "bigint") for e in es):  # bigints too
         return app("==", "bool", es[1], const(0)), values[1] == 0
+    if any(type(v) is not int for v in values):  # the 63-bit checks are for ints only
+        return None, False
     if kind == "NegativeBitShift":
         return app("<", "bool", es[1], const(0)), values[1] < 0
     if op == "neg":
