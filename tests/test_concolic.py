@@ -188,3 +188,27 @@ def test_extension_errors_and_aborts_pass_through_catch(exc):
     with pytest.raises(type(exc)):
         prog.run("Safe", {"a": 1, "b": 0}, extensions=[Boom(exc)])
     assert prog.run("Safe", {"a": 1, "b": 0}) == (-1, None)
+
+
+def test_runs_of_one_extension_type_on_two_threads_do_not_mix(view):
+    """One code space serves both threads; each run's state reaches only its own code."""
+    import threading
+    out, errors = {}, []
+
+    def work(n: int):
+        try:
+            for _ in range(30):
+                trace = sym.run(view, "sym.CountTo", {"n": n})
+                assert trace.result == n and len(trace.path) == n + 1, (n, len(trace.path))
+            out[n] = steps(trace)
+        except BaseException as e:  # noqa: BLE001 — reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in (3, 9)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert [taken for _, _, taken in out[3]] == [True] * 3 + [False]
+    assert [taken for _, _, taken in out[9]] == [True] * 9 + [False]
