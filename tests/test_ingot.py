@@ -277,7 +277,7 @@ from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
 from assay.ingot import mcp as ingot_mcp  # noqa: E402
 
-TOOLS = {"ScoreResume", "Classify", "average_years", "ParseYears", "MergeSkills", "Decide",
+TOOLS = {"ScoreResume", "Classify", "average_years", "ParseYears", "MergeSkills", "Decide", "DraftNote",
          "text.Slugify", "text.WordCounts"}
 
 
@@ -309,6 +309,9 @@ def _check_session(client):
         d = a["Decide"]
         assert (d.read_only_hint, d.destructive_hint, d.idempotent_hint, d.open_world_hint) == (False, False, False, True)
         assert d.title == "Decide"
+        # reaches an LLM function (through Ask), no hint given: none inferred (not read-only, open-world)
+        n = a["DraftNote"]
+        assert (n.read_only_hint, n.destructive_hint, n.idempotent_hint, n.open_world_hint) == (False, True, False, True)
         # a call
         r = await client.call_tool("ScoreResume", {"resume": RESUME, "required": ["py", "go"]})
         assert not r.is_error and r.structured_content == {"result": 50} and r.content[0].text == "50"
@@ -363,6 +366,128 @@ def test_mcp_time_limit():
             assert tools[0].output_schema["properties"]["result"]["type"] == "integer"
     if mirx.time_limit is None:
         pytest.skip("the bridge has no interruption mechanism")
+    anyio.run(main)
+
+
+def _spin_call_cancelled(client, gate):
+    """Call Spin and cancel the request (the SDK's client then sends notifications/cancelled)
+    once `gate` is set."""
+    async def go():
+        with anyio.CancelScope() as scope:
+            async def cancel_when_running():
+                await gate.wait()
+                scope.cancel()
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(cancel_when_running)
+                await client.call_tool("Spin", {"n": 1})
+                raise AssertionError("Spin returned")
+        assert scope.cancelled_caught
+    return go()
+
+
+def test_mcp_cancellation_stops_the_call(monkeypatch):
+    """A client-cancelled call of a function that never returns stops (time_limit.cancel() on
+    the thread running it) and the server answers the next call."""
+    if mirx.time_limit is None:
+        pytest.skip("the bridge has no interruption mechanism")
+    import threading
+    import time
+    from assay.ingot import tools as ingot_tools
+    prog = mirx.compile("@ingot({mcp: {}})\nfunction Spin(n: int) -> int { let i = 0; while (true) { i += n; } i }\n"
+                        "@ingot({mcp: {}})\nfunction Twice(n: int) -> int { n * 2 }\n")
+    outcomes: list = []  # how each call ended, on its worker thread
+    running = threading.Event()
+    real_call = ingot_tools.Entry.call
+
+    def call(self, given, timeout=ingot_tools.DEFAULT_TIMEOUT, limit=None):
+        if self.fn.name == "Spin":
+            running.set()
+        try:
+            v = real_call(self, given, timeout, limit)
+        except ingot_tools.CallFailed as f:
+            outcomes.append((self.fn.name, f.kind))
+            raise
+        outcomes.append((self.fn.name, "returned"))
+        return v
+    monkeypatch.setattr(ingot_tools.Entry, "call", call)
+
+    async def main():
+        async with mcp.Client(ingot_mcp.server(prog, timeout=30)) as client:
+            gate = anyio.Event()
+
+            async def watch():
+                while not running.is_set():
+                    await anyio.sleep(0.01)
+                await anyio.sleep(0.2)  # well inside the loop
+                gate.set()
+            t0 = time.monotonic()
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(watch)
+                await _spin_call_cancelled(client, gate)
+            deadline = time.monotonic() + 10
+            while not outcomes and time.monotonic() < deadline:
+                await anyio.sleep(0.02)
+            assert outcomes == [("Spin", "cancelled")], outcomes  # stopped, long before the 30 s limit
+            assert time.monotonic() - t0 < 10
+            r = await client.call_tool("Twice", {"n": 21})  # the server keeps working
+            assert not r.is_error and r.structured_content == {"result": 42}
+    anyio.run(main)
+
+
+def test_time_limit_cancel():
+    """assay.time_limit.cancel(): stops the body from another thread; before the block, the body
+    does not start; after it, nothing happens."""
+    import threading
+    tl = assay.time_limit(None)
+    threading.Timer(0.2, tl.cancel).start()
+    with pytest.raises(assay.TimeLimit):
+        with tl:
+            while True:
+                pass
+    assert tl.cancelled and not tl.expired
+    early = assay.time_limit(5)
+    early.cancel()
+    with pytest.raises(assay.TimeLimit):
+        with early:
+            raise AssertionError("the body ran")
+    late = assay.time_limit(5)
+    with late:
+        pass
+    late.cancel()
+    assert not late.cancelled
+
+
+NONFINITE = '''@ingot({mcp: {}})
+function Nan() -> float { 0.0 / 0.0 }
+@ingot({mcp: {}})
+function Infs(x: float) -> float[] { [x, 1.0 / 0.0, -1.0 / 0.0, 1.5] }
+class P { v float }
+@ingot({mcp: {}})
+function Pt(x: float) -> P { P { v: x } }
+'''
+
+
+def test_mcp_non_finite_floats():
+    """Results in the project's one JSON encoding (assay.jsonvalue, as `assay run --json`):
+    NaN and infinities as {"$float": …}, in the text and in structuredContent; the output schema
+    admits them (the SDK's client validates structuredContent against it)."""
+    from assay import jsonvalue
+    prog = mirx.compile(NONFINITE)
+
+    async def main():
+        async with mcp.Client(ingot_mcp.server(prog)) as client:
+            r = await client.call_tool("Nan", {})
+            assert not r.is_error, r.content
+            assert r.structured_content == {"result": {"$float": "NaN"}}
+            assert r.content[0].text == '{"$float": "NaN"}' == jsonvalue.dumps(float("nan"), indent=None)
+            r = await client.call_tool("Infs", {"x": 2})
+            assert r.structured_content == {"result": [2.0, {"$float": "Infinity"}, {"$float": "-Infinity"}, 1.5]}
+            assert json.loads(r.content[0].text) == r.structured_content["result"]  # strict JSON
+            # the encoding is accepted as an argument too
+            r = await client.call_tool("Pt", {"x": {"$float": "-Infinity"}})
+            assert not r.is_error and r.structured_content == {"v": {"$float": "-Infinity"}}
+            r = await client.call_tool("Pt", {"x": {"$float": "nan"}})
+            assert r.is_error and "argument `x.$float`" in r.content[0].text
     anyio.run(main)
 
 

@@ -198,35 +198,57 @@ def _clear(thread_id: int) -> None:
 class time_limit:
     """`with time_limit(seconds):` — the body is stopped by TimeLimit after `seconds` (None:
     no limit). A waiting timer, no thread spinning; after the block no TimeLimit is pending.
-    `.expired` says whether the limit ran out."""
+    `.expired` says whether the limit ran out.
+
+    `cancel()` (from any thread) stops the body now, the same way (TimeLimit raised in the
+    thread running it); `.cancelled` then says so (`.expired` stays for the limit running out).
+    Cancelled before the block, the body does not start (TimeLimit on entry); after the block,
+    or a second time, it does nothing."""
 
     def __init__(self, seconds: float | None):
         self.seconds = seconds
         self.expired = False
+        self.cancelled = False
         self._lock = threading.Lock()
+        self._tid = None
         self._done = False
+        self._fired = False
         self._timer = None
 
     def _fire(self):
         with self._lock:
-            if not self._done:
-                self.expired = True
+            if not self._done and not self._fired:
+                self._fired = self.expired = True
+                interrupt(self._tid, TimeLimit)
+
+    def cancel(self) -> None:
+        """Stop the body now (any thread): TimeLimit in the thread running it."""
+        with self._lock:
+            if self._done or self.cancelled:
+                return
+            self.cancelled = True
+            if self._tid is not None and not self._fired:
+                self._fired = True
                 interrupt(self._tid, TimeLimit)
 
     def __enter__(self):
-        if self.seconds is not None:
+        with self._lock:
+            if self.cancelled:
+                self._done = True
+                raise TimeLimit()
             self._tid = threading.get_ident()
+        if self.seconds is not None:
             self._timer = threading.Timer(self.seconds, self._fire)
             self._timer.daemon = True
             self._timer.start()
         return self
 
     def __exit__(self, et, ev, tb):
-        if self._timer is None:
-            return False
         with self._lock:
             self._done = True
-        self._timer.cancel()
-        if self.expired:
+            fired = self._fired
+        if self._timer is not None:
+            self._timer.cancel()
+        if fired:
             _clear(self._tid)  # fired but not yet raised
         return False

@@ -9,17 +9,17 @@ that reaches no effect is read-only, non-destructive, idempotent, closed-world),
 cautious default. A call runs on a worker thread under a time limit (default 60 s, the
 bridge's interruption mechanism; a cancelled request stops the call the same way). A panic,
 an uncaught throw, a time-out and bad arguments all come back as a CallToolResult with
-isError true (type and message as text and in structuredContent.error), never a JSON-RPC error."""
+isError true (type and message as text and in structuredContent.error), never a JSON-RPC error.
+Results are strict JSON in the project's one encoding (assay.jsonvalue): a non-finite float is
+{"$float": "NaN"} ("Infinity", "-Infinity"), in the text and in structuredContent alike."""
 from __future__ import annotations
-
-import json
 
 import anyio
 import mcp_types as types
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
 
-from .. import __version__
+from .. import __version__, jsonvalue
 from .tools import DEFAULT_TIMEOUT, CallFailed, Entry, Limit, entries
 
 
@@ -64,9 +64,10 @@ def server(prog, timeout: float | None = DEFAULT_TIMEOUT, name: str | None = Non
         except anyio.get_cancelled_exc_class():
             limit.cancel()  # the request was cancelled: stop the call
             raise
-        text = json.dumps(value["result"] if e.wrapped else value, ensure_ascii=False)
+        # strict JSON: non-finite floats as {"$float": "NaN"} (assay.jsonvalue), text and structure alike
+        text = jsonvalue.dumps(value["result"] if e.wrapped else value, indent=None)
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
-                                    structured_content=value, is_error=False)
+                                    structured_content=jsonvalue.encode(value), is_error=False)
 
     meta = prog.meta.get("ingot", {})
     app = meta.get("app") if isinstance(meta, dict) else None

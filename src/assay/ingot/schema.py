@@ -2,7 +2,8 @@
 generated CLI and the MCP server both run on arguments before a call.
 
 The mapping, by type: int → integer within 63-bit bounds; bigint → integer (unbounded);
-float → number; string → string; bool → boolean; null / void → null; a literal → const;
+float → number, or a non-finite float in assay.jsonvalue's encoding ({"$float": "NaN"});
+string → string; bool → boolean; null / void → null; a literal → const;
 a union of literals → enum; T | null → anyOf [T, null]; other unions → anyOf; T[] → array;
 map<K, V> → object with additionalProperties V (enum / literal keys as propertyNames);
 a class → {"$ref": "#/$defs/NAME"} with the object schema (properties, required: the fields
@@ -11,9 +12,31 @@ string enum; typevars and unknown → {} (anything). Function types have no sche
 from __future__ import annotations
 
 import json
+import math
+
+from .. import jsonvalue
 
 INT_MIN = -(1 << 62)
 INT_MAX = (1 << 62) - 1
+
+
+def float_schema() -> dict:
+    """A float: a JSON number, or a non-finite float in the project's encoding
+    (assay.jsonvalue: {"$float": "NaN" | "Infinity" | "-Infinity"})."""
+    return {"anyOf": [{"type": "number"}, {
+        "type": "object", "properties": {jsonvalue.FLOAT_TAG: {"enum": ["NaN", "Infinity", "-Infinity"]}},
+        "required": [jsonvalue.FLOAT_TAG], "additionalProperties": False}]}
+
+
+def _nonfinite(value, schema: dict):
+    """The float that `value` encodes when `schema` is float_schema()'s tagged form, else None."""
+    if (isinstance(value, dict) and len(value) == 1 and schema.get("required") == [jsonvalue.FLOAT_TAG]
+            and isinstance(value.get(jsonvalue.FLOAT_TAG), str)):
+        return _SPECIAL.get(value[jsonvalue.FLOAT_TAG])
+    return None
+
+
+_SPECIAL = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
 
 class Unsupported(Exception):
@@ -39,7 +62,7 @@ class SchemaBuilder:
         if k == "bigint":
             return {"type": "integer"}
         if k == "float":
-            return {"type": "number"}
+            return float_schema()
         if k == "string":
             return {"type": "string"}
         if k == "bool":
@@ -185,6 +208,9 @@ def validate(value, schema: dict, defs: dict, where: str):
         raise Invalid(where, f"{_show(value)} fits none of the allowed types")
     if "not" in schema:
         raise Invalid(where, "no value is allowed here")
+    f = _nonfinite(value, schema)
+    if f is not None:
+        return f
     if "const" in schema and (value != schema["const"] or type(value) is not type(schema["const"])):
         raise Invalid(where, f"expected {_show(schema['const'])}, got {_show(value)}")
     if "enum" in schema and not any(value == e and type(value) is type(e) for e in schema["enum"]):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import enum
 import re
-import threading
 from dataclasses import dataclass, field
 
 from .. import mirx
@@ -190,43 +189,39 @@ def plain(v):
 class Limit:
     """The time limit of one call, on the thread that runs it, through the bridge's
     interruption mechanism (`mirx.time_limit`); `cancel()` (from any thread) stops the call
-    the same way. Without that mechanism (an older bridge) the call runs unlimited."""
+    the same way (`time_limit.cancel`). Without that mechanism (an older bridge) the call runs
+    unlimited and a cancellation only keeps a call from starting."""
 
     def __init__(self, seconds: float | None):
         self.seconds = seconds
-        self.cancelled = False
-        self._tl = mirx.time_limit(seconds if seconds is not None else 1e9) if mirx.time_limit else None
+        self._tl = mirx.time_limit(seconds) if mirx.time_limit else None
         self.stopped = mirx.TimeLimit if mirx.TimeLimit is not None else _Never
-        self._lock = threading.Lock()
-        self._running = False
+        self._cancelled = False
 
     def __enter__(self):
-        with self._lock:
-            if self.cancelled:
-                raise self.stopped()
-            self._running = True
         if self._tl is not None:
-            self._tl.__enter__()
+            self._tl.__enter__()  # raises TimeLimit if cancelled already
+        elif self._cancelled:
+            raise self.stopped()
         return self
 
     def __exit__(self, et, ev, tb):
-        with self._lock:
-            self._running = False
         if self._tl is not None:
             return self._tl.__exit__(et, ev, tb)
         return False
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled or bool(self._tl is not None and self._tl.cancelled)
 
     @property
     def expired(self) -> bool:
         return self.cancelled or bool(self._tl is not None and self._tl.expired)
 
     def cancel(self) -> None:
-        with self._lock:
-            self.cancelled = True
-            if self._running and self._tl is not None:
-                # NOTE: time_limit has no public "stop now"; _fire is what the timer calls
-                # (interrupt the running thread, cleared by __exit__ if not yet raised).
-                self._tl._fire()
+        self._cancelled = True
+        if self._tl is not None:
+            self._tl.cancel()
 
 
 class _Never(BaseException):
