@@ -23,7 +23,7 @@ import sys
 
 import click
 
-from .. import mirx
+from .. import jsonvalue, mirx
 from .tools import CallFailed, Entry, entries
 
 JSON_HELP = "JSON, @FILE or - (stdin)"
@@ -108,7 +108,7 @@ def _command(e: Entry) -> click.Command:
                 raise click.UsageError(f.error["message"]) from None
             click.echo(f"error: {f.error['type']}: {f.error['message']}", err=True)
             raise SystemExit(1) from None
-        click.echo(json.dumps(result["result"] if e.wrapped else result, ensure_ascii=False))
+        click.echo(jsonvalue.dumps(result["result"] if e.wrapped else result, indent=None))  # NaN tagged
     short = (e.help or "").strip().split("\n")[0] or None
     return click.Command(e.cli_name, callback=run, params=[_option(p) for p in e.params],
                          help=e.help, short_help=short, context_settings={"help_option_names": ["-h", "--help"]})
