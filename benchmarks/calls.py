@@ -1,6 +1,7 @@
 """Call overhead of the bridge (issue 7): a trivial BAML function called from Python
 (`prog.call`, `prog.Fn`) against a direct Python call, and a host callable round trip
-(BAML calling a Python `(int) -> int`) against calling the callable itself.
+(BAML calling a Python `(int) -> int`) against calling the callable itself, and a call whose
+result is a class instance (converted into its typed pydantic model without validation).
 
     python benchmarks/calls.py [--n 200000] [--reps 7]
 
@@ -15,7 +16,9 @@ import time
 import assay
 
 SRC = """
+class Pt { x int  y int }
 function Id(x: int) -> int { x }
+function Mk(x: int) -> Pt { Pt { x: x, y: x } }
 function Apply(f: (int) -> int, x: int) -> int { f(x) }
 function Loop(f: (int) -> int, n: int) -> int {
   let s = 0;
@@ -47,7 +50,8 @@ def main() -> None:
     a = ap.parse_args()
     prog = assay.compile(SRC)
     Id, call = prog.Id, prog.call
-    prog.Id(1), prog.Loop(py_id, 10), prog.Count(10)  # compile first
+    prog.Id(1), prog.Loop(py_id, 10), prog.Count(10), prog.Mk(1)  # compile first
+    Mk = prog.Mk
 
     def direct(n):
         for i in range(n):
@@ -61,6 +65,10 @@ def main() -> None:
         for i in range(n):
             call("Id", i)
 
+    def via_model(n):
+        for i in range(n):
+            Mk(i)
+
     def host_loop(n):  # n host round trips inside one BAML call
         prog.Loop(py_id, n)
 
@@ -70,6 +78,7 @@ def main() -> None:
             py_id(i)
 
     cases = {"python py_id(i)": direct, "prog.Id(i)": via_fn, "prog.call('Id', i)": via_call,
+             "prog.Mk(i) (result → model)": via_model,
              "BAML loop calling py_id": host_loop, "BAML loop without it + py_id alone": plain_loop}
     times: dict[str, list[float]] = {k: [] for k in cases}
     for _ in range(a.reps):

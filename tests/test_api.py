@@ -1,4 +1,5 @@
 """The Python bridge: calls, conversions, errors, host callables."""
+import collections.abc
 import enum
 
 import pydantic
@@ -134,3 +135,148 @@ def test_errors_carry_the_baml_traceback():
     with pytest.raises(assay.BamlPanic) as e:
         p.a(0)
     assert e.value.baml_traceback == [("user.a", "tb.baml", 2), ("user.b", "tb.baml", 5)]
+
+
+# ── typed models (issue 12) ──
+
+TYPED = """
+enum Color { Red Green Blue }
+class Pixel { x int  y int }
+class Box<T> { value T }
+class Node { v int  next Node?  kids Node[] }
+class Person { full_name string @alias("name") @description("the whole name")  age int? }
+class All {
+  c Color  r Color.Red  u int | string  m map<string, Pixel>  l Pixel[]  b Box<int>
+  opt string?  big bigint  fl float  ok bool  lit "a" | "b"  any unknown  f (int) -> int throws never
+}
+function node(n: int) -> Node {
+  let tail = Node { v: 0, next: null, kids: [] };
+  Node { v: n, next: tail, kids: [tail] }
+}
+function all(x: unknown) -> All {
+  All { c: Color.Green, r: Color.Red, u: "s", m: {"p": Pixel { x: 1, y: 2 }}, l: [], b: Box { value: 3 },
+        opt: null, big: 5n, fl: 1.5, ok: true, lit: "b", any: x, f: (i: int) -> int { i } }
+}
+function wrap(b: Box<int>) -> int { b.value }
+function name_of(p: Person) -> string { p.full_name }
+function colors() -> map<Color, int> { let m: map<Color, int> = {}; m[Color.Blue] = 1; m }
+"""
+
+
+@pytest.fixture(scope="module")
+def typed():
+    return assay.compile(TYPED)
+
+
+def test_model_fields_are_annotated_from_baml_types(typed):
+    import typing
+    f = typed.types.All.model_fields
+    Color, Pixel, Box = typed.types.Color, typed.types.Pixel, typed.types.Box
+    assert f["c"].annotation is Color and issubclass(Color, enum.Enum)
+    assert f["r"].annotation == typing.Literal[Color.Red]
+    assert typing.get_origin(f["u"].annotation) is typing.Union
+    assert [a.__origin__ for a in typing.get_args(f["u"].annotation)] == [int, str]  # strict int | str
+    assert f["m"].annotation == dict[typing.Annotated[str, pydantic.Strict()], Pixel]
+    assert f["l"].annotation == list[Pixel]
+    meta = f["b"].annotation.__pydantic_generic_metadata__  # Box[int] (a strict int)
+    assert meta["origin"] is Box and typing.get_args(meta["args"][0])[0] is int
+    assert f["opt"].annotation == typing.Optional[typing.Annotated[str, pydantic.Strict()]]
+    assert (f["big"].annotation, f["fl"].annotation, f["ok"].annotation) == (int, float, bool)
+    assert f["lit"].annotation == typing.Union[typing.Literal["a"], typing.Literal["b"]]
+    assert f["any"].annotation is typing.Any
+    assert typing.get_origin(f["f"].annotation) is collections.abc.Callable
+    assert typed.types.Pixel.model_fields["x"].annotation is int
+
+
+def test_model_required_fields(typed):
+    f = typed.types.All.model_fields
+    assert {n for n, fi in f.items() if not fi.is_required()} == {"opt"}  # only what admits null
+    assert typed.types.Node.model_fields["next"].default is None
+    with pytest.raises(pydantic.ValidationError):
+        typed.types.Pixel(x=1)
+    assert typed.types.Person(full_name="a").age is None
+
+
+def test_model_validation_rejects_wrong_types(typed):
+    Pixel = typed.types.Pixel
+    for bad in ("no", "5", 1.5, None):
+        with pytest.raises(pydantic.ValidationError):
+            Pixel(x=bad, y=1)
+    assert Pixel(x=1, y=2).x == 1
+    with pytest.raises(pydantic.ValidationError):
+        typed.types.Node(v=1, kids=[{"v": "x", "kids": []}])
+    with pytest.raises(pydantic.ValidationError):
+        typed.types.Box[int](value="x")
+    n = typed.types.Node(v=1, kids=[{"v": 2, "kids": []}])  # nested dicts become models
+    assert isinstance(n.kids[0], typed.types.Node)
+
+
+def test_model_json_schema_is_meaningful(typed):
+    s = typed.types.All.model_json_schema()
+    p = s["properties"]
+    assert p["c"] == {"$ref": "#/$defs/Color"} and s["$defs"]["Color"]["enum"] == ["Red", "Green", "Blue"]
+    assert p["u"]["anyOf"] == [{"type": "integer"}, {"type": "string"}]
+    assert p["m"]["additionalProperties"] == {"$ref": "#/$defs/Pixel"}
+    assert p["l"]["items"] == {"$ref": "#/$defs/Pixel"}
+    assert s["$defs"]["Pixel"]["properties"]["x"]["type"] == "integer"
+    assert s["$defs"]["Pixel"]["required"] == ["x", "y"]
+    assert p["opt"]["anyOf"] == [{"type": "string"}, {"type": "null"}]
+    assert (p["fl"]["type"], p["ok"]["type"], p["big"]["type"]) == ("number", "boolean", "integer")
+    assert set(s["required"]) == set(p) - {"opt"}
+    rec = typed.types.Node.model_json_schema()
+    assert rec["$defs"]["Node"]["properties"]["next"]["anyOf"] == [{"$ref": "#/$defs/Node"}, {"type": "null"}]
+
+
+def test_recursive_and_generic_models(typed):
+    n = typed.node(7)
+    Node = typed.types.Node
+    assert isinstance(n, Node) and isinstance(n.next, Node) and n.kids[0].v == 0
+    assert Node.model_fields["next"].annotation == typing_optional(Node)
+    assert Node.model_fields["kids"].annotation == list[Node]
+    Box = typed.types.Box
+    assert typed.all(1).b == Box(value=3) or typed.all(1).b.value == 3
+    assert isinstance(typed.all(1).b, Box)
+    assert typed.wrap(Box[int](value=4)) == 4
+    assert typed.wrap(Box(value=5)) == 5
+    assert typed.wrap({"value": 6}) == 6
+
+
+def typing_optional(t):
+    import typing
+    return typing.Optional[t]
+
+
+def test_results_are_models_without_copies(typed):
+    payload = object()
+    a = typed.all(payload)
+    assert isinstance(a, typed.types.All)
+    assert a.any is payload  # `unknown` passes any object through uncopied
+    items = [1, [2]]
+    assert typed.types.All.model_validate({**a.__dict__, "any": items}).any is items
+    assert a.c is typed.types.Color.Green and a.r is typed.types.Color.Red
+    assert a.big == 5 and type(a.big) is int and a.f(3) == 3
+    assert a.model_fields_set == set(typed.types.All.model_fields)
+    assert typed.types.All.model_validate(a.model_dump()).u == "s"  # results are valid models
+    assert typed.colors() == {typed.types.Color.Blue: 1}  # enum keys as enum members too
+
+
+def test_alias_is_the_llm_name_not_the_field_name(typed):
+    # On the engine, @alias only renames the field for the LLM: host values use the field's name.
+    Person = typed.types.Person
+    p = Person(full_name="Ada")
+    assert typed.name_of(p) == "Ada" and typed.name_of({"full_name": "Bo"}) == "Bo"
+    with pytest.raises(assay.ArgumentError):
+        typed.name_of({"name": "Cy"})
+    with pytest.raises(pydantic.ValidationError):
+        Person(name="Ada")
+    assert p.model_dump() == {"full_name": "Ada", "age": None}
+    assert p.model_dump(by_alias=True) == {"name": "Ada", "age": None}
+    fi = Person.model_fields["full_name"]
+    assert fi.serialization_alias == "name" and fi.description == "the whole name"
+    assert Person.model_json_schema()["properties"]["full_name"]["description"] == "the whole name"
+
+
+def test_host_models_and_dicts_still_work(typed):
+    Pixel = typed.types.Pixel
+    assert typed.all(Pixel(x=1, y=2)).any == Pixel(x=1, y=2)
+    assert typed.wrap(typed.types.Box[int].model_validate({"value": 9})) == 9

@@ -1,16 +1,17 @@
 """The Python bridge: load a BAML program and call its functions with Python values.
 
-BAML classes appear as pydantic models (`prog.types.Point`), enums as `enum.Enum`; dicts are
+BAML classes appear as typed pydantic models (`prog.types.Point`; see `pymodels`), enums as `enum.Enum`; dicts are
 accepted wherever a class is expected. A Python callable passed for a function-typed parameter
 is callable from BAML; its exceptions become `baml.errors.HostCallable`."""
 from __future__ import annotations
 
 import enum
+import threading
 import traceback
 
 import sys
 
-from . import jsonvalue
+from . import jsonvalue, pymodels
 from .bex import ops
 from .bex.stack import TimeLimit, time_limit
 from .bex.values import INT_MAX, INT_MIN, OMITTED, BamlRaise, BigInt, Instance, Variant
@@ -84,6 +85,9 @@ def _is_model(v) -> bool:
     return pd is not None and isinstance(v, pd.BaseModel)
 
 
+_MODEL_LOCK = threading.RLock()  # models are made once, whole, even under concurrent first use
+
+
 class _Types:
     """`prog.types.Point` (a pydantic model, made on first use) and `prog.types.Color` (an Enum)."""
 
@@ -115,14 +119,15 @@ class BamlProgram:
                 self._enums[fqn]._meta = _ingot.enum_meta(self._ingot, fqn, list(e.variants))
 
     def _model(self, fqn: str) -> type:
+        """The pydantic model of user class `fqn`, typed from the BAML field types (made on first
+        use, together with the classes its fields reach that have no model yet)."""
         model = self._models.get(fqn)
         if model is None:
-            import pydantic  # the field's choice for typed records; imported when first needed
-            c = self._p.index.classes[fqn]
-            model = pydantic.create_model(c.name, __config__=pydantic.ConfigDict(arbitrary_types_allowed=True),
-                                          **{f: (object, None) for f in self._p.runtime.classes[fqn].fields})
-            model._meta = _ingot.class_meta(self._ingot, fqn, list(self._p.runtime.classes[fqn].fields))
-            self._models[fqn] = model
+            with _MODEL_LOCK:
+                model = self._models.get(fqn)
+                if model is None:
+                    pymodels.build(self, fqn)
+                    model = self._models[fqn]
         return model
 
     @property
@@ -289,7 +294,7 @@ class BamlProgram:
     def _guess(self, v):
         if _is_model(v):
             for fqn, m in list(self._models.items()):
-                if type(v) is m:
+                if isinstance(v, m):  # also a parametrized generic model (`Box[int]`)
                     return self.from_python(v, ("class", fqn), "value")
         if isinstance(v, enum.Enum):
             for fqn, en in self._enums.items():
@@ -314,16 +319,19 @@ class BamlProgram:
             return int(v)  # a bigint reaches the host as a plain int, as from the engine
         if isinstance(v, Instance):
             fields = {f: self.to_python(getattr(v, "f_" + f)) for f in v._class.fields}
-            if v._class.fqn in self._p.index.classes:
-                return self._model(v._class.fqn)(**fields)
-            return fields
+            model = self._models.get(v._class.fqn)
+            if model is None:
+                if v._class.fqn not in self._p.index.classes:
+                    return fields
+                model = self._model(v._class.fqn)
+            return pymodels.construct(model, fields)  # the VM's values are valid: no validation
         if isinstance(v, Variant):
             en = self._enums.get(v.enum.fqn)
             return en[v.name] if en is not None else v.name
         if isinstance(v, list):
             return [self.to_python(x) for x in v]
-        if isinstance(v, dict):
-            return {k: self.to_python(x) for k, x in v.items()}
+        if isinstance(v, dict):  # keys are strings, or enum values (as the host's enum members)
+            return {(k if type(k) is str else self.to_python(k)): self.to_python(x) for k, x in v.items()}
         if callable(v):
             host = getattr(v, "host_f", None)
             if host is not None:
