@@ -21,6 +21,7 @@ import typing
 
 from .llm.outfmt import _attr, _class_desc
 from .sema import types as T
+from .syntax import ingot
 
 _PRIM = {"int": "BamlInt", "bigint": "BamlInt", "float": "BamlFloat", "string": "BamlStr",
          "bool": "BamlBool", "null": "None", "void": "None", "uint8array": "bytes"}
@@ -105,7 +106,6 @@ def build(prog, fqn: str) -> None:
 
 
 def _ingot_meta(prog, fqn: str):
-    from .syntax import ingot
     return ingot.class_meta(prog._ingot, fqn, list(prog._p.runtime.classes[fqn].fields))
 
 
