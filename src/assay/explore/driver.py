@@ -104,8 +104,16 @@ class Search:
 
     def __init__(self, view: mirx.ProgramView, fn: str, max_len: int = 8, query_ms: int = 2000,
                  max_depth: int = 3):
-        self.view, self.fn, self.max_len, self.query_ms = view, fn, max_len, query_ms
-        self.max_depth = max_depth
+        self.max_len, self.query_ms, self.max_depth = max_len, query_ms, max_depth
+        self.record(view, fn)
+        t0 = time.perf_counter()  # generating the instrumented code is building, not executing
+        view.prepare(fn, (sym.Tracer([], sym.inputs.Inputs(max_len)), self.cov))
+        self.stats.build_seconds += time.perf_counter() - t0
+
+    def record(self, view: mirx.ProgramView, fn: str) -> None:
+        """The function's record: what its executions found (outcomes, coverage, statistics,
+        flips tried)."""
+        self.view, self.fn = view, fn
         self.fv = view.function(fn)
         self.name = self.fv.fqn.removeprefix("user.")
         self.declared = self.fv.throws_type is not None
@@ -114,9 +122,6 @@ class Search:
         self.cases: dict = {}
         self.start = time.monotonic()
         self.out_of_time = False
-        t0 = time.perf_counter()  # generating the instrumented code is building, not executing
-        view.prepare(fn, (sym.Tracer([], sym.inputs.Inputs(max_len)), self.cov))
-        self.stats.build_seconds += time.perf_counter() - t0
 
     @property
     def paths(self) -> int:

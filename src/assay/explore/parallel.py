@@ -29,8 +29,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 
 from .. import mirx
-from ..coverage.collect import Coverage
-from .driver import Item, Search, Stats, unsynthesizable
+from .driver import Item, Search, unsynthesizable
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # src/assay
 
@@ -506,15 +505,7 @@ class _Merged(Search):
     item, so nothing is compiled for it (a worker's Search generates the instrumented code)."""
 
     def __init__(self, view: mirx.ProgramView, fn: str):
-        self.view, self.fn = view, fn
-        self.fv = view.function(fn)
-        self.name = self.fv.fqn.removeprefix("user.")
-        self.declared = self.fv.throws_type is not None
-        self.cov, self.stats = Coverage(), Stats()
-        self.tried: set = set()
-        self.cases: dict = {}
-        self.start = time.monotonic()
-        self.out_of_time = False
+        self.record(view, fn)
 
 
 class _Only:
