@@ -572,3 +572,14 @@ def test_run_panic_prints_a_baml_traceback(tmp_path):
             f'  File "{p}", line 7, in user.b\nerror: baml.panics.IndexOutOfBounds') in r.stderr
     r = invoke("test", p)
     assert f"(at {p}:7)" in r.stdout
+
+
+def test_tests_time_out_after_60_seconds_by_default_and_announce_themselves():
+    r = CliRunner().invoke(climain.cli, ["test", "--help"])
+    assert r.exit_code == 0 and "default: 60.0" in r.output
+    from assay.compiler import compile_sources
+    from assay.source import SourceFile
+    prog = compile_sources([SourceFile("t.baml", 'test "a" { assert.equal(1, 1) }\ntest "b" { assert.equal(2, 2) }', None)])
+    started = []
+    outcomes = list(prog.iter_tests(starting=started.append))
+    assert started == ["a", "b"] and all(o.passed for o in outcomes)

@@ -208,12 +208,15 @@ class Program:
         return list(self.iter_tests(pattern, fail_fast))
 
     def iter_tests(self, pattern: str | None = None, fail_fast: bool = False, extensions=(),
-                   timeout: float | None = None):
+                   timeout: float | None = None, starting=None):
         """Run the `test` blocks in source order, yielding each outcome as it is known; a test
-        running longer than `timeout` seconds is stopped and fails (error type Timeout)."""
+        running longer than `timeout` seconds is stopped and fails (error type Timeout).
+        `starting(name)` is told each test's name before it runs."""
         for key, t in self.tests.items():
             if pattern and not (pattern(t.name, t.file.source.path) if callable(pattern) else pattern in t.name):
                 continue  # `pattern`: a substring of the name, or a predicate (name, file)
+            if starting is not None:
+                starting(t.name)
             out = self._run_test(key, t, extensions, timeout)
             yield out
             if fail_fast and not out.passed:

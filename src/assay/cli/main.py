@@ -452,7 +452,8 @@ def _timed_out(name: str, timeout: float, as_json: bool):
               help="Show the N slowest tests (0: all).")
 @coverage_options
 @llm_replay_option
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="S",
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="S", default=60.0,
+              show_default=True,
               help="Stop a test running longer than S seconds (it fails with error type Timeout).")
 def test_cmd(paths, as_json, pattern, fail_fast, no_capture, junit_path, durations, llm_replay, timeout,
              **cov_opts):
@@ -472,7 +473,8 @@ def test_cmd(paths, as_json, pattern, fail_fast, no_capture, junit_path, duratio
     records, outcomes = [], []
     t_all = time.perf_counter()
     with program_output(as_json):
-        tests = program.iter_tests(match, fail_fast, cov.extensions(program), timeout)
+        live = _running_line if sys.stderr.isatty() and not as_json else None
+        tests = program.iter_tests(match, fail_fast, cov.extensions(program), timeout, live)
         while True:
             buf = None if no_capture else io.StringIO()
             saved = baml_io.STDOUT, baml_io.STDERR
@@ -490,6 +492,8 @@ def test_cmd(paths, as_json, pattern, fail_fast, no_capture, junit_path, duratio
             outcomes.append(o)
             records.append({"file": o.file, "name": o.name, "passed": o.passed, "error": o.error,
                             "seconds": seconds, "output": output})
+            if live is not None:
+                click.echo("\r\033[K", err=True, nl=False)
             if not as_json:
                 _print_test(o, output)  # streamed: a slow test shows the ones before it
     seconds = time.perf_counter() - t_all
@@ -522,6 +526,11 @@ def test_cmd(paths, as_json, pattern, fail_fast, no_capture, junit_path, duratio
 def write_text_file(path: str, text: str) -> None:
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
+
+
+def _running_line(name: str) -> None:
+    """On a terminal: the test now running, on one line of stderr (cleared when it ends)."""
+    click.echo(f"\r\033[Krunning {name} …", err=True, nl=False)
 
 
 def _tests_doc(outcomes, failed: int) -> dict:
