@@ -566,7 +566,7 @@ class FunctionGen:
         self.result(f"{self.pop()}.f_{name}")
 
     def op_load_method(self, name) -> None:
-        self.result(f"{self.pop()}.m_{name}")  # a bound method value
+        self.result(f"bind_method({self.pop()}, {name!r})")  # a bound method value (also of builtins)
 
     def op_store_field(self, name) -> None:
         v = self.pop()

@@ -450,6 +450,22 @@ class _LazyMethod:
         return fn.__get__(obj, owner) if obj is not None else fn
 
 
+_KINDS = {int: "int", float: "float", str: "string", bool: "bool", list: "array", dict: "map",
+          bytearray: "uint8array", BigInt: "bigint"}
+
+
+def bind_method(recv, name: str):
+    """`recv.name` as a value: an instance's method, or a builtin method bound to its receiver
+    (`let p = xs.push; p(2)`)."""
+    m = getattr(recv, "m_" + name, None)
+    if m is not None:
+        return m
+    native = METHODS.get(_KINDS.get(type(recv), ""), {}).get(name)
+    if native is None:
+        raise TypeError(f"{type(recv).__name__} has no method {name}")
+    return partial(native.fn, recv)
+
+
 def make_dispatcher(name: str, method_of=None):
     """`recv.name(args)` on a receiver whose type is known only at run time. `method_of(recv,
     name)` finds an instance's method (instrumented spaces); by default the class's binding."""
@@ -564,6 +580,7 @@ def error_value(e: Exception):
 
 _HELPERS = {
     "partial": partial, "BamlRaise": BamlRaise, "load_index": load_index, "store_index": store_index,
+    "bind_method": bind_method,
     "overflow": overflow, "is_panic": is_panic, "rethrow": rethrow, "unreachable": unreachable,
     "call_kw": call_kw, "truthy": ops.truthy, "neg": ops.neg,
     "add": ops.add, "sub": ops.sub, "mul": ops.mul, "div": ops.div, "mod": ops.mod,

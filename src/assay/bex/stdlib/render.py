@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from ..values import BigInt
 
+import functools
+import types
 import unicodedata
 
 from ..values import Instance, Variant
@@ -113,4 +115,17 @@ def _nested(v) -> str:
         return info.name + " { " + ", ".join(parts) + " }"
     if t is bytearray or t is bytes:
         return v.decode("utf-8", "replace")
-    return "<closure captures=0>"
+    return _function_text(v)
+
+
+def _function_text(v) -> str:
+    """A function value as the engine renders it: a closure with its capture count, a named
+    function, a bound method."""
+    if isinstance(v, types.MethodType) or isinstance(v, functools.partial):
+        return "<bound_method>"
+    code = getattr(v, "__code__", None)
+    if code is not None and code.co_name == "closure" and "f" in code.co_freevars:
+        return f"<closure captures={len(code.co_freevars) - 1}>"  # vm._closure_maker: f + captures
+    if ".<lambda" in getattr(v, "__qualname__", ""):
+        return "<closure captures=0>"
+    return "<generic_function type_args=0>"
