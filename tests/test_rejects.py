@@ -91,3 +91,15 @@ def test_assay_rejects_like_engine(engine_answers):
     print("\n".join(report))
     assert not accepted, f"Assay accepts programs the engine rejects: {accepted}"
     assert code >= total - 4 and exact >= total - 8
+
+
+def test_every_diagnostic_is_reported_like_the_engine(engine_answers):
+    """A syntax error hides neither another item's type error nor a duplicate definition: the
+    CLI's pipeline (compiler.analyze) reports what the engine reports."""
+    from assay.compiler import analyze
+    path = os.path.join(HERE, "rejects", "r109.baml")
+    _, diags = analyze([SourceFile("r109.baml", open(path).read(), "r109")])
+    ours = {(d.code, *d.span.line_col) for d in diags if d.severity == "error" and d.span}
+    assert ours == set(engine_answers["r109"])
+    dup = next(d for d in diags if d.code == "E0011")
+    assert dup.notes == ["first defined as function here: r109.baml:8:10"]

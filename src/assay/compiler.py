@@ -102,13 +102,33 @@ def analyze(sources: list[SourceFile]):
     diags += d
     index.ingot, d = ingot.collect(files, notes, index)
     diags += d
-    if not any(x.severity == "error" for x in diags):
-        try:
-            diags += check(index)
-        except Exception as e:  # noqa: BLE001 — a checker bug must not stop the program
-            diags.append(Diagnostic(None, "E9999", f"internal error in the type checker: "
-                                    f"{type(e).__name__}: {e}", severity="warning"))
+    broken = [x for x in diags if x.severity == "error"]
+    try:
+        checked = check(index)
+    except Exception as e:  # noqa: BLE001 — a checker bug must not stop the program
+        checked = [] if broken else [Diagnostic(None, "E9999", f"internal error in the type checker: "
+                                                f"{type(e).__name__}: {e}", severity="warning")]
+    # as the engine: a syntax error does not hide the type errors of other items and files
+    diags += [d for d in checked if not _follows_from(d, broken, files)] if broken else checked
     return index, diags
+
+
+def _follows_from(d: Diagnostic, errors: list, files) -> bool:
+    """Could this checker diagnostic be a consequence of an earlier error? Yes when it lies in
+    an item that holds a syntax error, or names something unresolved (the broken item may be
+    the one it refers to)."""
+    if d.span is None or d.code in ("E0002", "E0003"):
+        return True
+    for f in files:
+        if f.source is not d.span.file:
+            continue
+        for item in f.items:
+            span = getattr(item, "span", None)
+            if span is not None and span.start <= d.span.start < span.end and any(
+                    e.span is not None and e.span.file is f.source and span.start <= e.span.start < span.end
+                    for e in errors):
+                return True
+    return False
 
 
 @dataclass

@@ -175,6 +175,8 @@ def build_index(files: list[ast.File]) -> tuple[ProgramIndex, list[Diagnostic]]:
             diags.append(Diagnostic(span, "E0176", "`root` is the path to this package and cannot "
                                     "name a binding, an item, or a type parameter"))
 
+    first: dict = {}  # (namespace, name) → where it was first defined (the duplicate's note)
+
     def add(ns: str | None, name: str, span: Span, item: Item) -> bool:
         reserved(name, span)
         scope = index.scopes.setdefault(ns, {})
@@ -183,9 +185,13 @@ def build_index(files: list[ast.File]) -> tuple[ProgramIndex, list[Diagnostic]]:
             k1, k2 = _kind(prev), _kind(item)
             msg = (f"duplicate {k2} `{name}`" if k1 == k2
                    else f"name `{name}` defined 2 times as: {k1}, {k2}")
-            diags.append(Diagnostic(span, "E0011", msg))
+            where = first.get((ns, name))
+            notes = [f"first defined as {k1} here: {where.file.path}:{where.line_col[0]}:{where.line_col[1]}"] \
+                if where is not None else []
+            diags.append(Diagnostic(span, "E0011", msg, notes=notes))
             return False
         scope[name] = item
+        first[(ns, name)] = span
         if ns is None and name in index.namespaces and isinstance(item, FunctionDef):
             diags.append(Diagnostic(span, "E0099", f"`{name}` is both a root-level function and "
                                     f"the namespace `ns_{name}/`"))
