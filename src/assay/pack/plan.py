@@ -12,6 +12,7 @@ sample (a fallback, counted), and that host function is not tried with vmap agai
 """
 from __future__ import annotations
 
+import functools
 import time
 
 import torch
@@ -135,7 +136,7 @@ class Residual:
 class _Out:
     """The outputs of one executed group: `stacked` (a tensor, dim 0 the members) or `items`
     (one value per member); `meta` the per-member (shape, dtype, device) when stacked."""
-    __slots__ = ("stacked", "items", "meta")
+    __slots__ = ("stacked", "items", "meta", "step")
 
     def __init__(self, stacked=None, items=None):
         self.stacked, self.items = stacked, items
@@ -161,6 +162,7 @@ class Plan:
         self.view, self.function = view, fqn
         self.residuals, self.of_sample, self.host, self.lift = residuals, of_sample, host, lift
         self.plan_seconds = plan_seconds
+        self._replay = None
         self._nolift: dict = {}  # static signature id -> positions never lifted again
         self._novmap: set = set()  # host functions vmap cannot batch
         self._build()
@@ -202,7 +204,27 @@ class Plan:
     # ── running ──
     def run(self, stack: bool = False):
         """Every sample's result, in sample order (`stack=True`: the results, all tensors of
-        one shape, stacked along a new dim 0)."""
+        one shape, stacked along a new dim 0).
+
+        The first run schedules with the agenda and records what it did (the schedule: each
+        group's callable, vmapped once, and where each of its inputs lies); later runs replay
+        it, gathering a group's inputs with one precomputed index. A replay whose inputs no
+        longer fit (shapes, dtypes or devices changed, or a callable now fails) is abandoned
+        and the agenda runs afresh, recording a new schedule."""
+        if self._replay is not None:
+            try:
+                return self._run_replay(stack)
+            except Exception:  # noqa: BLE001 — the schedule no longer fits: schedule afresh
+                self._replay = None
+        out = self._run_agenda(stack)
+        try:
+            self._replay = _Replay(self)
+        except _Stale:
+            self._replay = None
+        return out
+
+    def _run_agenda(self, stack: bool):
+        self._steps = []
         self._out = [None] * self._n
         self._pos = [0] * self._n
         self._calls = self._groups = self._fallbacks = 0
@@ -226,6 +248,16 @@ class Plan:
         if stack:
             return self._stacked()
         return [self._result(s) for s in range(len(self.of_sample))]
+
+    def _run_replay(self, stack: bool):
+        rp = self._replay
+        outs = rp.execute()
+        self.stats.update(rp.stats)
+        if stack:
+            if rp.final is not None:
+                return outs[rp.final]
+            return torch.stack(rp.results(outs))
+        return rp.results(outs)
 
     def _value(self, g: int):
         return self._out[g].item(self._pos[g])
@@ -274,7 +306,8 @@ class Plan:
         self._groups += 1
         if len(sub) == 1:
             g, leaves = sub[0]
-            self._set([g], _Out(items=[self._call(f, struct, self._inputs(g, leaves))]))
+            self._set([g], _Out(items=[self._call(f, struct, self._inputs(g, leaves))]),
+                      ("call", [(f, struct, self._recipe(g, leaves))]))
             self._calls += 1
             return
         deps = self._deps
@@ -286,10 +319,13 @@ class Plan:
         if batched is None and host in self._novmap:
             return self._per_sample(f, struct, sub)
         args, dims, lifted, j = [], [], [], 0
+        specs = []  # how a replay builds each argument: ("T", [(step, pos), …]) or ("C", value)
         first_tensor = None
         for i, kind in enumerate(kinds):
             if kind == "T":
-                t = self._gather([deps[g][j] for g, _ in sub])
+                srcs = [deps[g][j] for g, _ in sub]
+                t = self._gather(srcs)
+                specs.append(("T", [(self._out[d].step, self._pos[d]) for d in srcs]))
                 j += 1
                 first_tensor = t if first_tensor is None else first_tensor
                 args.append(t)
@@ -299,17 +335,20 @@ class Plan:
                 v0 = vals[0]
                 if all(v == v0 and type(v) is type(v0) for v in vals):
                     args.append(v0)
+                    specs.append(("C", v0))
                     dims.append(None)
                 else:
                     lifted.append(i)
                     dev = first_tensor.device if first_tensor is not None else None
                     args.append(torch.tensor(vals, dtype=_LIFT_DTYPES[kind], device=dev))
+                    specs.append(("C", args[-1]))
                     dims.append(0)
         try:
             if batched is not None:
-                result = self._call(batched, struct, args)
+                fn = functools.partial(self._callv, batched, struct)
             else:
-                result = self._vmap(f, struct, args, dims, len(sub))
+                fn, specs = self._vmap(f, struct, dims, len(sub), specs)
+            result = fn(*(args if batched is not None or 0 in dims else [specs[0][1], *args]))
         except Exception:  # noqa: BLE001 — vmap could not batch it: split or fall back
             if lifted:
                 self._nolift[sid] = self._nolift.get(sid, frozenset()) | frozenset(lifted)
@@ -322,28 +361,45 @@ class Plan:
             return self._per_sample(f, struct, sub)
         self._calls += 1
         if isinstance(result, torch.Tensor):
-            self._set([g for g, _ in sub], _Out(stacked=result))
+            self._set([g for g, _ in sub], _Out(stacked=result), ("vec", fn, specs, True))
         else:
             n = len(sub)
             items = [torch.utils._pytree.tree_map(lambda x, i=i: x[i], result) for i in range(n)]
-            self._set([g for g, _ in sub], _Out(items=items))
+            self._set([g for g, _ in sub], _Out(items=items), ("vec", fn, specs, False))
 
-    def _vmap(self, f, struct, args, dims, n: int):
+    def _vmap(self, f, struct, dims, n: int, specs):
+        """The vmapped per-sample callable (kept by the replay: wrapped once per plan) and the
+        argument specs it takes."""
+        call = functools.partial(self._callv, f, struct)
         if 0 not in dims:  # every member makes the same call: vmapped over a dummy, so that
             # random operations still differ per member
-            return torch.func.vmap(lambda _, *a: self._call(f, struct, a), in_dims=(0, *dims),
-                                   randomness="different")(torch.empty(n), *args)
-        return torch.func.vmap(lambda *a: self._call(f, struct, a), in_dims=tuple(dims),
-                               randomness="different")(*args)
+            return torch.func.vmap(lambda _, *a: call(*a), in_dims=(0, *dims), randomness="different"), \
+                [("C", torch.empty(n)), *specs]
+        return torch.func.vmap(call, in_dims=tuple(dims), randomness="different"), specs
 
     def _per_sample(self, f, struct, sub) -> None:
         self._fallbacks += 1
         items = [self._call(f, struct, self._inputs(g, leaves)) for g, leaves in sub]
         self._calls += len(sub)
-        self._set([g for g, _ in sub], _Out(items=items))
+        self._set([g for g, _ in sub], _Out(items=items), ("call", [(f, struct, self._recipe(g, leaves))
+                                                                      for g, leaves in sub]))
 
-    def _set(self, gs, o: _Out) -> None:
+    def _recipe(self, g: int, leaves) -> list:
+        """A member's leaves for a replay: missing values as (step, pos) of their source."""
+        j, vals = 0, []
+        for x in leaves:
+            if type(x) is Missing:
+                d = self._deps[g][j]
+                vals.append(_Ref(self._out[d].step, self._pos[d]))
+                j += 1
+            else:
+                vals.append(x)
+        return vals
+
+    def _set(self, gs, o: _Out, step) -> None:
         out, pos = self._out, self._pos
+        o.step = len(self._steps)
+        self._steps.append((step, len(gs)))
         for i, g in enumerate(gs):
             out[g] = o
             pos[g] = i
@@ -357,6 +413,11 @@ class Plan:
             else:
                 vals.append(x)
         return vals
+
+    @staticmethod
+    def _callv(f, struct, *leaves):
+        pos = [0]
+        return f(*(_build(s, leaves, pos) for s in struct))
 
     @staticmethod
     def _call(f, struct, leaves):
@@ -444,3 +505,215 @@ def plan(program, function: str, samples: list, host: dict, lift: bool = True) -
                 index[key] = r
         of_sample.append(r)
     return Plan(view, fv.fqn, len(samples), residuals, of_sample, dict(host), lift, time.perf_counter() - t0)
+
+
+class _Stale(Exception):
+    """A recorded schedule cannot be replayed."""
+
+
+class _Ref:
+    """A missing leaf of a per-sample call in a schedule: the output (step, pos) it takes."""
+    __slots__ = ("step", "pos")
+
+    def __init__(self, step: int, pos: int):
+        self.step, self.pos = step, pos
+
+
+class _Replay:
+    """The schedule one agenda run made, compiled for replaying: a list of steps, each a loop
+    of per-sample calls ("call": consecutive singleton groups and fallbacks run as one loop)
+    or one batched call ("vec") whose tensor inputs are gathered by a precomputed plan —
+    the whole output of one step, a slice of it, or one `index_select` over the stacked
+    outputs of the steps it draws from (a single autograd node, not a slice per run)."""
+
+    def __init__(self, plan: Plan):
+        steps, out, pos = plan._steps, plan._out, plan._pos
+        # coalesce consecutive "call" steps that do not read each other
+        where: list = []  # old step -> (new step, offset)
+        self.steps: list = []
+        self.stacked: list = []
+        cur = None
+        for (desc, n) in steps:
+            if desc[0] == "call":
+                refs = {x.step for _, _, leaves in desc[1] for x in leaves if type(x) is _Ref}
+                if cur is not None and not any(where[r][0] == len(self.steps) - 1 for r in refs):
+                    where.append((len(self.steps) - 1, len(cur)))
+                    cur.extend(desc[1])
+                    continue
+                cur = list(desc[1])
+                where.append((len(self.steps), 0))
+                self.steps.append(("call", cur))
+                self.stacked.append(False)
+                continue
+            cur = None
+            where.append((len(self.steps), 0))
+            _, fn, specs, stacked = desc
+            self.steps.append(("vec", fn, specs, n))
+            self.stacked.append(stacked)
+
+        def loc(step, p):
+            ns, off = where[step]
+            return ns, off + p
+        compiled = []
+        for st in self.steps:
+            if st[0] == "call":
+                compiled.append(("call", [(f, struct, [_Ref(*loc(x.step, x.pos)) if type(x) is _Ref else x
+                                                        for x in leaves], _is_flat(struct))
+                                          for f, struct, leaves in st[1]]))
+                continue
+            args = []
+            for kind, v in st[2]:
+                if kind == "C":
+                    args.append((0, v))
+                    continue
+                srcs = [loc(a, b) for a, b in v]
+                args.append(self._gather_plan(srcs))
+            compiled.append(("vec", st[1], args, st[3]))
+        self.steps = compiled
+        self.node_loc = [loc(out[g].step, pos[g]) for g in range(plan._n)]
+        # results: where each sample's result lies
+        self.plan = plan
+        self.locs = []
+        for s in range(len(plan.of_sample)):
+            r = plan.residuals[plan.of_sample[s]].result
+            if type(r) is Missing:
+                g = plan._base[s] + r.node.k
+                self.locs.append(loc(out[g].step, pos[g]))
+            else:
+                self.locs.append(None)
+        last = self.locs[0] if self.locs else None
+        self.final = None
+        if last is not None and self.stacked[last[0]] and all(
+                l is not None and l[0] == last[0] and l[1] == i for i, l in enumerate(self.locs)):
+            self.final = last[0]  # every result: one stacked output, in order
+        self.stats = {k: plan.stats[k] for k in ("batched_calls", "groups", "fallbacks")}
+
+    def _gather_plan(self, srcs):
+        steps = list(dict.fromkeys(s for s, _ in srcs))
+        if all(self.stacked[s] for s in steps):
+            if len(steps) == 1:
+                ps = [p for _, p in srcs]
+                a = ps[0]
+                if ps == list(range(a, a + len(ps))):
+                    return (1, steps[0], a, a + len(ps))  # a slice (or all) of one output
+            return (2, steps, srcs)  # index_select over the outputs (offsets known at run time)
+        # single values (stacked into one block) and stacked outputs: one cat, one index_select
+        singles = [(s, p) for s, p in srcs if not self.stacked[s]]
+        blocks = [s for s in steps if self.stacked[s]]
+        return (3, singles, blocks, srcs)
+
+    def execute(self) -> list:
+        outs: list = []
+        unb: dict = {}
+        index_cache = self.__dict__.setdefault("_index", {})
+
+        def value(s, p):
+            o = outs[s]
+            if type(o) is list:
+                return o[p]
+            u = unb.get(s)
+            if u is None:
+                u = unb[s] = o.unbind(0)
+            return u[p]
+
+        for k, st in enumerate(self.steps):
+            if st[0] == "call":
+                outs.append([f(*[value(x.step, x.pos) if type(x) is _Ref else x for x in leaves]) if flat else
+                             f(*(_build(sx, [value(x.step, x.pos) if type(x) is _Ref else x for x in leaves],
+                                        [0]) for sx in struct)) for f, struct, leaves, flat in st[1]])
+                continue
+            args = []
+            for j, a in enumerate(st[2]):
+                tag = a[0]
+                if tag == 0:
+                    args.append(a[1])
+                elif tag == 1:
+                    t = outs[a[1]]
+                    if type(t) is list:
+                        raise _Stale
+                    args.append(t if a[2] == 0 and a[3] == len(t) else t[a[2]:a[3]])
+                elif tag == 2:
+                    ts = [outs[s] for s in a[1]]
+                    t0 = ts[0]
+                    for t in ts:
+                        if type(t) is list or t.dtype != t0.dtype or t.device != t0.device:
+                            raise _Stale
+                    key = (k, j, t0.device)
+                    idx = index_cache.get(key)
+                    if idx is None or any(len(t) != n for t, n in zip(ts, idx[1])):
+                        off, o = {}, 0
+                        for s, t in zip(a[1], ts):
+                            off[s] = o
+                            o += len(t)
+                        idx = index_cache[key] = (torch.tensor([off[s] + p for s, p in a[2]], device=t0.device),
+                                                  [len(t) for t in ts])
+                    src = t0 if len(ts) == 1 else torch.cat(ts)
+                    args.append(src.index_select(0, idx[0]))
+                else:
+                    vs = [value(s, p) for s, p in a[1]]
+                    v0 = vs[0]
+                    if not isinstance(v0, torch.Tensor):
+                        raise _Stale
+                    for v in vs:
+                        if not isinstance(v, torch.Tensor) or v.dtype != v0.dtype or v.device != v0.device:
+                            raise _Stale
+                    t = torch.stack(vs)
+                    if a[2]:
+                        ts = [outs[s] for s in a[2]]
+                        for b in ts:
+                            if type(b) is list or b.dtype != v0.dtype or b.device != v0.device:
+                                raise _Stale
+                        key = (k, j, v0.device)
+                        idx = index_cache.get(key)
+                        if idx is None or any(len(b) != n for b, n in zip(ts, idx[1])):
+                            off, o = {}, len(vs)
+                            for s, b in zip(a[2], ts):
+                                off[s] = o
+                                o += len(b)
+                            single = {sp: i for i, sp in enumerate(a[1])}
+                            idx = index_cache[key] = (torch.tensor(
+                                [single[(s, p)] if (s, p) in single else off[s] + p for s, p in a[3]],
+                                device=v0.device), [len(b) for b in ts])
+                        t = torch.cat([t, *ts]).index_select(0, idx[0])
+                    args.append(t)
+            result = st[1](*args)
+            if isinstance(result, torch.Tensor):
+                outs.append(result)
+            else:
+                n = st[3]
+                outs.append([torch.utils._pytree.tree_map(lambda x, i=i: x[i], result) for i in range(n)])
+        return outs
+
+    def results(self, outs) -> list:
+        plan, res = self.plan, []
+        unb: dict = {}
+        for s, l in enumerate(self.locs):
+            if l is not None:
+                o = outs[l[0]]
+                if type(o) is list:
+                    res.append(o[l[1]])
+                else:
+                    u = unb.get(l[0])
+                    if u is None:
+                        u = unb[l[0]] = o.unbind(0)
+                    res.append(u[l[1]])
+                continue
+            base = plan._base[s]
+            res.append(_rebuild(plan.residuals[plan.of_sample[s]].result,
+                                lambda m: self._value(outs, unb, self.node_loc[base + m.node.k])))
+        return res
+
+    @staticmethod
+    def _value(outs, unb, loc):
+        o = outs[loc[0]]
+        if type(o) is list:
+            return o[loc[1]]
+        u = unb.get(loc[0])
+        if u is None:
+            u = unb[loc[0]] = o.unbind(0)
+        return u[loc[1]]
+
+
+def _is_flat(struct) -> bool:
+    """Every argument one leaf (a tensor slot or a scalar): the call takes the leaves as they are."""
+    return all(x == "T" or type(x) is tuple and x[0] == "S" for x in struct)
