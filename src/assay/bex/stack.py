@@ -19,11 +19,14 @@ from __future__ import annotations
 
 import contextvars
 import ctypes
+import heapq
+import itertools
 import platform
 import mmap
 import queue
 import sys
 import threading
+import time
 
 PY_LIMIT = 80_000  # Python frames while BAML runs (a host round trip costs ~7 per BAML frame)
 MARGIN = 2 << 20  # C stack bytes an entry wants left below it
@@ -213,7 +216,6 @@ class time_limit:
         self._tid = None
         self._done = False
         self._fired = False
-        self._timer = None
 
     def _fire(self):
         with self._lock:
@@ -238,17 +240,56 @@ class time_limit:
                 raise TimeLimit()
             self._tid = threading.get_ident()
         if self.seconds is not None:
-            self._timer = threading.Timer(self.seconds, self._fire)
-            self._timer.daemon = True
-            self._timer.start()
+            _WATCHDOG.add(time.monotonic() + self.seconds, self)
         return self
 
     def __exit__(self, et, ev, tb):
         with self._lock:
-            self._done = True
+            self._done = True  # the watchdog drops a finished limit without firing it
             fired = self._fired
-        if self._timer is not None:
-            self._timer.cancel()
         if fired:
             _clear(self._tid)  # fired but not yet raised
         return False
+
+
+class _Watchdog:
+    """One daemon thread for every time limit of the process: it sleeps until the earliest
+    deadline and fires that limit, so entering a limit costs a heap push, not a thread
+    (exploration enters one per execution)."""
+
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._heap: list = []  # (deadline, sequence, limit)
+        self._seq = itertools.count()
+        self._thread = None
+
+    def add(self, deadline: float, limit: "time_limit") -> None:
+        with self._cond:
+            while self._heap and self._heap[0][2]._done:  # finished limits leave lazily
+                heapq.heappop(self._heap)
+            heapq.heappush(self._heap, (deadline, next(self._seq), limit))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="assay-time-limits", daemon=True)
+                self._thread.start()
+            elif self._heap[0][2] is limit:
+                self._cond.notify()  # a new earliest deadline
+
+    def _run(self) -> None:
+        with self._cond:
+            while True:
+                if not self._heap:
+                    self._cond.wait()
+                    continue
+                deadline, _, limit = self._heap[0]
+                if limit._done:
+                    heapq.heappop(self._heap)
+                    continue
+                left = deadline - time.monotonic()
+                if left > 0:
+                    self._cond.wait(left)
+                    continue
+                heapq.heappop(self._heap)
+                limit._fire()
+
+
+_WATCHDOG = _Watchdog()

@@ -157,6 +157,7 @@ class ProgramView:
         does): to time compilation apart from execution."""
         fqn = self._p.resolve(name).fqn
         self._p.runtime.space(tuple(extensions)).compile(fqn)
+        self._api()._entry(name)  # the argument converters, made once per function
 
     def to_runtime(self, value, type: TypeView, where: str = "value"):
         """A host value (as `call` takes arguments) as the run-time value of `type` — what an
