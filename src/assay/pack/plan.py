@@ -17,7 +17,7 @@ import time
 
 import torch
 
-from .. import mirx
+from .. import gcpause, mirx
 from .planner import Missing, PackError, Planner, find_missing
 
 _LIFT_DTYPES = {int: torch.int64, float: None, bool: torch.bool}  # float: the default dtype
@@ -486,6 +486,13 @@ def plan(program, function: str, samples: list, host: dict, lift: bool = True) -
     index: dict = {}
     of_sample: list = []
     t0 = time.perf_counter()
+    with gcpause.paused():  # planning builds many long-lived records and no cycles to collect
+        _plan_samples(view, function, samples, planner, proxies, residuals, index, of_sample)
+    return Plan(view, fv.fqn, len(samples), residuals, of_sample, dict(host), lift, time.perf_counter() - t0)
+
+
+def _plan_samples(view, function, samples, planner, proxies, residuals, index, of_sample) -> None:
+    """Run the function once per distinct sample, recording its residual."""
     for i, s in enumerate(samples):
         try:
             key = _freeze(tuple(sorted(s.items())))
@@ -504,7 +511,6 @@ def plan(program, function: str, samples: list, host: dict, lift: bool = True) -
             if key is not None:
                 index[key] = r
         of_sample.append(r)
-    return Plan(view, fv.fqn, len(samples), residuals, of_sample, dict(host), lift, time.perf_counter() - t0)
 
 
 class _Stale(Exception):
