@@ -1,6 +1,7 @@
-"""The symbolic extension: per MIR node, the snippet that calls the node's transfer function
-(chosen at compile time, its sidecar data); at run time a `PathState` per run collects the
-path records and the concretisations."""
+"""The symbolic extension: per MIR node, the snippet compiled in — for int operations on
+statically typed ints a raw shadow tuple and an inline check record, for everything else a call
+of the node's transfer function (chosen at compile time, its sidecar data); at run time a
+`PathState` per run collects the path records, the concretisations and the LLM answers."""
 from __future__ import annotations
 
 from .. import mirx
