@@ -44,23 +44,11 @@ def effects(fn) -> list[str]:
             for s in b.statements:
                 if s.kind == "assign" and s.rvalue.kind == "closure" and s.rvalue.target:
                     found.append(prog.function(s.rvalue.target))
-                for o in s.operands:
-                    ref = getattr(o.value, "fqn", None) if o.kind == "constant" else None
-                    if isinstance(ref, str) and not getattr(o.value, "builtin", False):
-                        try:
-                            found.append(prog.function(ref))
-                        except KeyError:
-                            pass
+                found += _functions_named(prog, s.operands)
             t = b.terminator
             if t.kind != "call":
                 continue
-            for o in t.operands:
-                ref = getattr(o.value, "fqn", None) if o.kind == "constant" else None
-                if isinstance(ref, str) and not getattr(o.value, "builtin", False):
-                    try:
-                        found.append(prog.function(ref))
-                    except KeyError:
-                        pass
+            found += _functions_named(prog, t.operands)
             c = t.call
             if c.kind == "llm":
                 reasons.append(f"LLM function {c.name.removeprefix('user.')}")
@@ -75,3 +63,16 @@ def effects(fn) -> list[str]:
                 seen.add(g.fqn)
                 work.append(g)
     return sorted(set(reasons))
+
+
+def _functions_named(prog, operands) -> list:
+    """The user functions that constant operands name (function values passed on)."""
+    out = []
+    for o in operands:
+        ref = getattr(o.value, "fqn", None) if o.kind == "constant" else None
+        if isinstance(ref, str) and not getattr(o.value, "builtin", False):
+            try:
+                out.append(prog.function(ref))
+            except KeyError:
+                pass
+    return out

@@ -517,6 +517,28 @@ class _Stale(Exception):
     """A recorded schedule cannot be replayed."""
 
 
+def _uniform(ts: list, t0) -> None:
+    """Tensors gathered into one argument: one dtype, one device (else the schedule is stale)."""
+    for t in ts:
+        if type(t) is list or t.dtype != t0.dtype or t.device != t0.device:
+            raise _Stale
+
+
+def _gather_index(cache: dict, key, ts: list, steps, single: dict, wanted):
+    """The index (made once per plan, kept while the gathered outputs keep their lengths) that
+    picks `wanted` (step, position) rows out of `single` stacked rows followed by the outputs
+    `ts` of `steps`, concatenated."""
+    idx = cache.get(key)
+    if idx is None or any(len(t) != n for t, n in zip(ts, idx[1])):
+        off, o = {}, len(single)
+        for s, t in zip(steps, ts):
+            off[s] = o
+            o += len(t)
+        rows = [single[(s, p)] if (s, p) in single else off[s] + p for s, p in wanted]
+        idx = cache[key] = (torch.tensor(rows, device=key[2]), [len(t) for t in ts])
+    return idx[0]
+
+
 class _Ref:
     """A missing leaf of a per-sample call in a schedule: the output (step, pos) it takes."""
     __slots__ = ("step", "pos")
@@ -640,47 +662,21 @@ class _Replay:
                     args.append(t if a[2] == 0 and a[3] == len(t) else t[a[2]:a[3]])
                 elif tag == 2:
                     ts = [outs[s] for s in a[1]]
-                    t0 = ts[0]
-                    for t in ts:
-                        if type(t) is list or t.dtype != t0.dtype or t.device != t0.device:
-                            raise _Stale
-                    key = (k, j, t0.device)
-                    idx = index_cache.get(key)
-                    if idx is None or any(len(t) != n for t, n in zip(ts, idx[1])):
-                        off, o = {}, 0
-                        for s, t in zip(a[1], ts):
-                            off[s] = o
-                            o += len(t)
-                        idx = index_cache[key] = (torch.tensor([off[s] + p for s, p in a[2]], device=t0.device),
-                                                  [len(t) for t in ts])
-                    src = t0 if len(ts) == 1 else torch.cat(ts)
-                    args.append(src.index_select(0, idx[0]))
+                    _uniform(ts, ts[0])
+                    idx = _gather_index(index_cache, (k, j, ts[0].device), ts, a[1], {}, a[2])
+                    args.append((ts[0] if len(ts) == 1 else torch.cat(ts)).index_select(0, idx))
                 else:
                     vs = [value(s, p) for s, p in a[1]]
-                    v0 = vs[0]
-                    if not isinstance(v0, torch.Tensor):
+                    if not isinstance(vs[0], torch.Tensor) or not all(isinstance(v, torch.Tensor) for v in vs):
                         raise _Stale
-                    for v in vs:
-                        if not isinstance(v, torch.Tensor) or v.dtype != v0.dtype or v.device != v0.device:
-                            raise _Stale
+                    _uniform(vs, vs[0])
                     t = torch.stack(vs)
                     if a[2]:
                         ts = [outs[s] for s in a[2]]
-                        for b in ts:
-                            if type(b) is list or b.dtype != v0.dtype or b.device != v0.device:
-                                raise _Stale
-                        key = (k, j, v0.device)
-                        idx = index_cache.get(key)
-                        if idx is None or any(len(b) != n for b, n in zip(ts, idx[1])):
-                            off, o = {}, len(vs)
-                            for s, b in zip(a[2], ts):
-                                off[s] = o
-                                o += len(b)
-                            single = {sp: i for i, sp in enumerate(a[1])}
-                            idx = index_cache[key] = (torch.tensor(
-                                [single[(s, p)] if (s, p) in single else off[s] + p for s, p in a[3]],
-                                device=v0.device), [len(b) for b in ts])
-                        t = torch.cat([t, *ts]).index_select(0, idx[0])
+                        _uniform(ts, vs[0])
+                        single = {sp: i for i, sp in enumerate(a[1])}
+                        idx = _gather_index(index_cache, (k, j, vs[0].device), ts, a[2], single, a[3])
+                        t = torch.cat([t, *ts]).index_select(0, idx)
                     args.append(t)
             result = st[1](*args)
             if isinstance(result, torch.Tensor):
