@@ -9,7 +9,7 @@ Built on `assay.sym` (concolic runs, path records, z3 queries) and `assay.mirx` 
 from __future__ import annotations
 
 from .. import mirx
-from .driver import explore, unsynthesizable
+from .driver import explore
 from .emit import emit, emit_tests
 from .parallel import explore_many
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 import time
-from collections import deque
 from dataclasses import dataclass, field
 from typing import NamedTuple
 

@@ -366,7 +366,7 @@ def method(name: str):
 
 
 def _push(st, result, values, shadows):
-    (arr, v), (za, zv) = values, shadows
+    (arr, _), (za, zv) = values, shadows
     z = _unwrap(za)
     if not isinstance(z, SymArray):
         z = SymArray(const(len(arr) - 1), [None] * (len(arr) - 1))
