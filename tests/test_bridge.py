@@ -2,6 +2,7 @@
 deep recursion as StackOverflow on every path, threads, interruptions, host contracts."""
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import threading
 import time
@@ -207,3 +208,72 @@ def test_keyboard_interrupt_is_not_a_panic_nor_caught(prog):
     with pytest.raises(KeyboardInterrupt):
         prog.Catches()
     assert prog.Id(2) == 2
+
+
+def _after_a_hop(prog, probe, setup=contextlib.nullcontext):
+    """`probe()` in a host callable reached after the call hopped to a big-stack worker (a
+    recursion through host callables, from a thread with a 1 MiB stack that enters `setup()`
+    around the call); returns (probe's value, whether it ran on another thread)."""
+    seen, me = [], []
+
+    def f(m):
+        if m == 0:
+            seen.append((probe(), threading.get_ident() != me[0]))
+        return prog.Host(m, f)
+
+    def work():
+        me.append(threading.get_ident())
+        with setup():
+            seen.append(prog.Host(2_000, f))
+    old = threading.stack_size(1 << 20)
+    try:
+        t = threading.Thread(target=work)
+        t.start()
+    finally:
+        threading.stack_size(old)
+    t.join()
+    assert seen[-1] == 2_000
+    return seen[0]
+
+
+@pytest.mark.skipif(not stack.measurable(), reason="every call hops where the C stack is not measurable")
+def test_torch_modes_survive_the_hop_to_a_big_stack_worker(prog):
+    torch = pytest.importorskip("torch")
+
+    def modes():
+        return torch.is_grad_enabled(), torch.is_inference_mode_enabled()
+    for ctx, want in ((torch.no_grad, (False, False)), (torch.inference_mode, (False, True)),
+                      (torch.enable_grad, (True, False))):
+        assert _after_a_hop(prog, modes, ctx) == (want, True)
+    assert modes() == (True, False)  # nothing leaked into this thread; the workers restored theirs
+
+
+@pytest.mark.skipif(not stack.measurable(), reason="every call hops where the C stack is not measurable")
+def test_registered_carrier_and_contextvars_survive_the_hop(prog):
+    local = threading.local()
+    var = contextvars.ContextVar("v", default="unset")
+
+    @contextlib.contextmanager
+    def holding(value):
+        local.value = value
+        try:
+            yield
+        finally:
+            del local.value
+
+    @stack.carry
+    def carried():
+        value = getattr(local, "value", None)
+        return None if value is None else (lambda: holding(value))
+
+    @contextlib.contextmanager
+    def setup():
+        with holding("caller"):
+            token = var.set("ctx")
+            yield
+            var.reset(token)
+    try:
+        got = _after_a_hop(prog, lambda: (getattr(local, "value", None), var.get()), setup)
+        assert got == (("caller", "ctx"), True)
+    finally:
+        stack._CARRIERS.remove(carried)

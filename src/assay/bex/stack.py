@@ -17,6 +17,7 @@ the thread running the call (CPython's `PyThreadState_SetAsyncExc`), raised wher
 in tight loops too; a caller waiting on a worker forwards it to the worker."""
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import ctypes
 import heapq
@@ -140,9 +141,9 @@ class _Worker:
         while True:
             try:
                 job = self.jobs.get()
-                ctx, fn, args, box, done = job
+                ctx, carried, fn, args, box, done = job
                 try:
-                    box.append((True, ctx.run(fn, *args)))
+                    box.append((True, _run_carried(ctx, carried, fn, args)))
                 except BaseException as e:  # noqa: BLE001 — handed to the waiting caller
                     box.append((False, e))
                 finally:
@@ -153,9 +154,56 @@ class _Worker:
                 continue
 
 
+# ── thread-state carriers: what a hop takes from the caller's thread to the worker ──
+
+_CARRIERS: list = []
+
+
+def carry(capture):
+    """Register a thread-state carrier. `capture()` runs on the caller's thread before a hop
+    and returns None (nothing to carry) or `enter()`; the worker calls `enter()` and runs the
+    hopped call inside the context manager it returns, which applies the caller's state and
+    gives the worker its own back on exit (workers are reused)."""
+    _CARRIERS.append(capture)
+    return capture
+
+
+@carry
+def _torch_modes():
+    """torch's grad mode and inference mode (thread-local in torch), where torch is loaded."""
+    torch = sys.modules.get("torch")
+    if torch is None or not hasattr(torch, "is_inference_mode_enabled"):  # absent, or half-imported
+        return None
+    grad, inference = torch.is_grad_enabled(), torch.is_inference_mode_enabled()
+
+    def enter():
+        with contextlib.ExitStack() as modes:
+            if inference:
+                modes.enter_context(torch.inference_mode(True))
+            modes.enter_context(torch.set_grad_enabled(grad))  # (sets the mode when made)
+            return modes.pop_all()
+    return enter
+
+
+def _captured() -> list:
+    out = []
+    for capture in _CARRIERS:
+        enter = capture()
+        if enter is not None:
+            out.append(enter)
+    return out
+
+
+def _run_carried(ctx, carried: list, fn, args):
+    with contextlib.ExitStack() as state:
+        for enter in carried:
+            state.enter_context(enter())
+        return ctx.run(fn, *args)
+
+
 def hop(fn, *args):
-    """`fn(*args)` on a big-stack worker (the caller's contextvars carried over); the caller
-    waits. An exception interrupting the wait (Ctrl-C, a time limit) is forwarded to the
+    """`fn(*args)` on a big-stack worker (the caller's contextvars and carried thread state
+    taken along); the caller waits. An exception interrupting the wait (Ctrl-C, a time limit) is forwarded to the
     worker, which stops where it is; the caller then raises it."""
     with _idle_lock:
         w = _idle.pop() if _idle else None
@@ -163,7 +211,7 @@ def hop(fn, *args):
         w = _Worker()
     box: list = []
     done = threading.Event()
-    w.jobs.put((contextvars.copy_context(), fn, args, box, done))
+    w.jobs.put((contextvars.copy_context(), _captured(), fn, args, box, done))
     try:
         while not done.wait(0.05):
             pass

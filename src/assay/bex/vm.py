@@ -3,6 +3,7 @@ function's Python code from its bytecode the first time it is called, and runs c
 BAML's stack-depth limit."""
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 from functools import partial
@@ -347,6 +348,29 @@ class _RunFrame(threading.local):
 
 
 _RUN = _RunFrame()
+
+
+@stack.carry
+def _run_frame():
+    """The extensions' run frame goes along when a call hops to a big-stack worker (a BAML
+    callback of `sort_by` run there still reports to its run's extensions)."""
+    frame = _RUN.frame
+    if not frame:
+        return None
+
+    def enter():
+        return _in_frame_state(frame)
+    return enter
+
+
+@contextlib.contextmanager
+def _in_frame_state(frame: tuple):
+    outer = _RUN.frame
+    _RUN.frame = frame
+    try:
+        yield
+    finally:
+        _RUN.frame = outer
 
 
 def take_args(chan: list, fqn: str, method: str, params: tuple) -> tuple:
