@@ -106,7 +106,9 @@ class Search:
         self.max_len, self.query_ms, self.max_depth = max_len, query_ms, max_depth
         self.record(view, fn)
         t0 = time.perf_counter()  # generating the instrumented code is building, not executing
-        view.prepare(fn, (sym.Tracer([], sym.inputs.Inputs(max_len)), self.cov))
+        self.runner = sym.Runner(view, fn, max_len=max_len, extensions=[self.cov], max_depth=max_depth)
+        with mirx.time_limit(3600):  # the process's watchdog thread starts on the first limit
+            pass
         self.stats.build_seconds += time.perf_counter() - t0
 
     def record(self, view: mirx.ProgramView, fn: str) -> None:
@@ -138,7 +140,7 @@ class Search:
         limit) and keep its outcome; the trace."""
         seen = dict(self.cov.hits)
         with mirx.time_limit(max(0.01, deadline - time.monotonic())):
-            trace = _execute(self.view, self.fn, item, self.max_len, self.max_depth, self.cov, self.stats)
+            trace = _execute(self.runner, item, self.stats)
         if trace.limit is None:  # a run stopped by a limit has no outcome, but a usable path
             edges = frozenset(k for k, n in self.cov.hits.items() if k[0] == "branch" and n != seen.get(k, 0))
             case = _case(trace, item.args, self.declared, edges)
@@ -201,9 +203,9 @@ def _seed(t):
     return default(t)
 
 
-def _execute(view, fn: str, item: Item, max_len: int, max_depth: int, cov, stats: Stats):
+def _execute(runner, item: Item, stats: Stats):
     t0 = time.perf_counter()
-    trace = sym.run(view, fn, item.args, max_len=max_len, extensions=[cov], llm=item.llm, max_depth=max_depth)
+    trace = runner(item.args, item.llm)
     stats.executions += 1
     stats.execute_seconds += time.perf_counter() - t0
     stats.concretized += sum(trace.concretized.values())

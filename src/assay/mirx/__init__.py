@@ -20,6 +20,7 @@ try:  # the bridge's interruption mechanism: `with time_limit(s):` stops the cal
 except ImportError:  # pragma: no cover — a bridge without it (consumers then run unlimited)
     TimeLimit = time_limit = None
 from ..bex.values import BamlRaise, BigInt, Variant
+from ..bex import stack
 from ..bex.stack import TimeLimit, time_limit
 from ..compiler import compile_sources, describe_error, discover
 from ..extension import Abort, Code, Extension, Run
@@ -47,6 +48,23 @@ class RunError(Exception):
     def __init__(self, error: dict):
         super().__init__(f"{error['type']}: {error['message']}")
         self.error = error
+
+
+def _callees(rt, fqn: str) -> list[str]:
+    """`fqn` and the user functions reachable from it through direct calls (lambdas are
+    generated with the function that holds them)."""
+    out, todo = [], [fqn]
+    while todo:
+        f = todo.pop()
+        if f in out:
+            continue
+        out.append(f)
+        for mir in rt.lower(f):
+            for b in mir.blocks:
+                c = getattr(b.terminator, "callee", None)
+                if c is not None and c.kind in ("fn", "llm") and c.name not in out:
+                    todo.append(c.name)
+    return out
 
 
 class FileView:
@@ -153,11 +171,38 @@ class ProgramView:
             return None, api._error(e)
 
     def prepare(self, name: str, extensions=()) -> None:
-        """Generate a function's code for runs with these extensions now (else its first run
-        does): to time compilation apart from execution."""
-        fqn = self._p.resolve(name).fqn
-        self._p.runtime.space(tuple(extensions)).compile(fqn)
+        """Generate the code of a function and of every user function it calls (directly or
+        not) for runs with these extensions now (else each first call does), and measure this
+        thread's stack: to time compilation apart from execution."""
+        rt = self._p.runtime
+        space = rt.space(tuple(extensions))
+        for fqn in _callees(rt, self._p.resolve(name).fqn):
+            space.compile(fqn)
         self._api()._entry(name)  # the argument converters, made once per function
+        stack.room()  # the first measurement on a thread reads the process's memory map
+
+    def runner(self, name: str, extensions=()):
+        """`run(name, args, extensions)` prepared once: `runner(args) -> (result, error)`.
+        Resolving the function, generating its code (and its callees'), its argument
+        converters and the code space are done here, not per call — for a caller that runs
+        one function thousands of times with the same extension objects (explore)."""
+        exts = tuple(extensions)
+        self.prepare(name, exts)
+        api = self._api()
+        entry = api._entry(name)
+        fdef, fqn, names, convs = entry.fdef, entry.fqn, entry.names, entry.convs
+        space = self._p.runtime.space(exts)
+
+        def run(args: dict):
+            if convs is not None and len(args) == len(names) and all(n in args for n in names):
+                values = [c(args[n]) for c, n in zip(convs, names)]
+            else:
+                values = api.bind(fdef, (), dict(args))
+            try:
+                return api.to_python(space.run(fqn, values, exts)), None
+            except BamlRaise as e:
+                return None, api._error(e)
+        return run
 
     def to_runtime(self, value, type: TypeView, where: str = "value"):
         """A host value (as `call` takes arguments) as the run-time value of `type` — what an

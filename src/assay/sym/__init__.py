@@ -22,7 +22,7 @@ from .tracer import Limit, PathState, Record, Tracer
 
 register_sort(mirx.BigInt, "bigint")
 
-__all__ = ["run", "Trace", "Record", "Expr", "SymArray", "SymMap", "SymObject", "SymOptional",
+__all__ = ["run", "Runner", "Trace", "Record", "Expr", "SymArray", "SymMap", "SymObject", "SymOptional",
            "app", "const", "var", "not_", "lift", "Tracer", "PathState", "Limit"]
 
 
@@ -116,19 +116,38 @@ def run(program, fn: str, args: dict | None = None, symbolic="all", max_len: int
         return Trace(fn, args, (), None, result, error, None, None)
     fv = view.function(fn)
     params = [(p.name, p.type, symbolic == "all" or p.name in symbolic) for p in fv.params]
-    inputs = Inputs(max_len, max_depth)
     if not any(s for _, _, s in params) and llm is None:
         result, error = view.run(fn, args, extensions=extensions)
-        return Trace(fn, args, params, inputs, result, error, None, None)
-    new_scope()
-    tracer = Tracer(params, inputs, limits, llm or {})
-    try:
-        # the expressions and records a run makes are acyclic: reference counting frees them,
-        # and the cyclic GC would only re-scan the growing path again and again (2-3x)
-        with gcpause.paused():
-            result, error = view.run(fn, args, extensions=[tracer, *extensions])
-    except (Limit, mirx.TimeLimit) as stop:  # the path so far is still good for flips
-        trace = Trace(fn, args, params, inputs, None, None, tracer.state, None)
-        trace.limit = stop
-        return trace
-    return Trace(fn, args, params, inputs, result, error, tracer.state, tracer.result_shadow)
+        return Trace(fn, args, params, Inputs(max_len, max_depth), result, error, None, None)
+    return Runner(view, fn, symbolic, max_len, extensions, limits, max_depth)(args, llm or {})
+
+
+class Runner:
+    """Concolic runs of one function, prepared once (`sym.run` is one run of a new Runner):
+    `runner(args, llm)` → Trace. Its code, callees, argument converters and tracer are made
+    here, so a run pays only for itself (explore runs one function thousands of times)."""
+
+    def __init__(self, program, fn: str, symbolic="all", max_len: int = 8, extensions=(),
+                 limits: dict | None = None, max_depth: int = 3):
+        view = program if isinstance(program, mirx.ProgramView) else mirx.view(program)
+        self.fn, self.max_len, self.max_depth = fn, max_len, max_depth
+        self.params = [(p.name, p.type, symbolic == "all" or p.name in symbolic)
+                       for p in view.function(fn).params]
+        self.tracer = Tracer(self.params, None, limits, {})
+        self._call = view.runner(fn, [self.tracer, *extensions])
+
+    def __call__(self, args: dict, llm: dict | None = None) -> Trace:
+        inputs = Inputs(self.max_len, self.max_depth)
+        tracer = self.tracer
+        tracer.inputs, tracer.llm, tracer.state, tracer.result_shadow = inputs, llm or {}, None, None
+        new_scope()
+        try:
+            # the expressions and records a run makes are acyclic: reference counting frees
+            # them, and the cyclic GC would only re-scan the growing path again and again (2-3x)
+            with gcpause.paused():
+                result, error = self._call(args)
+        except (Limit, mirx.TimeLimit) as stop:  # the path so far is still good for flips
+            trace = Trace(self.fn, args, self.params, inputs, None, None, tracer.state, None)
+            trace.limit = stop
+            return trace
+        return Trace(self.fn, args, self.params, inputs, result, error, tracer.state, tracer.result_shadow)
