@@ -181,7 +181,6 @@ class FnLowerer:
 
     def pop_scope(self, run_defers=True) -> None:
         defers = self.defers.pop()
-        self.scopes.pop()
         outer_unwind = self.scope_unwind.pop()
         if self.unwind is not outer_unwind:
             # leave the region whose handler runs this scope's defers on error
@@ -191,8 +190,10 @@ class FnLowerer:
                 self.goto(nxt)
                 self.switch(nxt)
         if run_defers and not self.terminated():
+            # the scope's names stay visible to its defers (`defer { y = 10; }`)
             for d in reversed(defers):
                 self.lower_block_discard(d)
+        self.scopes.pop()
 
     def lookup_local(self, name: str) -> int | None:
         for scope in reversed(self.scopes):
@@ -460,6 +461,9 @@ class FnLowerer:
         items = self.lower_expr(iterable)
         if _static_kind(iterable) != "array":
             items = self.native("$iter_items", items, span=iterable.span)
+        elif isinstance(items, ir.Copy) and self.locals[items.place.index].name is not None:
+            # the iterable is evaluated once: reassigning the variable does not change the loop
+            items = self.to_temp(ir.Use(items))
         i = self.temp()
         self.emit(i, ir.Use(ir.Const(0)))
         head, loop, exit_ = self.new_block(), self.new_block(), self.new_block()

@@ -349,8 +349,11 @@ class Parser:
             first = True
             while not self.at(")") and self.tok.kind != "eof":
                 b = self.i
-                if first and self.at("self") and self.peek().text in (",", ")"):
-                    self.advance()
+                if self.at("self") and (first or self.peek().text in (",", ")", ":")):
+                    st = self.advance()  # the engine reads `self` as the receiver anywhere
+                    if has_self:
+                        self.diags.append(Diagnostic(self.sp(st.start, st.end), "E0012",
+                                                     f"duplicate parameter `self` in `{name}`"))
                     has_self = True
                 else:
                     if self.tok.kind != "ident":
@@ -377,11 +380,12 @@ class Parser:
             ret = self.type_expr()
             if self.eat("throws"):
                 throws = self.type_expr()
-        elif not self.at("{"):
+        else:
             self.expected("return type (->)")
-            if not in_class:
-                self.recover_top()
-            return None
+            if not self.at("{"):
+                if not in_class:
+                    self.recover_top()
+                return None
         if self.eat("throws"):
             throws = self.type_expr()
         body = None
@@ -614,9 +618,11 @@ class Parser:
             return ast.TUnion(self.span(s), members)
         return t
 
-    def type_postfix(self) -> ast.TypeExpr:
-        s = self.tok.start
-        t = self.type_atom()
+    def type_postfix(self, base: ast.TypeExpr | None = None, s: int | None = None) -> ast.TypeExpr:
+        """A type atom (or `base`, already parsed from `s`) with its `[]`/`?` suffixes."""
+        if base is None:
+            s = self.tok.start
+        t = self.type_atom() if base is None else base
         while True:
             if self.at("[") and self.peek().text == "]" and not self.tok.nl:
                 self.advance()
@@ -786,6 +792,11 @@ class Parser:
                 self.advance()
                 p = self.pattern(True, let_ctx)
                 self.expect(")")
+                ty = _pattern_type(p)
+                if ty is not None and not self.tok.nl and (self.at("?") or self.at("??") or
+                                                           self.at("[") and self.peek().text == "]"):
+                    # `(int | string)[]`: a parenthesised type with a suffix
+                    return ast.PType(self.span(s), self.type_postfix(ty, s))
                 return p
         self.expected("pattern")
         return ast.PWild(self.sp(s, s))
@@ -936,8 +947,10 @@ class Parser:
         blocky = t.kind == "ident" and t.text in ("if", "match") or (t.kind == "op" and t.text == "{")
         if blocky:
             e = self.primary_blocky()
-            # allow postfix/binary continuation on the same line, like `match … {}.f()`
+            # allow postfix/binary continuation on the same line, like `match … {}.f()`; a map
+            # literal continues as any expression does (`{"k": n}["k"]`)
             if self.tok.kind == "op" and not self.tok.nl and self.tok.text in (".", "?.") or \
+                    isinstance(e, ast.MapLit) and self.tok.kind == "op" and not self.tok.nl or \
                     self.at("catch") or self.at("catch_all") or self.at("catch_all_panics"):
                 e = self.postfix_ops(e, s)
                 e = self.binary_rest(e, 0, s)
@@ -1341,8 +1354,35 @@ class Parser:
         if p2.kind == "op" and p2.text == ":":
             return p1.kind in ("str", "rawstr", "int", "float", "template") or \
                 (p1.kind == "ident" and p1.text not in RESERVED) or p1.text in ("true", "false", "null")
-        if p1.kind == "op" and p1.text in ("(", "-"):
-            return False
+        return self._key_colon_ahead()
+
+    def _key_colon_ahead(self) -> bool:
+        """`{ -1: x }`, `{ n + 1: x }`: a map literal whose first key is an expression — a `:`
+        at bracket depth 0 before anything that only a block holds (`;`, `=`, `{`, `}`, `=>`)."""
+        depth = 0
+        j = self.i + 1
+        toks = self.toks
+        while j < len(toks):
+            t = toks[j]
+            if t.kind == "eof":
+                return False
+            if t.kind == "op":
+                x = t.text
+                if x in ("(", "["):
+                    depth += 1
+                elif x in (")", "]"):
+                    depth -= 1
+                    if depth < 0:
+                        return False
+                elif depth == 0:
+                    if x == ":":
+                        return j > self.i + 1
+                    if x in (";", "{", "}", "=>") or x in ASSIGN_OPS:
+                        return False
+            elif depth == 0 and t.kind == "ident" and t.text in ("let", "const", "return", "throw",
+                                                                  "while", "for", "if", "match"):
+                return False
+            j += 1
         return False
 
     def map_lit(self) -> ast.MapLit:
@@ -1673,7 +1713,7 @@ class Parser:
                         self.skip_balanced()
                     continue
                 if self.at("{"):
-                    if self.is_map_literal():
+                    if self.is_map_literal() and self.peek().text != "}":  # `=> {}`: a block
                         body = self.expr()
                     else:
                         bl = self.block()
@@ -1920,6 +1960,17 @@ class Parser:
 
 
 _TPL_ESC = {"`": "`", "$": "$", "b": "\b", "f": "\f", "v": "\v"}
+
+
+def _pattern_type(p) -> ast.TypeExpr | None:
+    """The type a parenthesised type-test pattern denotes (`(int | string)`), or None."""
+    if isinstance(p, ast.PType):
+        return p.type
+    if isinstance(p, ast.POr):
+        members = [_pattern_type(a) for a in p.alts]
+        if all(m is not None for m in members):
+            return ast.TUnion(p.span, members)
+    return None
 
 
 def _tokens(source: SourceFile, diags: list) -> tuple[Lexer, list[Token]]:
