@@ -75,6 +75,7 @@ class Checker(LlmChecks):
         self.index = index
         self.diags: list[Diagnostic] = []
         self.ns: str | None = None
+        self.fn_name = ""  # the function being checked, as the engine names it in messages
         self.generics: set[str] = set()
         self.scopes: list[dict[str, Var]] = []
         self.facts: dict[Var, T.Type] = {}
@@ -106,6 +107,7 @@ class Checker(LlmChecks):
         for td in idx.tests:
             self.ns = td.namespace
             self.generics = set()
+            self.fn_name = td.decl.name
             self.fn = _Fn(UNKNOWN, None, _unstable(td.decl.body))
             self.scopes = [{}]
             self.facts = {}
@@ -130,6 +132,9 @@ class Checker(LlmChecks):
             args = tuple(TVar(g.name) for g in fd.owner.decl.generics)
             scope["self"] = Var("self", ClassT(fd.owner, args))
         params = self.sig(fd)[0]
+        owner = f"{fd.owner.name}." if fd.owner is not None else ""
+        self.fn_name = f"{owner}{d.name}"
+        self.duplicate_params(d.params, self.fn_name)
         defaulted = False
         for p, (_, pt, _) in zip(d.params, params):
             if defaulted and p.default is None:
@@ -152,6 +157,17 @@ class Checker(LlmChecks):
         if d.body is not None:
             self.body(d.body, ret)
         self.finish_fn()
+
+    def duplicate_params(self, params, where: str) -> None:
+        """E0012 at a parameter that repeats an earlier one's name (the engine's check)."""
+        seen: dict[str, ast.Param] = {}
+        for p in params:
+            first = seen.setdefault(p.name, p)
+            if first is not p:
+                sp = first.span
+                self.err(Span(p.span.file, p.span.start, p.span.start + len(p.name)), "E0012",
+                         f"duplicate parameter `{p.name}` in `{where}`",
+                         f"first defined as parameter here: {sp.file.path}:{sp.line_col[0]}:{sp.line_col[1]}")
 
     def finish_fn(self) -> None:
         for v in self.unpinned:
@@ -251,29 +267,32 @@ class Checker(LlmChecks):
                         self.mismatch(Span(b.span.file, b.span.start, b.span.start + 1),
                                       expected, t)
                 return NEVER if diverges else t
-            if diverges:
-                return NEVER
-            if (expected is not UNKNOWN and not isinstance(expected, TVar)
-                    and not T.has_tvar(expected) and not assignable(NULL, expected)):
-                last = b.stmts[-1] if b.stmts else None
-                if isinstance(last, ast.ExprStmt):
-                    e = last.expr
-                    if isinstance(e, ast.If) and e.else_ is None:
-                        self.err(e.span, "E0029", "missing value",
-                                 f"expected `{show(expected)}`, but an `if` without `else` "
-                                 "evaluates to `null`; add an `else` branch")
-                    elif (not isinstance(e, (ast.If, ast.IfLet, ast.Match, ast.BlockExpr,
-                                             ast.Catch))
-                          and e.ty is not None and e.ty is not NEVER):
-                        self.err(e.span, "E0029", "missing value",
-                                 f"expected `{show(expected)}`, but this value is discarded; "
-                                 "remove the `;` to use it")
-                elif isinstance(last, (ast.Let, ast.Assign)):
-                    self.err(b.span, "E0029", "missing value",
-                             f"expected `{show(expected)}`, but this block ends without a value")
-            return NULL
+            if expected not in (UNKNOWN, NULL, VOID) and not any(map(_diverges, b.stmts)):
+                self.missing_value(b, expected)
+            return NEVER if diverges else NULL
         finally:
             self.scopes.pop()
+
+    def missing_value(self, b: ast.Block, expected: T.Type) -> None:
+        """E0029: a block that should produce a value ends with a statement (the engine's
+        wording: a discarded value that would fit, an `if` without `else`, or no value)."""
+        last = b.stmts[-1] if b.stmts else None
+        e = last.expr if isinstance(last, ast.ExprStmt) else None
+        want = f"expected `{show(expected)}`, but "
+        if isinstance(e, ast.If) and e.else_ is None:
+            self.err(e.span, "E0029", "missing value", want + "an `if` without `else` evaluates "
+                     "to `null`; add an `else` branch")
+            return
+        if e is not None:
+            t = e.ty
+            fits = (t is None and not isinstance(e, (ast.Call, ast.IfLet))) or (
+                t is not None and t not in (NEVER, NULL, VOID) and assignable(t, expected))
+            if fits:
+                self.err(e.span, "E0029", "missing value", want + "this value is discarded; "
+                         "remove the `;` to use it")
+                return
+        hint = "; write `null` as its final expression to produce it" if assignable(NULL, expected) else ""
+        self.err(b.span, "E0029", "missing value", want + "this block ends without a value" + hint)
 
     def stmt(self, s) -> bool:
         """Check a statement; True when it surely diverges."""
@@ -1150,8 +1169,7 @@ class Checker(LlmChecks):
         self.facts = dict(saved)
         self.invalidate(mark)
         if e.else_ is None:
-            if (expected is not UNKNOWN and expected is not NULL and expected is not VOID
-                    and not T.has_tvar(expected) and not assignable(NULL, expected)):
+            if expected not in (UNKNOWN, NULL, VOID):
                 self.err(e.span, "E0029", "missing value",
                          f"expected `{show(expected)}`, but an `if` without `else` evaluates "
                          "to `null`; add an `else` branch")
@@ -1197,6 +1215,7 @@ class Checker(LlmChecks):
 
     def x_Lambda(self, e, expected):
         exp = T.base(expected)
+        self.duplicate_params(e.params, self.fn_name)
         ps = []
         scope = {}
         for i, p in enumerate(e.params):
@@ -1348,16 +1367,18 @@ class Checker(LlmChecks):
 
     def x_Catch(self, e, expected):
         self.fn.catch += 1
-        self.expr(e.expr, UNKNOWN)
+        ts = [self.expr(e.expr, expected)]
         self.fn.catch -= 1
         for arm in e.arms:
             self.scopes.append({e.binding: Var(e.binding, UNKNOWN)})
             self.pattern(arm.pattern, UNKNOWN)
             if arm.guard is not None:
                 self.expr(arm.guard, UNKNOWN)
-            self.expr(arm.body, UNKNOWN)
+            ts.append(self.arm_body(arm.body, expected))
             self.scopes.pop()
-        return UNKNOWN
+        if UNKNOWN in ts:
+            return UNKNOWN
+        return T.union(*ts) if expected is not UNKNOWN else T.union(*map(widen, ts))
 
 
 class NativeFuncT(FuncT):
@@ -1478,6 +1499,50 @@ def _simple(t: T.Type) -> bool:
         if T.base(m) not in (INT, FLOAT, STRING, BOOL, NULL):
             return False
     return True
+
+
+def _diverges(s) -> bool:
+    """Does this statement surely leave its block, as the engine's missing-value check sees
+    it: `return`/`throw`/`break`/`continue`, an if/else, block or match whose every way out
+    does, or `while (true)` without a `break` of its own (a call returning `never` does not)."""
+    if isinstance(s, (ast.Return, ast.Throw, ast.Break, ast.Continue)):
+        return True
+    if isinstance(s, ast.While):
+        return isinstance(s.cond, ast.BoolLit) and s.cond.value and not _breaks(s.body)
+    return isinstance(s, ast.ExprStmt) and _diverges_expr(s.expr)
+
+
+def _diverges_expr(e) -> bool:
+    if isinstance(e, ast.Diverge):
+        return True
+    if isinstance(e, ast.BlockExpr):
+        return _block_diverges(e.block)
+    if isinstance(e, ast.If):
+        return e.else_ is not None and _block_diverges(e.then) and _block_diverges(e.else_)
+    if isinstance(e, ast.Match):
+        return bool(e.arms) and all(_diverges_expr(a.body) for a in e.arms)
+    return False
+
+
+def _block_diverges(b: ast.Block) -> bool:
+    return any(map(_diverges, b.stmts)) or (b.tail is not None and _diverges_expr(b.tail))
+
+
+_LOOPS = (ast.While, ast.WhileLet, ast.ForIn, ast.ForC, ast.Lambda)
+
+
+def _breaks(node) -> bool:
+    """Does a `break` of this loop body (not of a nested loop or lambda) occur in it?"""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Break):
+            return True
+        if isinstance(n, (list, tuple)):
+            todo.extend(n)
+        elif hasattr(n, "__dataclass_fields__") and not isinstance(n, _LOOPS):
+            todo.extend(v for k, v in vars(n).items() if k not in ("span", "ty"))
+    return False
 
 
 def _irrefutable(p) -> bool:
