@@ -337,3 +337,10 @@ def engine_error_locations():
 def test_error_locations_match_engine(i, engine_error_locations):
     src, line, col, code = ERRORS[i]
     assert (line, col, code) in engine_error_locations.get(i, set()), (src, engine_error_locations.get(i))
+
+def test_nested_type_arguments_of_a_call_close_with_one_token():
+    """`decode<map<string, float>>(s)`: the lookahead that splits `>>` puts it back."""
+    f, d = parse('function f(s: string) -> int {\n  let m = baml.json.decode<map<string, float>>(s);\n  1\n}')
+    assert not d, [x.render(excerpt=False) for x in d]
+    call = f.items[0].body.stmts[0].value
+    assert isinstance(call, ast.Call) and len(call.type_args) == 1

@@ -68,6 +68,7 @@ class Parser:
         self.no_catch = -1  # parser depth at which a postfix `catch` is left to a throw/return
         self._match: dict[int, int] | None = None
         self.last_err = -1
+        self.splits: list[tuple[int, Token]] = []  # `>>` tokens close_angle split (index, original)
 
     # ───────────── token helpers ─────────────
     @property
@@ -328,6 +329,7 @@ class Parser:
                 self.advance()
             else:  # split `>>`, `>=`, `>>=`
                 rest = t.text[1:]
+                self.splits.append((self.i, t))
                 self.toks[self.i] = Token("op", rest, t.start + 1, t.end, False)
             return True
         self.expected("'>'")
@@ -1308,7 +1310,7 @@ class Parser:
 
     def generic_call_ahead(self) -> bool:
         """At `<`: is this an explicit type-argument list followed by `(` or `{`?"""
-        save_i, save_d, save_err = self.i, len(self.diags), self.last_err
+        save_i, save_d, save_err, save_s = self.i, len(self.diags), self.last_err, len(self.splits)
         ok = False
         try:
             # close_angle may split a `>>` token: remember the token to restore it
@@ -1329,6 +1331,9 @@ class Parser:
         finally:
             self.i, self.last_err = save_i, save_err
             del self.diags[save_d:]
+            while len(self.splits) > save_s:  # a nested `map<K, V>>` split a `>>`: undo it
+                k, tok = self.splits.pop()
+                self.toks[k] = tok
         return ok
 
     def primary_blocky(self) -> ast.Expr:
