@@ -20,6 +20,7 @@ from .bex.llmcall import LlmCallError, NoLlmClient
 from .compiler import Program, SourceError, compile_sources, describe_error, discover
 from .llm.handler import LlmHandler
 from .mir import typetest
+from .sema.types import show as show_type
 from .source import CompileError, SourceFile
 from .syntax import ingot as _ingot
 
@@ -359,23 +360,36 @@ class BamlProgram:
             return inner  # a BAML function that went out to Python comes back as itself
         if getattr(f, "host_f", None) is not None or is_baml_function(self._p.runtime, f):
             return f
-        ret = None
+        ret = shown = None
         if fty is not None:
             ret = typetest.of(fty.ret)
+            shown = show_type(fty.ret, qualified=True)
             arity = len(fty.params)
         else:
             arity = -1
-        return _make_host(self, f, arity, ret)
+        return _make_host(self, f, arity, ret, shown)
 
-    def _check_return(self, f, r, t: tuple):
-        try:
-            return self.from_python(r, t, "return value")
-        except ArgumentError as e:
-            info = ops.BUILTIN_CLASSES["baml.panics.HostContractViolation"]
-            fields = {"message": f"host callable {getattr(f, '__qualname__', type(f).__name__)} returned "
-                                 f"{r!r}, which does not fit {typetest.show(t)} ({e})",
-                      "class_name": type(r).__name__, "language": "python"}
-            raise BamlRaise(info.py(*(fields[n] for n in info.fields)), True) from None
+    def _check_return(self, r, t: tuple, shown: str):
+        """A host callable's result `r` as the BAML value of its declared return type (test `t`,
+        shown as `shown`), checked by the engine's rules: the value's shape must be the type's —
+        no int for a float, no map for a class, no string for an enum — else the engine's
+        baml.panics.HostContractViolation; a value the engine's bridge cannot encode at all (an
+        opaque object outside `unknown`) is its baml.errors.HostCallable TypeError."""
+        if _fits_shape(r, t):
+            try:
+                return self.from_python(r, t, "return value")
+            except ArgumentError:
+                pass
+        odd = _unencodable(r)
+        if odd is not None:
+            message = f"Cannot encode argument '<host-callable result>' of type {odd} into baml_inbound.proto"
+            raise _host_error(TypeError(message), traceback_text=None)
+        info = ops.BUILTIN_CLASSES["baml.panics.HostContractViolation"]
+        fields = {"message": f"host callable returned a value of the wrong type: host callable returned a value "
+                            f"of type `{_kind(r)}` that does not match the declared return type `{shown}` "
+                            f"(expected {shown})",
+                  "class_name": None, "language": None}
+        raise BamlRaise(info.py(*(fields[n] for n in info.fields)), True) from None
 
     def set_llm(self, client) -> "BamlProgram":
         """Answer the program's LLM functions with `client(function_name, prompt, json_schema)`
@@ -399,28 +413,92 @@ def host_callable(f):
     return _make_host(None, f, -1, None)
 
 
-def _host_error(e: BaseException):
-    """A host callable's exception as the BAML error it becomes."""
+def _host_error(e: BaseException, traceback_text: str | None = ""):
+    """A host callable's exception as the BAML error it becomes (`traceback_text` "": the
+    exception's own)."""
     if isinstance(e, BamlPanic) and e.class_name == "baml.panics.StackOverflow":
         return e.raised  # a nested call ran out of stack: the whole call stack overflows
     info = ops.BUILTIN_CLASSES["baml.errors.HostCallable"]
+    if traceback_text == "":
+        traceback_text = "".join(traceback.format_exception(e))
     fields = {"message": f"{type(e).__name__}: {e}", "class_name": type(e).__name__,
-              "language": "python", "traceback": "".join(traceback.format_exception(e))}
+              "language": "python", "traceback": traceback_text}
     return BamlRaise(info.py(*(fields[f] for f in info.fields)))
 
 
-def _make_host(prog, f, arity: int, ret):
+_SCALARS = {type(None): "null", bool: "bool", float: "float", str: "string", bytes: "uint8array",
+            bytearray: "uint8array", BigInt: "bigint"}
+_SHAPES = {"null": (type(None),), "bool": (bool,), "float": (float,), "string": (str,)}
+
+
+def _kind(v) -> str:
+    """The engine's name for the kind of a Python value its bridge encodes (in its messages)."""
+    k = _SCALARS.get(type(v))
+    if k is not None:
+        return k
+    if isinstance(v, int) and not isinstance(v, bool):
+        return "int" if -(1 << 63) <= v < (1 << 63) else "bigint"
+    if isinstance(v, enum.Enum) or type(v) is Variant:
+        return "variant"
+    if isinstance(v, (list, tuple)):
+        return "array"
+    if isinstance(v, dict):
+        return "map"
+    if isinstance(v, Instance) or hasattr(type(v), "model_fields"):
+        return "instance"
+    if callable(v) and not isinstance(v, type):
+        return "function" if getattr(v, "baml_function", None) is not None else "host_value"
+    return type(v).__name__
+
+
+def _fits_shape(v, t: tuple) -> bool:
+    """The engine's shape rules for a host callable's result (its conversions are stricter
+    than those of call arguments): int and float distinct, a class only from an instance (a
+    pydantic model), an enum only from an enum member, a bigint only from a bigint."""
+    k = t[0]
+    if k == "union":
+        return any(_fits_shape(v, m) for m in t[1])
+    if k in _SHAPES:
+        return type(v) in _SHAPES[k]
+    if k == "int":
+        return type(v) is int
+    if k == "bigint":
+        return type(v) is BigInt or (type(v) is int and not -(1 << 63) <= v < (1 << 63))
+    if k == "array":
+        return isinstance(v, (list, tuple)) and all(_fits_shape(x, t[1]) for x in v)
+    if k == "map":
+        return isinstance(v, dict) and all(_fits_shape(x, t[2]) for x in v.values())
+    if k in ("class", "enum", "variant"):
+        return not isinstance(v, (dict, str, int, float, list, tuple, type(None)))
+    return True
+
+
+def _unencodable(v) -> str | None:
+    """The type name of the first value inside `v` the engine's bridge cannot encode."""
+    if type(v) in _SCALARS or isinstance(v, (int, float, str, enum.Enum, Variant, Instance)):
+        return None
+    if isinstance(v, (list, tuple)):
+        return next((n for n in map(_unencodable, v) if n is not None), None)
+    if isinstance(v, dict):
+        return next((n for n in map(_unencodable, [*v.keys(), *v.values()]) if n is not None), None)
+    if (callable(v) and not isinstance(v, type)) or hasattr(type(v), "model_fields"):
+        return None
+    return type(v).__name__
+
+
+def _make_host(prog, f, arity: int, ret, shown: str | None = None):
     """The BAML function value of host callable `f` (a plain Python function: BAML's call of
-    it and its call of `f` are Python-to-Python calls, which grow no C stack)."""
+    it and its call of `f` are Python-to-Python calls, which grow no C stack); `ret` is the
+    test of its declared return type (None: unchecked), `shown` that type as BAML writes it."""
     conv = prog.to_python if prog is not None else (lambda v: v)
     if ret is not None and ret == ("int",):
         def check(r):
             if type(r) is int and INT_MIN <= r <= INT_MAX:
                 return r
-            return prog._check_return(f, r, ret)
+            return prog._check_return(r, ret, shown)
     elif ret is not None:
         def check(r):
-            return prog._check_return(f, r, ret)
+            return prog._check_return(r, ret, shown)
     else:
         check = prog._guess if prog is not None else (lambda r: r)
     if arity == 1:

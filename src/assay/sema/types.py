@@ -341,7 +341,9 @@ def assignable(src: Type, dst: Type) -> bool:
     return True
 
 
-def show(t: Type) -> str:
+def show(t: Type, qualified: bool = False) -> str:
+    """`t` as BAML writes it (`qualified`: classes and enums by their path below the root
+    package, as the engine's run-time messages name them: `ns.P`)."""
     if isinstance(t, Prim):
         return t.name
     if isinstance(t, Lit):
@@ -353,23 +355,29 @@ def show(t: Type) -> str:
             return f"{int(t.value)}n"
         return str(t.value)
     if isinstance(t, Arr):
-        e = show(t.elem)
+        e = show(t.elem, qualified)
         return f"({e})[]" if isinstance(t.elem, (Union, FuncT)) else f"{e}[]"
     if isinstance(t, MapT):
-        return f"map<{show(t.key)}, {show(t.val)}>"
+        return f"map<{show(t.key, qualified)}, {show(t.val, qualified)}>"
     if isinstance(t, Union):
-        return " | ".join(show(m) for m in t.members)
+        return " | ".join(show(m, qualified) for m in t.members)
     if isinstance(t, ClassT):
-        a = f"<{', '.join(show(x) for x in t.args)}>" if t.args else ""
-        return t.cls.name + a
+        a = f"<{', '.join(show(x, qualified) for x in t.args)}>" if t.args else ""
+        return (_path(t.cls) if qualified else t.cls.name) + a
     if isinstance(t, EnumT):
-        return f"{t.enum.name}.{t.variant}" if t.variant else t.enum.name
+        name = _path(t.enum) if qualified else t.enum.name
+        return f"{name}.{t.variant}" if t.variant else name
     if isinstance(t, FuncT):
-        ps = ", ".join((f"{n}: " if n else "") + show(p) for n, p, _ in t.params)
-        th = f" throws {show(t.throws)}" if t.throws is not None else ""
-        return f"({ps}) -> {show(t.ret)}{th}"
+        ps = ", ".join((f"{n}: " if n else "") + show(p, qualified) for n, p, _ in t.params)
+        th = f" throws {show(t.throws, qualified)}" if t.throws is not None else ""
+        return f"({ps}) -> {show(t.ret, qualified)}{th}"
     if isinstance(t, TVar):
         return t.name
     if isinstance(t, StdT):
         return f"{t.name}.{t.variant}" if t.variant else t.name
     return "?"
+
+
+def _path(item) -> str:
+    fqn = item.fqn
+    return fqn[len("user."):] if fqn.startswith("user.") else fqn
