@@ -223,6 +223,8 @@ def neg(a):
 def shl(a: int, b: int) -> int:
     if b < 0:
         panic("baml.panics.NegativeBitShift", message=f"bit shift count is negative: {b}")
+    if type(a) is BigInt:  # arbitrary precision: nothing is shifted out
+        return BigInt(int(a) << int(b))
     if b >= 63:
         return 0
     return (((a << b) + (1 << 62)) & ((1 << 63) - 1)) - (1 << 62)
@@ -231,6 +233,8 @@ def shl(a: int, b: int) -> int:
 def shr(a: int, b: int) -> int:
     if b < 0:
         panic("baml.panics.NegativeBitShift", message=f"bit shift count is negative: {b}")
+    if type(a) is BigInt:
+        return BigInt(int(a) >> int(b))
     if b >= 63:
         return -1 if a < 0 else 0
     return a >> b
@@ -251,6 +255,8 @@ def bit_xor(a, b):
 def bit_not(a):
     if type(a) is bool:
         return not a
+    if type(a) is float:  # the engine's `~x` on a float: -x - 1
+        return -a - 1.0
     return ~a
 
 

@@ -725,8 +725,8 @@ class FunctionGen:
             self.result(f"(not truthy({a}))")
         elif op == "-":
             self.result(f"neg({a})")
-        else:
-            self.result(f"(~{a})")
+        else:  # `~`: Python's on ints; floats and bigints as the engine computes them
+            self.result(f"(~{a})" if a in self.int_vars else f"bit_not({a})")
 
     def op_truthy(self, _) -> None:
         v = self.pop()

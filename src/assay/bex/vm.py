@@ -573,6 +573,12 @@ def store_index(c, i, v):
             c[i] = v
             return
         ops.panic("baml.panics.IndexOutOfBounds", index=i, length=n)
+    if type(c) is bytearray:  # a byte store keeps the low 8 bits, as push does
+        n = len(c)
+        if -n <= i < n:
+            c[i] = v & 0xFF
+            return
+        ops.panic("baml.panics.IndexOutOfBounds", index=i, length=n)
     c[i] = v
 
 
@@ -609,7 +615,7 @@ _HELPERS = {
     "call_kw": call_kw, "truthy": ops.truthy, "neg": ops.neg,
     "add": ops.add, "sub": ops.sub, "mul": ops.mul, "div": ops.div, "mod": ops.mod,
     "shl": ops.shl, "shr": ops.shr, "bit_and": ops.bit_and, "bit_or": ops.bit_or,
-    "bit_xor": ops.bit_xor, "eq": ops.eq, "ne": ops.ne, "lt": ops.lt, "le": ops.le,
+    "bit_xor": ops.bit_xor, "bit_not": ops.bit_not, "eq": ops.eq, "ne": ops.ne, "lt": ops.lt, "le": ops.le,
     "gt": ops.gt, "ge": ops.ge, "fdiv": ops.fdiv, "fmod": ops.fmod,
 }
 

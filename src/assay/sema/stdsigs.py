@@ -202,6 +202,19 @@ map.to_string() -> string
 map.eq(other: Self) -> bool
 map.neq(other: Self) -> bool
 uint8array.length() -> int
+uint8array.at(index: int) -> int?
+uint8array.push(item: int) -> int
+uint8array.pop() -> int?
+uint8array.concat(other: uint8array) -> uint8array
+uint8array.includes(item: int) -> bool
+uint8array.index_of(item: int) -> int?
+uint8array.reverse() -> uint8array
+uint8array.slice(start: int, end: int) -> uint8array
+uint8array.to_array() -> int[]
+uint8array.to_hex() -> string
+uint8array.to_base64() -> string
+uint8array.sort() -> null
+uint8array.to_string() -> string
 bigint.to_string() -> string
 bigint.eq(other: Self) -> bool
 bigint.neq(other: Self) -> bool
@@ -216,6 +229,8 @@ bigint.clamp(min: Self, max: Self) -> Self
 bigint.abs() -> bigint
 bigint.pow(exp: bigint) -> bigint
 bigint.to_int() -> int throws baml.errors.InvalidArgument
+bigint.isqrt() -> bigint throws baml.errors.InvalidArgument
+bigint.ilog(base: bigint) -> bigint throws baml.errors.InvalidArgument
 """
 
 _FUNCTIONS = """
@@ -253,6 +268,10 @@ float.min_finite() -> float
 float.epsilon() -> float
 string.from<T>(value: T) -> string
 string.from_utf8(utf8: uint8array) -> string throws baml.errors.InvalidArgument
+uint8array.zeroes(size: int) -> uint8array throws baml.errors.InvalidArgument
+uint8array.from_array(array: int[]) -> uint8array throws baml.errors.InvalidArgument
+uint8array.from_hex(hex: string) -> uint8array throws baml.errors.InvalidArgument
+uint8array.from_base64(base64: string) -> uint8array throws baml.errors.InvalidArgument
 string.from_code_points(unicode: int[]) -> string throws baml.errors.InvalidArgument
 """
 

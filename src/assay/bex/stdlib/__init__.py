@@ -17,7 +17,7 @@ from ._registry import (  # noqa: F401
     EQUAL, FUNCTIONS, GREATER, KINDS, LESS, METHODS, ORDER_VARIANTS, ORDERING, Native, function,
     kind_of, method, native_param_names,
 )
-from . import containers, core, io, numbers, strings  # noqa: F401,E402  (registration)
+from . import containers, core, io, numbers, strings, uint8array  # noqa: F401,E402  (registration)
 from . import iters  # noqa: F401,E402  (registration: baml.iter)
 from .render import TO_STRING_OVERRIDES, quote, render, render_float, rust_float  # noqa: F401,E402
 

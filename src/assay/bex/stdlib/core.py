@@ -2,6 +2,9 @@
 baml.sys.panic, baml.ops.equals_equals, assert.*."""
 from __future__ import annotations
 
+import math
+import re
+
 from .. import ops
 from ..ops import eq, lt, panic
 from ..values import BigInt, Instance
@@ -154,17 +157,39 @@ def bigint_pow(self, exp):
 @method("bigint", "to_int")
 def bigint_to_int(self):
     if not ops.INT_MIN <= self <= ops.INT_MAX:
-        ops.throw_error("baml.errors.InvalidArgument", message=f"bigint.to_int: {int(self)} is out of int range")
+        ops.throw_error("baml.errors.InvalidArgument",
+                        message=f"bigint.to_int: a {abs(int(self)).bit_length()}-bit value is outside "
+                                "int's range (int is 63-bit signed)")
     return int(self)
+
+
+@method("bigint", "isqrt")
+def bigint_isqrt(self):
+    if self < 0:
+        ops.throw_error("baml.errors.InvalidArgument",
+                        message=f"bigint.isqrt: negative input ({int(self)}) has no integer square root")
+    return BigInt(math.isqrt(self))
+
+
+@method("bigint", "ilog")
+def bigint_ilog(self, base):
+    if self <= 0:
+        ops.throw_error("baml.errors.InvalidArgument", message=f"bigint.ilog: input ({int(self)}) must be positive")
+    if base < 2:
+        ops.throw_error("baml.errors.InvalidArgument", message=f"bigint.ilog: base ({int(base)}) must be at least 2")
+    n = max(0, (int(self).bit_length() - 1) // int(base).bit_length() - 1)  # a lower bound, then step
+    p = int(base) ** (n + 1)
+    while p <= self:
+        p *= base
+        n += 1
+    return BigInt(n)
+
+
+_DECIMAL = re.compile(r"[+-]?[0-9]+\Z")  # ASCII digits only (Python's int() takes any Nd digit)
 
 
 @function("bigint.parse")
 def bigint_parse(s):
-    try:
-        return BigInt(int(s, 10)) if s.strip() == s and "_" not in s else _bad_bigint(s)
-    except ValueError:
-        return _bad_bigint(s)
-
-
-def _bad_bigint(s):
-    ops.throw_error("baml.errors.ParseError", message=f"bigint.parse: cannot parse {s!r} as bigint")
+    if _DECIMAL.match(s):
+        return BigInt(int(s, 10))
+    ops.throw_error("baml.errors.ParseError", message=f'bigint.parse: cannot parse "{s}" as bigint')

@@ -245,8 +245,12 @@ def to_utf8(self):
 def from_utf8(utf8):
     try:
         return bytes(utf8).decode("utf-8")
-    except UnicodeDecodeError as e:
-        throw_error("baml.errors.InvalidArgument", message=f"string.from_utf8: invalid UTF-8: {e}")
+    except UnicodeDecodeError as e:  # worded as Rust's Utf8Error, which the engine reports
+        if e.reason == "unexpected end of data":
+            why = f"incomplete utf-8 byte sequence from index {e.start}"
+        else:
+            why = f"invalid utf-8 sequence of {e.end - e.start} bytes from index {e.start}"
+        throw_error("baml.errors.InvalidArgument", message=f"string.from_utf8: invalid UTF-8 at byte {e.start}: {why}")
 
 
 @method("string")
