@@ -20,6 +20,13 @@ import torch
 from .. import gcpause, mirx
 from .planner import Missing, PackError, Planner, find_missing
 
+try:  # functorch's own entry points (what torch.func.vmap runs, less its per-call pytree work)
+    from torch._C._functorch import (_add_batch_dim, _remove_batch_dim, _vmap_decrement_nesting,
+                                     _vmap_increment_nesting)
+    from torch._functorch.vmap import _unwrap_batched, lazy_load_decompositions
+except ImportError:  # pragma: no cover — another torch: the public vmap
+    _add_batch_dim = None
+
 _LIFT_DTYPES = {int: torch.int64, float: None, bool: torch.bool}  # float: the default dtype
 
 
@@ -370,12 +377,11 @@ class Plan:
     def _vmap(self, f, struct, dims, n: int, specs):
         """The vmapped per-sample callable (kept by the replay: wrapped once per plan) and the
         argument specs it takes."""
-        call = functools.partial(self._callv, f, struct)
+        call = f if _is_flat(struct) else functools.partial(self._callv, f, struct)
         if 0 not in dims:  # every member makes the same call: vmapped over a dummy, so that
             # random operations still differ per member
-            return torch.func.vmap(lambda _, *a: call(*a), in_dims=(0, *dims), randomness="different"), \
-                [("C", torch.empty(n)), *specs]
-        return torch.func.vmap(call, in_dims=tuple(dims), randomness="different"), specs
+            return _vmapped(lambda _, *a: call(*a), (0, *dims)), [("C", torch.empty(n)), *specs]
+        return _vmapped(call, dims), specs
 
     def _per_sample(self, f, struct, sub) -> None:
         self._fallbacks += 1
@@ -456,6 +462,34 @@ class Plan:
         return ts[0] if len(ts) == 1 else torch.cat(ts)
 
 
+def _vmapped(f, dims):
+    """`torch.func.vmap(f, in_dims=dims, randomness="different")` for flat arguments (tensors
+    batched on dim 0, or unbatched values), entering functorch directly: the public wrapper's
+    per-call flattening and checks of arguments and results cost ~70 us a call, more than a
+    small group's own work (a crop of 26 images: 8 us)."""
+    if _add_batch_dim is None:
+        return torch.func.vmap(f, in_dims=tuple(dims), randomness="different")
+    lazy_load_decompositions()
+    batched = [i for i, d in enumerate(dims) if d == 0]
+
+    def run(*args):
+        n = args[batched[0]].shape[0]
+        level = _vmap_increment_nesting(n, "different")
+        try:
+            a = list(args)
+            for i in batched:
+                if a[i].shape[0] != n:
+                    raise ValueError(f"vmap: batched inputs of sizes {n} and {a[i].shape[0]}")
+                a[i] = _add_batch_dim(a[i], 0, level)
+            out = f(*a)
+            if isinstance(out, torch.Tensor):
+                return _remove_batch_dim(out, level, n, 0)
+            return _unwrap_batched(out, 0, level, n, f)
+        finally:
+            _vmap_decrement_nesting()
+    return run
+
+
 def _rebuild(v, fill):
     t = type(v)
     if t is Missing:
@@ -518,18 +552,21 @@ class _Stale(Exception):
 
 
 def _uniform(ts: list, t0) -> None:
-    """Tensors gathered into one argument: one dtype, one device (else the schedule is stale)."""
+    """Values gathered into one argument: tensors of one dtype (else the schedule is stale:
+    `stack`/`cat` would promote; they raise on mixed devices themselves)."""
+    dt = t0.dtype
     for t in ts:
-        if type(t) is list or t.dtype != t0.dtype or t.device != t0.device:
+        if not isinstance(t, torch.Tensor) or t.dtype is not dt:
             raise _Stale
 
 
-def _gather_index(cache: dict, key, ts: list, steps, single: dict, wanted):
+def _gather_index(cache: dict, key, ts: list, steps, singles: list, wanted):
     """The index (made once per plan, kept while the gathered outputs keep their lengths) that
-    picks `wanted` (step, position) rows out of `single` stacked rows followed by the outputs
-    `ts` of `steps`, concatenated."""
+    picks `wanted` (step, position) rows out of the stacked `singles` (step, position) rows
+    followed by the outputs `ts` of `steps`, concatenated."""
     idx = cache.get(key)
     if idx is None or any(len(t) != n for t, n in zip(ts, idx[1])):
+        single = {sp: i for i, sp in enumerate(singles)}
         off, o = {}, len(single)
         for s, t in zip(steps, ts):
             off[s] = o
@@ -585,8 +622,8 @@ class _Replay:
         compiled = []
         for st in self.steps:
             if st[0] == "call":
-                compiled.append(("call", [(f, struct, [_Ref(*loc(x.step, x.pos)) if type(x) is _Ref else x
-                                                        for x in leaves], _is_flat(struct))
+                compiled.append(("call", [_compile_call(f, struct, [_Ref(*loc(x.step, x.pos)) if type(x) is _Ref
+                                                                    else x for x in leaves])
                                           for f, struct, leaves in st[1]]))
                 continue
             args = []
@@ -646,9 +683,8 @@ class _Replay:
 
         for k, st in enumerate(self.steps):
             if st[0] == "call":
-                outs.append([f(*[value(x.step, x.pos) if type(x) is _Ref else x for x in leaves]) if flat else
-                             f(*(_build(sx, [value(x.step, x.pos) if type(x) is _Ref else x for x in leaves],
-                                        [0]) for sx in struct)) for f, struct, leaves, flat in st[1]])
+                outs.append([f(*args) if refs is None else _call_refs(f, struct, args, refs, value)
+                             for f, args, refs, struct in st[1]])
                 continue
             args = []
             for j, a in enumerate(st[2]):
@@ -663,19 +699,16 @@ class _Replay:
                 elif tag == 2:
                     ts = [outs[s] for s in a[1]]
                     _uniform(ts, ts[0])
-                    idx = _gather_index(index_cache, (k, j, ts[0].device), ts, a[1], {}, a[2])
+                    idx = _gather_index(index_cache, (k, j, ts[0].device), ts, a[1], [], a[2])
                     args.append((ts[0] if len(ts) == 1 else torch.cat(ts)).index_select(0, idx))
                 else:
                     vs = [value(s, p) for s, p in a[1]]
-                    if not isinstance(vs[0], torch.Tensor) or not all(isinstance(v, torch.Tensor) for v in vs):
-                        raise _Stale
                     _uniform(vs, vs[0])
                     t = torch.stack(vs)
                     if a[2]:
                         ts = [outs[s] for s in a[2]]
-                        _uniform(ts, vs[0])
-                        single = {sp: i for i, sp in enumerate(a[1])}
-                        idx = _gather_index(index_cache, (k, j, vs[0].device), ts, a[2], single, a[3])
+                        _uniform(ts, t)
+                        idx = _gather_index(index_cache, (k, j, t.device), ts, a[2], a[1], a[3])
                         t = torch.cat([t, *ts]).index_select(0, idx)
                     args.append(t)
             result = st[1](*args)
@@ -687,6 +720,8 @@ class _Replay:
         return outs
 
     def results(self, outs) -> list:
+        if self.final is not None:
+            return list(outs[self.final].unbind(0))
         plan, res = self.plan, []
         unb: dict = {}
         for s, l in enumerate(self.locs):
@@ -714,6 +749,23 @@ class _Replay:
         if u is None:
             u = unb[loc[0]] = o.unbind(0)
         return u[loc[1]]
+
+
+def _compile_call(f, struct, leaves):
+    """A per-sample call of a schedule: (f, its leaves, where references to earlier outputs
+    lie — None when there are none —, its argument structure — None when flat)."""
+    refs = [(i, x.step, x.pos) for i, x in enumerate(leaves) if type(x) is _Ref]
+    flat = _is_flat(struct)
+    if not refs and flat:
+        return f, tuple(leaves), None, None
+    return f, leaves, refs, None if flat else struct
+
+
+def _call_refs(f, struct, leaves, refs, value):
+    a = list(leaves)
+    for i, s, p in refs:
+        a[i] = value(s, p)
+    return f(*a) if struct is None else f(*(_build(sx, a, [0]) for sx in struct))
 
 
 def _is_flat(struct) -> bool:
