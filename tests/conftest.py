@@ -42,6 +42,7 @@ def engine() -> EngineSession:
     files.update(__import__("progen").rnd_files())  # namespace rnd: tests/test_random_programs.py
     files.update(dl.program_files(dl.TESTS_DIR / "engine_only"))  # engine-side helpers (Fn@spec): test_llm.py
     files.update(dl.explore_dev_files())  # namespace xdev: tests/test_explore.py
+    files.update(__import__("owncorpus").engine_files())  # namespaces cp_*/cm_*: tests/test_own_corpus.py
     try:
         rt = dl.build_engine_runtime(files)
     except dl.EngineCompileError as e:

@@ -304,7 +304,7 @@ array.iter() -> unknown
 _FUNCTIONS += """baml.iter.Range.new(min: int, max: int, step: int = 1) -> unknown
 baml.iter.ArrayIterator.new(values: unknown[]) -> unknown
 baml.iter.flatten(source: unknown) -> unknown
-baml.iter.Repeat.new(value: unknown, count: int) -> unknown
+baml.iter.Repeat.new(value: unknown, count: int = -1) -> unknown
 """
 
 

@@ -109,10 +109,12 @@ def range_new(min, max, step=1):
 
 
 @function("baml.iter.Repeat.new")
-def repeat_new(value, count):
-    left = [count]
+def repeat_new(value, count=-1):
+    left = [-1 if count is OMITTED else count]
 
-    def nx():
+    def nx():  # a negative count (the default) repeats without end
+        if left[0] < 0:
+            return value
         if left[0] > 0:
             left[0] -= 1
             return value
