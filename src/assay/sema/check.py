@@ -860,6 +860,8 @@ class Checker(LlmChecks):
                 elif kind == "error":
                     self.args_unknown(e)
                     return UNKNOWN
+                else:
+                    self.std_defaults(e, ".".join(path))
             else:
                 ot = self.expr(f.obj, UNKNOWN)
                 rt = ot
@@ -906,6 +908,16 @@ class Checker(LlmChecks):
         self.args_unknown(e)
         return UNKNOWN
 
+    def std_defaults(self, e: ast.Call, path: str) -> None:
+        """A stdlib function's defaulted parameters must be passed by name (E0005)."""
+        names = _std_param_names(path)
+        for i, a in enumerate(e.args):
+            if a.name is not None:
+                break
+            if i < len(names) and names[i][1]:
+                self.err(a.value.span, "E0005", f"defaulted parameter `{names[i][0]}` must be "
+                         "passed by name")
+
     def args_unknown(self, e) -> None:
         for a in e.args:
             self.expr(a.value, UNKNOWN)
@@ -919,7 +931,10 @@ class Checker(LlmChecks):
         for a in e.args:
             if a.name is None:
                 if npos < len(params):
-                    pt = params[npos][1]
+                    pname, pt, defaulted = params[npos]
+                    if defaulted:
+                        self.err(a.value.span, "E0005", f"defaulted parameter `{pname}` must be "
+                                 "passed by name")
                     got[npos] = True
                     self.expect(a.value, T.subst(pt, env) if T.has_tvar(pt) else pt)
                 else:
@@ -1421,6 +1436,32 @@ def _native_sig(kind: str, name: str, checker: "Checker"):
         return None
     # a parameter whose type refers to stdlib types (baml.*) is UNKNOWN; keep the shape
     return FuncT(tuple((n, p, False) for n, p, _ in t.params), t.ret, None)
+
+
+_STD_PARAMS: dict = {}
+
+
+def _std_param_names(path: str) -> list[tuple[str, bool]]:
+    """(name, has a default) of each parameter of a stdlib function (sema/stdsigs.py)."""
+    got = _STD_PARAMS.get(path)
+    if got is None:
+        sig = stdsigs.FUNCTIONS.get(path, "")
+        got = []
+        if sig:
+            depth, cur, params = 0, "", []
+            for ch in sig[sig.index("(") + 1:]:
+                depth += ch in "(<[{"
+                depth -= ch in ")>]}" and not (ch == ">" and cur.endswith("-"))
+                if depth < 0 or (ch == "," and depth == 0):
+                    params.append(cur)
+                    cur = ""
+                    if depth < 0:
+                        break
+                else:
+                    cur += ch
+            got = [(p.split(":")[0].strip(), "=" in p) for p in params if p.strip()]
+        _STD_PARAMS[path] = got
+    return got
 
 
 def _fold_literals(op, lt: Lit, rt: Lit) -> "T.Type | None":

@@ -1640,6 +1640,9 @@ class Parser:
             p = self.param(typed=False)
             if p is not None:
                 params.append(p)
+                if p.default is not None:
+                    self.diags.append(Diagnostic(p.default.span, "E0010", "parameter defaults are "
+                                                 "not supported in lambda parameters"))
             if not self.eat(","):
                 break
             if self.i == b:
