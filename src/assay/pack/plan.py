@@ -565,14 +565,14 @@ def _gather_index(cache: dict, key, ts: list, steps, singles: list, wanted):
     picks `wanted` (step, position) rows out of the stacked `singles` (step, position) rows
     followed by the outputs `ts` of `steps`, concatenated."""
     idx = cache.get(key)
-    if idx is None or any(len(t) != n for t, n in zip(ts, idx[1])):
+    if idx is None or any(t.shape[0] != n for t, n in zip(ts, idx[1])):
         single = {sp: i for i, sp in enumerate(singles)}
         off, o = {}, len(single)
         for s, t in zip(steps, ts):
             off[s] = o
             o += len(t)
         rows = [single[(s, p)] if (s, p) in single else off[s] + p for s, p in wanted]
-        idx = cache[key] = (torch.tensor(rows, device=key[2]), [len(t) for t in ts])
+        idx = cache[key] = (torch.tensor(rows, device=key[2]), [t.shape[0] for t in ts])
     return idx[0]
 
 
@@ -695,14 +695,14 @@ class _Replay:
                     t = outs[a[1]]
                     if type(t) is list:
                         raise _Stale
-                    args.append(t if a[2] == 0 and a[3] == len(t) else t[a[2]:a[3]])
+                    args.append(t if a[2] == 0 and a[3] == t.shape[0] else t[a[2]:a[3]])
                 elif tag == 2:
                     ts = [outs[s] for s in a[1]]
                     _uniform(ts, ts[0])
                     idx = _gather_index(index_cache, (k, j, ts[0].device), ts, a[1], [], a[2])
                     args.append((ts[0] if len(ts) == 1 else torch.cat(ts)).index_select(0, idx))
                 else:
-                    vs = [value(s, p) for s, p in a[1]]
+                    vs = [outs[s][p] for s, p in a[1]]  # singles: from outputs kept as lists
                     _uniform(vs, vs[0])
                     t = torch.stack(vs)
                     if a[2]:
