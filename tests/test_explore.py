@@ -253,3 +253,51 @@ def test_bigints_are_unbounded_symbolic_inputs():
     assert {c["outcome"]["ok"] for c in r["cases"]} == {"huge", "seven", "fifteen-ish", "small"}
     huge = next(c for c in r["cases"] if c["outcome"]["ok"] == "huge")
     assert huge["args"]["x"] * 10 ** 12 > 99999999999999999999999999  # past 63 bits, as bigints go
+
+
+BYTES = """
+function Magic(b: uint8array) -> string {
+  if (b.length() == 0) { return "empty"; }
+  if (b == b"\\x89PNG") { return "png"; }
+  if (b[0] == 255 && b[-1] == 0) { return "ff..00"; }
+  if (b.length() > 6) { return "long"; }
+  "other"
+}
+function Store(b: uint8array, v: int) -> string {
+  b[0] = v;
+  if (b == b"A") { return "A"; }
+  "no"
+}
+function Utf(s: string) -> string {
+  if (s.to_utf8().slice(-2, 9) == b"yz") { return "yz"; }
+  "no"
+}
+"""
+
+
+def test_byte_strings_are_symbolic_inputs_and_replay_through_run_args(tmp_path):
+    """uint8array inputs: symbolic length (to --max-len) and contents; equality, indexing from
+    either end, a store, slice and to_utf8 are modelled; cases hold `bytes` (as the engine's
+    Python API takes them) and run unchanged through `assay run --args` as {"$bytes": base64}."""
+    from click.testing import CliRunner
+
+    from assay import jsonvalue
+    from assay.cli import main as climain
+
+    view = mirx.compile(BYTES)
+    want = {"Magic": {"ok:empty", "ok:png", "ok:ff..00", "ok:long", "ok:other"},
+            "Store": {"ok:A", "ok:no", "panic:IndexOutOfBounds"}, "Utf": {"ok:yz", "ok:no"}}
+    src = tmp_path / "b.baml"
+    src.write_text(BYTES)
+    for fn, labels in want.items():
+        r = explore.run(view, fn, budget=5.0, max_len=7)
+        assert r["verdict"] == "exhausted" and {outcome_label(c) for c in r["cases"]} == labels, (fn, r["cases"])
+        for case in r["cases"]:
+            assert all(len(v) <= 7 for v in case["args"].values() if isinstance(v, bytes))
+            out = CliRunner().invoke(climain.cli, ["run", str(src), fn, "--args", jsonvalue.dumps(case["args"]), "--json"])
+            doc = jsonvalue.loads(out.stdout)
+            got = f"ok:{doc['result']}" if "result" in doc else "panic:" + doc["error"]["type"].rsplit(".", 1)[-1]
+            assert got == outcome_label(case), (fn, case, out.stdout)
+    png = next(c for c in explore.run(view, "Magic", budget=5.0)["cases"] if c["outcome"] == {"ok": "png"})
+    assert png["args"] == {"b": b"\x89PNG"}
+    assert 'Magic(b"\\x89PNG")' in explore.emit_tests(view, [explore.run(view, "Magic", budget=5.0)])

@@ -123,6 +123,7 @@ def assay_label_of_case(case: dict) -> str:
 
 _INTS = [0, 1, -1, 2, 3, 5, 7, 10, 11, 42, 55, 100, 1234, -7, 2**62 - 1, -(2**62), 2**40]
 _STRS = ["", "a", "hello", "foo", "bar", "foobar", "abxyz", "mm", "abmmyz", "héllo!"]
+_BYTES = [b"", b"\x00", b"\xab", b"\xab\x00", b"\xab\x02OK", b"\xab\x05hello", b"\xab\x01", b"\xff\xfe"]
 
 
 def _sample(tp, rng: random.Random):
@@ -134,6 +135,8 @@ def _sample(tp, rng: random.Random):
         return rng.choice(_INTS) if rng.random() < 0.8 else rng.randint(-1000, 1000)
     if tp is str:
         return rng.choice(_STRS)
+    if tp is bytes:
+        return rng.choice(_BYTES)
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         return rng.choice(list(tp))
     origin, targs = typing.get_origin(tp), typing.get_args(tp)
@@ -159,8 +162,9 @@ def check_twins(prog, reports: dict, per_fn: int = 12) -> list[str]:
             args = {k: _sample(t, rng) for k, t in hints.items()}
             plain, llm = split_llm(args)
             prog.set_llm(lambda name, prompt, schema: llm[name].pop(0))
-            try:
-                got = "ok:" + str(prog.call(fn, **plain))
+            try:  # Assay's API takes a uint8array as a bytearray
+                got = "ok:" + str(prog.call(fn, **{k: bytearray(v) if isinstance(v, bytes) else v
+                                                    for k, v in plain.items()}))
             except assay.BamlPanic as e:
                 got = "panic:" + e.error["type"].rsplit(".", 1)[-1]
             finally:
@@ -322,6 +326,8 @@ def _strategy(tp):
         return i63
     if tp is str:
         return st.text()
+    if tp is bytes:
+        return st.binary()
     if typing.get_origin(tp) is typing.Literal:
         return st.sampled_from(typing.get_args(tp))
     if dataclasses.is_dataclass(tp):

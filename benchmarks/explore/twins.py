@@ -1,4 +1,4 @@
-"""Python twins of the explore dev suite (classics, control, data and llm .baml), for the
+"""Python twins of the explore dev suite (classics, control, data, bytes and llm .baml), for the
 side-by-side run against CrossHair and Hypothesis (compare.py).
 
 Written as a Python programmer would, with BAML's semantics made explicit: ints are 63-bit
@@ -390,3 +390,23 @@ def LlmReply(s: str, llm_Mood_1: Mood, llm_Mood_2: Mood) -> int:
     if a == b:
         return 2
     return 3
+
+
+# ----------------------------------------------------------------------------- bytes.baml
+
+
+def Packet(p: bytes) -> str:
+    if len(p) < 2:
+        return "short"
+    if p[0] != 171:
+        return "bad magic"
+    n = p[1]
+    if n > 255:
+        return "never"
+    if n + 2 != len(p):
+        return "bad length"
+    if p[2:4] == b"OK":  # BAML's slice(2, 4): clamped to the length, as Python's
+        return "ok"
+    if n > 4:
+        return "too long"
+    return "payload"

@@ -3,16 +3,21 @@ MCP.
 
 JSON has no NaN or infinities. A non-finite float is the object `{"$float": "NaN"}`
 (`"Infinity"`, `"-Infinity"`), wherever it is (nested in arrays, maps, classes, a panic's
-fields). A map whose only key is `"$float"` or `"$map"` is written `{"$map": [[key, value]]}`
-so that it never reads back as a float. Everything else is plain JSON. `loads` is the inverse:
+fields). JSON has no byte strings either: a uint8array (Python `bytes`, as the engine's Python
+API takes and returns it) is `{"$bytes": "<base64>"}`. A map whose only key is `"$float"`,
+`"$bytes"` or `"$map"` is written `{"$map": [[key, value]]}` so that it never reads back as
+one of them. Everything else is plain JSON. `loads` is the inverse:
 it rejects the non-standard `NaN`/`Infinity` tokens with a message naming the encoding, and a
 document nested too deeply with a clear error instead of a RecursionError. No Assay imports."""
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import math
 
 FLOAT_TAG = "$float"
+BYTES_TAG = "$bytes"
 MAP_TAG = "$map"
 _SPECIAL = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
@@ -40,9 +45,11 @@ def encode(v):
         if type(x) is float:
             if not math.isfinite(x):
                 holder[key] = {FLOAT_TAG: float_name(x)}
+        elif isinstance(x, (bytes, bytearray)):
+            holder[key] = {BYTES_TAG: base64.b64encode(bytes(x)).decode("ascii")}
         elif isinstance(x, dict):
             out = dict(x)
-            if len(out) == 1 and next(iter(out)) in (FLOAT_TAG, MAP_TAG):
+            if len(out) == 1 and next(iter(out)) in (FLOAT_TAG, BYTES_TAG, MAP_TAG):
                 (k, val), = out.items()
                 pair = [k, val]
                 holder[key] = {MAP_TAG: [pair]}
@@ -62,6 +69,11 @@ def _hook(d: dict):
         (k, v), = d.items()
         if k == FLOAT_TAG and isinstance(v, str) and v in _SPECIAL:
             return _SPECIAL[v]
+        if k == BYTES_TAG and isinstance(v, str):
+            try:
+                return base64.b64decode(v, validate=True)
+            except (binascii.Error, ValueError):
+                raise JsonValueError(f'{{"{BYTES_TAG}": …}} holds base64 text; got {v[:40]!r}') from None
         if k == MAP_TAG and isinstance(v, list) and all(
                 isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) for p in v):
             return {p[0]: p[1] for p in v}

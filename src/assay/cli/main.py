@@ -365,7 +365,18 @@ def parse_args(text: str | None) -> dict:
     if not isinstance(args, dict):
         raise usage_failure("ArgumentError", f"{where}: expected a JSON object of named arguments, "
                                              f"got {_json_kind(args)}")
-    return args
+    return _runtime_bytes(args)
+
+
+def _runtime_bytes(v):
+    """`{"$bytes": …}` values (decoded to `bytes`) as the VM holds a uint8array: a bytearray."""
+    if isinstance(v, bytes):
+        return bytearray(v)
+    if isinstance(v, dict):
+        return {k: _runtime_bytes(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_runtime_bytes(x) for x in v]
+    return v
 
 
 def _json_kind(v) -> str:

@@ -20,6 +20,8 @@ def jsonable(v):
         return v
     if isinstance(v, float):
         return v
+    if isinstance(v, (bytes, bytearray)):  # a uint8array: `dumps` writes {"$bytes": base64}
+        return bytes(v)
     if isinstance(v, (list, tuple)):
         return [jsonable(x) for x in v]
     if isinstance(v, dict):

@@ -243,6 +243,8 @@ def _plain(v):
         return {k: _plain(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
         return [_plain(x) for x in v]
+    if isinstance(v, bytearray):  # a uint8array as the engine's Python API gives it
+        return bytes(v)
     name = getattr(v, "name", None)
     if name is not None and type(v).__class__.__name__ == "EnumType":
         return name

@@ -60,6 +60,8 @@ def literal(v, t) -> str | None:
         return f"({INT_MIN + 1} - 1)" if v == INT_MIN else str(v)
     if isinstance(v, float):
         return repr(v) if math.isfinite(v) else None
+    if isinstance(v, (bytes, bytearray)):  # a byte string literal: letters and digits as they are
+        return 'b"' + "".join(chr(c) if chr(c).isascii() and chr(c).isalnum() else f"\\x{c:02x}" for c in v) + '"'
     if isinstance(v, str):
         if t is not None and t.kind == "enum":
             return f"{_type_name(t)}.{v}"

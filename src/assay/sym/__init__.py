@@ -135,6 +135,7 @@ class Runner:
                        for p in view.function(fn).params]
         self.tracer = Tracer(self.params, None, limits, {})
         self._call = view.runner(fn, [self.tracer, *extensions])
+        self._bytes = any(t is not None and _has_bytes(t) for _, t, _ in self.params)
 
     def __call__(self, args: dict, llm: dict | None = None) -> Trace:
         inputs = Inputs(self.max_len, self.max_depth)
@@ -145,9 +146,29 @@ class Runner:
             # the expressions and records a run makes are acyclic: reference counting frees
             # them, and the cyclic GC would only re-scan the growing path again and again (2-3x)
             with gcpause.paused():
-                result, error = self._call(args)
+                result, error = self._call(_as_runtime_bytes(args) if self._bytes else args)
         except (Limit, mirx.TimeLimit) as stop:  # the path so far is still good for flips
             trace = Trace(self.fn, args, self.params, inputs, None, None, tracer.state, None)
             trace.limit = stop
             return trace
         return Trace(self.fn, args, self.params, inputs, result, error, tracer.state, tracer.result_shadow)
+
+
+def _has_bytes(t, depth: int = 0) -> bool:
+    """Does a parameter type hold a uint8array anywhere (to a few levels)?"""
+    if t.kind == "uint8array":
+        return True
+    parts = [t.element, t.key, t.value] + t.members + [f.type for f in t.fields]
+    return depth < 4 and any(p is not None and _has_bytes(p, depth + 1) for p in parts)
+
+
+def _as_runtime_bytes(v):
+    """Arguments with each byte string as the VM holds a uint8array (a bytearray): hosts and
+    the engine's Python API pass `bytes`."""
+    if isinstance(v, bytes):
+        return bytearray(v)
+    if isinstance(v, dict):
+        return {k: _as_runtime_bytes(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_as_runtime_bytes(x) for x in v]
+    return v

@@ -4,7 +4,8 @@ built only when a query is sent, see solver.py).
 An `Expr` is `(op, args, sort)`; equal expressions made in one scope (one run) are the same
 object, so shadows compare and hash by identity and shared subterms are shared. Sorts: "int" (BAML's 63-bit int: the
 overflow checks on the path keep every value in range, so the solver may use mathematical
-integers), "bigint" (unbounded), "bool", "string", and "enum:<fqn>" (a variant's index). Leaves are `var` (an input,
+integers), "bigint" (unbounded), "bool", "string", "uint8array" (a byte string: constants are
+`bytes`), and "enum:<fqn>" (a variant's index). Leaves are `var` (an input,
 args = (name,)) and `const` (args = (value,)). Containers are not expressions but shadow
 objects holding expressions: `SymArray`, `SymMap`, `SymObject`, `SymOptional`, `SymUnion`.
 """
@@ -69,7 +70,7 @@ def var(name: str, sort: str) -> Expr:
     return Expr("var", (name,), sort)
 
 
-_SORT_OF = {bool: "bool", int: "int", str: "string"}
+_SORT_OF = {bool: "bool", int: "int", str: "string", bytes: "uint8array"}
 
 
 def register_sort(py_type: type, sort: str) -> None:
@@ -108,6 +109,9 @@ _FOLD = {
     "!=": lambda a, b: a != b, "not": lambda a: not a, "and": lambda a, b: a and b,
     "or": lambda a, b: a or b, "str.++": lambda a, b: a + b, "str.len": len,
     "ite": lambda c, a, b: a if c else b, "fdiv": lambda a, b: a // b, "fmod": lambda a, b: a % b,
+    "bytes.at": lambda b, k: b[k], "bytes.sub": lambda b, i, n: b[i:i + max(n, 0)],
+    "bytes.store": lambda b, k, v: b[:k] + bytes([v & 0xFF]) + b[k + 1:],
+    "as_bytes": lambda s: s.encode("ascii"),
 }
 
 
@@ -139,6 +143,8 @@ def realize(x):
         return realize(x.value)
     if t is SymUnion:
         return realize(x.members[x.kinds.index("int")]) if "int" in x.kinds else None
+    if t is bytearray:  # mutable: its constant is the bytes it holds now
+        return Expr("const", (bytes(x),), "uint8array")
     sort = _SORT_OF.get(t)
     return Expr("const", (x,), sort) if sort is not None else None
 
@@ -158,6 +164,8 @@ def lift(value, shadow) -> Expr | None:
     sort = _SORT_OF.get(type(value))
     if sort is not None:
         return Expr("const", (value,), sort)
+    if type(value) is bytearray:  # a uint8array: the bytes it holds now
+        return Expr("const", (bytes(value),), "uint8array")
     enum = getattr(value, "enum", None)  # an enum variant: its index
     if enum is not None:
         return const(value.index, "enum:" + enum.fqn)
@@ -236,4 +244,4 @@ def _kind_of(value) -> str:
     cls = getattr(value, "_class", None)
     if cls is not None:
         return "class:" + cls.fqn
-    return {list: "array", dict: "map"}.get(type(value), "other")
+    return {list: "array", dict: "map", bytearray: "uint8array"}.get(type(value), "other")

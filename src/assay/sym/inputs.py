@@ -22,6 +22,11 @@ class Inputs:
         if k == "bigint":
             self.domains[name] = (None, None)  # unbounded
             return var(name, "bigint")
+        if k == "uint8array":  # a byte string: symbolic length (up to max_len) and contents
+            if value is not None and not isinstance(value, (bytes, bytearray)):
+                return None
+            self.domains[name] = (0, self.max_len)
+            return var(name, "uint8array")
         if k == "enum":
             self.domains[name] = (0, len(t.variants) - 1)
             return var(name, "enum:" + t.qualified_name)
@@ -50,7 +55,7 @@ class Inputs:
             self.domains[name] = frozenset(literals)
             inner = var(name, {bool: "bool", int: "int", str: "string"}[type(literals[0])])
         elif len(rest) == 1:
-            inner = self.shadow(name, value, rest[0]) if rest[0].kind in ("int", "bool", "string", "enum") \
+            inner = self.shadow(name, value, rest[0]) if rest[0].kind in _SCALARS \
                 else (self.shadow(name, value, rest[0]) if value is not None else None)
         else:
             return self._union(name, value, t)
@@ -68,9 +73,12 @@ class Inputs:
         self.domains[name + ".tag"] = (0, len(kinds) - 1)
         here = _kind_of(value)
         members = tuple(self.shadow(f"{name}.{j}", value if k == here else None, m)
-                        if m.kind in ("int", "bool", "string", "enum") or k == here else None
+                        if m.kind in _SCALARS or k == here else None
                         for j, (k, m) in enumerate(zip(kinds, t.members)))
         return SymUnion(var(name + ".tag", "int"), kinds, members)
+
+
+_SCALARS = ("int", "bool", "string", "enum", "uint8array")  # a var of their own even where absent
 
 
 def _depth(name: str) -> int:
@@ -98,7 +106,7 @@ def rebuild(name: str, value, t, model: dict):
     if t is None:
         return value
     k = t.kind
-    if k in ("int", "bool", "string", "bigint"):
+    if k in ("int", "bool", "string", "bigint", "uint8array"):
         return model.get(name, value if value is not None else default(t))
     if k == "enum":
         i = model.get(name)
@@ -143,14 +151,15 @@ def _host_fits(value, t) -> bool:
             "float": type(value) is float, "string": isinstance(value, str) and k == "string",
             "array": isinstance(value, list), "map": isinstance(value, dict) and k == "map",
             "class": isinstance(value, dict) or hasattr(value, "model_dump"),
-            "enum": isinstance(value, str) and value in [v.name for v in t.variants]}.get(k, False)
+            "enum": isinstance(value, str) and value in [v.name for v in t.variants],
+            "uint8array": isinstance(value, (bytes, bytearray))}.get(k, False)
 
 
 def default(t):
     """A value of type `t` for positions the model invents (a longer array)."""
     k = t.kind
-    if k in ("int", "float", "bool", "string", "bigint"):
-        return {"int": 0, "float": 0.0, "bool": False, "string": "", "bigint": 0}[k]
+    if k in ("int", "float", "bool", "string", "bigint", "uint8array"):
+        return {"int": 0, "float": 0.0, "bool": False, "string": "", "bigint": 0, "uint8array": b""}[k]
     if k == "enum":
         return t.variants[0].name
     if k == "array":

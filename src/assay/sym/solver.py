@@ -20,6 +20,7 @@ class Encoder:
         self.vars: dict[str, object] = {}
         self.domain: list = []
         self.domains = domains or {}  # var name → (lo, hi) for enum tags and lengths
+        self.byte_vars: set[str] = set()  # vars of sort uint8array (their models are bytes)
 
     def __call__(self, e: Expr):
         t = self.memo.get(id(e))
@@ -37,6 +38,8 @@ class Encoder:
                 return z3.BoolVal(v)
             if e.sort == "string":
                 return z3.StringVal(v)
+            if e.sort == "uint8array":
+                return _bytes_val(z3, v)
             return z3.IntVal(int(v))  # a bigint's str() has its `n`
         a = [self(x) for x in e.args]
         return _OPS[e.op](z3, *a)
@@ -53,6 +56,12 @@ class Encoder:
         elif e.sort == "string":  # printable ASCII, so every model is a plain literal
             t = z3.String(name)
             self.domain.append(z3.InRe(t, z3.Star(z3.Range(" ", "~"))))
+        elif e.sort == "uint8array":  # a sequence of characters 0..255, one per byte
+            t = z3.String(name)
+            self.byte_vars.add(name)
+            self.domain.append(z3.InRe(t, z3.Star(z3.Range(chr(0), chr(255)))))
+            if isinstance(domain, tuple):  # its length, bounded by max_len
+                self.domain.append(z3.Length(t) <= domain[1])
         else:
             t = z3.Int(name)
             lo, hi = domain if isinstance(domain, tuple) else (INT_MIN, INT_MAX)
@@ -62,6 +71,19 @@ class Encoder:
             self.domain.append(z3.Or(*[t == self(Expr("const", (v,), e.sort)) for v in domain]))
         self.vars[name] = t
         return t
+
+
+def _bytes_val(z3, b: bytes):
+    """A byte string as z3 characters 0..255 (never through StringVal, which reads escapes)."""
+    if not b:
+        return z3.StringVal("")
+    units = [z3.StrFromCode(z3.IntVal(x)) for x in b]
+    return units[0] if len(units) == 1 else z3.Concat(*units)
+
+
+def _byte_store(z3, b, k, v):
+    """`b` with the byte at position k (in range) replaced by v modulo 256."""
+    return z3.Concat(z3.SubString(b, 0, k), z3.StrFromCode(v % 256), z3.SubString(b, k + 1, z3.Length(b) - k - 1))
 
 
 def _tdiv(z3, a, b):
@@ -81,6 +103,9 @@ _OPS = {
     "str.<": lambda z3, a, b: a < b, "str.<=": lambda z3, a, b: a <= b,
     "str.contains": lambda z3, a, b: z3.Contains(a, b),
     "str.prefixof": lambda z3, a, b: z3.PrefixOf(a, b), "str.suffixof": lambda z3, a, b: z3.SuffixOf(a, b),
+    "bytes.at": lambda z3, b, k: z3.StrToCode(z3.SubString(b, k, 1)), "bytes.store": _byte_store,
+    "bytes.sub": lambda z3, b, i, n: z3.SubString(b, i, n),
+    "as_bytes": lambda z3, s: s,  # an ASCII string's characters are its UTF-8 bytes
 }
 
 
@@ -100,6 +125,11 @@ def solve(conditions: list, domains: dict, timeout_ms: int = 5000) -> tuple[str,
     out = {}
     for name, t in enc.vars.items():
         v = m.eval(t, model_completion=True)
+        if name in enc.byte_vars:  # character by character: as_string() escapes some of them
+            n = m.eval(z3.Length(t), model_completion=True).as_long()
+            out[name] = bytes(m.eval(z3.StrToCode(z3.SubString(t, i, 1)), model_completion=True).as_long()
+                              for i in range(n))
+            continue
         out[name] = (v.as_long() if z3.is_int_value(v) else z3.is_true(v) if z3.is_bool(v)
                      else v.as_string())
     return "sat", out

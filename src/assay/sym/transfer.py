@@ -102,14 +102,18 @@ def unary(op: str):
 
 def truthy(st, a, za):
     e = lift(a, za)
-    return e if e is not None and e.sort == "bool" else st.concretize("truthy", ((a, za),))
+    if e is not None and e.sort == "bool":
+        return e
+    if e is not None and e.sort in ("string", "uint8array"):  # non-empty
+        return app("!=", "bool", app("str.len", "int", e), const(0))
+    return st.concretize("truthy", ((a, za),))
 
 
 def length(st, a, za):
     z = _unwrap(za)
     if isinstance(z, SymArray):
         return z.length
-    if isinstance(z, Expr) and z.sort == "string":
+    if isinstance(z, Expr) and z.sort in ("string", "uint8array"):
         return app("str.len", "int", z)
     return None
 
@@ -164,7 +168,7 @@ def map_(st, values: tuple, shadows: tuple):
 
 def concat(st, values: tuple, shadows: tuple):
     parts = [lift(v, z) for v, z in zip(values, shadows)]
-    if any(p is None for p in parts):
+    if any(p is None or p.sort != "string" for p in parts):  # a byte string renders decoded
         return st.concretize("concat", tuple(zip(values, shadows)))
     out = parts[0]
     for p in parts[1:]:
@@ -201,7 +205,17 @@ def load_index(st, c, zc, i, zi):
         if zi is not None:
             st.concretize("map key", ((i, zi),))
         return z.items.get(i) if isinstance(z, SymMap) else None
+    if type(c) is bytearray and type(i) is int and -len(c) <= i < len(c):
+        eb, ei = lift(c, z), lift(i, zi)
+        return app("bytes.at", "int", eb, _from_end(ei, app("str.len", "int", eb)))
     return st.concretize("index", ((c, zc), (i, zi)))
+
+
+def _from_end(ei: Expr, n: Expr) -> Expr:
+    """An index as a position: negative ones count from the end (length n)."""
+    if ei.op == "const":
+        return ei if ei.args[0] >= 0 else app("+", "int", n, ei)
+    return app("ite", "int", app("<", "bool", ei, const(0)), app("+", "int", ei, n), ei)
 
 
 def _select(st, c: list, z, i: int, zi):
@@ -223,6 +237,13 @@ def store_index(st, c, zc, i, zi, zv):
     z = _unwrap(zc)
     if zi is not None:
         st.concretize("index", ((i, zi),))
+    if type(c) is bytearray:  # the shadow before the store (the VM stores after the snippet)
+        if zc is None and zv is None:
+            return None
+        eb, ev = lift(c, z), lift(c[i] if zv is None else None, zv)
+        if ev is None or ev.sort != "int":
+            ev = const(0)  # never: a byte store's value is an int
+        return app("bytes.store", "uint8array", eb, _from_end(const(i), app("str.len", "int", eb)), ev)
     if type(c) is list:
         if not isinstance(z, SymArray):
             if zv is None:
@@ -316,8 +337,9 @@ def _failing(panic: str, op: str, values, shadows):
 def _bounds(values, shadows):
     (c, i), (zc, zi) = values, shadows
     z = _unwrap(zc)
-    if type(c) is list and type(i) is int:
-        n = z.length if isinstance(z, SymArray) else const(len(c))
+    if (type(c) is list or type(c) is bytearray) and type(i) is int:
+        n = z.length if isinstance(z, SymArray) else \
+            app("str.len", "int", z) if isinstance(z, Expr) and z.sort == "uint8array" else const(len(c))
         ei = lift(i, zi)
         cond = app("or", "bool", app("<", "bool", ei, app("neg", "int", n)), app(">=", "bool", ei, n))
         return cond, not -len(c) <= i < len(c)
@@ -351,7 +373,8 @@ def native(name: str):
     return transfer
 
 
-_KIND_OF = {list: "array", str: "string", dict: "map", int: "int", float: "float", bool: "bool"}
+_KIND_OF = {list: "array", str: "string", dict: "map", int: "int", float: "float", bool: "bool",
+            bytearray: "uint8array"}
 
 
 def method(name: str):
@@ -396,7 +419,56 @@ def _string_pred(op: str, swap: bool = False):
     return model
 
 
+def _bytes_slice(st, result, values, shadows):
+    """`b.slice(start, end)`: negatives count from the end, both clamp (start/end pinned when
+    symbolic: the solver moves the contents and the length, not the bounds)."""
+    (b, start, end), (zb, zs, ze) = values, shadows
+    if zs is not None or ze is not None:
+        st.concretize("uint8array.slice bounds", ((start, zs), (end, ze)))
+    if zb is None:
+        return None, None
+    eb = lift(b, zb)
+    n = app("str.len", "int", eb)
+    lo, hi = _clamp(start, n), _clamp(end, n)
+    return app("bytes.sub", "uint8array", eb, lo, app("-", "int", app("ite", "int", app("<", "bool", hi, lo), lo, hi), lo)), zb
+
+
+def _clamp(i: int, n: Expr) -> Expr:
+    """A concrete slice bound against a symbolic length n: max(i + n, 0) or min(i, n)."""
+    if i < 0:
+        k = app("+", "int", n, const(i))
+        return app("ite", "int", app("<", "bool", k, const(0)), const(0), k)
+    return app("ite", "int", app("<", "bool", n, const(i)), n, const(i))
+
+
+def _to_utf8(st, result, values, shadows):
+    """`s.to_utf8()`: the same characters as bytes, exactly, while the string is ASCII (every
+    string input is printable ASCII; a non-ASCII constant in it concretises)."""
+    (s,), (zs,) = values, shadows
+    e = lift(s, zs)
+    if e is None or e.sort != "string" or not _ascii(e):
+        st.concretize("string.to_utf8", ((s, zs),))
+        return None, zs
+    return app("as_bytes", "uint8array", e), zs
+
+
+def _ascii(e: Expr) -> bool:
+    todo, seen = [e], set()
+    while todo:
+        x = todo.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if x.op == "const" and isinstance(x.args[0], str) and not x.args[0].isascii():
+            return False
+        if x.op not in ("var", "const", "str.++"):
+            return False  # only concatenations of ASCII constants and inputs are known ASCII
+        todo.extend(a for a in x.args if isinstance(a, Expr))
+    return True
+
+
 _MODELS = {
+    "uint8array.length": _length, "uint8array.slice": _bytes_slice, "string.to_utf8": _to_utf8,
     "array.push": _push, "array.length": _length, "string.length": _length,
     "Array.filled": _filled, "baml.Array.filled": _filled,
     "string.includes": _string_pred("str.contains"), "string.starts_with": _string_pred("str.prefixof", True),
