@@ -76,6 +76,7 @@ class Checker(LlmChecks):
         self.diags: list[Diagnostic] = []
         self.ns: str | None = None
         self.fn_name = ""  # the function being checked, as the engine names it in messages
+        self.cur_fd: FunctionDef | None = None
         self.generics: set[str] = set()
         self.scopes: list[dict[str, Var]] = []
         self.facts: dict[Var, T.Type] = {}
@@ -108,6 +109,7 @@ class Checker(LlmChecks):
             self.ns = td.namespace
             self.generics = set()
             self.fn_name = td.decl.name
+            self.cur_fd = None
             self.fn = _Fn(UNKNOWN, None, _unstable(td.decl.body))
             self.scopes = [{}]
             self.facts = {}
@@ -153,7 +155,7 @@ class Checker(LlmChecks):
         for p, (_, pt, _) in zip(d.params, params):
             if p.default is not None:
                 self.expect(p.default, pt)
-        self.llm_fn = fd
+        self.llm_fn = self.cur_fd = fd
         if d.body is not None:
             self.body(d.body, ret)
         self.finish_fn()
@@ -1074,7 +1076,10 @@ class Checker(LlmChecks):
         if op in ("==", "!="):
             return UNKNOWN if isinstance(lt, Lit) and isinstance(rt, Lit) else BOOL
         if lt is UNKNOWN or rt is UNKNOWN or isinstance(lt, TVar) or isinstance(rt, TVar):
-            return BOOL if op in _ORDER else UNKNOWN
+            if op in _ORDER:
+                self.check_order(op, lt, rt, e)
+                return BOOL
+            return UNKNOWN
         lb, rb = T.base(lt), T.base(rt)
         if T.BIGINT in (lb, rb) and isinstance(lt, Lit) and isinstance(rt, Lit):
             folded = _fold_literals(op, lt, rt)
@@ -1084,9 +1089,7 @@ class Checker(LlmChecks):
         if op in _ORDER:
             if isinstance(lt, Lit) and isinstance(rt, Lit) and lb is rb and lb in (INT, STRING):
                 return _fold_literals(op, lt, rt) or BOOL
-            if ls and rs and (lb is not rb or isinstance(lb, Union) or lb is NULL):
-                self.err(e.span, "E0004", f"cannot order `{show(lt)}` and `{show(rt)}` with "
-                         f"`{op}`: ordering requires both operands to have the same type")
+            self.check_order(op, lt, rt, e)
             return BOOL
         if op in _ARITH:
             if lb in (INT, FLOAT) and rb in (INT, FLOAT):
@@ -1115,6 +1118,51 @@ class Checker(LlmChecks):
                          f"and `{show(rt)}`")
             return UNKNOWN
         return UNKNOWN
+
+    def check_order(self, op: str, lt: T.Type, rt: T.Type, e) -> None:
+        """E0004 for `<` `<=` `>` `>=`: both operands of one type, a type that implements
+        `Compare` (int, float, string, bool, bigint, or a bounded type parameter)."""
+        wl, wr = widen(lt), widen(rt)
+        if not (self.sure_type(wl) and self.sure_type(wr)):
+            return
+        if wl != wr:
+            self.err(e.span, "E0004", f"cannot order `{show(lt)}` and `{show(rt)}` with `{op}`: "
+                     "ordering requires both operands to have the same type")
+        elif wl not in (INT, FLOAT, STRING, BOOL, T.BIGINT) and not self.may_compare(wl):
+            self.err(e.span, "E0004", f"`{show(wl)}` does not implement `Compare`, so it cannot "
+                     f"be ordered with `{op}`")
+
+    def sure_type(self, t: T.Type) -> bool:
+        """A type the checker knows exactly (no unknown part, no stdlib or function type)."""
+        if isinstance(t, T.Prim):
+            return t not in (UNKNOWN, NEVER, VOID)
+        if isinstance(t, Lit):
+            return True
+        if isinstance(t, Arr):
+            return self.sure_type(t.elem)
+        if isinstance(t, MapT):
+            return self.sure_type(t.key) and self.sure_type(t.val)
+        if isinstance(t, Union):
+            return all(map(self.sure_type, t.members))
+        if isinstance(t, ClassT):
+            return all(map(self.sure_type, t.args))
+        return isinstance(t, (EnumT, TVar))
+
+    def may_compare(self, t: T.Type) -> bool:
+        """Could an `implements` (or a bound) give this type `Compare`?"""
+        if isinstance(t, TVar):
+            return t.name not in self.unbounded_generics()
+        decl = t.cls.decl if isinstance(t, ClassT) else t.enum.decl if isinstance(t, EnumT) else None
+        if decl is not None and getattr(decl, "impls", None):
+            return True
+        return any(getattr(f, "impls", None) for f in self.index.files) and decl is None
+
+    def unbounded_generics(self) -> set[str]:
+        fd = self.cur_fd
+        gs = list(fd.decl.generics) if fd is not None else []
+        if fd is not None and fd.owner is not None:
+            gs += fd.owner.decl.generics
+        return {g.name for g in gs if not g.bounds}
 
     def cond_facts(self, c) -> tuple[dict, dict]:
         """Narrowing facts (when true, when false) of a condition."""
