@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import assay
+
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 ENGINE_PREFIX = {"corpus": "cp_", "mutants": "cm_"}
 
@@ -343,3 +345,59 @@ def counts(root: Path = CORPUS_DIR) -> dict[str, int]:
     for f in corpus_files(root):
         out[f.construct] = out.get(f.construct, 0) + len(find_tests(f.path.read_text(encoding="utf-8")))
     return out
+
+
+# --------------------------------------------------------------------------- verdicts
+
+Verdict = tuple  # ("pass", None, "") | ("fail", error class, message)
+
+
+def engine_verdict(outcome) -> Verdict:
+    """A difflib_baml.Outcome of a wrapper call as a verdict (error class `BamlError` for a
+    thrown non-class value, as the shared corpus names it)."""
+    if outcome.kind == "ok":
+        return "pass", None, ""
+    if outcome.kind == "harness":
+        return "harness", None, outcome.detail
+    return "fail", outcome.class_name or "BamlError", outcome.detail
+
+
+def assay_records(f: CorpusFile, kind: str, dest: Path):
+    """{test name: TestOutcome} of f (as `kind`) run by Assay alone, or the load error text."""
+    try:
+        return {r.name: r for r in assay.load(str(assay_layout(f, kind, dest))).run_tests()}
+    except Exception as e:  # noqa: BLE001 - reported per test
+        return f"{type(e).__name__}: {str(e)[:600]}"
+
+
+def assay_verdict(records, name: str) -> Verdict:
+    if isinstance(records, str):
+        return "fail", "LoadError", records
+    r = records.get(name)
+    if r is None:
+        return "fail", "NoRecord", f"no record for {name!r}"
+    if r.passed:
+        return "pass", None, ""
+    return "fail", r.error.get("type"), str(r.error.get("message"))[:300]
+
+
+def agree(ev: Verdict, av: Verdict) -> bool:
+    return ev[:2] == av[:2]
+
+
+def set_xfail_marks(path: Path, marks: dict[tuple[str, str], str]) -> None:
+    """Rewrite path's `// assay-xfail[-mutant]: …` lines to exactly `marks`
+    ({(mark, test name): reason}); a mark that stays keeps its written reason."""
+    src = path.read_text(encoding="utf-8")
+    kept = {}
+    for mark in ("assay-xfail", "assay-xfail-mutant"):
+        for t in find_tests(src):
+            why = xfail_reason(src, t.name, mark)
+            if why is not None:
+                kept[(mark, t.name)] = why
+    src = re.sub(r"(?m)^// assay-xfail(-mutant)?:.*\n", "", src)
+    for t in reversed(find_tests(src)):
+        lines = [f"// {m}: {kept.get((m, t.name), why)}\n"
+                 for (m, name), why in sorted(marks.items()) if name == t.name]
+        src = src[:t.start] + "".join(lines) + src[t.start:]
+    path.write_text(src, encoding="utf-8")

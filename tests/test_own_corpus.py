@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import pytest
 
-import assay
-
 import difflib_baml as dl
 import owncorpus as oc
 
@@ -38,15 +36,12 @@ class _AssayRuns:
         self.root = root
         self.cache: dict = {}
 
-    def records(self, t: oc.CorpusTest):
+    def verdict(self, t: oc.CorpusTest) -> oc.Verdict:
         key = (t.kind, t.file.rel)
         if key not in self.cache:
-            try:
-                dest = oc.assay_layout(t.file, t.kind, self.root / t.kind / t.file.construct / t.file.stem)
-                self.cache[key] = {r.name: r for r in assay.load(str(dest)).run_tests()}
-            except Exception as e:  # noqa: BLE001 - reported per test
-                self.cache[key] = f"{type(e).__name__}: {str(e)[:600]}"
-        return self.cache[key]
+            dest = self.root / t.kind / t.file.construct / t.file.stem
+            self.cache[key] = oc.assay_records(t.file, t.kind, dest)
+        return oc.assay_verdict(self.cache[key], t.name)
 
 
 @pytest.fixture(scope="session")
@@ -54,37 +49,17 @@ def assay_runs(tmp_path_factory):
     return None if dl.engine_only() else _AssayRuns(tmp_path_factory.mktemp("own_corpus"))
 
 
-def engine_verdict(engine, t: oc.CorpusTest) -> tuple[str, str | None, str]:
-    o = engine.call(t.engine_fn, {})
-    if o.kind == "ok":
-        return "pass", None, ""
-    if o.kind == "harness":
-        pytest.fail(f"engine could not run {t.engine_fn}: {o.detail}")
-    return "fail", o.class_name or "BamlError", o.detail
-
-
-def assay_verdict(runs: _AssayRuns, t: oc.CorpusTest) -> tuple[str, str | None, str]:
-    recs = runs.records(t)
-    if isinstance(recs, str):
-        return "fail", "LoadError", recs
-    r = recs.get(t.name)
-    if r is None:
-        return "fail", "NoRecord", f"no record for {t.name!r}"
-    if r.passed:
-        return "pass", None, ""
-    return "fail", r.error.get("type"), str(r.error.get("message"))[:300]
-
-
 @pytest.mark.parametrize("t", _params())
 def test_own_corpus(engine, assay_runs, t: oc.CorpusTest):
-    ev, etype, emsg = engine_verdict(engine, t)
+    ev = oc.engine_verdict(engine.call(t.engine_fn, {}))
+    assert ev[0] != "harness", f"engine could not run {t.engine_fn}: {ev[2]}"
     if t.kind == "mutants":
-        assert ev == "fail", f"{t.id}: the engine passes the mutant (the mutation changes nothing)"
+        assert ev[0] == "fail", f"{t.id}: the engine passes the mutant (the mutation changes nothing)"
     if assay_runs is None:
         return
-    av, atype, amsg = assay_verdict(assay_runs, t)
-    assert (av, atype) == (ev, etype), (f"{t.id}: engine {ev} {etype or ''} [{emsg[:300]}]; "
-                                        f"assay {av} {atype or ''} [{amsg}]")
+    av = assay_runs.verdict(t)
+    assert oc.agree(ev, av), (f"{t.id}: engine {ev[0]} {ev[1] or ''} [{ev[2][:300]}]; "
+                              f"assay {av[0]} {av[1] or ''} [{av[2]}]")
 
 
 def test_every_test_has_a_mutant():
@@ -98,3 +73,21 @@ def test_corpus_size():
     per = oc.counts()
     assert sum(per.values()) >= 300, per
     assert all(n >= 20 for n in per.values()), per
+
+
+@pytest.mark.parametrize("expected, mutated", [
+    ("3", "4"), ("-3", "-2"), ("0xFF", "256"), ("2.5", "3.0"), ("1e3", "1000.5"), ("10n", "11n"),
+    ("0xFF_FFn", "65536n"), ('"ab"', '"abx"'), ("true", "false"), ("[null, 1]", "[null, 2]"),
+    ("P { x: 7 }", "P { x: 8 }"), ("4611686018427387903", "4611686018427387902"),
+])
+def test_mutation_rules(expected, mutated):
+    src = f'test "t" {{\n  let a = 1;\n  assert.equal(a - 1, {expected})\n}}\n'
+    out, muts, missing = oc.mutate(src)
+    assert not missing and out == src.replace(f", {expected})", f", {mutated})")
+    assert muts[0].line == 3
+
+
+def test_mutation_skips_an_expected_side_without_literals():
+    src = 'test "t" {\n  let a = 1;\n  assert.equal(a, a);\n  assert.equal(a, -1 + 2)\n}\n'
+    out, muts, missing = oc.mutate(src)
+    assert "assert.equal(a, a)" in out and "assert.equal(a, 0 + 2)" in out and muts[0].line == 4
