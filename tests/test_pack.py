@@ -145,6 +145,20 @@ def test_a_callable_vmap_cannot_batch_falls_back_per_sample():
     out = plan.run()
     assert close(out, [prog.call("H", {**s, **host}) for s in samples], VALUES)
     assert plan.stats["fallbacks"] == 1 and plan.stats["residuals"] == 4 and plan.stats["host_calls"] == 24
+    assert close(plan.run(), out, VALUES)  # the replay
+    assert torch._C._functorch.maybe_current_level() is None  # the failed vmap left no level entered
+
+
+def test_batched_calls_draw_randomness_per_member_and_return_containers():
+    prog = mirx.compile("type Tensor = unknown\nfunction K(i: int, g: (int) -> Tensor, f: (Tensor) -> Tensor[])"
+                        " -> Tensor[] {\n  f(g(i))\n}\n")
+    host = {"g": lambda i: torch.zeros(3), "f": lambda t: [t + torch.rand(()), t * 2]}
+    plan = pack.plan(prog, "K", [{"i": i} for i in range(6)], host)
+    with torch.no_grad():
+        for out in (plan.run(), plan.run()):  # the agenda's run, then the replay
+            noise = torch.stack([o[0][0] for o in out])
+            assert len(set(noise.tolist())) == 6 and all(torch.equal(o[1], torch.zeros(3)) for o in out)
+            assert plan.stats["batched_calls"] == 2 and plan.stats["fallbacks"] == 0
 
 
 def test_registered_batched_forms_give_the_same_results(rect):
