@@ -435,7 +435,7 @@ class Checker(LlmChecks):
                 self.expect(s.value, dst)
             else:
                 vt = self.expr(s.value, UNKNOWN)
-                r = self.binop_type(s.op, self.var_type(v), vt, s)
+                r = self.binop_type(s.op, self.var_type(v), vt, s.value)
                 if not assignable(r, dst):
                     self.mismatch(s.value.span, dst, r)
             self.written(v)
@@ -449,7 +449,7 @@ class Checker(LlmChecks):
                 self.expect(s.value, dst)
             else:
                 vt = self.expr(s.value, UNKNOWN)
-                self.binop_type(s.op, dst, vt, s)
+                self.binop_type(s.op, dst, vt, s.value)
             return
         self.err(tgt.span, "E0010", "invalid assignment target; only a variable, a field, or an "
                  "index can be assigned to")
@@ -825,16 +825,22 @@ class Checker(LlmChecks):
 
     def x_Index(self, e, x):
         ot = self.expr(e.obj, UNKNOWN)
-        self.expr(e.index, UNKNOWN)
+        it = self.expr(e.index, UNKNOWN)
         if e.optional:
             ot = T.strip_null(ot)
         tb = T.base(ot)
         r = UNKNOWN
-        if isinstance(tb, Arr):
-            r = tb.elem
-        elif isinstance(tb, MapT):
-            r = tb.val
-        elif tb in (STRING, INT, FLOAT, BOOL):
+        if isinstance(tb, (Arr, MapT)):
+            r, key = (tb.elem, INT) if isinstance(tb, Arr) else (tb.val, tb.key)
+            if not assignable(it, key):
+                self.mismatch(e.index.span, key, it)
+        elif tb is T.BYTES:
+            r = INT
+            if not assignable(it, INT):
+                self.mismatch(e.index.span, INT, it)
+        elif tb in (STRING, INT, FLOAT, BOOL, NULL, T.BIGINT) or (
+                isinstance(tb, (ClassT, EnumT, Union)) and self.sure_type(tb)
+                and not self.may_compare(widen(tb))):
             self.err(e.span, "E0008", f"cannot index into type `{show(widen(ot))}`")
         if e.optional and r is not UNKNOWN:
             r = T.optional(r)
@@ -989,7 +995,12 @@ class Checker(LlmChecks):
                          f"operator `-` cannot be applied to `{show(widen(t))}`")
             return UNKNOWN
         if e.op == "~":
-            return INT if tb is INT else UNKNOWN
+            if tb in (INT, FLOAT, T.BIGINT):
+                return tb
+            if tb in (BOOL, STRING, NULL) or isinstance(tb, (Arr, MapT)):
+                # sic: the engine names the operator `-` here
+                self.err(e.operand.span, "E0004", f"operator `-` cannot be applied to `{show(widen(t))}`")
+            return UNKNOWN
         return UNKNOWN
 
     def x_Binary(self, e, expected):
@@ -1079,7 +1090,7 @@ class Checker(LlmChecks):
             if op in _ORDER:
                 self.check_order(op, lt, rt, e)
                 return BOOL
-            return UNKNOWN
+            return self.check_operands(op, lt, rt, e) if op in _ARITH or op in _BITS else UNKNOWN
         lb, rb = T.base(lt), T.base(rt)
         if T.BIGINT in (lb, rb) and isinstance(lt, Lit) and isinstance(rt, Lit):
             folded = _fold_literals(op, lt, rt)
@@ -1102,26 +1113,38 @@ class Checker(LlmChecks):
                 if isinstance(lt, Lit) and isinstance(rt, Lit):
                     return T.lit_str(lt.value + rt.value)
                 return STRING
-            if ls and rs:
-                self.err(e.span, "E0004", f"operator `{op}` cannot be applied to `{show(lt)}` "
-                         f"and `{show(rt)}`")
-            return UNKNOWN
+            return self.check_operands(op, lt, rt, e)
         if op in _BITS:
             if lb is INT and rb is INT:
                 if isinstance(lt, Lit) and isinstance(rt, Lit):
                     return _fold_bits(op, lt.value, rt.value)
                 return INT
-            if ls and rs and (lb in (STRING, FLOAT, NULL) or rb in (STRING, FLOAT, NULL)
-                              or (lb is INT) != (rb is INT) or isinstance(lb, Union)
-                              or isinstance(rb, Union)):
-                self.err(e.span, "E0004", f"operator `{op}` cannot be applied to `{show(lt)}` "
-                         f"and `{show(rt)}`")
-            return UNKNOWN
+            return self.check_operands(op, lt, rt, e)
         return UNKNOWN
+
+    def check_operands(self, op: str, lt: T.Type, rt: T.Type, e) -> T.Type:
+        """An arithmetic or bitwise operator over operands the checker knows: the result type
+        (per member of union operands), or E0004 where the engine has no such operator."""
+        lt, rt = _void_is_null(lt), _void_is_null(rt)
+        if not (self.sure_type(widen(lt)) and self.sure_type(widen(rt))):
+            return UNKNOWN
+        out = []
+        for ml in T.members(lt):
+            for mr in T.members(rt):
+                r = _operator_result(op, T.base(ml), T.base(mr))
+                if r is None:
+                    if self.may_compare(widen(ml)) or self.may_compare(widen(mr)):
+                        return UNKNOWN  # an `implements` may supply the operator
+                    self.err(e.span, "E0004", f"operator `{op}` cannot be applied to "
+                             f"`{show(lt)}` and `{show(rt)}`")
+                    return UNKNOWN
+                out.append(r)
+        return T.union(*out)
 
     def check_order(self, op: str, lt: T.Type, rt: T.Type, e) -> None:
         """E0004 for `<` `<=` `>` `>=`: both operands of one type, a type that implements
         `Compare` (int, float, string, bool, bigint, or a bounded type parameter)."""
+        lt, rt = _void_is_null(lt), _void_is_null(rt)
         wl, wr = widen(lt), widen(rt)
         if not (self.sure_type(wl) and self.sure_type(wr)):
             return
@@ -1510,6 +1533,21 @@ def _std_param_names(path: str) -> list[tuple[str, bool]]:
             got = [(p.split(":")[0].strip(), "=" in p) for p in params if p.strip()]
         _STD_PARAMS[path] = got
     return got
+
+
+def _void_is_null(t: T.Type) -> T.Type:
+    return NULL if t is VOID else t  # a void call's value is null to the engine's operators
+
+
+def _operator_result(op: str, a: T.Type, b: T.Type) -> T.Type | None:
+    """The result of `a op b` for builtin operand types (None: no such operator)."""
+    if T.BIGINT in (a, b) and a in (T.BIGINT, INT) and b in (T.BIGINT, INT):
+        return T.BIGINT
+    if op in _BITS:
+        return INT if a is INT and b is INT else None
+    if a in (INT, FLOAT) and b in (INT, FLOAT):
+        return INT if a is INT and b is INT else FLOAT
+    return STRING if op == "+" and a is STRING and b is STRING else None
 
 
 def _fold_literals(op, lt: Lit, rt: Lit) -> "T.Type | None":
