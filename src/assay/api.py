@@ -76,7 +76,32 @@ def to_plain(v):
     if isinstance(v, list):
         return [to_plain(x) for x in v]
     if isinstance(v, dict):
-        return {k: to_plain(x) for k, x in v.items()}
+        return {host_key(k, to_plain): to_plain(x) for k, x in v.items()}
+    return v
+
+
+def host_key(k, convert):
+    """A BAML map key as a Python dict key: strings and ints as themselves; other keys
+    (ops.MapKey) converted by `convert`, arrays as tuples and maps as tuples of pairs (Python
+    keys must be hashable), instances as tuples of (field, value) pairs. Python merges keys
+    BAML keeps apart (`1`, `true`, `1.0`): the last one wins."""
+    if type(k) is str or type(k) is int:
+        return k
+    v = _hashable(convert(ops.unkey(k)))
+    try:
+        hash(v)
+    except TypeError:  # a class instance (a pydantic model): its fields, as pairs
+        v = _hashable(to_plain(ops.unkey(k)))
+    return v
+
+
+def _hashable(v):
+    if isinstance(v, list):
+        return tuple(_hashable(x) for x in v)
+    if isinstance(v, dict):
+        return tuple((k, _hashable(x)) for k, x in v.items())
+    if isinstance(v, bytearray):
+        return bytes(v)
     return v
 
 
@@ -257,7 +282,7 @@ class BamlProgram:
         elif k == "array" and isinstance(v, (list, tuple)):
             return [self.from_python(x, t[1], where) for x in v]
         elif k == "map" and isinstance(v, dict):
-            return {self.from_python(a, t[1], where): self.from_python(b, t[2], where) for a, b in v.items()}
+            return {ops.mkey(self.from_python(a, t[1], where)): self.from_python(b, t[2], where) for a, b in v.items()}
         elif k == "class":
             info = rt.classes[t[1]]
             if isinstance(v, Instance) and v._class is info:
@@ -331,8 +356,8 @@ class BamlProgram:
             return en[v.name] if en is not None else v.name
         if isinstance(v, list):
             return [self.to_python(x) for x in v]
-        if isinstance(v, dict):  # keys are strings, or enum values (as the host's enum members)
-            return {(k if type(k) is str else self.to_python(k)): self.to_python(x) for k, x in v.items()}
+        if isinstance(v, dict):  # keys are strings, enum values (as the host's enum members), …
+            return {host_key(k, self.to_python): self.to_python(x) for k, x in v.items()}
         if callable(v):
             host = getattr(v, "host_f", None)
             if host is not None:

@@ -14,6 +14,8 @@ Python's `bool` is a subclass of `int`: every int path tests `type(x) is int`.
 from __future__ import annotations
 
 import math
+from functools import partial
+from types import MethodType
 from typing import NoReturn
 
 from .values import INT_MAX, INT_MIN, BamlRaise, BigInt, ClassInfo, Instance, Variant
@@ -335,6 +337,10 @@ def _eq_deep(a, b, seen: set) -> bool:
             if not _eq_deep(getattr(a, s, None), getattr(b, s, None), seen):
                 return False
         return True
+    if ta is MethodType:  # a bound method: the same method of the same receiver (identity)
+        return a.__func__ is b.__func__ and a.__self__ is b.__self__
+    if ta is partial:  # a builtin method bound to its receiver (vm.bind_method)
+        return a.func is b.func and len(a.args) == len(b.args) == 1 and a.args[0] is b.args[0]
     return False  # variants, functions: identity (already checked)
 
 
@@ -383,6 +389,76 @@ def cmp(a, b) -> int:
     if lt(b, a):
         return 1
     return 0
+
+
+# ----------------------------------------------------------------------------- map keys
+
+
+class MapKey:
+    """A map key other than a string, an int or an enum variant (which are keys as themselves):
+    hashed and compared as BAML compares (`==` by run-time type, structural), so `1`, `true` and
+    `1.0` are three keys, equal instances one, and arrays can be keys. The hash is taken when the
+    key is stored: mutating a stored key afterwards loses it, as in the engine."""
+
+    __slots__ = ("v", "h")
+
+    def __init__(self, v):
+        self.v = v
+        self.h = key_hash(v, 0)
+
+    def __hash__(self) -> int:
+        return self.h
+
+    def __eq__(self, other) -> bool:
+        return type(other) is MapKey and eq(self.v, other.v)
+
+    def __repr__(self) -> str:
+        return f"MapKey({self.v!r})"
+
+
+def mkey(k):
+    """The dict key of the BAML map key `k`."""
+    t = type(k)
+    return k if t is str or t is int or t is Variant else MapKey(k)
+
+
+def unkey(k):
+    """The BAML value of a dict key."""
+    return k.v if type(k) is MapKey else k
+
+
+_NAN_HASH = hash("NaN")
+
+
+def key_hash(v, depth: int) -> int:
+    """A hash consistent with `eq` (equal values hash equal; types apart); shallow past a depth,
+    so cyclic values hash too."""
+    t = type(v)
+    if t is str or t is int or t is _NoneType:
+        return hash(v)
+    if t is bool:
+        return hash((bool, v))
+    if t is float:
+        return _NAN_HASH if v != v else hash((float, v))
+    if t is BigInt:
+        return hash((BigInt, int(v)))
+    if t is MapKey:
+        return v.h
+    if depth > 6:
+        return hash(t)
+    if t is list:
+        return hash((list, *(key_hash(x, depth + 1) for x in v)))
+    if t is dict:  # order-insensitive, as `==` on maps is
+        return hash((dict, frozenset((key_hash(k, depth + 1), key_hash(x, depth + 1)) for k, x in v.items())))
+    if t is bytearray:
+        return hash((bytearray, bytes(v)))
+    if isinstance(v, Instance):
+        if v._class in EQ_OVERRIDES:  # a user-defined `==`: only the class is known to agree
+            return hash(v._class)
+        return hash((v._class, *(key_hash(getattr(v, f, None), depth + 1) for f in t.__slots__)))
+    if t is partial:
+        return hash((v.func, *map(id, v.args)))
+    return hash(v)  # variants, functions: identity; bound methods: function and receiver
 
 
 # ----------------------------------------------------------------------------- truthiness

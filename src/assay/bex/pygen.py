@@ -578,10 +578,11 @@ class FunctionGen:
         c = self.pop()
         if kind == "array_in_bounds":
             self.result(f"{c}[{i}]")
-        elif kind in ("array", "map"):
+        elif kind in ("array", "map", "map_key"):
             # Python indexing is BAML's where it succeeds; load_index raises the BAML panic
             t = self.target()
-            self.line(f"try: {t} = {c}[{i}]")
+            k = f"mkey({i})" if kind == "map_key" else i
+            self.line(f"try: {t} = {c}[{k}]")
             self.line(f"except {'IndexError' if kind == 'array' else 'KeyError'}: {t} = load_index({c}, {i})")
         else:
             self.result(f"load_index({c}, {i})")
@@ -744,7 +745,7 @@ class FunctionGen:
 
     def op_alloc_map(self, n) -> None:
         items = self.popn(2 * n)
-        self.result("{" + ", ".join(f"{items[2 * i]}: {items[2 * i + 1]}" for i in range(n)) + "}")
+        self.result("{" + ", ".join(f"{_map_key(items[2 * i])}: {items[2 * i + 1]}" for i in range(n)) + "}")
 
     def op_alloc_instance(self, fqn) -> None:
         n = self.names.runtime.class_arity(fqn)
@@ -760,6 +761,8 @@ class FunctionGen:
 
     def op_make_closure(self, arg) -> None:
         fqn, n = arg
+        elif kind == "map_key":
+            self.line(f"{c}[mkey({i})] = {v}")
         caps = self.popn(n)
         # a closure is a Python function (vm._closure_maker): calling it grows no C stack
         self.result(f"{self.names.closure(fqn, n)}({', '.join([self.names.fn(fqn)] + caps)})" if caps else self.names.fn(fqn))
@@ -989,6 +992,20 @@ BINOPS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "mod", "<<": "shl
 
 def _fast_path(a: str, b: str) -> str:
     """When Python's floor `//` and `%` equal BAML's truncating ones: a >= 0 and b > 0
+            if name == "method:map.has":
+                args = [args[0], _key_expr(args[1])]
     (decided now for literals)."""
     tests = ([] if a.isdigit() else [f"{a} >= 0"]) + ([] if b.isdigit() and int(b) > 0 else [f"{b} > 0"])
     return " and ".join(tests) or "True"
+
+
+def _map_key(k: str) -> str:
+    """A map literal's key: string and int constants are keys as themselves."""
+    return k if k.startswith(("'", '"')) or k.lstrip("-").isdigit() else f"mkey({k})"
+
+
+def _key_expr(k: str) -> str:
+    """The dict key of a map key given as a generated expression (strings tested inline)."""
+    if k.startswith(("'", '"')) or k.lstrip("-").isdigit():
+        return k
+    return f"({k} if type({k}) is str else mkey({k}))" if k.isidentifier() else f"mkey({k})"

@@ -157,7 +157,7 @@ class Runtime:
             return lambda v: type(v) is list and all(el(x) for x in v)
         if k == "map":
             kp, vp = self.type_predicate(t[1]), self.type_predicate(t[2])
-            return lambda v: type(v) is dict and all(kp(a) and vp(b) for a, b in v.items())
+            return lambda v: type(v) is dict and all(kp(ops.unkey(a)) and vp(b) for a, b in v.items())
         if k == "union":
             ps = [self.type_predicate(m) for m in t[1]]
             return lambda v: any(p(v) for p in ps)
@@ -561,7 +561,7 @@ def load_index(c, i):
             return c[i]
         ops.panic("baml.panics.IndexOutOfBounds", index=i, length=n)
     try:
-        return c[i]
+        return c[ops.mkey(i)]
     except KeyError:
         ops.panic("baml.panics.MapKeyNotFound", key="(unknown)")
 
@@ -579,7 +579,7 @@ def store_index(c, i, v):
             c[i] = v & 0xFF
             return
         ops.panic("baml.panics.IndexOutOfBounds", index=i, length=n)
-    c[i] = v
+    c[ops.mkey(i)] = v
 
 
 def overflow(op, a, b):
@@ -615,7 +615,7 @@ _HELPERS = {
     "call_kw": call_kw, "truthy": ops.truthy, "neg": ops.neg,
     "add": ops.add, "sub": ops.sub, "mul": ops.mul, "div": ops.div, "mod": ops.mod,
     "shl": ops.shl, "shr": ops.shr, "bit_and": ops.bit_and, "bit_or": ops.bit_or,
-    "bit_xor": ops.bit_xor, "bit_not": ops.bit_not, "eq": ops.eq, "ne": ops.ne, "lt": ops.lt, "le": ops.le,
+    "bit_xor": ops.bit_xor, "bit_not": ops.bit_not, "mkey": ops.mkey, "eq": ops.eq, "ne": ops.ne, "lt": ops.lt, "le": ops.le,
     "gt": ops.gt, "ge": ops.ge, "fdiv": ops.fdiv, "fmod": ops.fmod,
 }
 

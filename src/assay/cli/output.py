@@ -1,13 +1,13 @@
 """Plain-text and JSON formatting for the CLI: values, errors, diagnostics."""
 from __future__ import annotations
 
-import json
 import os
 
 import click
 
 from .. import jsonvalue
-from ..api import to_plain
+from ..bex import ops
+from ..bex.stdlib import render
 from ..bex.values import Instance, Variant
 
 
@@ -15,7 +15,10 @@ def jsonable(v):
     """A BAML value (raw or plain) as JSON-ready data: classes → objects, enums → variant
     names, maps → objects (keys as strings), NaN/±inf kept (`dumps` writes them as
     {"$float": "NaN"}: assay.jsonvalue), anything else (functions) as a descriptive string."""
-    v = to_plain(v) if isinstance(v, (Instance, Variant)) else v
+    if isinstance(v, Instance):
+        return {f: jsonable(getattr(v, "f_" + f)) for f in v._class.fields}
+    if isinstance(v, Variant):
+        return v.name
     if v is None or isinstance(v, (bool, int, str)):
         return v
     if isinstance(v, float):
@@ -30,14 +33,14 @@ def jsonable(v):
 
 
 def _key(k) -> str:
-    k = to_plain(k) if isinstance(k, (Instance, Variant)) else k
+    """A map key as a JSON object key: a string as itself, an enum variant as its name, any
+    other key as BAML renders it (`1`, `true`, `1.0`, `[1, 2]`, `P { x: 1 }`)."""
+    k = ops.unkey(k)
     if isinstance(k, str):
         return k
-    if isinstance(k, bool) or k is None:
-        return json.dumps(k)
-    if isinstance(k, (int, float)):
-        return dumps(k)
-    return _describe(k)
+    if isinstance(k, Variant):
+        return k.name
+    return render(k)
 
 
 def _describe(v) -> str:

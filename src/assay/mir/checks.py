@@ -34,7 +34,7 @@ def checks_of(s: ir.Assign):
         yield P.OVERFLOW, "neg", (v.operand,)
     elif isinstance(v, ir.Load) and isinstance(v.place, ir.IndexPlace):
         yield from _index(v.place)
-    if isinstance(s.dest, ir.IndexPlace) and s.dest.kind != "map":
+    if isinstance(s.dest, ir.IndexPlace) and s.dest.kind not in ("map", "map_key"):
         yield P.INDEX, "[]=", (s.dest.base, s.dest.index)
 
 
@@ -46,7 +46,7 @@ def _may_be_ints(*ops) -> bool:
 def _index(p: ir.IndexPlace):
     if p.kind == "array_in_bounds":
         return
-    if p.kind == "map":
+    if p.kind in ("map", "map_key"):
         yield ir.Panic.KEY, "[]", (p.base, p.index)
     else:  # an array, or unknown until run time (a map there: the check reads as a key check)
         yield ir.Panic.INDEX, "[]", (p.base, p.index)

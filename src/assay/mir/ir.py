@@ -38,7 +38,7 @@ class CellPlace:
 class IndexPlace:
     base: "Operand"
     index: "Operand"
-    kind: str = ""  # 'array' / 'map' when the base's static type is known
+    kind: str = ""  # 'array' / 'map' / 'map_key' when the base's static type is known (lower._coll_kind)
 
 
 Place = Local | FieldPlace | IndexPlace | CellPlace

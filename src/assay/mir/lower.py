@@ -1408,8 +1408,15 @@ def _op_kind(le, re) -> str:
 
 
 def _coll_kind(e) -> str:
+    """'array'; 'map' for a map whose keys are statically strings, ints or enum variants (keys
+    as themselves at run time), 'map_key' for other maps (keys made by ops.mkey); else ''."""
     k = _static_kind(e)
-    return k if k in ("array", "map") else ""
+    if k == "map":
+        key = e.ty.key
+        key = key.base if isinstance(key, T.Lit) else key
+        raw = isinstance(key, T.Prim) and key.name in ("string", "int") or isinstance(key, T.EnumT)
+        return "map" if raw else "map_key"
+    return k if k == "array" else ""
 
 
 def _is_bool(e) -> bool:

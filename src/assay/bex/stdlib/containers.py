@@ -4,7 +4,7 @@ from __future__ import annotations
 import functools
 
 from .. import ops, stack
-from ..ops import panic, throw_error
+from ..ops import MapKey, mkey, panic, throw_error
 from ..values import INT_MAX, INT_MIN
 from ._registry import function, method
 from .render import render
@@ -385,12 +385,12 @@ def map_length(self):
 
 @method("map")
 def has(self, key):
-    return key in self
+    return (key if type(key) is str else mkey(key)) in self
 
 
 @method("map")
 def keys(self):
-    return list(self)
+    return [k.v if type(k) is MapKey else k for k in self]
 
 
 @method("map")
@@ -400,6 +400,7 @@ def values(self):
 
 @method("map", "set")
 def map_set(self, key, value):
+    key = mkey(key)
     old = self.get(key)
     self[key] = value
     return old
@@ -407,24 +408,25 @@ def map_set(self, key, value):
 
 @method("map", "get")
 def map_get(self, key):
-    return self.get(key)
+    return self.get(key if type(key) is str else mkey(key))
 
 
 @method("map", "index")
 def map_index(self, key):
     try:
-        return self[key]
+        return self[mkey(key)]
     except KeyError:
         panic("baml.panics.MapKeyNotFound", key="(unknown)")
 
 
 @method("map", "delete")
 def map_delete(self, key):
-    return self.pop(key, None)
+    return self.pop(mkey(key), None)
 
 
 @method("map")
 def get_or_insert(self, key, default):
+    key = mkey(key)
     if key in self:
         return self[key]
     self[key] = default

@@ -70,7 +70,7 @@ def _copy(v, memo: dict):
         if r is None:
             r = memo[id(v)] = {}
             for k, x in v.items():
-                r[k] = _copy(x, memo)
+                r[k if type(k) is not ops.MapKey else ops.MapKey(_copy(k.v, memo))] = _copy(x, memo)
         return r
     if isinstance(v, Instance):
         r = memo.get(id(v))

@@ -5,8 +5,10 @@ from ..values import BigInt
 
 import functools
 import types
-import unicodedata
+import regex as _regex
+import unicodedata2 as unicodedata  # the engine's Unicode (17.0): stdlib/strings.py
 
+from ..ops import unkey
 from ..values import Instance, Variant
 
 # Classes with an explicit `baml.ToString` implementation: ClassInfo -> callable(obj) -> str.
@@ -57,6 +59,10 @@ _INF = float("inf")
 
 _ESC = {"\t": "\\t", "\r": "\\r", "\n": "\\n", "\\": "\\\\", '"': '\\"', "\0": "\\0"}
 _UNPRINTABLE = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Mn", "Me"}
+# Rust's escape_debug also escapes Grapheme_Extend (spacing marks such as U+09BE among them) and
+# the Hangul fillers
+_GRAPHEME_EXTEND = _regex.compile(r"\p{Grapheme_Extend}").match
+_FILLERS = frozenset("\u115f\u1160\u3164\uffa0")
 
 
 def _esc_char(c: str) -> str:
@@ -64,7 +70,7 @@ def _esc_char(c: str) -> str:
     if e is not None:
         return e
     cat = unicodedata.category(c)
-    if cat in _UNPRINTABLE or (cat == "Zs" and c != " "):
+    if cat in _UNPRINTABLE or (cat == "Zs" and c != " ") or c in _FILLERS or _GRAPHEME_EXTEND(c):
         return "\\u{%x}" % ord(c)
     return c
 
@@ -101,7 +107,7 @@ def _nested(v) -> str:
     if t is list:
         return "[" + ", ".join(map(_nested, v)) + "]"
     if t is dict:
-        return "{" + ", ".join(_nested(k) + ": " + _nested(x) for k, x in v.items()) + "}"
+        return "{" + ", ".join(_nested(unkey(k)) + ": " + _nested(x) for k, x in v.items()) + "}"
     if t is Variant:
         return v.name
     if isinstance(v, Instance):
@@ -124,6 +130,8 @@ def _function_text(v) -> str:
     if isinstance(v, types.MethodType) or isinstance(v, functools.partial):
         return "<bound_method>"
     code = getattr(v, "__code__", None)
+    if code is not None and code.co_name == "baml_closure":  # pygen's closures made in place
+        return f"<closure captures={len(v.__defaults__ or ())}>"
     if code is not None and code.co_name == "closure" and "f" in code.co_freevars:
         return f"<closure captures={len(code.co_freevars) - 1}>"  # vm._closure_maker: f + captures
     if ".<lambda" in getattr(v, "__qualname__", ""):

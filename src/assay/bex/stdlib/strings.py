@@ -1,19 +1,36 @@
 """string methods and statics."""
 from __future__ import annotations
 
-import unicodedata
+import unicodedata2 as unicodedata  # the engine's Unicode (17.0), not Python's
 
 from ..ops import throw_error
 from . import containers
 from ._registry import function, method
 from .render import render
 
-try:  # exact Unicode `Alphabetic` property, when the `regex` package is present
-    import regex as _regex
+import regex as _regex
 
-    _ALPHA = _regex.compile(r"\p{Alphabetic}*\Z").match
-except Exception:  # pragma: no cover
-    _ALPHA = None
+# The engine's Unicode throughout — 17.0 (its case mapping maps U+A7CE, new in 17.0), though the
+# issue that asked for this said 16.0: unicodedata2 (pinned to 17.0.0) gives categories and which
+# code points exist; `regex` gives the derived properties (Alphabetic, Uppercase, Lowercase,
+# Grapheme_Extend), asked only about code points 17.0 assigns; case mapping is Python's plus the
+# pairs Unicode 15.0-17.0 added (Python 3.11's own tables are 14.0).
+_ALPHA = _regex.compile(r"\p{Alphabetic}*\Z").match
+_UPPER = _regex.compile(r"\p{Uppercase}\Z").match
+_LOWER = _regex.compile(r"\p{Lowercase}\Z").match
+
+
+def _assigned(s: str) -> bool:
+    return s.isascii() or all(unicodedata.category(c) != "Cn" for c in s)
+
+
+# (upper, lower) pairs new since Unicode 14.0 (names `… CAPITAL LETTER x` / `… SMALL LETTER x`
+# of code points unicodedata2 17.0 assigns and Python 3.11's 14.0 does not)
+_NEW_CASE_PAIRS = [(0x1C89, 0x1C8A), (0xA7CB, 0x264), (0xA7CC, 0xA7CD), (0xA7CE, 0xA7CF), (0xA7D2, 0xA7D3),
+                   (0xA7D4, 0xA7D5), (0xA7DA, 0xA7DB), (0xA7DC, 0x19B)] + \
+    [(0x10D50 + i, 0x10D70 + i) for i in range(0x16)] + [(0x16EA0 + i, 0x16EBB + i) for i in range(0x19)]
+_TO_LOWER_NEW = {u: lo for u, lo in _NEW_CASE_PAIRS}
+_TO_UPPER_NEW = {lo: u for u, lo in _NEW_CASE_PAIRS}
 
 # Unicode White_Space (Rust's char::is_whitespace / str::trim).
 WS = ("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
@@ -51,12 +68,14 @@ def byte_length(self):
 
 @method("string")
 def to_lower_case(self):
-    return self.lower()
+    s = self.lower()
+    return s if s.isascii() else s.translate(_TO_LOWER_NEW)
 
 
 @method("string")
 def to_upper_case(self):
-    return self.upper()
+    s = self.upper()
+    return s if s.isascii() else s.translate(_TO_UPPER_NEW)
 
 
 @method("string")
@@ -175,9 +194,15 @@ def _all(pred):
 
 
 def _is_alpha(c: str) -> bool:
-    if _ALPHA is not None:
-        return _ALPHA(c) is not None
-    return c.isalpha() or unicodedata.category(c) in ("Nl", "Mc")
+    return _ALPHA(c) is not None and _assigned(c)
+
+
+def _is_upper(c: str) -> bool:
+    return c.isupper() if c.isascii() else _UPPER(c) is not None and _assigned(c)
+
+
+def _is_lower(c: str) -> bool:
+    return c.islower() if c.isascii() else _LOWER(c) is not None and _assigned(c)
 
 
 def _is_numeric(c: str) -> bool:
@@ -198,17 +223,15 @@ def _pred(name, fn, fast=None):
     method("string", name)(f)
 
 
-if _ALPHA is not None:
-    def _alpha_str(self):
-        return _ALPHA(self) is not None
+def _alpha_str(self):
+    return _ALPHA(self) is not None and _assigned(self)
 
-    method("string", "is_alphabetic")(_alpha_str)
-else:  # pragma: no cover
-    _pred("is_alphabetic", _is_alpha)
+
+method("string", "is_alphabetic")(_alpha_str)
 _pred("is_numeric", _is_numeric)
 _pred("is_alphanumeric", lambda c: _is_alpha(c) or _is_numeric(c))
-_pred("is_uppercase", str.isupper)
-_pred("is_lowercase", str.islower)
+_pred("is_uppercase", _is_upper)
+_pred("is_lowercase", _is_lower)
 _pred("is_whitespace", _WS_SET.__contains__)
 _pred("is_control", _is_ctrl)
 _pred("is_graphic", lambda c: not _is_ctrl(c) and c not in _WS_SET)
