@@ -301,3 +301,38 @@ def test_byte_strings_are_symbolic_inputs_and_replay_through_run_args(tmp_path):
     png = next(c for c in explore.run(view, "Magic", budget=5.0)["cases"] if c["outcome"] == {"ok": "png"})
     assert png["args"] == {"b": b"\x89PNG"}
     assert 'Magic(b"\\x89PNG")' in explore.emit_tests(view, [explore.run(view, "Magic", budget=5.0)])
+
+
+GENERICS = """
+class Shape { w int h int }
+enum Color { Red Green }
+function Area<T extends Shape>(s: T) -> string { if (s.w * s.h > 12) { "big" } else { "small" } }
+function Col<T extends Color>(c: T) -> string { if (c == Color.Green) { "green" } else { "other" } }
+function Mx<T extends baml.ops.Compare>(a: T, b: T) -> T { if (a > b) { a } else { b } }
+function First<T>(xs: T[]) -> T { xs[0] }
+function Odd<T extends baml.ops.NoSuchInterface>(x: T) -> int { 1 }
+"""
+
+
+def test_generic_functions_are_explored_at_their_bounds(tmp_path):
+    """A type parameter bounded by a class or enum is that type (every outcome: exhausted); one
+    bounded by builtin interfaces, or unbounded, is int — one of several possible types, so at
+    most incomplete; an interface no known type implements is a skip with its reason. The
+    emitted tests call the function with values of the instantiation and pass."""
+    view = mirx.compile(GENERICS)
+    runs = {fn: explore.run(view, fn, budget=4.0) for fn in ("Area", "Col", "Mx", "First", "Odd")}
+    area, col = runs["Area"], runs["Col"]
+    assert area["instantiation"] == {"T": "Shape"} and area["verdict"] == "exhausted"
+    assert {outcome_label(c) for c in area["cases"]} == {"ok:big", "ok:small", "panic:IntegerOverflow"}
+    assert col["instantiation"] == {"T": "Color"} and {c["outcome"]["ok"] for c in col["cases"]} == {"green", "other"}
+    assert runs["Mx"]["instantiation"] == {"T": "int"} and runs["Mx"]["verdict"] == "incomplete"
+    assert {outcome_label(c) for c in runs["First"]["cases"]} == {"ok:0", "panic:IndexOutOfBounds"}
+    assert runs["Odd"]["verdict"] == "skipped" and "baml.ops.NoSuchInterface" in runs["Odd"]["reason"]
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "main.baml").write_text(GENERICS.replace("function Odd", "function Unused"))
+    (project / "explored.baml").write_text(explore.emit_tests(view, [runs[f] for f in ("Area", "Col", "Mx")]))
+    r = subprocess.run([sys.executable, "-m", "assay.cli.main", "test", str(project), "--json"],
+                       capture_output=True, text=True, timeout=300)
+    doc = json.loads(r.stdout)
+    assert doc["failed"] == 0 and doc["passed"] == sum(len(runs[f]["cases"]) for f in ("Area", "Col", "Mx")), r.stdout[-2000:]

@@ -1,4 +1,4 @@
-"""Python twins of the explore dev suite (classics, control, data, bytes and llm .baml), for the
+"""Python twins of the explore dev suite (classics, control, data, bytes, generics and llm .baml), for the
 side-by-side run against CrossHair and Hypothesis (compare.py).
 
 Written as a Python programmer would, with BAML's semantics made explicit: ints are 63-bit
@@ -410,3 +410,26 @@ def Packet(p: bytes) -> str:
     if n > 4:
         return "too long"
     return "payload"
+
+
+# ----------------------------------------------------------------------------- generics.baml
+# (at the instantiation explore chooses: T := int)
+
+
+def Clamp(x: int, lo: int, hi: int) -> str:
+    ints(x, lo, hi)
+    if lo > hi:
+        return "empty range"
+    if x < lo:
+        return "below"
+    if x > hi:
+        return "above"
+    return "inside"
+
+
+def Pick(xs: list[int], i: int) -> str:
+    ints(i)
+    at(xs, i)
+    if len(xs) > 3:
+        return "long"
+    return "short"

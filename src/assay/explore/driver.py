@@ -7,7 +7,6 @@ Every case is a replayed execution: nothing is reported that did not run.
 """
 from __future__ import annotations
 
-import random
 import time
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -15,6 +14,7 @@ from typing import NamedTuple
 from .. import mirx, sym
 from ..coverage.collect import Coverage
 from ..sym.inputs import default
+from .generics import instantiate, param_types
 
 UNSYNTHESIZABLE = ("function", "unknown", "typevar", "interface")
 
@@ -45,11 +45,15 @@ class Case:
     llm: dict = field(default_factory=dict)  # the LLM answers the execution used
 
 
-def unsynthesizable(fv) -> str | None:
-    """Why a function's parameters cannot be generated (None: they can)."""
-    for p in fv.params:
-        if p.type is None or _contains(p.type, UNSYNTHESIZABLE):
-            return f"parameter {p.name!r} of type {p.type.name if p.type else '?'} cannot be synthesised"
+def unsynthesizable(view: mirx.ProgramView, fv) -> str | None:
+    """Why a function's parameters cannot be generated (None: they can), a generic function's
+    at its type parameters' instantiation."""
+    inst = instantiate(view, fv)
+    if inst.reason is not None:
+        return inst.reason
+    for name, t in param_types(fv, inst).items():
+        if t is None or _contains(t, UNSYNTHESIZABLE):
+            return f"parameter {name!r} of type {t.name if t else '?'} cannot be synthesised"
     return None
 
 
@@ -67,7 +71,7 @@ def explore(view: mirx.ProgramView, fn: str, budget: float = 30.0, seed: int = 0
     """Explore one function; the result is the JSON shape of `assay explore --json`.
     `progress(function, paths, branches hit, bugs, seconds)` is called after each execution."""
     fv = view.function(fn)
-    reason = unsynthesizable(fv)
+    reason = unsynthesizable(view, fv)
     if reason is not None:
         return {"function": fv.fqn.removeprefix("user."), "verdict": "skipped", "reason": reason}
     search = Search(view, fn, max_len=max_len, query_ms=query_ms, max_depth=max_depth)
@@ -106,7 +110,8 @@ class Search:
         self.max_len, self.query_ms, self.max_depth = max_len, query_ms, max_depth
         self.record(view, fn)
         t0 = time.perf_counter()  # generating the instrumented code is building, not executing
-        self.runner = sym.Runner(view, fn, max_len=max_len, extensions=[self.cov], max_depth=max_depth)
+        self.runner = sym.Runner(view, fn, max_len=max_len, extensions=[self.cov], max_depth=max_depth,
+                                 types={p.name: self.types[p.name] for p in self.fv.params if self.types[p.name] != p.type})
         with mirx.time_limit(3600):  # the process's watchdog thread starts on the first limit
             pass
         self.stats.build_seconds += time.perf_counter() - t0
@@ -116,6 +121,8 @@ class Search:
         flips tried)."""
         self.view, self.fn = view, fn
         self.fv = view.function(fn)
+        self.inst = instantiate(view, self.fv)  # a generic function's type parameters
+        self.types = param_types(self.fv, self.inst)
         self.name = self.fv.fqn.removeprefix("user.")
         self.declared = self.fv.throws_type is not None
         self.cov, self.stats = Coverage(), Stats()
@@ -129,7 +136,7 @@ class Search:
         return len(self.tried) + 1
 
     def initial(self, seed: int) -> dict:
-        return _initial(self.fv, random.Random(seed))
+        return {name: _seed(t) for name, t in self.types.items()}
 
     def step(self, item: Item, deadline: float) -> list[Item]:
         """Execute an item and solve its new flips: the new items."""
@@ -174,23 +181,20 @@ class Search:
         totals = _function_totals(self.cov.data(self.view), self.fv)
         s = self.stats
         verdict = "budget" if self.out_of_time else \
-            "incomplete" if s.unknown or s.concretized or s.limits else "exhausted"
+            "incomplete" if s.unknown or s.concretized or s.limits or self.inst.choices else "exhausted"
         ordered = sorted(self.cases.values(), key=lambda c: (not c.bug, str(c.key)))
         return {"function": self.name, "verdict": verdict, "paths": self.paths,
                 "coverage": {"branches_covered": totals.branches_hit, "branches_total": totals.branches},
                 "cases": [{"args": c.args, "llm": c.llm, "outcome": c.outcome, "bug": c.bug} for c in ordered],
                 "bugs": sum(c.bug for c in ordered), "stats": s.as_dict(),
-                "seconds": round(time.monotonic() - self.start, 3)}
+                "seconds": round(time.monotonic() - self.start, 3),
+                **({"instantiation": {k: t.name for k, t in self.inst.types.items()}} if self.inst.types else {})}
 
 
 def _function_totals(data, fv):
     """Coverage of the function's own lines (as `assay test --coverage` reports it)."""
     span = fv.span
     return data.file(span.file).totals(span.line, span.end_line)
-
-
-def _initial(fv, rng: random.Random) -> dict:
-    return {p.name: _seed(p.type) for p in fv.params}
 
 
 def _seed(t):

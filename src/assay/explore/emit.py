@@ -6,6 +6,7 @@ import json
 import math
 
 from ..sym.expr import INT_MIN
+from .generics import instantiate, param_types
 
 
 def emit_tests(view, reports: list[dict]) -> str:
@@ -23,18 +24,21 @@ def emit(view, reports: list[dict]) -> tuple[str, dict]:
             continue
         fv = view.function(report["function"])
         for i, case in enumerate(report["cases"]):
-            title, body = _test(fv, report["function"], i, case)
+            title, body = _test(view, fv, report["function"], i, case)
             lines += body + [""]
             if case.get("llm"):
                 answers[title] = case["llm"]
     return "\n".join(lines), answers
 
 
-def _test(fv, name: str, i: int, case: dict) -> tuple[str, list[str]]:
-    call = f"{_path(name)}({', '.join(literal(case['args'].get(p.name), p.type) for p in fv.params)})"
+def _test(view, fv, name: str, i: int, case: dict) -> tuple[str, list[str]]:
+    inst = instantiate(view, fv)  # a generic function's arguments are of its instantiation
+    types = param_types(fv, inst)
+    call = f"{_path(name)}({', '.join(literal(case['args'].get(p.name), types[p.name]) for p in fv.params)})"
     outcome = case["outcome"]
     if "ok" in outcome:
-        expected = literal(outcome["ok"], fv.return_type)
+        ret = fv.return_type
+        expected = literal(outcome["ok"], ret.substitute(inst.types) if inst.types and ret is not None else ret)
         title = f"{name} #{i} returns"
         body = [f"  assert.equal({call}, {expected})"] if expected is not None else [f"  {call};"]
     else:

@@ -378,7 +378,7 @@ def _coordinate(pool, view, fns, budget, seed, max_len, max_depth, query_ms, pro
     def activate() -> bool:
         while todo:
             fqn = todo.popleft()
-            reason = unsynthesizable(view.function(fqn))
+            reason = unsynthesizable(view, view.function(fqn))
             if reason is not None:
                 reports[fqn] = {"function": view.function(fqn).fqn.removeprefix("user."),
                                 "verdict": "skipped", "reason": reason}

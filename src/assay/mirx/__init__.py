@@ -28,7 +28,7 @@ from ..mir import ir, typetest
 from ..sema import types as T
 from ..source import CompileError as _CE
 from ..source import SourceFile
-from .views import (BlockView, CallTargetView, FieldView, LocalView, OperandView, ParamView,
+from .views import (BlockView, CallTargetView, FieldView, GenericView, LocalView, OperandView, ParamView,
                     PlaceView, RvalueView, SourceSpan, StatementView, TerminatorView, TypeView,
                     CheckView, EventView,
                     VariantView, operand_view, place_view, rvalue_view, source_span)
@@ -36,7 +36,7 @@ from .views import (BlockView, CallTargetView, FieldView, LocalView, OperandView
 VERSION = "2.0"
 
 __all__ = ["VERSION", "Extension", "BamlPanic", "BamlError", "BigInt", "TimeLimit", "time_limit", "Code", "Run", "Abort", "CheckView", "EventView", "ProgramView", "FunctionView", "FileView", "load", "compile", "compile_files",
-           "TypeView", "FieldView", "VariantView", "ParamView", "LocalView", "BlockView",
+           "TypeView", "FieldView", "VariantView", "ParamView", "GenericView", "LocalView", "BlockView",
            "StatementView", "TerminatorView", "OperandView", "PlaceView", "RvalueView",
            "CallTargetView", "SourceSpan", "RunError", "CompileError", "TimeLimit", "time_limit"]
 
@@ -134,6 +134,10 @@ class ProgramView:
 
     def classes(self) -> list[TypeView]:
         return [TypeView(T.ClassT(c), self) for c in self._p.index.classes.values()]
+
+    def primitive(self, name: str) -> TypeView:
+        """A primitive type by name: int float string bool null bigint uint8array unknown."""
+        return TypeView(T.PRIMS[name], self)
 
     def enums(self) -> list[TypeView]:
         return [TypeView(T.EnumT(e), self) for e in self._p.index.enums.values()]
@@ -319,6 +323,19 @@ class FunctionView:
         if self._fdef.owner is not None:
             g += [x.name for x in self._fdef.owner.decl.generics]
         return g
+
+    @property
+    def generics(self) -> list[GenericView]:
+        """The function's own type parameters and their bounds (a method's class's are its
+        owner's)."""
+        if self._fdef is None:
+            return []
+        out = []
+        for g in self._fdef.decl.generics:
+            bounds = tuple(self.program._type(b, self.namespace, self._generics()) for b in g.bounds)
+            written = tuple(".".join(b.path) if getattr(b, "path", None) else t.name for b, t in zip(g.bounds, bounds))
+            out.append(GenericView(g.name, bounds, written))
+        return out
 
     @property
     def params(self) -> list[ParamView]:

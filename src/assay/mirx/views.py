@@ -177,6 +177,10 @@ class TypeView:
     def _wrap(self, t) -> "TypeView":
         return TypeView(t, self._program)
 
+    def substitute(self, env: dict) -> "TypeView":
+        """This type with its type variables replaced ({name: TypeView}; others: unknown)."""
+        return self._wrap(T.subst(self._t, {k: v._t for k, v in env.items()}))
+
     def __eq__(self, other) -> bool:
         return isinstance(other, TypeView) and other._t == self._t
 
@@ -316,6 +320,16 @@ class ParamView:
     type: TypeView
     has_default: bool
     meta: dict
+
+
+@dataclass(frozen=True)
+class GenericView:
+    """A type parameter `name` and its declared bounds (`<T extends A & B>`), each as written
+    (`bound_names`: "baml.ops.Compare") and resolved (`bounds`; an interface Assay's types do
+    not model yet resolves to kind `unknown`, a class or other type to itself)."""
+    name: str
+    bounds: tuple
+    bound_names: tuple
 
 
 def description(attrs) -> str | None:

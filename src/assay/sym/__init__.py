@@ -128,10 +128,13 @@ class Runner:
     here, so a run pays only for itself (explore runs one function thousands of times)."""
 
     def __init__(self, program, fn: str, symbolic="all", max_len: int = 8, extensions=(),
-                 limits: dict | None = None, max_depth: int = 3):
+                 limits: dict | None = None, max_depth: int = 3, types: dict | None = None):
+        """`types`: parameter → TypeView, for parameters whose type is not the declared one (a
+        generic function's, instantiated): arguments are converted to it, shadows made of it."""
         view = program if isinstance(program, mirx.ProgramView) else mirx.view(program)
-        self.fn, self.max_len, self.max_depth = fn, max_len, max_depth
-        self.params = [(p.name, p.type, symbolic == "all" or p.name in symbolic)
+        self.fn, self.max_len, self.max_depth, self.view = fn, max_len, max_depth, view
+        self.types = types or {}
+        self.params = [(p.name, self.types.get(p.name, p.type), symbolic == "all" or p.name in symbolic)
                        for p in view.function(fn).params]
         self.tracer = Tracer(self.params, None, limits, {})
         self._call = view.runner(fn, [self.tracer, *extensions])
@@ -146,12 +149,21 @@ class Runner:
             # the expressions and records a run makes are acyclic: reference counting frees
             # them, and the cyclic GC would only re-scan the growing path again and again (2-3x)
             with gcpause.paused():
-                result, error = self._call(_as_runtime_bytes(args) if self._bytes else args)
+                result, error = self._call(self._runtime_args(args))
         except (Limit, mirx.TimeLimit) as stop:  # the path so far is still good for flips
             trace = Trace(self.fn, args, self.params, inputs, None, None, tracer.state, None)
             trace.limit = stop
             return trace
         return Trace(self.fn, args, self.params, inputs, result, error, tracer.state, tracer.result_shadow)
+
+    def _runtime_args(self, args: dict) -> dict:
+        """Arguments as the run takes them: bytes as bytearrays; instantiated parameters
+        converted to their type (a class's fields as an instance, an enum's name as its variant)."""
+        if self._bytes:
+            args = _as_runtime_bytes(args)
+        if self.types:
+            args = {k: self.view.to_runtime(v, self.types[k], k) if k in self.types else v for k, v in args.items()}
+        return args
 
 
 def _has_bytes(t, depth: int = 0) -> bool:
