@@ -37,6 +37,8 @@ _UNSTABLE_RE = re.compile(
 
 
 _SHORT = ("&&", "||", "??")  # operators with their own control flow
+# methods of the interfaces every type implements (ToString, ToJson, Equals, Hash, Concrete)
+_EVERY_TYPE_METHODS = frozenset("to_string to_json eq neq hash type".split())
 
 
 class Var:
@@ -577,15 +579,11 @@ class Checker(LlmChecks):
             elif isinstance(p, ast.Expr):
                 t = self.expr(p, UNKNOWN)
                 if t is NULL and not (isinstance(p, ast.BlockExpr) and p.block.tail is None):
-                    sp = p.span
-                    text = sp.file.text
-                    i = sp.start - 1
-                    while i > 0 and text[i] in " \t\n":
-                        i -= 1
-                    if i >= 0 and text[i] == "{":
-                        sp = Span(sp.file, i, sp.end)
-                    self.err(sp, "E0001", "cannot interpolate a value of type `null`; to run the "
-                             "expression without rendering it, end it with `;`")
+                    self.err(_hole_span(p), "E0001", "cannot interpolate a value of type `null`; "
+                             "to run the expression without rendering it, end it with `;`")
+                elif isinstance(t, Union) and NULL in t.members and self.sure_type(widen(t)):
+                    self.err(_hole_span(p), "E0001", f"cannot interpolate a value of type "
+                             f"`{show(t)}` — it may be null; coalesce with `?? \"…\"` or unwrap it first")
 
     def x_Name(self, e, x):
         v = self.lookup_var(e.name)
@@ -785,6 +783,11 @@ class Checker(LlmChecks):
 
     def member_of(self, e, ot: T.Type, name: str, call: bool):
         tb = T.base(ot)
+        if (isinstance(tb, Union) and name not in _EVERY_TYPE_METHODS and self.sure_type(widen(tb))
+                and not any(self.may_compare(widen(m)) for m in tb.members)):
+            self.err(e.span, "E0007", f"type `{show(widen(ot))}` has no member `{name}`: its "
+                     "members implement no common interface that declares `{name}`")
+            return UNKNOWN
         if isinstance(tb, ClassT):
             cls = tb.cls
             if cls.field(name) is not None:
@@ -880,7 +883,7 @@ class Checker(LlmChecks):
                     fd = tb.cls.methods[f.name]
                     env = self.class_env(tb)
                 else:
-                    ft = self.member_of(f, rt, f.name, call=True)
+                    ft = self.member_of(e if isinstance(T.base(rt), Union) else f, rt, f.name, call=True)
                     if ft is UNKNOWN:
                         self.args_unknown(e)
                         return UNKNOWN
@@ -1533,6 +1536,16 @@ def _std_param_names(path: str) -> list[tuple[str, bool]]:
             got = [(p.split(":")[0].strip(), "=" in p) for p in params if p.strip()]
         _STD_PARAMS[path] = got
     return got
+
+
+def _hole_span(p: ast.Expr) -> Span:
+    """An interpolated expression's span from its hole's `{` (where the engine reports)."""
+    sp = p.span
+    text = sp.file.text
+    i = sp.start - 1
+    while i > 0 and text[i] in " \t\n":
+        i -= 1
+    return Span(sp.file, i, sp.end) if i >= 0 and text[i] == "{" else sp
 
 
 def _void_is_null(t: T.Type) -> T.Type:
