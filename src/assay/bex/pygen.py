@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 import math
+import re
 
 from ..mir.ir import OMITTED, FnRef
 from .bytecode import BexFunction
@@ -89,6 +90,9 @@ class FunctionGen:
         self.out: list[str] = []
         self.ind = 1
         self.stack: list[str] = []
+        self.subst: dict[int, str] = {}  # fused temporaries: local → the expression it holds
+        self.nested: list[tuple] = []  # closures generated in place: (line index, fqn, line pcs)
+        self.fused: set[str] = set()  # expressions of fused temporaries (side-effect free)
         self.has_try = bool(fn.exc_table)
         self.skip = 0
         self.loop = None
@@ -207,6 +211,10 @@ class FunctionGen:
             self.push(expr)
             self.skip = 2
             return
+        if nxt is not None and nxt[0] == "store_var" and self._fusable(nxt[1]):
+            self.subst[nxt[1]] = expr  # read once, a few loads later: inline it there
+            self.skip = 1
+            return
         if nxt is not None and nxt[0] == "store_var":
             self.spill(f"v{nxt[1]}")
             self.line(f"v{nxt[1]} = {expr}")
@@ -215,6 +223,25 @@ class FunctionGen:
         s = self.slot()
         self.line(f"{s} = {expr}")
         self.push(s)
+
+    def _fusable(self, t: int) -> bool:
+        """(Plain variant.) Is temporary `t`, just computed by a side-effect-free instruction,
+        read once, after only loads, by the instruction that consumes it at once? Its value is
+        then written into that instruction's expression: the loads between cannot change it,
+        and nothing is evaluated between it and its use."""
+        if not self.fuse or self.loads.get(t) != 1 or self.fn.local_names[t] is not None:
+            return False
+        if self.code[self.pc][0] not in PURE_OPS:
+            return False
+        k = self.pc + 2
+        while k < self.block_end and self.code[k][0] in ("load_var", "load_const") and self.code[k] != ("load_var", t):
+            k += 1
+        if k >= self.block_end or self.code[k] != ("load_var", t):
+            return False
+        j = k + 1  # loads after it are fine if the consumer takes them all, and `t` with them
+        while j < self.block_end and self.code[j][0] in ("load_var", "load_const") and self.code[j] != ("load_var", t):
+            j += 1
+        return j < self.block_end and j - k <= _takes(*self.code[j])
 
     def target(self) -> str:
         """Where a multi-line computation puts its value: the following store_var's local
@@ -238,19 +265,24 @@ class FunctionGen:
 
     # ── whole function ──
 
-    def generate(self, pyname: str) -> str:
+    def generate(self, pyname: str, params: list[str] | None = None) -> str:
+        """The Python source of the function, named `pyname` (`params`: its parameter list,
+        when not the bytecode's own, as for a closure nested in its maker)."""
         fn = self.fn
-        params = []
-        for i, name in enumerate(fn.params):
-            # Python wants defaults last: a parameter after a defaulted one gets one too (every
-            # caller passes it; the host binding rejects a missing one)
-            params.append(f"v{i + 1}=OMIT" if any(fn.has_default[:i + 1]) else f"v{i + 1}")
+        if params is None:
+            params = []
+            for i, name in enumerate(fn.params):
+                # Python wants defaults last: a parameter after a defaulted one gets one too (every
+                # caller passes it; the host binding rejects a missing one)
+                params.append(f"v{i + 1}=OMIT" if any(fn.has_default[:i + 1]) else f"v{i + 1}")
         head = f"def {pyname}({', '.join(params)}):"
         self.out = [head]
         self.line_pcs = [0]
         self.prologue()
         if self.dispatch == {0} and not self.has_try:
             self.chain(0, None, set())
+        elif self.fuse and not self.has_try and self.versioned():
+            pass
         elif self.fuse and not self.has_try and self.structured():
             pass
         else:
@@ -294,21 +326,58 @@ class FunctionGen:
                 return False
             self.cfg = cfg
             self._dup: list[int] = []
+            self.counting: list[int] = []  # headers of the counted loops being generated
             self.s_tree(0, [], None)
             if len(self.out) - start > 40 * len(self.code) + 200:
                 raise _Unstructured("code duplication")
             _check_nesting(self.out[start:])
             return True
         except (_Unstructured, RecursionError):  # (a very deep CFG: the dispatch loop is flat)
-            del self.out[start:], self.line_pcs[start:]
-            self.ind, self.stack, self.skip = ind, [], 0
+            self._truncate(start)
+            self.ind, self.stack, self.skip, self.subst = ind, [], 0, {}
             return False
+
+    def versioned(self) -> bool:
+        """Two structured copies of the function: one for int parameters within ±BOUND (range
+        facts that assume it drop more overflow checks in loops, `i <= n` loops count with
+        `range`), one for any others. Only where that assumption drops a check inside a loop;
+        False (nothing emitted) otherwise or when the code has no structured spelling."""
+        params = {i + 1: (-BOUND, BOUND) for i in range(len(self.fn.params)) if f"v{i + 1}" in self.int_vars}
+        if not params or self.facts is None:
+            return False
+        cfg = _Cfg(self.blocks, self.tiny)
+        if cfg.irreducible or not cfg.body:
+            return False
+        in_loops = {pc for body in cfg.body.values() for n in body
+                    for pc in range(self.blocks[n].start, self.blocks[n].end)}
+        bounded = analyze(self.fn, self.blocks, self.names.runtime.class_arity, params)
+        if not any(pc in in_loops and _unchecked(r) and not _unchecked(self.facts.exact.get(pc))
+                   for pc, r in bounded.exact.items()):
+            return False
+        start, general = len(self.out), self.facts
+        self.line("if " + " and ".join(f"{-BOUND} <= v{k} <= {BOUND}" for k in sorted(params)) + ":")
+        self.ind += 1
+        self.facts = bounded
+        ok = self.structured()
+        self.facts = general
+        self.ind -= 1
+        if ok:
+            self.line("else:")
+            self.ind += 1
+            ok = self.structured()
+            self.ind -= 1
+        if not ok:
+            self._truncate(start)
+        return ok
 
     def s_tree(self, x: int, frames: list, fall) -> None:
         """Block `x` and everything it dominates (`fall`: where control goes when the code
         emitted here runs off its end)."""
         cfg = self.cfg
-        if x in cfg.headers:
+        counted = self.counted_loop(x) if x in cfg.headers else None
+        if counted is not None:
+            self.s_for(x, counted, frames, fall)
+        elif x in cfg.headers:
             follow = cfg.follow.get(x)
             inner = [c for c in cfg.children[x] if c in cfg.merge and c not in cfg.follows]
             self.line("while True:")
@@ -320,6 +389,82 @@ class FunctionGen:
                 self.s_tree(follow, frames, fall)
         else:
             self.s_within(x, [c for c in cfg.children[x] if c in cfg.merge and c not in cfg.follows], frames, fall)
+
+    def s_for(self, x: int, counted: tuple, frames: list, fall) -> None:
+        """A counted loop (`counted_loop`) as `for i in range(i, n, step):`: the header's test
+        and the latches' increments are the range's; the header's exit edge is the `else:`
+        clause (run when the range ends, not on `break`)."""
+        cfg = self.cfg
+        var, bound, step, exit_ = counted
+        follow = cfg.follow.get(x)
+        after = fall if follow is None else follow
+        inner = [c for c in cfg.children[x] if c in cfg.merge and c not in cfg.follows]
+        self.line(f"for v{var} in range(v{var}, {bound}{'' if step == 1 else f', {step}'}):")
+        self.ind += 1
+        self.counting.append(x)
+        self.s_within(x, inner, frames + [_Frame("loop", x, after)], x)
+        self.counting.pop()
+        self.ind -= 1
+        at = len(self.out)
+        self.line("else:")
+        self.ind += 1
+        self.s_branch(exit_, frames, after)  # outside the loop: a branch to `after` falls out
+        self.ind -= 1
+        if len(self.out) == at + 1:
+            self._drop_line(at)
+        if follow is not None:
+            self.s_tree(follow, frames, fall)
+
+    def counted_loop(self, h: int):
+        """(i, bound, step, exit) when loop `h` is `while (i < n) { …; i += step }` (or `<=`):
+        the header is exactly the test of local `i` against a constant or a local `n` the
+        loop never stores, every back edge comes from a block ending in `i += step` (a
+        positive constant step the range facts prove cannot overflow), the loop stores `i`
+        nowhere else, and nothing outside the loop reads `i` (its value after a `range` loop
+        differs). None otherwise (plain variant, structured code only)."""
+        b, code = self.blocks[h], self.code
+        head = code[b.start:b.end]
+        if len(head) == 6 and head[3][0] == "store_var" and head[4] == ("load_var", head[3][1]) \
+                and self.loads.get(head[3][1]) == 1 and self.fn.local_names[head[3][1]] is None:
+            head = head[:3] + head[5:]
+        if len(head) != 4 or head[0][0] != "load_var" or head[3][0] != "pop_jump_if_false" \
+                or head[2] not in (("bin_op_int", "<"), ("bin_op_int", "<=")):
+            return None
+        i, (bop, barg) = head[0][1], head[1]
+        if bop == "load_var" and barg != i:
+            bound = f"v{barg}"
+        elif bop == "load_const" and type(barg) is int:
+            bound = repr(barg)
+        else:
+            return None
+        if head[2][1] == "<=":
+            bound = f"{bound} + 1"
+        body = self.cfg.body[h]
+        if head[3][1] in body:
+            return None
+        step, latches = None, set()
+        for n in body:
+            blk = self.blocks[n]
+            if h in blk.succ:
+                latches.add(n)
+                tail = code[blk.end - 5:blk.end] if blk.end - blk.start >= 5 else []
+                if (len(tail) != 5 or tail[0] != ("load_var", i) or tail[1][0] != "load_const"
+                        or type(tail[1][1]) is not int or tail[1][1] <= 0 or tail[2] != ("bin_op_int", "+")
+                        or tail[3] != ("store_var", i) or tail[4] != ("jump", h) or step not in (None, tail[1][1])):
+                    return None
+                r = self.facts.exact.get(blk.end - 3) if self.facts is not None else None
+                if r is None or r[1] > MAX:
+                    return None
+                step = tail[1][1]
+        stores = [(n, pc) for n in body for pc in range(self.blocks[n].start, self.blocks[n].end)
+                  if code[pc][0] == "store_var" and code[pc][1] in (i, barg if bop == "load_var" else None)]
+        if step is None or any(code[pc][1] != i or n not in latches or pc != self.blocks[n].end - 2
+                               for n, pc in stores):
+            return None
+        for n, blk in self.blocks.items():
+            if n not in body and ("load_var", i) in code[blk.start:blk.end]:
+                return None
+        return i, bound, step, head[3][1]
 
     def s_within(self, x: int, merges: list, frames: list, fall) -> None:
         if merges:
@@ -343,10 +488,18 @@ class FunctionGen:
     def s_block(self, x: int, frames: list, fall) -> None:
         """Block `x`'s statements, then its branch."""
         b = self.blocks[x]
-        self.stack = []
+        self.stack, self.subst = [], {}
         self.block_end = b.end
         self.pc = b.start
-        while self.pc < b.end:
+        end = b.end
+        if self.counting and self.counting[-1] == x:
+            self.s_branch(b.end, frames, fall)  # a counted loop's header: the range tests
+            return
+        for h in reversed(self.counting):
+            if h in b.succ and self.code[b.end - 1] == ("jump", h):
+                end = b.end - 5  # a latch of a counted loop: the range counts
+                break
+        while self.pc < end:
             op, arg = self.code[self.pc]
             self.before(self.pc)
             if self.skip:
@@ -382,7 +535,9 @@ class FunctionGen:
                 getattr(self, "op_" + op)(arg)
             self.after(self.pc)
             self.pc += 1
-        if b.succ and self.code[b.end - 1][0] not in ENDS_BLOCK:
+        if end < b.end:
+            self.s_branch(self.code[b.end - 1][1], frames, fall)
+        elif b.succ and self.code[b.end - 1][0] not in ENDS_BLOCK:
             self.s_branch(b.end, frames, fall)
 
     def s_branch(self, t: int, frames: list, fall) -> None:
@@ -420,6 +575,12 @@ class FunctionGen:
 
     def _drop_line(self, k: int) -> None:
         del self.out[k], self.line_pcs[k]
+        self.nested = [(i - (i > k), f, pcs) for i, f, pcs in self.nested]
+
+    def _truncate(self, start: int) -> None:
+        """Drop the lines from `start` on (a structured attempt given up)."""
+        del self.out[start:], self.line_pcs[start:]
+        self.nested = [r for r in self.nested if r[0] < start]
 
     def loops_to_itself(self, d: int) -> bool:
         """Does the chain generated for dispatch block `d` jump back to `d`?"""
@@ -447,7 +608,7 @@ class FunctionGen:
         b = self.blocks[start]
         if self.has_try and b.region is not region:
             self.line(f"pc = {start}")
-        self.stack = []
+        self.stack, self.subst = [], {}
         self.block_end = b.end
         self.pc = b.start
         while self.pc < b.end:
@@ -527,18 +688,27 @@ class FunctionGen:
         return self.names.const(from_const(v, self.names.runtime.enums))
 
     def op_load_var(self, i) -> None:
-        self.push(f"v{i}")
+        if i in self.subst:
+            e = self.subst.pop(i)
+            self.fused.add(e)
+            self.push(e)
+        else:
+            self.push(f"v{i}")
 
     def op_store_var(self, i) -> None:
         v = self.pop()
         if self.returns_next(i):
             self.line(f"return {v}")
             return
+        if self.fuse and not self.loads.get(i) and (v.isidentifier() or v in ("None", "True", "False")
+                                                     or v.lstrip("-").isdigit()):
+            return  # a local never read (a match's unit value): nothing to store
         self.spill(f"v{i}")
         self.line(f"v{i} = {v}")
 
     # the plain variant fuses temporaries away; the instrumented one keeps every MIR local
     fuse = True
+    nest = True  # closures generated in place (`nested_closure`; off: vm._closure_maker)
     fuse_returns = True
 
     def returns_next_at(self, pc: int) -> bool:
@@ -591,6 +761,8 @@ class FunctionGen:
         v, i, c = self.pop(), self.pop(), self.pop()
         if kind == "map":
             self.line(f"{c}[{i}] = {v}")
+        elif kind == "map_key":
+            self.line(f"{c}[mkey({i})] = {v}")
         elif kind == "array":
             # Python's list indexing is BAML's within bounds (negative from the end); outside
             # them, store_index raises the BAML panic
@@ -645,8 +817,8 @@ class FunctionGen:
         if not self._next_is_store() or op not in ("+", "-") or a == b:
             return None
         v = f"v{self.code[self.pc + 1][1]}"
-        if v == a and (b.isidentifier() or b.lstrip("-").isdigit()):
-            return f"({v} - {b})" if op == "+" else f"({v} + {b})"
+        if v == a and (b.isidentifier() or b.lstrip("-").isdigit() or (b in self.fused and not re.search(rf"\b{v}\b", b))):
+            return f"({v} - {b})" if op == "+" else f"({v} + {b})"  # (a fused b does not read v)
         if v == b and op == "+" and (a.isidentifier() or a.lstrip("-").isdigit()):
             return f"({v} - {a})"
         return None
@@ -660,8 +832,10 @@ class FunctionGen:
         elif op in ("/", "%") and self.facts is not None and self.pc in self.facts.fast:
             self.result(f"({a} {'//' if op == '/' else '%'} {b})")  # a >= 0 and b > 0 always
         elif op == "/":
+            a, b = self.simple(a, 1), self.simple(b, 2)
             self.result(f"({a} // {b} if {_fast_path(a, b)} else div({a}, {b}))")
         elif op == "%":
+            a, b = self.simple(a, 1), self.simple(b, 2)
             self.result(f"({a} % {b} if {_fast_path(a, b)} else mod({a}, {b}))")
         else:
             self.result(f"{BINOPS[op]}({a}, {b})")
@@ -669,8 +843,9 @@ class FunctionGen:
     def op_bin_op_float(self, op) -> None:
         op, a, b, _ = self.operands(op)
         if op in ("+", "-", "*"):
-            self.result(f"{a} {op} {b}")
+            self.result(f"({a} {op} {b})")
         elif op == "/":
+            b = self.simple(b, 2)
             self.result(f"({a} / {b} if {b} else fdiv({a}, {b}))")
         elif op == "%":
             self.result(f"fmod({a}, {b})")
@@ -690,6 +865,16 @@ class FunctionGen:
             self.result(f"({a} {op} {b})")
         else:
             self.result(f"{BINOPS[op]}({a}, {b})")
+
+    def simple(self, e: str, k: int) -> str:
+        """`e`, or a stack slot holding it when it is an expression that code about to be
+        generated would evaluate more than once (a fused temporary): operand `k` of those
+        just popped gets the slot `k` above the stack (free, and distinct per operand)."""
+        if e.isidentifier() or e.lstrip("-").isdigit():
+            return e
+        s = f"s{len(self.stack) + k}"
+        self.line(f"{s} = {e}")
+        return s
 
     def result_var(self, s: str) -> None:
         """`sN` computed by a checked op goes into the following store_var's local."""
@@ -761,11 +946,37 @@ class FunctionGen:
 
     def op_make_closure(self, arg) -> None:
         fqn, n = arg
-        elif kind == "map_key":
-            self.line(f"{c}[mkey({i})] = {v}")
         caps = self.popn(n)
+        if caps and self.fuse and self.nest and self.nested_closure(fqn, caps):
+            return
         # a closure is a Python function (vm._closure_maker): calling it grows no C stack
         self.result(f"{self.names.closure(fqn, n)}({', '.join([self.names.fn(fqn)] + caps)})" if caps else self.names.fn(fqn))
+
+    def nested_closure(self, fqn: str, caps: list[str]) -> bool:
+        """(Plain variant.) The closure as a `def` right here, the lambda's own generated code
+        with its captured cells as parameter defaults: making it is one MAKE_FUNCTION and calling
+        it one Python call (a closure maker costs a call more for each). The captures come
+        after the lambda's parameters: BAML calls pass exactly those. `self.nested` records
+        where the `def` is, for its code object's line table (vm). False: not possible here."""
+        bc = self.names.runtime.rt.bytecode[fqn]
+        if any(bc.has_default):
+            return False
+        gen = FunctionGen(bc, self.names)
+        k = len(caps)
+        params = [f"v{i + 1}" for i in range(k, len(bc.params))] + [f"v{i + 1}={c}" for i, c in enumerate(caps)]
+        lines = gen.generate(CLOSURE_NAME, params).rstrip("\n").split("\n")
+        depth = max((len(x) - len(x.lstrip(" "))) // 4 for x in lines)
+        if self.ind + depth > MAX_INDENT:
+            return False
+        at = len(self.out)
+        pad = "    " * self.ind
+        for text in lines:
+            self.out.append(pad + text)
+            self.line_pcs.append(self.pc)
+        self.nested.append((at, fqn, gen.line_pcs))
+        self.nested.extend((at + i, f, pcs) for i, f, pcs in gen.nested)
+        self.result(CLOSURE_NAME)
+        return True
 
     def op_call(self, arg) -> None:
         fqn, n = arg
@@ -781,6 +992,8 @@ class FunctionGen:
                 self.line(f"{args[0]}.append({args[1]})")  # the new length is not used
                 self.skip = 1
                 return
+            if name == "method:map.has":
+                args = [args[0], _key_expr(args[1])]
             self.call_result(inline.format(*args))
             return
         native = self.names.runtime.natives[name]
@@ -858,7 +1071,7 @@ def _check_nesting(lines: list[str]) -> None:
             raise _Unstructured("too deep")
         while loops and loops[-1] >= ind:
             loops.pop()
-        if text.endswith("while True:"):
+        if text.endswith("while True:") or text.lstrip().startswith("for "):
             loops.append(ind)
             if len(loops) > MAX_LOOPS:
                 raise _Unstructured("too many nested loops")
@@ -964,6 +1177,14 @@ class _Cfg:
             self.irreducible = True  # one block follows two loops: no structured spelling here
 
 
+CLOSURE_NAME = "baml_closure"  # the Python name of a closure generated in place
+BOUND = 1 << 31  # the int parameters of a function's bounded copy (`versioned`)
+
+
+def _unchecked(r) -> bool:
+    return r is not None and r[0] >= MIN and r[1] <= MAX
+
+
 def _paren(cond: str) -> str:
     return cond if cond.isidentifier() or (cond.startswith("(") and cond.endswith(")")
                                            and _balanced(cond[1:-1])) else f"({cond})"
@@ -985,6 +1206,26 @@ INLINE_NATIVES = {
     "method:array.push": "({0}.append({1}) or len({0}))",
 }
 
+# instructions whose result may be inlined at its one use (no side effects; evaluating twice, as
+# a failure path may, gives the same value), and the instructions that use a value at once
+PURE_OPS = {"bin_op_int", "bin_op_float", "load_field", "load_deref", "len"}
+CONSUMERS = {"bin_op_int": 2, "bin_op": 2, "bin_op_float": 2, "bin_op_string": 2, "bin_op_bool": 2, "load_index": 2,
+             "store_var": 1, "pop_jump_if_false": 1, "return": 1, "unary_op": 1, "truthy": 1, "load_field": 1,
+             "store_field": 2, "store_index": 3, "len": 1}
+
+
+def _takes(op: str, arg) -> int:
+    """How many stack values instruction `op` consumes at once (0: not a consumer for fusion)."""
+    if op in CONSUMERS:
+        return CONSUMERS[op]
+    if op in ("call", "call_native"):
+        return arg[1]
+    if op in ("call_method", "call_indirect"):
+        return 1 + arg[-2 if op == "call_method" else 0] + len(arg[-1])
+    if op in ("alloc_array", "concat"):
+        return arg
+    return 0
+
 BINOPS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "mod", "<<": "shl", ">>": "shr",
           "&": "bit_and", "|": "bit_or", "^": "bit_xor", "==": "eq", "!=": "ne", "<": "lt",
           "<=": "le", ">": "gt", ">=": "ge"}
@@ -992,8 +1233,6 @@ BINOPS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "mod", "<<": "shl
 
 def _fast_path(a: str, b: str) -> str:
     """When Python's floor `//` and `%` equal BAML's truncating ones: a >= 0 and b > 0
-            if name == "method:map.has":
-                args = [args[0], _key_expr(args[1])]
     (decided now for literals)."""
     tests = ([] if a.isdigit() else [f"{a} >= 0"]) + ([] if b.isdigit() and int(b) > 0 else [f"{b} > 0"])
     return " and ".join(tests) or "True"

@@ -21,6 +21,7 @@ from __future__ import annotations
 MIN, MAX = -(1 << 62), (1 << 62) - 1
 FULL = (MIN, MAX)
 WIDEN_AFTER = 3
+NARROW = 2  # descending steps after the fixpoint
 CMP = {"<", "<=", ">", ">=", "==", "!="}
 NEG = {"<": ">=", ">=": "<", "<=": ">", ">": "<=", "==": "!=", "!=": "=="}
 FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
@@ -39,14 +40,15 @@ class _Unknown(Exception):
     pass
 
 
-def analyze(fn, blocks: dict, arity) -> Facts:
+def analyze(fn, blocks: dict, arity, assume: dict | None = None) -> Facts:
     """`blocks`: pygen's basic blocks (start → Block with .end and .succ); `arity(fqn)`: the
-    number of fields of a class (what `alloc_instance` pops)."""
+    number of fields of a class (what `alloc_instance` pops); `assume`: local → (lo, hi), what
+    the locals hold on entry (parameters the caller tests before running the code)."""
     facts = Facts()
     if fn.exc_table:
         return facts
     try:
-        entry = _fixpoint(fn, blocks, arity)
+        entry = _fixpoint(fn, blocks, arity, {k: ("i", lo, hi) for k, (lo, hi) in (assume or {}).items()})
         for start, env in entry.items():
             _block(fn, blocks[start], dict(env), arity, facts)
     except _Unknown:
@@ -91,9 +93,9 @@ def _retreating_targets(fn, blocks) -> dict:
     return out
 
 
-def _fixpoint(fn, blocks, arity) -> dict:
+def _fixpoint(fn, blocks, arity, initial: dict) -> dict:
     heads = _retreating_targets(fn, blocks)
-    entry: dict[int, dict] = {0: {}}
+    entry: dict[int, dict] = {0: initial}
     visits: dict[int, int] = {}
     work = [0]
     budget = 100 * len(blocks) + 1000  # a safety net: no facts rather than a long analysis
@@ -116,7 +118,21 @@ def _fixpoint(fn, blocks, arity) -> dict:
             entry[succ] = new
             if succ not in work:
                 work.append(succ)
+    for _ in range(NARROW):
+        entry = _narrow(fn, blocks, arity, initial, entry)
     return entry
+
+
+def _narrow(fn, blocks, arity, initial: dict, entry: dict) -> dict:
+    """One descending step from a post-fixpoint: every entry recomputed from its predecessors'
+    current entries, without widening (still a post-fixpoint, so still sound). It takes back
+    what widening lost where a later operation bounds the value again: `acc` widened to MAX
+    but `acc = (…) % 1000003` on every path round the loop."""
+    out: dict[int, dict] = {0: dict(initial)}
+    for b, env in entry.items():
+        for succ, e in _block(fn, blocks[b], dict(env), arity, None):
+            out[succ] = e if succ not in out else _join(out[succ], e)
+    return out
 
 
 def _join(a: dict, b: dict) -> dict:
@@ -234,8 +250,9 @@ def _block(fn, b, env: dict, arity, facts):
             c = st.pop()
             t, f = dict(env), env
             if c is not None and c[0] == "cmp":
-                _refine(t, c[1], c[2], c[3])
-                _refine(f, NEG[c[1]], c[2], c[3])
+                # an edge the comparison rules out is not taken (yet: a later, wider entry may)
+                return [(s, e) for s, e, ok in ((b.end, t, _refine(t, c[1], c[2], c[3])),
+                                                 (arg, f, _refine(f, NEG[c[1]], c[2], c[3]))) if ok]
             return [(b.end, t), (arg, f)]
         elif op in ("return", "throw", "rethrow"):
             return []
@@ -258,7 +275,10 @@ def _operand(v):
     return ("i", MIN, MAX, None)
 
 
-def _refine(env: dict, op: str, x, y) -> None:
+def _refine(env: dict, op: str, x, y) -> bool:
+    """Narrow the locals compared by `x op y` to where it holds; False when it cannot hold."""
+    if x[3] is not None and x[3] == y[3]:
+        return True  # (a local against itself: its interval says nothing here)
     for (a, b, o) in ((x, y, op), (y, x, FLIP[op])):
         var = a[3]
         if var is None:
@@ -281,8 +301,10 @@ def _refine(env: dict, op: str, x, y) -> None:
                 lo += 1
             elif hi == blo:
                 hi -= 1
-        if lo <= hi:  # (an empty interval: the edge is never taken; leave the env)
-            env[var] = ("i", lo, hi)
+        if lo > hi:
+            return False
+        env[var] = ("i", lo, hi)
+    return True
 
 
 def _pops(op: str, arg, arity) -> int:

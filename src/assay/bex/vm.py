@@ -14,7 +14,7 @@ from .bytecode import BexFunction
 from .emit import emit_function
 from .instrument import InstrumentedGen, Node, compile_half, mir_nodes
 from .llmcall import call_llm
-from .pygen import FunctionGen, mangle
+from .pygen import CLOSURE_NAME, FunctionGen, mangle
 from .stdlib import FUNCTIONS, METHODS, ORDERING, iters
 from ..extension import Run
 from .values import OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, Variant
@@ -277,6 +277,11 @@ class CodeSpace:
             gen = FunctionGen(bc, _Names(self))
         src = gen.generate(pyname)
         code = compile(src, f"<baml {mir.fqn}>", "exec")
+        if gen.nested and not self._nested_ok(code, gen.nested):
+            gen = FunctionGen(bc, _Names(self))
+            gen.nest = False  # (a closure would read its maker's locals: closure makers instead)
+            src = gen.generate(pyname)
+            code = compile(src, f"<baml {mir.fqn}>", "exec")
         exec(code, self.env)
         fn = self.env[pyname]
         fn.__qualname__ = mir.fqn
@@ -291,6 +296,27 @@ class CodeSpace:
                 for mname, ffqn in ms.items():
                     if ffqn == mir.fqn:
                         setattr(self.classes[cfqn].py, "m_" + mname, fn)
+
+    def _nested_ok(self, code, nested: list) -> bool:
+        """Closures generated in place (pygen `nested_closure`) must be self-contained: no
+        free variables (a read of a maker's local would make it a cell). Each one's code object
+        gets the line table of its lambda, so tracebacks and `is_baml_function` know it."""
+        codes, work = {}, [code]
+        while work:
+            c = work.pop()
+            if c.co_freevars or (c.co_cellvars and c is not code):
+                return False
+            for k in c.co_consts:
+                if hasattr(k, "co_code"):
+                    codes.setdefault(k.co_firstlineno, k)
+                    work.append(k)
+        for at, fqn, pcs in nested:
+            c = codes.get(at + 1)
+            if c is None or c.co_name != CLOSURE_NAME:
+                return False
+            lam = self.rt.bytecode[fqn]
+            self.rt.trace_lines[c] = (fqn, lam.file, [lam.lines[pc] if pc < len(lam.lines) else 0 for pc in pcs])
+        return True
 
     def instrumented(self, mir):
         """The function's MIR nodes and events (entry, raise), each with what every extension
