@@ -277,3 +277,14 @@ def test_registered_carrier_and_contextvars_survive_the_hop(prog):
         assert got == (("caller", "ctx"), True)
     finally:
         stack._CARRIERS.remove(carried)
+
+
+def test_closure_from_python_takes_exactly_its_parameters():
+    """A closure made in place (captures as trailing parameter defaults) called from Python:
+    extra arguments are refused, never taken for the captures."""
+    p = assay.compile("function Mk(k: int) -> (int) -> int throws never { (x: int) -> int { x + k } }")
+    f = p.Mk(5)
+    assert f(2) == 7
+    with pytest.raises(TypeError):
+        f(2, [100])
+    assert f(1) == 6

@@ -15,6 +15,7 @@ from . import jsonvalue, pymodels
 from .bex import ops
 from .bex.stack import TimeLimit, time_limit
 from .bex.values import INT_MAX, INT_MIN, OMITTED, BamlRaise, BigInt, Instance, Variant
+from .bex.pygen import CLOSURE_NAME
 from .bex.vm import baml_traceback, call_n, is_baml_function, run_deep
 from .bex.llmcall import LlmCallError, NoLlmClient
 from .compiler import Program, SourceError, compile_sources, describe_error, discover
@@ -254,7 +255,10 @@ class BamlProgram:
         k = t[0]
         rt = self._p.runtime
         if k == "union":
-            for m in t[1]:
+            # the engine decides by the value's kind: a str is the string member, never an enum
+            # variant of the same name (`Color | string`; `{"$enum": …}` chooses the variant)
+            members = sorted(t[1], key=lambda m: m[0] != "string") if type(v) is str else t[1]
+            for m in members:
                 try:
                     return self.from_python(v, m, where)
                 except ArgumentError:
@@ -368,7 +372,13 @@ class BamlProgram:
 
     def _baml_callable(self, fn):
         """A BAML function value as a Python callable (arguments guessed, result converted)."""
+        code = getattr(fn, "__code__", None)
+        # a closure made in place takes its captures as trailing parameters: no more arguments
+        arity = code.co_argcount - len(fn.__defaults__) if code is not None and code.co_name == CLOSURE_NAME else -1
+
         def call(*args):
+            if arity >= 0 and len(args) != arity:
+                raise TypeError(f"the BAML function takes {arity} arguments ({len(args)} given)")
             return self._run(fn, [self._guess(a) for a in args])
         call.baml_function = fn
         return call
