@@ -268,6 +268,12 @@ float.min_finite() -> float
 float.epsilon() -> float
 string.from<T>(value: T) -> string
 string.from_utf8(utf8: uint8array) -> string throws baml.errors.InvalidArgument
+baml.json.parse(s: string) -> unknown throws baml.json.ParseError
+baml.json.stringify(j: unknown) -> string throws baml.json.SerializationError
+log.info(data: unknown, event_name: string? = null) -> null
+log.debug(data: unknown, event_name: string? = null) -> null
+log.warn(data: unknown, event_name: string? = null) -> null
+log.error(data: unknown, event_name: string? = null) -> null
 uint8array.zeroes(size: int) -> uint8array throws baml.errors.InvalidArgument
 uint8array.from_array(array: int[]) -> uint8array throws baml.errors.InvalidArgument
 uint8array.from_hex(hex: string) -> uint8array throws baml.errors.InvalidArgument

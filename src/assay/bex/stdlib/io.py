@@ -35,3 +35,13 @@ def eprint(s):
 @function("baml.io.eprintln")
 def eprintln(s):
     STDERR.write(s + "\n")
+
+
+def _log(data, event_name=None):
+    """`log.*`: the engine sends a structured event to its host's listeners; a plain run of
+    the engine shows nothing, and neither does Assay."""
+    return None
+
+
+for _level in ("info", "debug", "warn", "error"):
+    function(f"log.{_level}")(_log)

@@ -1,0 +1,305 @@
+"""baml.json: parse (serde_json's grammar and messages, which the engine reports) and stringify
+(compact; floats as the engine writes them)."""
+from __future__ import annotations
+
+from ..ops import BUILTIN_CLASSES, make_builtin, panic
+from ..values import INT_MAX, INT_MIN, BamlRaise, BigInt, ClassInfo, Instance, Variant
+from ._registry import function
+
+for _name, _fields in (("ParseError", ["message"]), ("SerializationError", ["message", "path", "reason"])):
+    BUILTIN_CLASSES[f"baml.json.{_name}"] = ClassInfo(f"baml.json.{_name}", _name, _fields)
+
+_WS = " \t\n\r"
+_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+class _Fail(Exception):
+    def __init__(self, message: str, at: int):
+        self.message, self.at = message, at
+
+
+class _Parser:
+    """A JSON text → BAML json value; errors as serde_json words and places them."""
+
+    def __init__(self, s: str):
+        self.s, self.i, self.n = s, 0, len(s)
+
+    def ws(self):
+        while self.i < self.n and self.s[self.i] in _WS:
+            self.i += 1
+
+    def eof(self, what: str):
+        raise _Fail(f"EOF while parsing {what}", self.n)
+
+    def fail(self, message: str):  # at the character just looked at
+        raise _Fail(message, self.i + 1)
+
+    def value(self):
+        self.ws()
+        if self.i >= self.n:
+            self.eof("a value")
+        c = self.s[self.i]
+        if c == "{":
+            return self.obj()
+        if c == "[":
+            return self.arr()
+        if c == '"':
+            self.i += 1
+            return self.string()
+        if c == "-" or c.isascii() and c.isdigit():
+            return self.number()
+        for word, v in (("null", None), ("true", True), ("false", False)):
+            if c == word[0]:
+                return self.ident(word, v)
+        self.fail("expected value")
+
+    def ident(self, word: str, v):
+        for ch in word:
+            if self.i >= self.n:
+                self.eof("a value")
+            if self.s[self.i] != ch:
+                self.fail("expected ident")
+            self.i += 1
+        return v
+
+    def seq(self, close: str, what: str, item):
+        self.i += 1
+        self.ws()
+        if self.i < self.n and self.s[self.i] == close:
+            self.i += 1
+            return
+        while True:
+            item()
+            self.ws()
+            if self.i >= self.n:
+                self.eof(what)
+            c = self.s[self.i]
+            if c == close:
+                self.i += 1
+                return
+            if c != ",":
+                self.fail(f"expected `,` or `{close}`")
+            self.i += 1
+            self.ws()
+            if self.i < self.n and self.s[self.i] == close:
+                self.fail("trailing comma")
+
+    def arr(self):
+        out: list = []
+        self.seq("]", "a list", lambda: out.append(self.value()))
+        return out
+
+    def obj(self):
+        out: dict = {}
+
+        def entry():
+            self.ws()
+            if self.i >= self.n:
+                self.eof("an object")
+            if self.s[self.i] != '"':
+                self.fail("key must be a string")
+            self.i += 1
+            k = self.string()
+            self.ws()
+            if self.i >= self.n:
+                self.eof("an object")
+            if self.s[self.i] != ":":
+                self.fail("expected `:`")
+            self.i += 1
+            out[k] = self.value()
+
+        self.seq("}", "an object", entry)
+        return out
+
+    def string(self) -> str:
+        parts: list[str] = []
+        s, n = self.s, self.n
+        while True:
+            j = self.i
+            while j < n and s[j] != '"' and s[j] != "\\" and s[j] >= " ":
+                j += 1
+            parts.append(s[self.i:j])
+            self.i = j
+            if j >= n:
+                self.eof("a string")
+            c = s[j]
+            if c == '"':
+                self.i += 1
+                return "".join(parts)
+            if c < " ":
+                self.fail("control character (\\u0000-\\u001F) found while parsing a string")
+            self.i += 1  # a backslash
+            if self.i >= n:
+                self.eof("a string")
+            e = s[self.i]
+            if e == "u":
+                parts.append(self.unicode_escape())
+                continue
+            if e not in _ESCAPES:
+                self.fail("invalid escape")
+            parts.append(_ESCAPES[e])
+            self.i += 1
+
+    def hex4(self) -> int:
+        """The four hex digits after `\\u` (self.i at the `u`); leaves self.i on the last one."""
+        if self.i + 4 >= self.n:
+            self.i = self.n
+            self.eof("a string")
+        digits = self.s[self.i + 1:self.i + 5]
+        self.i += 4
+        if any(d not in "0123456789abcdefABCDEF" for d in digits):
+            self.fail("invalid escape")
+        return int(digits, 16)
+
+    def unicode_escape(self) -> str:
+        v = self.hex4()
+        self.i += 1
+        if 0xDC00 <= v < 0xE000:
+            raise _Fail("lone leading surrogate in hex escape", self.i)
+        if v < 0xD800 or v >= 0xE000:
+            return chr(v)
+        # a leading surrogate: a `\\u` trailing one must follow
+        for ch in "\\u":
+            if self.i >= self.n:
+                self.eof("a string")
+            if self.s[self.i] != ch:
+                self.fail("unexpected end of hex escape")
+            self.i += 1
+        self.i -= 1
+        lo = self.hex4()
+        self.i += 1
+        if not 0xDC00 <= lo < 0xE000:
+            raise _Fail("lone leading surrogate in hex escape", self.i)
+        return chr(0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00))
+
+    def number(self):
+        s, n, start = self.s, self.n, self.i
+        if s[self.i] == "-":
+            self.i += 1
+        self.digits(leading=True)
+        is_float = False
+        if self.i < n and s[self.i] == ".":
+            is_float = True
+            self.i += 1
+            self.digits()
+        if self.i < n and s[self.i] in "eE":
+            is_float = True
+            self.i += 1
+            if self.i < n and s[self.i] in "+-":
+                self.i += 1
+            self.digits()
+        text = s[start:self.i]
+        if is_float:
+            v = float(text)
+            if v in (float("inf"), float("-inf")):
+                raise _Fail("number out of range", self.i)
+            return v
+        v = int(text)
+        return v if INT_MIN <= v <= INT_MAX else BigInt(v)
+
+    def digits(self, leading: bool = False):
+        s, n = self.s, self.n
+        if self.i >= n:
+            self.eof("a value")
+        if not (s[self.i].isascii() and s[self.i].isdigit()):
+            self.fail("invalid number")
+        if leading and s[self.i] == "0":
+            self.i += 1
+            if self.i < n and s[self.i].isascii() and s[self.i].isdigit():
+                self.fail("invalid number")
+            return
+        while self.i < n and s[self.i].isascii() and s[self.i].isdigit():
+            self.i += 1
+
+
+def _where(s: str, at: int) -> str:
+    """serde_json's `at line L column C` of character offset `at` (columns count bytes)."""
+    before = s[:at]
+    line = before.count("\n") + 1
+    col = len(before[before.rfind("\n") + 1:].encode("utf-8", "surrogatepass"))
+    return f"line {line} column {col}"
+
+
+@function("baml.json.parse")
+def parse(s):
+    p = _Parser(s)
+    try:
+        v = p.value()
+        p.ws()
+        if p.i < p.n:
+            p.fail("trailing characters")
+    except _Fail as e:
+        raise BamlRaise(make_builtin("baml.json.ParseError", message=f"{e.message} at {_where(s, e.at)}")) from None
+    return v
+
+
+def _float_text(x: float) -> str:
+    """Shortest round-trip digits, exponent without leading zeros (`1e-7`, `1e+20`, `1.0`)."""
+    r = repr(x)
+    if "e" not in r:
+        return r
+    m, e = r.split("e")
+    return f"{m}e{e[0]}{e[1:].lstrip('0') or '0'}"
+
+
+def _quote(s: str) -> str:
+    out = ['"']
+    for c in s:
+        if c == '"' or c == "\\":
+            out.append("\\" + c)
+        elif c < " ":
+            out.append({"\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b", "\f": "\\f"}.get(c, "\\u%04x" % ord(c)))
+        else:
+            out.append(c)
+    out.append('"')
+    return "".join(out)
+
+
+def _unencodable(message: str, path: str, reason: str):
+    raise BamlRaise(make_builtin("baml.json.SerializationError", message=message, path=path, reason=reason))
+
+
+def _write(v, path: str, out: list) -> None:
+    t = type(v)
+    if v is None:
+        out.append("null")
+    elif t is bool:
+        out.append("true" if v else "false")
+    elif t is int or t is BigInt:
+        out.append(str(int(v)))
+    elif t is float:
+        if v != v or v in (float("inf"), float("-inf")):
+            name = "NaN" if v != v else ("inf" if v > 0 else "-inf")  # Rust's Display of f64
+            _unencodable(f"{name} has no JSON form: a JSON number is finite", path, "non_finite")
+        out.append(_float_text(v))
+    elif t is str:
+        out.append(_quote(v))
+    elif t is list:
+        out.append("[")
+        for i, x in enumerate(v):
+            if i:
+                out.append(",")
+            _write(x, f"{path}[{i}]", out)
+        out.append("]")
+    elif t is dict or isinstance(v, Instance):
+        items = v.items() if t is dict else ((f, getattr(v, "f_" + f)) for f in v._class.fields)
+        out.append("{")
+        for i, (k, x) in enumerate(items):
+            if i:
+                out.append(",")
+            k = getattr(k, "v", k)
+            out.append(_quote(k if type(k) is str else str(k)))
+            out.append(":")
+            _write(x, f"{path}[{_quote(k if type(k) is str else str(k))}]", out)
+        out.append("}")
+    elif t is Variant:
+        out.append(_quote(v.name))
+    else:
+        panic("baml.panics.HostContractViolation", message=f"baml.json.stringify: {type(v).__name__} is not json")
+
+
+@function("baml.json.stringify")
+def stringify(j):
+    out: list[str] = []
+    _write(j, "", out)
+    return "".join(out)
