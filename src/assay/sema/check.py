@@ -100,10 +100,12 @@ class Checker(LlmChecks):
             self.generics = {g.name for g in cd.decl.generics}
             for f in cd.fields:
                 self.resolve(f.type)
+                self.require_throws(f.type)
         for ad in idx.aliases.values():
             self.ns = ad.namespace
             self.generics = set()
             self.alias_type(ad, report=True)
+            self.require_throws(ad.type)
         for fd in idx.functions.values():
             self.check_function(fd)
         self.check_clients()
@@ -139,6 +141,9 @@ class Checker(LlmChecks):
         owner = f"{fd.owner.name}." if fd.owner is not None else ""
         self.fn_name = f"{owner}{d.name}"
         self.duplicate_params(d.params, self.fn_name)
+        for p in d.params:
+            self.require_throws(p.type, param=True)
+        self.require_throws(d.ret)
         defaulted = False
         for p, (_, pt, _) in zip(d.params, params):
             if defaulted and p.default is None:
@@ -172,6 +177,15 @@ class Checker(LlmChecks):
                 self.err(Span(p.span.file, p.span.start, p.span.start + len(p.name)), "E0012",
                          f"duplicate parameter `{p.name}` in `{where}`",
                          f"first defined as parameter here: {sp.file.path}:{sp.line_col[0]}:{sp.line_col[1]}")
+
+    def require_throws(self, te, param: bool = False) -> None:
+        """E0151: a function type must say what it throws, except a function parameter's own
+        (optional) function type."""
+        if te is None:
+            return
+        for t in _fn_types_without_throws(te, param and _callback_root(te)):
+            self.err(t.span, "E0151", "function type must declare an explicit `throws` clause; "
+                     "add `throws never` if calling it cannot throw")
 
     def finish_fn(self) -> None:
         for v in self.unpinned:
@@ -392,9 +406,11 @@ class Checker(LlmChecks):
 
     def let(self, s: ast.Let) -> None:
         ann = self.resolve(s.type) if s.type is not None else None
+        self.require_throws(s.type)
         pat = s.pattern
         if ann is None and isinstance(pat, ast.PBind) and pat.type is not None:
             ann = self.resolve(pat.type)
+            self.require_throws(pat.type)
         if ann is not None:
             t = self.expect(s.value, ann)
         else:
@@ -852,6 +868,7 @@ class Checker(LlmChecks):
     def x_Call(self, e, expected):
         for ta in e.type_args:
             self.resolve(ta)
+            self.require_throws(ta)
         f = e.func
         fd = None
         env: dict = {}
@@ -1305,6 +1322,9 @@ class Checker(LlmChecks):
     def x_Lambda(self, e, expected):
         exp = T.base(expected)
         self.duplicate_params(e.params, self.fn_name)
+        for p in e.params:
+            self.require_throws(p.type)
+        self.require_throws(e.ret)
         ps = []
         scope = {}
         for i, p in enumerate(e.params):
@@ -1536,6 +1556,37 @@ def _std_param_names(path: str) -> list[tuple[str, bool]]:
             got = [(p.split(":")[0].strip(), "=" in p) for p in params if p.strip()]
         _STD_PARAMS[path] = got
     return got
+
+
+def _callback_root(te) -> bool:
+    """A parameter's own function type, or its optional: a callback whose `throws` may be
+    left out (the engine infers it per call)."""
+    if isinstance(te, ast.TOptional):
+        te = te.inner
+    elif isinstance(te, ast.TUnion) and len(te.members) == 2:
+        rest = [m for m in te.members if not (isinstance(m, ast.TLiteral) and m.value is None)
+                and not (isinstance(m, ast.TName) and m.path == ["null"])]
+        te = rest[0] if len(rest) == 1 else None
+    return isinstance(te, ast.TFunc)
+
+
+def _fn_types_without_throws(te, root_ok: bool = False):
+    """The function types in a type expression that lack a `throws` clause."""
+    todo = [(te, root_ok)]
+    while todo:
+        t, ok = todo.pop()
+        if isinstance(t, ast.TFunc):
+            if t.throws is None and not ok:
+                yield t
+            todo += [(p, False) for _, p in t.params] + [(t.ret, False)]
+        elif isinstance(t, ast.TOptional):
+            todo.append((t.inner, ok))
+        elif isinstance(t, ast.TUnion):
+            todo += [(m, ok) for m in t.members]
+        elif isinstance(t, ast.TArray):
+            todo.append((t.elem, False))
+        elif isinstance(t, ast.TName):
+            todo += [(a[-1] if isinstance(a, tuple) else a, False) for a in t.args]
 
 
 def _hole_span(p: ast.Expr) -> Span:
