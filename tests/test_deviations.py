@@ -44,3 +44,12 @@ def test_literal_folding_with_diverging_arm(engine):
     assert p.call("dv_fold_quirk", x=1) == 6
     assert engine.call("diverge.dv_fold_quirk", {"x": 2}).value == 6
     assert engine.call("diverge.dv_fold_quirk", {"x": 1}).value == 6
+
+
+def test_unknown_class_field_in_a_host_argument(prog, engine):
+    """The engine silently drops a field the class does not declare (a typo in a field name
+    goes unnoticed); Assay rejects the argument, naming the field."""
+    assert engine.call("deviations.host_fields", {"p": {"x": 1, "y": 2, "z": 3}}).value == "HostPt { x: 1, y: 2 }"
+    with pytest.raises(assay.ArgumentError, match="argument `p`: unknown field `z`"):
+        prog.host_fields({"x": 1, "y": 2, "z": 3})
+    assert prog.host_fields({"x": 1, "y": 2}) == "HostPt { x: 1, y: 2 }"

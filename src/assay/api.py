@@ -60,6 +60,20 @@ class ArgumentError(ValueError):
     """Arguments that do not fit the function's parameter types."""
 
 
+class MissingArgument(ArgumentError, BamlError):
+    """A parameter without a default given no argument (optional ones too), or an argument no
+    parameter takes: the engine's `baml.errors.InvalidArgument` (`Invalid argument: b`,
+    `Invalid argument: extra arguments: z`), still an ArgumentError whose text names the function."""
+
+    def __init__(self, text: str, engine_message: str):
+        BamlError.__init__(self, {"type": "baml.errors.InvalidArgument", "message": engine_message,
+                                  "fields": {"message": engine_message}})
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+
 def to_plain_fields(fields: dict) -> dict:
     return {k: to_plain(v) for k, v in fields.items()}
 
@@ -230,13 +244,14 @@ class BamlProgram:
             elif p.default is not None:
                 out.append(self._omit())
                 continue
-            else:
-                raise ArgumentError(f"missing argument `{p.name}` of {fdef.name}")
+            else:  # an optional parameter too: the engine requires every argument without a default
+                raise MissingArgument(f"missing argument `{p.name}` of {fdef.name}", f"Invalid argument: {p.name}")
             entry = self._by_fqn.get(fdef.fqn)
             conv = entry.pconvs[i] if entry is not None else None
             out.append(conv(v) if conv is not None else self.from_python(v, self._test(fdef, p.type), p.name))
         if kwargs:
-            raise ArgumentError(f"unknown argument `{next(iter(kwargs))}` of {fdef.name}")
+            raise MissingArgument(f"unknown argument `{next(iter(kwargs))}` of {fdef.name}",
+                                  f"Invalid argument: extra arguments: {', '.join(kwargs)}")
         return out
 
     def _omit(self):
