@@ -304,6 +304,10 @@ ERRORS = [
     ('function f() -> int { let x = 1; x += ; x }', 1, 39, 'E0010'),
     ('function f() -> int { [1, 2].map((x) -> int { x }) ]', 1, 52, 'E0010'),
     ('function f() -> int { let x = if true { 1 } else ; x }', 1, 50, 'E0010'),
+    ('class P { x int }\nfunction f() -> int { let p = P { x: throw "e" }; p.x }', 2, 38, 'E0010'),
+    ('function f() -> int { let m = {"k": 1, "j": return 5}; 0 }', 1, 45, 'E0010'),
+    ('class P { x int }\nfunction f() -> int { for (let i in [1]) { let p = P { x: break }; } 1 }', 2, 59, 'E0010'),
+    ('function f() -> int { for (let i in [1]) { let m = {"a": continue}; } 1 }', 1, 58, 'E0010'),
 ]
 
 

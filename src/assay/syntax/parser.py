@@ -1390,6 +1390,13 @@ class Parser:
             j += 1
         return False
 
+    def value_expr(self, what: str) -> ast.Expr:
+        """A map value or class-literal field value: the engine's grammar refuses one that starts
+        with `return`/`throw`/`break`/`continue` (parenthesised, they are fine)."""
+        if self.tok.kind == "ident" and self.tok.text in ("return", "throw", "break", "continue"):
+            self.expected(what)
+        return self.expr()
+
     def map_lit(self) -> ast.MapLit:
         s = self.advance().start  # {
         self.enter()
@@ -1401,7 +1408,7 @@ class Parser:
                 b = self.i
                 k = self.expr()
                 self.expect(":")
-                v = self.expr()
+                v = self.value_expr("map value")
                 entries.append((k, v))
                 if not self.eat(","):
                     break
@@ -1565,7 +1572,7 @@ class Parser:
                     if name is None:
                         break
                     if self.eat(":"):
-                        entries.append((name, self.expr()))
+                        entries.append((name, self.value_expr("field value")))
                     else:
                         entries.append((name, ast.Name(self.sp(nt.start, nt.end), name)))
                 if not self.eat(","):
