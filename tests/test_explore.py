@@ -5,6 +5,7 @@ and it stops within its budget."""
 from __future__ import annotations
 
 import copy
+import enum
 import json
 import subprocess
 import sys
@@ -15,7 +16,7 @@ import pytest
 
 import difflib_baml as dl
 import assay
-from assay import explore, mirx
+from assay import explore, jsonvalue, mirx
 
 DEV = Path(__file__).resolve().parents[1] / "benchmarks" / "explore"
 LABELS = {k: v for k, v in json.loads((DEV / "labels.json").read_text()).items() if not k.startswith("_")}
@@ -45,13 +46,43 @@ def test_reaches_the_labelled_outcomes_and_never_an_infeasible_one(reports):
     assert reached / total >= 0.9, f"{reached}/{total} labelled outcomes"
 
 
+def engine_args(view, fn: str, args: dict) -> dict:
+    """A case's arguments for the engine's Python API, which takes an enum value as a member of
+    a Python enum its type map names (as generated SDKs pass them), never as a str: a variant
+    name in an enum parameter, and every EnumValue ({"$enum": …}), become such members."""
+    out = copy.deepcopy(args)
+    for p in view.function(fn).params:
+        v = out.get(p.name)
+        if isinstance(v, jsonvalue.EnumValue):
+            out[p.name] = _engine_member(view, v.enum, str(v))
+        elif p.type is not None and p.type.kind == "enum" and isinstance(v, str):
+            out[p.name] = _engine_member(view, p.type.qualified_name.removeprefix("user."), v)
+    return out
+
+
+_ENGINE_ENUMS: dict = {}
+
+
+def _engine_member(view, name: str, variant: str):
+    cls = _ENGINE_ENUMS.get(name)
+    if cls is None:
+        from baml_bridge.typemap import get_type_map
+
+        t = next(e for e in view.enums() if e.qualified_name.removeprefix("user.") == name)
+        qual = "XdevEnum_" + name.replace(".", "_")
+        cls = _ENGINE_ENUMS[name] = enum.Enum(qual, {v.name: v.name for v in t.variants}, type=str,
+                                              module=__name__, qualname=qual)
+        get_type_map()._reverse[(__name__, qual)] = "xdev." + name  # the dev suite's namespace there
+    return cls[variant]
+
+
 def test_every_case_replays_on_the_real_engine(reports, engine):
-    _, found = reports
+    view, found = reports
     for fn, label in LABELS.items():
         if label.get("engine") is False:
             continue
         for case in found[fn]["cases"]:
-            real = engine.call("xdev." + fn, copy.deepcopy(case["args"]))
+            real = engine.call("xdev." + fn, engine_args(view, fn, case["args"]))
             o = case["outcome"]
             if "ok" in o:
                 assert (real.kind, real.value) == ("ok", o["ok"]), (fn, case, real.show())
@@ -220,10 +251,11 @@ class Node {
   next Node?
 }
 function Depth(n: Node) -> string {
-  if (n.next == null) { return "one"; }
   let m = n.next;
-  if (m.next == null) { return "two"; }
-  if (m.next.next == null) { return "three"; }
+  if (m == null) { return "one"; }
+  let k = m.next;
+  if (k == null) { return "two"; }
+  if (k.next == null) { return "three"; }
   "many"
 }
 """
@@ -336,3 +368,39 @@ def test_generic_functions_are_explored_at_their_bounds(tmp_path):
                        capture_output=True, text=True, timeout=300)
     doc = json.loads(r.stdout)
     assert doc["failed"] == 0 and doc["passed"] == sum(len(runs[f]["cases"]) for f in ("Area", "Col", "Mx")), r.stdout[-2000:]
+
+
+ENUM_OR_STRING = """
+enum Tone { Warm Cool }
+function First(t: Tone | string) -> string {
+  if (t is string) { if (t == "Warm") { return "the word"; } return "a word"; }
+  if (t == Tone.Cool) { "cool" } else { "warm" }
+}
+function Second(t: string | Tone) -> string {
+  if (t is string) { if (t == "Warm") { return "the word"; } return "a word"; }
+  if (t == Tone.Cool) { "cool" } else { "warm" }
+}
+"""
+
+
+def test_an_enum_member_of_a_union_with_string_is_chosen_through_its_tag(tmp_path):
+    """`Tone | string` in either order: a str is the string member (as the engine binds it), an
+    enum member is written {"$enum": "Tone.Warm"} (an EnumValue), so every outcome is reached
+    and each case runs unchanged through `assay run --args`; emitted tests write `Tone.Warm`."""
+    from click.testing import CliRunner
+
+    from assay.cli import main as climain
+
+    view = mirx.compile(ENUM_OR_STRING)
+    src = tmp_path / "u.baml"
+    src.write_text(ENUM_OR_STRING)
+    for fn in ("First", "Second"):
+        r = explore.run(view, fn, budget=5.0)
+        assert {c["outcome"]["ok"] for c in r["cases"]} == {"the word", "a word", "cool", "warm"}, fn
+        warm = next(c for c in r["cases"] if c["outcome"]["ok"] == "warm")
+        assert warm["args"]["t"] == "Warm" and warm["args"]["t"].enum == "Tone"
+        assert jsonvalue.dumps(warm["args"], indent=None) == '{"t": {"$enum": "Tone.Warm"}}'
+        for case in r["cases"]:
+            out = CliRunner().invoke(climain.cli, ["run", str(src), fn, "--args", jsonvalue.dumps(case["args"])])
+            assert json.loads(out.stdout) == case["outcome"]["ok"], (fn, case)
+        assert f"{fn}(Tone.Warm)" in explore.emit_tests(view, [r])

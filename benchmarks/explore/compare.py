@@ -34,6 +34,7 @@ import subprocess
 import sys
 import threading
 import time
+import types
 import typing
 from pathlib import Path
 
@@ -43,6 +44,7 @@ sys.path.insert(0, str(DEV))
 sys.path.insert(0, str(ROOT / "src"))
 
 import twins  # noqa: E402
+from assay import jsonvalue  # noqa: E402
 
 LABELS = {k: v for k, v in json.loads((DEV / "labels.json").read_text()).items() if not k.startswith("_")}
 
@@ -76,6 +78,9 @@ def _llm_param(name: str) -> tuple[str, int] | None:
 
 
 def _from_baml(tp, v):
+    if typing.get_origin(tp) in (typing.Union, types.UnionType) and isinstance(v, str):
+        enums = [t for t in typing.get_args(tp) if isinstance(t, type) and issubclass(t, enum.Enum)]
+        return enums[0][v] if enums and isinstance(v, jsonvalue.EnumValue) else v
     if dataclasses.is_dataclass(tp):
         hints = typing.get_type_hints(tp)
         return tp(**{k: _from_baml(hints[k], x) for k, x in v.items()})
@@ -99,8 +104,8 @@ def to_twin(fn: str, baml_args: dict, llm: dict | None = None) -> dict:
 def to_baml(v):
     if dataclasses.is_dataclass(v):
         return {f.name: to_baml(getattr(v, f.name)) for f in dataclasses.fields(v)}
-    if isinstance(v, enum.Enum):
-        return v.name
+    if isinstance(v, enum.Enum):  # a member, never the string of its name
+        return jsonvalue.EnumValue(v.name, type(v).__name__)
     return copy.deepcopy(v)
 
 
@@ -146,6 +151,8 @@ def _sample(tp, rng: random.Random):
         return {_sample(targs[0], rng): _sample(targs[1], rng) for _ in range(rng.randint(0, 2))}
     if type(None) in targs:  # int | None
         return None if rng.random() < 0.3 else _sample(int, rng)
+    if origin in (typing.Union, types.UnionType):
+        return _sample(rng.choice(targs), rng)
     raise TypeError(tp)
 
 
@@ -341,6 +348,8 @@ def _strategy(tp):
         return st.dictionaries(_strategy(targs[0]), _strategy(targs[1]))
     if type(None) in targs:
         return st.none() | _strategy(next(t for t in targs if t is not type(None)))
+    if origin in (typing.Union, types.UnionType):
+        return st.one_of(*[_strategy(t) for t in targs])
     raise TypeError(tp)
 
 

@@ -1,5 +1,5 @@
-"""Python twins of the explore dev suite (classics, control, data, bytes, generics and llm .baml), for the
-side-by-side run against CrossHair and Hypothesis (compare.py).
+"""Python twins of the explore dev suite (classics, control, data, bytes, generics, unions and
+llm .baml), for the side-by-side run against CrossHair and Hypothesis (compare.py).
 
 Written as a Python programmer would, with BAML's semantics made explicit: ints are 63-bit
 signed and every arithmetic result is checked (`i63`), `/` and `%` truncate toward zero,
@@ -433,3 +433,19 @@ def Pick(xs: list[int], i: int) -> str:
     if len(xs) > 3:
         return "long"
     return "short"
+
+
+# ----------------------------------------------------------------------------- unions.baml
+
+
+class Tone(enum.Enum):
+    Warm = "Warm"
+    Cool = "Cool"
+
+
+def Shade(t: Tone | str) -> str:
+    if isinstance(t, str):
+        return "the word" if t == "Warm" else "a word"
+    if t == Tone.Cool:
+        return "cool"
+    return "warm"

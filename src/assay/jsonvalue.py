@@ -4,9 +4,11 @@ MCP.
 JSON has no NaN or infinities. A non-finite float is the object `{"$float": "NaN"}`
 (`"Infinity"`, `"-Infinity"`), wherever it is (nested in arrays, maps, classes, a panic's
 fields). JSON has no byte strings either: a uint8array (Python `bytes`, as the engine's Python
-API takes and returns it) is `{"$bytes": "<base64>"}`. A map whose only key is `"$float"`,
-`"$bytes"` or `"$map"` is written `{"$map": [[key, value]]}` so that it never reads back as
-one of them. Everything else is plain JSON. `loads` is the inverse:
+API takes and returns it) is `{"$bytes": "<base64>"}`. An enum value is its variant's name
+(`"Red"`), or, where a string would fit as well (`Color | string`), `{"$enum": "Color.Red"}`
+(read as an `EnumValue`: a str that names its enum, which no string parameter accepts). A map
+whose only key is `"$float"`, `"$bytes"`, `"$enum"` or `"$map"` is written
+`{"$map": [[key, value]]}` so that it never reads back as one of them. Everything else is plain JSON. `loads` is the inverse:
 it rejects the non-standard `NaN`/`Infinity` tokens with a message naming the encoding, and a
 document nested too deeply with a clear error instead of a RecursionError. No Assay imports."""
 from __future__ import annotations
@@ -18,7 +20,28 @@ import math
 
 FLOAT_TAG = "$float"
 BYTES_TAG = "$bytes"
+ENUM_TAG = "$enum"
 MAP_TAG = "$map"
+_TAGS = (FLOAT_TAG, BYTES_TAG, ENUM_TAG, MAP_TAG)
+
+
+class EnumValue(str):
+    """A variant name that says its enum (`EnumValue("Red", "Color")`): as an argument it is
+    that enum's member, never a string (Assay's binding takes a str subclass for no string
+    parameter); JSON `{"$enum": "Color.Red"}`."""
+
+    enum: str
+
+    def __new__(cls, variant: str, enum: str):
+        self = super().__new__(cls, variant)
+        self.enum = enum
+        return self
+
+    def __repr__(self) -> str:
+        return f"EnumValue({str(self)!r}, {self.enum!r})"
+
+    def __reduce__(self):  # keeps its enum through pickling (explore's worker processes)
+        return EnumValue, (str(self), self.enum)
 _SPECIAL = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
 
@@ -47,9 +70,11 @@ def encode(v):
                 holder[key] = {FLOAT_TAG: float_name(x)}
         elif isinstance(x, (bytes, bytearray)):
             holder[key] = {BYTES_TAG: base64.b64encode(bytes(x)).decode("ascii")}
+        elif type(x) is EnumValue:
+            holder[key] = {ENUM_TAG: f"{x.enum}.{x}"}
         elif isinstance(x, dict):
             out = dict(x)
-            if len(out) == 1 and next(iter(out)) in (FLOAT_TAG, BYTES_TAG, MAP_TAG):
+            if len(out) == 1 and next(iter(out)) in _TAGS:
                 (k, val), = out.items()
                 pair = [k, val]
                 holder[key] = {MAP_TAG: [pair]}
@@ -69,6 +94,9 @@ def _hook(d: dict):
         (k, v), = d.items()
         if k == FLOAT_TAG and isinstance(v, str) and v in _SPECIAL:
             return _SPECIAL[v]
+        if k == ENUM_TAG and isinstance(v, str) and "." in v:
+            enum, _, variant = v.rpartition(".")
+            return EnumValue(variant, enum)
         if k == BYTES_TAG and isinstance(v, str):
             try:
                 return base64.b64decode(v, validate=True)

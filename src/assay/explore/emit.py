@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+from ..jsonvalue import EnumValue
 from ..sym.expr import INT_MIN
 from .generics import instantiate, param_types
 
@@ -66,6 +67,8 @@ def literal(v, t) -> str | None:
         return repr(v) if math.isfinite(v) else None
     if isinstance(v, (bytes, bytearray)):  # a byte string literal: letters and digits as they are
         return 'b"' + "".join(chr(c) if chr(c).isascii() and chr(c).isalnum() else f"\\x{c:02x}" for c in v) + '"'
+    if isinstance(v, EnumValue):  # an enum member where a string would fit too
+        return f"{_path(v.enum)}.{v}"
     if isinstance(v, str):
         if t is not None and t.kind == "enum":
             return f"{_type_name(t)}.{v}"

@@ -2,6 +2,7 @@
 TypeView) and its run-time value; and the other way, new arguments from a solver model."""
 from __future__ import annotations
 
+from ..jsonvalue import EnumValue
 from .expr import SymArray, SymMap, SymObject, SymOptional, SymUnion, _kind_of, var
 
 
@@ -136,19 +137,33 @@ def _rebuild_union(name: str, value, t, model: dict):
         if literals:
             return model.get(name, value if value is not None else rest[0].literal)
         return rebuild(name, value if value is not None else default(rest[0]), rest[0], model)
-    here = next((i for i, m in enumerate(t.members) if _host_fits(value, m)), None)
+    here = _member_of(value, t.members)
     j = model.get(name + ".tag", here)  # any other union: the tag picks the member
     if j is None or not 0 <= j < len(t.members):
         return value
     m = t.members[j]
-    return rebuild(f"{name}.{j}", value if _host_fits(value, m) else default(m), m, model)
+    out = rebuild(f"{name}.{j}", value if _host_fits(value, m) else default(m), m, model)
+    if m.kind == "enum" and isinstance(out, str) and any(x.kind == "string" for x in t.members):
+        # a variant's name would read as the string member: say which enum it is
+        return EnumValue(str(out), m.qualified_name.removeprefix("user."))
+    return out
+
+
+def _member_of(value, members) -> int | None:
+    """The union member a host value binds to: a str is the string member where there is one
+    (as the engine and `assay run --args` bind it), else the first member it fits."""
+    if type(value) is str:
+        for i, m in enumerate(members):
+            if m.kind == "string":
+                return i
+    return next((i for i, m in enumerate(members) if _host_fits(value, m)), None)
 
 
 def _host_fits(value, t) -> bool:
     """Does a host value (as `call` takes it) belong to member type `t`?"""
     k = t.kind
     return {"null": value is None, "int": type(value) is int, "bool": type(value) is bool,
-            "float": type(value) is float, "string": isinstance(value, str) and k == "string",
+            "float": type(value) is float, "string": type(value) is str,
             "array": isinstance(value, list), "map": isinstance(value, dict) and k == "map",
             "class": isinstance(value, dict) or hasattr(value, "model_dump"),
             "enum": isinstance(value, str) and value in [v.name for v in t.variants],
