@@ -141,15 +141,18 @@ class Runner:
         self._bytes = any(t is not None and _has_bytes(t) for _, t, _ in self.params)
 
     def __call__(self, args: dict, llm: dict | None = None) -> Trace:
+        # the expressions and records a run makes are acyclic: reference counting frees them,
+        # and the cyclic GC would only re-scan the growing path again and again (2-3x)
+        with gcpause.paused():
+            return self._run(args, llm)
+
+    def _run(self, args: dict, llm: dict | None) -> Trace:
         inputs = Inputs(self.max_len, self.max_depth)
         tracer = self.tracer
         tracer.inputs, tracer.llm, tracer.state, tracer.result_shadow = inputs, llm or {}, None, None
         new_scope()
         try:
-            # the expressions and records a run makes are acyclic: reference counting frees
-            # them, and the cyclic GC would only re-scan the growing path again and again (2-3x)
-            with gcpause.paused():
-                result, error = self._call(self._runtime_args(args))
+            result, error = self._call(self._runtime_args(args))
         except (Limit, mirx.TimeLimit) as stop:  # the path so far is still good for flips
             trace = Trace(self.fn, args, self.params, inputs, None, None, tracer.state, None)
             trace.limit = stop
