@@ -266,9 +266,7 @@ def flat_map(self, f):
 
 
 @method("iter")
-def step_by(self, step):
-    if step <= 0:
-        throw_error("baml.errors.InvalidArgument", message="step_by: step must be positive")
+def step_by(self, step):  # a step below 1 advances by one (yields everything), as the engine
     src = of(self)
     first = [True]
 
