@@ -239,8 +239,6 @@ def test_templates():
 
 UNSUPPORTED = [
     "interface I { function f(self) -> int throws never }",
-    "function f() -> int { let x = spawn { 1 }; 1 }",
-    "function f() -> int { await g() }",
     "retry_policy R { max_retries 3 }",
     "generator g { output_type \"x\" }",
     "template_string T(x: int) #\"hi\"#",

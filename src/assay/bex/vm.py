@@ -9,7 +9,7 @@ import threading
 from functools import partial
 
 from .. import gcpause
-from . import ops, stack
+from . import futures, ops, stack
 from .bytecode import BexFunction
 from .emit import emit_function
 from .instrument import InstrumentedGen, Node, compile_half, mir_nodes
@@ -47,6 +47,8 @@ class Runtime:
             for mname, native in ms.items():
                 self.natives[f"method:{kind}.{mname}"] = native
         self.natives["$iter_items"] = _NativeShim("$iter_items", iter_items)
+        self.natives["$spawn"] = _NativeShim("$spawn", futures.spawn)
+        self.natives["$await"] = _NativeShim("$await", futures.await_)
         self.natives["$str_int"] = _NativeShim("$str_int", str)
         self.natives["$bytes"] = _NativeShim("$bytes", bytearray)
         self.natives["$array_slice"] = _NativeShim("$array_slice", lambda a, s, e: a[s:e])

@@ -1023,6 +1023,12 @@ class FnLowerer:
         self.switch(join)
         return ir.Copy(result)
 
+    def expr_Spawn(self, e: ast.Spawn):
+        return self.native("$spawn", self.expr_Lambda(e.fn), span=e.span)
+
+    def expr_Await(self, e: ast.Await):
+        return self.native("$await", self.lower_expr(e.value), span=e.span)
+
     def lambda_fqn(self, e: ast.Lambda) -> str:
         """A lambda is named by where it starts in the source, nested in its enclosing
         function's name (`user.f.<lambda@3:9>`, `user.f.<lambda@3:9>.<lambda@4:13>`): the

@@ -1351,6 +1351,14 @@ class Checker(LlmChecks):
         return FuncT(tuple(ps), ret if not T.has_tvar(ret) else UNKNOWN, throws)
 
     def x_Match(self, e, expected):
+    def x_Spawn(self, e, expected):
+        self.x_Lambda(e.fn, UNKNOWN)
+        return UNKNOWN  # a future (baml.future): typed loosely, as its awaited value is
+
+    def x_Await(self, e, expected):
+        self.expr(e.value, UNKNOWN)
+        return UNKNOWN  # futures do not carry their value's type here: the checker stays permissive
+
         st = self.expr(e.scrutinee, UNKNOWN)
         precise = self.is_precise(e.scrutinee)
         saved = dict(self.facts)

@@ -357,6 +357,18 @@ class Diverge(Expr):
     stmt: "Stmt"
 
 
+@dataclass(eq=False)
+class Spawn(Expr):
+    """`spawn { … }`: a future of the block, which runs as a lambda of no parameters (`fn`)."""
+    fn: Lambda
+
+
+@dataclass(eq=False)
+class Await(Expr):
+    """`await e`: the value of future `e` (its error, thrown)."""
+    value: Expr
+
+
 # ───────────────────────────── statements ─────────────────────────────
 
 @dataclass(eq=False)

@@ -1444,12 +1444,14 @@ class Parser:
             if x in ("spawn", "await") and (self.peek().kind in ("ident", "op") and not self.peek().nl
                                             and self.peek().text not in (".", ")", ",", ";", "=", "}", "?.")):
                 self.advance()
-                if x == "spawn" and self.at("{"):
-                    self.block()
-                else:
-                    self.unary()
-                self.unsupported(x, s, self.prev_end)
-                return ast.NullLit(self.span(s))
+                if x == "await":
+                    v = self.unary()
+                    return ast.Await(self.span(s), v)
+                if not self.at("{"):
+                    self.expected("'{' after spawn")
+                    return ast.NullLit(self.span(s))
+                body = self.block()
+                return ast.Spawn(self.span(s), ast.Lambda(self.span(s), [], None, None, body))
             self.advance()
             e: ast.Expr = ast.Name(self.span(s), x)
             nt = self.tok
