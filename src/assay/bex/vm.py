@@ -3,6 +3,7 @@ function's Python code from its bytecode the first time it is called, and runs c
 BAML's stack-depth limit."""
 from __future__ import annotations
 
+import ast
 import contextlib
 import sys
 import threading
@@ -47,6 +48,7 @@ class Runtime:
             for mname, native in ms.items():
                 self.natives[f"method:{kind}.{mname}"] = native
         self.natives["$iter_items"] = _NativeShim("$iter_items", iter_items)
+        self.natives["$with_targs"] = _NativeShim("$with_targs", with_targs)
         self.natives["$spawn"] = _NativeShim("$spawn", futures.spawn)
         self.natives["$await"] = _NativeShim("$await", futures.await_)
         self.natives["$str_int"] = _NativeShim("$str_int", str)
@@ -146,7 +148,11 @@ class Runtime:
             return lambda v: type(v) is type(lit) and v == lit
         if k == "class":
             py = self.classes[t[1]].py if t[1] in self.classes else None
-            return (lambda v: isinstance(v, py)) if py else (lambda v: False)
+            if py is None:
+                return lambda v: False
+            if len(t) > 2:  # a generic class: the type arguments its instance recorded
+                return lambda v: isinstance(v, py) and _targs_match(getattr(v, "_targs", None), t[2])
+            return lambda v: isinstance(v, py)
         if k == "enum":
             e = self.enums.get(t[1])
             return lambda v: type(v) is Variant and v.enum is e
@@ -242,7 +248,7 @@ class CodeSpace:
             return f"({v} is None)"
         if k == "any":
             return "True"
-        if k == "class":
+        if k == "class" and len(t) == 2:
             return f"isinstance({v}, {self.class_global(t[1])})"
         if k == "omitted":
             return f"({v} is OMIT)"
@@ -572,6 +578,48 @@ def call_n(f, args):
     if n == 4:
         return f(args[0], args[1], args[2], args[3])
     return f(*args)
+
+
+def with_targs(obj, targs: str):
+    """`$with_targs`: record a generic instance's type arguments (mir/lower.py); an argument
+    `('field', name)` is the type of that field's value, as far as a value shows it."""
+    if "'field'" in targs:
+        spec = _TARGS.get(targs)
+        if spec is None:
+            spec = _TARGS[targs] = ast.literal_eval(targs)
+        targs = repr(tuple(_value_test(getattr(obj, "f_" + a[1])) if a[0] == "field" else a for a in spec))
+    obj._targs = targs
+    return obj
+
+
+_VALUE_TESTS = {int: ("int",), float: ("float",), str: ("string",), bool: ("bool",), type(None): ("null",),
+                BigInt: ("bigint",)}
+
+
+def _value_test(v) -> tuple:
+    t = _VALUE_TESTS.get(type(v))
+    if t is not None:
+        return t
+    if isinstance(v, Instance):
+        targs = getattr(v, "_targs", None)
+        return ("class", v._class.fqn, ast.literal_eval(targs)) if targs else ("class", v._class.fqn)
+    return ("any",)  # arrays, maps, functions: their element types are not recorded
+
+
+def _targs_match(recorded: str | None, wanted: tuple) -> bool:
+    """Type arguments as recorded (None: not recorded, as for host-built instances) against a
+    test's; an unknown argument (a type variable) on either side matches any."""
+    if recorded is None:
+        return True
+    if recorded == repr(wanted):
+        return True
+    got = _TARGS.get(recorded)
+    if got is None:
+        got = _TARGS[recorded] = ast.literal_eval(recorded)
+    return len(got) == len(wanted) and all(a == b or ("any",) in (a, b) for a, b in zip(got, wanted))
+
+
+_TARGS: dict[str, tuple] = {}
 
 
 def iter_items(v):
