@@ -16,7 +16,7 @@ from .bex import ops
 from .bex.stack import TimeLimit, time_limit
 from .bex.values import INT_MAX, INT_MIN, OMITTED, BamlRaise, BigInt, Instance, Variant
 from .bex.pygen import CLOSURE_NAME
-from .bex.vm import baml_traceback, call_n, is_baml_function, run_deep
+from .bex.vm import Stub, baml_traceback, call_n, is_baml_function, run_deep
 from .bex.llmcall import LlmCallError, NoLlmClient
 from .compiler import Program, SourceError, compile_sources, describe_error, discover
 from .llm.handler import LlmHandler
@@ -381,6 +381,8 @@ class BamlProgram:
             host = getattr(v, "host_f", None)
             if host is not None:
                 return host  # a Python callable that went through BAML comes back as itself
+            if isinstance(v, Stub):  # a function not called yet: compiled now, to be handed out
+                v = v.space.compile(v.fqn)
             if is_baml_function(self._p.runtime, v):
                 return self._baml_callable(v)
         return v

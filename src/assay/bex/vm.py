@@ -781,3 +781,6 @@ def baml_traceback(rt: Runtime, exc: BaseException) -> list[tuple[str, str, int]
             frames.append((fqn, file, line))
         tb = tb.tb_next
     return frames
+
+
+Stub = _Stub  # for the bridge: a function value not compiled yet
