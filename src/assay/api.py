@@ -348,7 +348,9 @@ class BamlProgram:
         if isinstance(v, (list, tuple)):
             return [self._guess(x) for x in v]
         if isinstance(v, dict):
-            return {k: self._guess(x) for k, x in v.items()}
+            return {ops.mkey(self._guess(k)): self._guess(x) for k, x in v.items()}
+        if type(v) is bytes:  # a uint8array is mutable: the VM's is a bytearray
+            return bytearray(v)
         if callable(v) and not isinstance(v, type) and not isinstance(v, Instance):
             return self.host(v)
         return v  # any other Python object passes through unchanged (an opaque value)
@@ -377,6 +379,8 @@ class BamlProgram:
             return [self.to_python(x) for x in v]
         if isinstance(v, dict):  # keys are strings, enum values (as the host's enum members), …
             return {host_key(k, self.to_python): self.to_python(x) for k, x in v.items()}
+        if type(v) is bytearray:  # a uint8array, as the engine's Python API returns it
+            return bytes(v)
         if callable(v):
             host = getattr(v, "host_f", None)
             if host is not None:
