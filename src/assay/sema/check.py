@@ -27,6 +27,13 @@ baml assert log reflect testing ai llm env int float string bool bigint Array Ma
 image audio video pdf json null true false
 """.split())
 
+# the attributes the engine accepts, by declaration (in its order, for its messages)
+_ATTRIBUTES = {
+    "a class field": ("@description", "@alias", "@skip", "@stream.done", "@stream.must_exist"),
+    "a class": ("@@description", "@@alias", "@@stream.done"),
+    "an enum variant": ("@description", "@alias", "@skip"),
+    "an enum": ("@@description", "@@alias"),
+}
 _ARITH = {"+", "-", "*", "/", "%"}
 _BITS = {"&", "|", "^", "<<", ">>"}
 _ORDER = {"<", "<=", ">", ">="}
@@ -99,11 +106,18 @@ class Checker(LlmChecks):
     def run(self) -> None:
         idx = self.index
         for cd in idx.classes.values():
+            self.attributes(cd.decl.attrs, "a class")
+            for f in cd.fields:
+                self.attributes(f.attrs, "a class field")
             self.ns = cd.namespace
             self.generics = {g.name for g in cd.decl.generics}
             for f in cd.fields:
                 self.resolve(f.type)
                 self.require_throws(f.type)
+        for ed in idx.enums.values():
+            self.attributes(ed.decl.attrs, "an enum")
+            for v in ed.decl.variants:
+                self.attributes(v.attrs, "an enum variant")
         for ad in idx.aliases.values():
             self.ns = ad.namespace
             self.generics = set()
@@ -125,6 +139,20 @@ class Checker(LlmChecks):
             self.finish_fn()
             self.effects.summarize(id(td), td.decl.body)
         self.effects.report(self.err)
+
+    def attributes(self, attrs, where: str) -> None:
+        """E0015 for an attribute the engine does not know on this kind of declaration."""
+        valid = _ATTRIBUTES[where]
+        for a in attrs:
+            name = "@" * a.level + a.name
+            if name in ("@stream.done", "@@stream.done") and name not in valid:
+                self.err(Span(a.span.file, a.span.start, a.span.start + len(name)), "E0016",
+                         f"attribute `{name}` is not valid on {where}; allowed: `@stream.done` "
+                         "on a class field, `@@stream.done` on a class")
+            elif name not in valid:
+                self.err(Span(a.span.file, a.span.start, a.span.start + len(name)), "E0015",
+                         f"unknown attribute `{name}`; valid on {where}: "
+                         + ", ".join(f"`{v}`" for v in valid))
 
     def err(self, span: Span | None, code: str, msg: str, note: str | None = None) -> None:
         self.diags.append(Diagnostic(span, code, msg, notes=[note] if note else []))

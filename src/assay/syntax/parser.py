@@ -204,10 +204,10 @@ class Parser:
     def attrs(self, allow2: bool = True) -> list[ast.Attribute]:
         out = []
         while self.tok.kind == "op" and self.tok.text in ("@", "@@"):
+            if self.tok.text == "@@" and not allow2:
+                break  # `@@x` after an enum variant belongs to the enum
             s = self.tok.start
             level = 2 if self.advance().text == "@@" else 1
-            if level == 2 and not allow2:
-                pass
             name_parts = []
             n = self.ident("attribute name")
             if n is None:
@@ -235,10 +235,10 @@ class Parser:
         doc = t.doc
         s = t.start
         attrs = self.attrs()
-        t = self.tok
+        first, t = t, self.tok
         if t.kind != "ident":
-            if attrs:
-                self.expected("top-level declaration")
+            if attrs:  # attributes that no declaration follows: the engine points at them
+                self.expected("top-level declaration", first)
             return
         kw = t.text
         if kw == "function":
