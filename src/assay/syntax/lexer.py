@@ -56,7 +56,7 @@ _MASTER = re.compile(
 )
 
 _ESC = re.compile(r"\\(u\{[^}\n]*\}?|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{0,2}|.)", re.S)
-_SIMPLE_ESC = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "0": "\0", "'": "'"}
+_SIMPLE_ESC = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "0": "\0", "'": "'", "$": "$"}
 
 
 def decode_escapes(raw: str, base: int, file: SourceFile, diags: list, extra: dict | None = None) -> str:
@@ -72,8 +72,12 @@ def decode_escapes(raw: str, base: int, file: SourceFile, diags: list, extra: di
             return table[c]
         s, e = base + m.start(), base + m.end()
         if c == "x":
-            if len(body) == 3:
+            if len(body) == 3 and int(body[1:], 16) < 0x80:
                 return chr(int(body[1:], 16))
+            if len(body) == 3:
+                diags.append(Diagnostic(Span(file, s, e), "E0109", f'out of range escape sequence '
+                                        f'"\\{body}" - "\\x" escapes in strings only go up to "\\x7F"'))
+                return ""
             diags.append(Diagnostic(Span(file, s, s + 2), "E0109",
                                     'invalid escape sequence "\\x" - "\\x" must be followed by exactly two hex digits'))
             return ""
@@ -82,6 +86,10 @@ def decode_escapes(raw: str, base: int, file: SourceFile, diags: list, extra: di
             return chr(v) if not (0xD800 <= v <= 0xDFFF) else "\ufffd"
         if c == "u":
             inner = body[2:-1] if body.endswith("}") else None
+            if inner is not None and len(inner.replace("_", "")) > 6 and re.fullmatch(r"[0-9A-Fa-f_]+", inner):
+                diags.append(Diagnostic(Span(file, s, e), "E0109", f'invalid escape sequence '
+                                        f'"\\{body}" - at most six hex digits are allowed'))
+                return ""
             if inner is not None and re.fullmatch(r"[0-9A-Fa-f_]{1,8}", inner):
                 v = int(inner.replace("_", ""), 16) if inner.replace("_", "") else -1
                 if 0 <= v <= 0x10FFFF and not (0xD800 <= v <= 0xDFFF):
