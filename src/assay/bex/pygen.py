@@ -849,8 +849,11 @@ class FunctionGen:
             self.push(s)
         guard = guard.replace("{s}", s)
         self.line(f"{s} = {a} {op} {b}")
-        test = (f"{s} > {MAX}" if r is not None and r[0] >= MIN else f"{s} < {MIN}" if r is not None and r[1] <= MAX
-                else f"not {MIN} <= {s} <= {MAX}")
+        # a one-digit bound first: CPython specialises int comparisons only for one-digit ints,
+        # so a small result (most of them) passes two cheap tests, not a 63-bit one
+        test = (f"{s} > {SMALL} and {s} > {MAX}" if r is not None and r[0] >= MIN
+                else f"{s} < {-SMALL - 1} and {s} < {MIN}" if r is not None and r[1] <= MAX
+                else f"({s} > {SMALL} or {s} < {-SMALL - 1}) and not {MIN} <= {s} <= {MAX}")
         self.line(f"if {guard}{test}: overflow('{op}', {msg[0]}, {msg[1]})")
         if s.startswith("s") and self._next_is_store():
             self.result_var(self.pop())
@@ -1223,6 +1226,7 @@ class _Cfg:
             self.irreducible = True  # one block follows two loops: no structured spelling here
 
 
+SMALL = (1 << 30) - 1  # the largest one-digit int of CPython (30-bit digits)
 CLOSURE_NAME = "baml_closure"  # the Python name of a closure generated in place
 BOUND = 1 << 31  # the int parameters of a function's bounded copy (`versioned`)
 
