@@ -34,6 +34,7 @@ KNOWN: dict[str, str] = {
     "throws_stdthrow": "`baml.int.parse` is not known to be unresolved (E0003)",
     "throws_throwsunknown": "an imprecise `throws unknown` (E0097) is not reported",
     "throws_generic": "what a generic function throws is not instantiated per call",
+    "removed_instanceofvar": "`instanceof` is a keyword to the engine, an identifier to Assay",
     "order_lambda": "function types are not compared by the checker",
 }
 

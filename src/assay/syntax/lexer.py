@@ -56,6 +56,7 @@ _MASTER = re.compile(
 )
 
 _ESC = re.compile(r"\\(u\{[^}\n]*\}?|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{0,2}|.)", re.S)
+_HASH_STR = re.compile(r'(?P<h>#+)"(?P<body>.*?)"(?P=h)', re.S)
 _SIMPLE_ESC = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "0": "\0", "'": "'", "$": "$"}
 
 
@@ -175,6 +176,15 @@ class Lexer:
         doc: list[str] | None = None
         depth = 0
         while pos < n:
+            if text[pos] == "#":
+                h = _HASH_STR.match(text, pos)
+                if h is not None:  # `#"…"#`: removed from the language, read as a string
+                    self.diags.append(Diagnostic(Span(file, pos, h.end()), "E0098", "removed language "
+                                                 "feature: hash string literals like `#\"...\"#` are no "
+                                                 "longer supported; use quoted strings or backtick strings"))
+                    append(Token("rawstr", h.group(), pos, h.end(), nl, h.group("body")))
+                    nl, pos = False, h.end()
+                    continue
             m = match(text, pos)
             if m is None:
                 ch = text[pos]

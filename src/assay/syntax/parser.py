@@ -256,6 +256,12 @@ class Parser:
             ty = self.type_expr()
             self.eat(";")
             items.append(ast.TypeAlias(self.span(s), nt.text, self.sp(nt.start, nt.end), ty))
+        elif kw == "test" and self.peek().kind == "ident" and self.peek(2).text == "{":
+            self.advance()
+            self.diags.append(Diagnostic(self.sp(s, self.advance().end), "E0098", "removed language "
+                                         "feature: legacy test declarations were removed; use an "
+                                         'expression-body test with a quoted name: `test "Name" { … }`'))
+            self.skip_balanced()
         elif kw == "test":
             self.advance()
             name = ""
@@ -945,6 +951,15 @@ class Parser:
                 self.expected("expression")
                 self.advance()
                 return None, False
+            if x == "type" and self.peek().kind == "ident" and self.peek(2).text == "=":
+                self.advance()
+                self.advance()
+                self.advance()
+                self.type_expr()
+                self.eat(";")
+                self.diags.append(Diagnostic(self.span(s), "E0098", "removed language feature: "
+                                             "body-level `type N = …` bindings were removed"))
+                return None, False
         # expression / assignment
         blocky = t.kind == "ident" and t.text in ("if", "match") or (t.kind == "op" and t.text == "{")
         if blocky:
@@ -1143,6 +1158,11 @@ class Parser:
             if t.kind == "op":
                 op = t.text
             elif t.kind == "ident" and t.text == "is":
+                op = "is"
+            elif t.kind == "ident" and t.text == "instanceof" and not t.nl:
+                # removed from the language: read as `is`, reported as the engine does
+                self.diags.append(Diagnostic(self.sp(t.start, t.end), "E0098", "`instanceof` is no longer "
+                                             "supported. Use a `match` expression for type checking instead."))
                 op = "is"
             else:
                 return left
