@@ -346,3 +346,14 @@ def test_nested_type_arguments_of_a_call_close_with_one_token():
     assert not d, [x.render(excerpt=False) for x in d]
     call = f.items[0].body.stmts[0].value
     assert isinstance(call, ast.Call) and len(call.type_args) == 1
+
+
+def test_minus_starting_a_line_ends_a_statement_outside_brackets():
+    """The engine reads `x⏎- 1` as two statements (the second a negation), `(x⏎- 1)` as one."""
+    assert body_of("let y = x\n- 1;\ny") != body_of("let y = x - 1;\ny")
+    assert body_of("let y = (x\n- 1);\ny") == body_of("let y = (x - 1);\ny")
+
+
+def test_if_and_match_at_statement_start_continue_as_operands():
+    assert body_of("match (x) { _ => 1 } + 2") == body_of("(match (x) { _ => 1 }) + 2")
+    assert body_of("if (c) { 1 } else { 2 }\n* 3") == body_of("(if (c) { 1 } else { 2 }) * 3")

@@ -69,6 +69,7 @@ class Parser:
         self._match: dict[int, int] | None = None
         self.last_err = -1
         self.splits: list[tuple[int, Token]] = []  # `>>` tokens close_angle split (index, original)
+        self.stmt_start: int | None = None  # token index where the statement being parsed began
 
     # ───────────── token helpers ─────────────
     @property
@@ -915,6 +916,13 @@ class Parser:
 
     def statement(self):
         """Returns (node, is_tail): is_tail when it is an expression that may be the block value."""
+        saved, self.stmt_start = self.stmt_start, self.i
+        try:
+            return self._statement()
+        finally:
+            self.stmt_start = saved
+
+    def _statement(self):
         t = self.tok
         s = t.start
         if t.kind == "ident":
@@ -964,13 +972,10 @@ class Parser:
         blocky = t.kind == "ident" and t.text in ("if", "match") or (t.kind == "op" and t.text == "{")
         if blocky:
             e = self.primary_blocky()
-            # allow postfix/binary continuation on the same line, like `match … {}.f()`; a map
-            # literal continues as any expression does (`{"k": n}["k"]`)
-            if self.tok.kind == "op" and not self.tok.nl and self.tok.text in (".", "?.") or \
-                    isinstance(e, ast.MapLit) and self.tok.kind == "op" and not self.tok.nl or \
-                    self.at("catch") or self.at("catch_all") or self.at("catch_all_panics"):
-                e = self.postfix_ops(e, s)
-                e = self.binary_rest(e, 0, s)
+            # the engine continues it as any expression (`match … {} + 1`, `if … {} == 2`,
+            # `{"k": n}["k"]`, `.f()` on the next line); `(`/`[` only on the same line
+            e = self.postfix_ops(e, s)
+            e = self.binary_rest(e, 0, s)
         else:
             e = self.expr(stmt=True)
         t = self.tok
@@ -1152,6 +1157,18 @@ class Parser:
         finally:
             self.depth -= 1
 
+    def statement_level(self) -> bool:
+        """Is the parser inside a statement's expression but outside all of its brackets?"""
+        if self.stmt_start is None:
+            return False
+        depth = 0
+        for t in self.toks[self.stmt_start:self.i]:
+            if t.kind == "op" and t.text in ("(", "[", "{"):
+                depth += 1
+            elif t.kind == "op" and t.text in (")", "]", "}"):
+                depth -= 1
+        return depth <= 0
+
     def binary_rest(self, left: ast.Expr, min_prec: int, s: int) -> ast.Expr:
         while True:
             t = self.tok
@@ -1166,6 +1183,8 @@ class Parser:
                 op = "is"
             else:
                 return left
+            if op in ("-", "--") and t.nl and self.statement_level():
+                return left  # `x⏎- 1`: the engine reads the `-` as the next statement's
             prec = BINOPS.get(op)
             if prec is None or prec <= min_prec:
                 return left
