@@ -24,7 +24,7 @@ import re
 
 from ..mir.ir import OMITTED, FnRef
 from .bytecode import BexFunction
-from ..sema.types import BOOL, INT, Arr
+from ..sema.types import BOOL, INT, STRING, Arr
 from .ranges import MAX, MIN, analyze
 from .stdlib import native_param_names
 from .values import from_const
@@ -117,6 +117,7 @@ class FunctionGen:
         # an int literal test on one needs no type test, truthiness of one is itself
         self.int_vars: set[str] = set()
         self.bool_vars: set[str] = set()
+        self.str_vars: set[str] = set()  # … and exactly string (map keys as themselves)
         self.list_vars: set[int] = set()  # locals the checker typed as arrays (Python lists)
         rt = getattr(names.runtime, "rt", None)  # the code space's runtime
         mir = getattr(rt, "mir", {}).get(fn.fqn) if self.fuse else None
@@ -128,6 +129,8 @@ class FunctionGen:
                     self.int_vars.add(f"v{i}")
                 elif d.ty == BOOL:
                     self.bool_vars.add(f"v{i}")
+                elif d.ty == STRING:
+                    self.str_vars.add(f"v{i}")
                 elif isinstance(d.ty, Arr):
                     self.list_vars.add(i)
 
@@ -1041,7 +1044,7 @@ class FunctionGen:
                 self.line(f"{args[0]}.append({args[1]})")  # the new length is not used
                 self.skip = 1
                 return
-            if name == "method:map.has":
+            if name == "method:map.has" and args[1] not in self.str_vars and args[1] not in self.int_vars:
                 args = [args[0], _key_expr(args[1])]
             self.call_result(inline.format(*args))
             return
