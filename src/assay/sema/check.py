@@ -23,9 +23,14 @@ from .types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, UNKNOWN, VOID, Arr, C
 
 # names usable as values without a user definition (packages, builtin type statics)
 BUILTIN_VALUE_ROOTS = frozenset("""
-baml assert log reflect testing ai llm env int float string bool bigint Array Map uint8array
-image audio video pdf json null true false
+baml assert log reflect testing ai llm env int float string bool bigint uint8array
+image audio video pdf null true false
 """.split())
+# builtin types whose statics are reached by name (`int.parse`): a member no stdlib function has
+# is surely unresolved
+_CARRIERS = frozenset("int float string bool bigint".split())
+# `baml.<x>` that do not exist in 0.23.0 (the carriers are `int.parse`, not `baml.int.parse`)
+_NOT_IN_BAML = frozenset("int float string bool bigint uint8array math log unstable deep_equals".split())
 
 # the attributes the engine accepts, by declaration (in its order, for its messages)
 _ATTRIBUTES = {
@@ -812,7 +817,9 @@ class Checker(LlmChecks):
             p = ".".join(path)
             self.err(e.span, "E0003", f"unresolved name: `{p}`. Did you mean `root.{p}`?")
             return "error", None
-        if head in BUILTIN_VALUE_ROOTS:
+        if head in BUILTIN_VALUE_ROOTS and not (
+                (head in _CARRIERS and path[1] not in STDLIB_MEMBER_NAMES)
+                or (head == "baml" and path[1] in _NOT_IN_BAML)):
             return "unknown", None
         self.err(e.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
         return "error", None
