@@ -306,6 +306,7 @@ ERRORS = [
     ('function f() -> int { let m = {"k": 1, "j": return 5}; 0 }', 1, 45, 'E0010'),
     ('class P { x int }\nfunction f() -> int { for (let i in [1]) { let p = P { x: break }; } 1 }', 2, 59, 'E0010'),
     ('function f() -> int { for (let i in [1]) { let m = {"a": continue}; } 1 }', 1, 58, 'E0010'),
+    ('function f() -> int {\n  let x = 5;\n  match (x) {\n    _ => x\n    - 1\n  }\n}', 6, 3, 'E0010'),
 ]
 
 

@@ -1748,6 +1748,15 @@ class Parser:
         arms = self.arms()
         return ast.Match(self.span(s), scrut, arms)
 
+    def arm_expr(self) -> ast.Expr:
+        """An arm's value is newline-sensitive as a statement is: a `-` that starts a line begins
+        the next arm's pattern (the engine's reading)."""
+        saved, self.stmt_start = self.stmt_start, self.i
+        try:
+            return self.expr()
+        finally:
+            self.stmt_start = saved
+
     def arms(self) -> list[ast.MatchArm]:
         arms: list[ast.MatchArm] = []
         if not self.expect("{"):
@@ -1775,7 +1784,7 @@ class Parser:
                         bl = self.block()
                         body = ast.BlockExpr(bl.span, bl)
                 else:
-                    body = self.expr()
+                    body = self.arm_expr()
                 arms.append(ast.MatchArm(self.span(s), pat, guard, body))
                 self.eat(",")
                 if self.i == b:
