@@ -17,6 +17,11 @@ from ..source import Diagnostic, Span, SourceFile
 
 RESERVED = frozenset("""if else while for let const break continue return throw defer match true
 false null function class enum in is catch catch_all catch_all_panics""".split())
+# the engine's keywords that cannot name a parameter, field, variant or declaration (`const`,
+# `true`, `false`, `null` and `type` can)
+NAME_KEYWORDS = frozenset("""if else while for let break continue return throw defer match function
+class enum in is catch catch_all catch_all_panics test self throws interface implements implement
+instanceof spawn await""".split())
 
 # binary operator -> (precedence, right-assoc)
 BINOPS = {
@@ -165,6 +170,16 @@ class Parser:
             return self.advance().text
         self.expected(what)
         return None
+
+    def decl_name(self, kind: str, s: int, extra=()) -> str:
+        """A declaration's name; a keyword there is the engine's E0107 at the declaration."""
+        t = self.tok
+        if t.kind == "ident" and (t.text in NAME_KEYWORDS or t.text in extra):
+            self.diags.append(Diagnostic(self.sp(s, t.start), "E0107", f"{kind} is missing a name"))
+            self.expected(f"{kind} name")
+            self.advance()
+            return "<error>"
+        return self.ident(f"{kind} name") or "<error>"
 
     def skip_balanced(self):
         """Skip one token, or a whole bracketed group when at an opening bracket."""
@@ -349,7 +364,7 @@ class Parser:
             self.expected("function name")
             name = "<error>"
         else:
-            name = self.advance().text
+            name = self.decl_name("function", s, extra=("client",))
         name_span = self.sp(nt.start, nt.end)
         gens = self.generics()
         params: list[ast.Param] = []
@@ -365,8 +380,8 @@ class Parser:
                                                      f"duplicate parameter `self` in `{name}`"))
                     has_self = True
                 else:
-                    if self.tok.kind != "ident":
-                        pe = self.prev_end
+                    if self.tok.kind != "ident" or self.tok.text in NAME_KEYWORDS:
+                        pe = self.prev_end if self.tok.kind != "ident" else self.tok.start
                         self.diags.append(Diagnostic(Span(self.file, pe, pe), "E0107",
                                                      f"parameter in function `{name}` is missing a name"))
                     p = self.param(typed=True)
@@ -491,7 +506,7 @@ class Parser:
 
     def param(self, typed: bool) -> ast.Param | None:
         s = self.tok.start
-        if self.tok.kind != "ident":
+        if self.tok.kind != "ident" or self.tok.text in NAME_KEYWORDS:
             self.expected("parameter name")
             return None
         name = self.advance().text
@@ -510,7 +525,7 @@ class Parser:
     def class_decl(self, s: int, attrs, doc) -> ast.ClassDecl:
         self.advance()  # class
         nt = self.tok
-        name = self.ident("class name") or "<error>"
+        name = self.decl_name("class", s)
         gens = self.generics()
         fields: list[ast.ClassField] = []
         methods: list[ast.Function] = []
@@ -539,7 +554,7 @@ class Parser:
                     if d is not None:
                         impls.append(d)
                         methods.extend(d.methods)
-                elif t.kind == "ident":
+                elif t.kind == "ident" and t.text not in NAME_KEYWORDS:
                     fs = t.start
                     fname = self.advance().text
                     self.eat(":")
@@ -597,14 +612,14 @@ class Parser:
     def enum_decl(self, s: int, attrs, doc) -> ast.EnumDecl:
         self.advance()
         nt = self.tok
-        name = self.ident("enum name") or "<error>"
+        name = self.decl_name("enum", s)
         variants: list[ast.EnumVariant] = []
         if self.expect("{"):
             while not self.at("}") and self.tok.kind != "eof":
                 t = self.tok
                 if t.kind == "op" and t.text == "@@":
                     attrs.extend(self.attrs())
-                elif t.kind == "ident":
+                elif t.kind == "ident" and t.text not in NAME_KEYWORDS:
                     self.advance()
                     va = self.attrs(allow2=False) if self.at("@") else []
                     variants.append(ast.EnumVariant(self.span(t.start), t.text, va))
@@ -1217,6 +1232,10 @@ class Parser:
                 continue
             left = ast.Binary(self.span(s), op, left, right)
 
+    def int_range_error(self, value: int, start: int, end: int) -> None:
+        self.error(f"integer literal `{value}` is out of range for `int` (which holds -4611686018427387904 "
+                   f"to 4611686018427387903); append `n` to write it as a `bigint`", start=start, end=end, code="E0150")
+
     def unary(self) -> ast.Expr:
         t = self.tok
         if t.kind == "op":
@@ -1226,10 +1245,12 @@ class Parser:
                 try:
                     s = self.advance().start
                     nt = self.tok
-                    if x == "-" and nt.kind == "int" and nt.value == I63_MAX + 1:
+                    if x == "-" and nt.kind == "int" and nt.value > I63_MAX:
                         p2 = self.peek()
                         if not (p2.kind == "op" and p2.text in (".", "?.", "(", "[")):
                             self.advance()
+                            if nt.value > I63_MAX + 1:  # the engine folds the sign into the literal
+                                self.int_range_error(-nt.value, s, nt.end)
                             return ast.IntLit(self.span(s), -nt.value)
                     inner = self.unary()
                     if x == "++":
@@ -1503,9 +1524,7 @@ class Parser:
         if k == "int":
             self.advance()
             if t.value > I63_MAX:
-                self.error(f"integer literal `{t.text}` is out of range for `int` (which holds "
-                           f"-4611686018427387904 to 4611686018427387903); append `n` to write it as a `bigint`",
-                           t, code="E0150")
+                self.int_range_error(t.value, t.start, t.end)
             return ast.IntLit(self.span(s), t.value)
         if k == "float":
             self.advance()
