@@ -25,7 +25,7 @@ import re
 from ..mir.ir import OMITTED, FnRef
 from .bytecode import BexFunction
 from ..sema.types import BOOL, INT, STRING, Arr
-from .ranges import MAX, MIN, analyze
+from .ranges import MAX, MIN, Facts, analyze
 from .stdlib import native_param_names
 from .values import from_const
 
@@ -112,7 +112,10 @@ class FunctionGen:
         self.tiny = tiny
         self.promote_deep()
         # range facts drop provably unneeded overflow checks: plain variant only
-        self.facts = analyze(fn, self.blocks, names.runtime.class_arity) if self.fuse else None
+        self.facts = None
+        if self.fuse:  # (no int arithmetic: no fact to find)
+            arith = any(op == "bin_op_int" and (arg[0] if isinstance(arg, tuple) else arg) in ARITH for op, arg in fn.code)
+            self.facts = analyze(fn, self.blocks, names.runtime.class_arity) if arith else Facts()
         # locals the checker typed exactly int / bool (as it types the operands of bin_op_int):
         # an int literal test on one needs no type test, truthiness of one is itself
         self.int_vars: set[str] = set()
@@ -327,7 +330,7 @@ class FunctionGen:
         two loops at once, ...): the caller then generates the `pc` dispatch loop."""
         start, ind = len(self.out), self.ind
         try:
-            cfg = _Cfg(self.blocks, self.tiny)
+            cfg = self._cfg()
             if cfg.irreducible:
                 return False
             self.cfg = cfg
@@ -343,19 +346,27 @@ class FunctionGen:
             self.ind, self.stack, self.skip, self.subst = ind, [], 0, {}
             return False
 
+    def _cfg(self) -> "_Cfg":
+        if getattr(self, "_cfg_made", None) is None:
+            self._cfg_made = _Cfg(self.blocks, self.tiny)
+        return self._cfg_made
+
     def versioned(self) -> bool:
         """Two structured copies of the function: one for int parameters within ±BOUND (range
         facts that assume it drop more overflow checks in loops, `i <= n` loops count with
         `range`), one for any others. Only where that assumption drops a check inside a loop;
         False (nothing emitted) otherwise or when the code has no structured spelling."""
         params = {i + 1: (-BOUND, BOUND) for i in range(len(self.fn.params)) if f"v{i + 1}" in self.int_vars}
-        if not params or self.facts is None:
-            return False
-        cfg = _Cfg(self.blocks, self.tiny)
+        if not params or self.facts is None or not any(s <= b.start for b in self.blocks.values() for s in b.succ):
+            return False  # (no int parameter, or no loop)
+        cfg = self._cfg()
         if cfg.irreducible or not cfg.body:
             return False
         in_loops = {pc for body in cfg.body.values() for n in body
                     for pc in range(self.blocks[n].start, self.blocks[n].end)}
+        if not any(op == "bin_op_int" and (arg[0] if isinstance(arg, tuple) else arg) in ("+", "-", "*") and pc in in_loops
+                   and not _unchecked(self.facts.exact.get(pc)) for pc, (op, arg) in enumerate(self.code)):
+            return False  # no check left in a loop: nothing to gain
         bounded = analyze(self.fn, self.blocks, self.names.runtime.class_arity, params)
         if not any(pc in in_loops and _unchecked(r) and not _unchecked(self.facts.exact.get(pc))
                    for pc, r in bounded.exact.items()):
@@ -1229,6 +1240,7 @@ class _Cfg:
             self.irreducible = True  # one block follows two loops: no structured spelling here
 
 
+ARITH = ("+", "-", "*", "/", "%")  # the int operators range facts are about
 SMALL = (1 << 30) - 1  # the largest one-digit int of CPython (30-bit digits)
 CLOSURE_NAME = "baml_closure"  # the Python name of a closure generated in place
 BOUND = 1 << 31  # the int parameters of a function's bounded copy (`versioned`)

@@ -266,12 +266,18 @@ class CodeSpace:
         """Generate a user function (and its lambdas) in this space; rebind its global."""
         name = self.function_global(fqn)
         current = self.env[name]
+        if isinstance(current, _LazyLambda):
+            return current.generate()
         if not isinstance(current, _Stub):
             return current
         with self._lock, gcpause.paused():  # two threads never generate one function twice
             for mir in self.rt.lower(fqn):
-                if isinstance(self.env[self.function_global(mir.fqn)], _Stub):
-                    self._generate(mir)
+                lam = self.function_global(mir.fqn)
+                if isinstance(self.env[lam], _Stub):
+                    if mir.n_captures and not self.extensions:
+                        self.env[lam] = _LazyLambda(self, mir)  # its closures are made in place
+                    else:
+                        self._generate(mir)
         return self.env[name]
 
     def _generate(self, mir) -> None:
@@ -496,6 +502,25 @@ class _Stub:
 
     def __call__(self, *args, **kw):
         return self.space.compile(self.fqn)(*args, **kw)
+
+
+class _LazyLambda:
+    """A capturing lambda's own function in the plain space, generated on its first call:
+    its closures are made in place (pygen `nested_closure`), so it rarely runs at all."""
+
+    def __init__(self, space: "CodeSpace", mir):
+        self.space = space
+        self.mir = mir
+
+    def generate(self):
+        name = self.space.function_global(self.mir.fqn)
+        with self.space._lock, gcpause.paused():
+            if self.space.env[name] is self:
+                self.space._generate(self.mir)
+        return self.space.env[name]
+
+    def __call__(self, *args, **kw):
+        return self.generate()(*args, **kw)
 
 
 class _LazyMethod:
