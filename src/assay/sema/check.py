@@ -1082,6 +1082,8 @@ class Checker(LlmChecks):
                          f"operator `-` cannot be applied to `{show(widen(t))}`")
             return UNKNOWN
         if e.op == "~":
+            if isinstance(t, Lit) and t.base is INT:  # folded, as the engine does (`let x: -1 = ~0`)
+                return T.lit_int(~t.value)
             if tb in (INT, FLOAT, T.BIGINT):
                 return tb
             if tb in (BOOL, STRING, NULL) or isinstance(tb, (Arr, MapT)):
@@ -1099,9 +1101,10 @@ class Checker(LlmChecks):
             pos, neg = self.cond_facts(e.left)
             saved = dict(self.facts)
             self.facts.update(pos if op == "&&" else neg)
-            self.expr(e.right, UNKNOWN)
+            rt = self.expr(e.right, UNKNOWN)
             self.facts = saved
-            return BOOL
+            # literal operands fold (`let t: true = 1 != 2 && true`), left open as `!` leaves them
+            return UNKNOWN if all(isinstance(x, Lit) and x.base is BOOL or x is UNKNOWN for x in (lt, rt)) else BOOL
         if op != "??" and type(e.left) is ast.Binary and e.left.op not in _SHORT:
             return self.binary_chain(e)
         if op == "??" and type(e.right) is ast.Binary and e.right.op == "??":
