@@ -99,3 +99,11 @@ def test_checker_agrees_with_engine(engine_errors):
             bad.append(f"{name}: {v}; engine {sorted(eng, key=lambda d: d[1:])[:2]} assay {ours[:2]}")
     assert not bad, "\n".join(bad)
     assert not still_known, f"listed as differing but now agree: {still_known}"
+
+
+def test_ingot_annotations_never_reach_the_attribute_check():
+    """`@ingot` / `@@ingot` are Assay's annotations, stripped before parsing in every entry
+    point (compiler.analyze): never an unknown attribute (E0015) though the engine has none."""
+    text = ('class P {\n  n int @ingot({unit: "m"})\n  @@ingot({kind: "point"})\n}\n'
+            'enum E {\n  A @ingot({x: 1})\n}\n')
+    assert assay_errors("ingot_attrs", text) == []
