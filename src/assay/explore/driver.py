@@ -172,6 +172,9 @@ class Search:
             self.tried.add(flip)
             left_ms = int((deadline - time.monotonic()) * 1000)
             new = _solve(trace, k, max(1, min(self.query_ms, left_ms)), self.stats)
+            if trace.status == "unknown" and time.monotonic() > deadline:  # cut by the budget
+                self.out_of_time = True
+                break
             if new is not None:
                 out.append(Item(new, k + 1, trace.flipped_llm))
         return out
