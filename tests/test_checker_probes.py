@@ -26,7 +26,6 @@ _DIAG = re.compile(r"""(?:^|\\n|['"])(\w+)\.baml:(\d+):(\d+)(?:-\d+:\d+)? error\
 
 # programs where Assay still differs from the engine: name -> why (each must still differ)
 KNOWN: dict[str, str] = {
-    "novalue2_unknownret": "a declared `unknown` return type reads as not-known to the checker",
     "optional_field2": "a local bound by `let q = p` is reassignable: its union type is not trusted",
     "optional_unioneq": "interface methods over a union's erased Self are not checked",
     "optional_unionhash": "interface methods over a union's erased Self are not checked",

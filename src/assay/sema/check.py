@@ -207,6 +207,9 @@ class Checker(LlmChecks):
         if d.body is not None:
             self.body(d.body, ret)
             self.effects.summarize(id(fd), d.body)
+            if (isinstance(d.ret, ast.TName) and d.ret.path == ["unknown"] and d.body.tail is None
+                    and not any(map(_diverges, d.body.stmts))):
+                self.missing_value(d.body, UNKNOWN)  # a declared `unknown` still wants a value
         self.finish_fn()
 
     def duplicate_params(self, params, where: str) -> None:
