@@ -970,13 +970,13 @@ class Checker(LlmChecks):
         else:
             ft = self.expr(f, UNKNOWN)
         if fd is not None:
-            self.effects.sites[id(e)] = ("fn", fd)
             if fd.decl.generics and e.type_args:
                 env = dict(env)
                 for g, ta in zip(fd.decl.generics, e.type_args):
                     env[g.name] = self.resolve(ta, report=False)
             ps, ret = self.sig(fd)
             self.check_args(e, ps, env)
+            self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env))
             if T.has_tvar(ret):
                 ret = T.subst(ret, env)
                 if T.has_unknown(ret):
@@ -1718,6 +1718,18 @@ def _std_throws(sig: str) -> T.Type:
              else T.union(*(T.StdT("class", n) for n in names)))
         _STD_THROWS[sig] = t
     return t
+
+
+def _call_env(fd: FunctionDef, params, e: ast.Call, env: dict) -> dict:
+    """The type arguments of a call to a generic function, for what it throws: the explicit
+    ones, and those a positional argument binds directly (`g(1)` for `g<T>(x: T)`)."""
+    if not fd.decl.generics:
+        return env
+    out = dict(env)
+    for (_, pt, _), a in zip(params, e.args):
+        if a.name is None and isinstance(pt, TVar) and pt.name not in out and a.value.ty is not None:
+            out[pt.name] = widen(a.value.ty)
+    return out
 
 
 def _void_is_null(t: T.Type) -> T.Type:

@@ -21,7 +21,8 @@ _MAX_ROUNDS = 64
 
 class Effects:
     def __init__(self):
-        self.sites: dict[int, tuple] = {}  # id(Call) -> ("fn", fd) | ("lambda", node) | ("type", T) | ("callback", name)
+        # id(Call) -> ("fn", fd, type arguments) | ("lambda", node) | ("type", T) | ("callback", name)
+        self.sites: dict[int, tuple] = {}
         self.catches: dict[int, list] = {}  # id(Catch) -> per arm: ALL, MAYBE or the caught type
         self.declared: dict[int, T.Type] = {}  # id(fd or Lambda) -> its declared `throws`
         self._items: dict[int, list] = {}  # id(body owner) -> summary items
@@ -73,8 +74,6 @@ class Effects:
                 if k in self.declared:
                     continue
                 v = T.union(*(self.escaping(it) for it in self._items[k]))
-                if T.has_tvar(v):
-                    v = UNKNOWN
                 if v != vals[k]:
                     vals[k], changed = v, True
             if not changed:
@@ -95,7 +94,10 @@ class Effects:
         if kind == "type":
             return callee[1]
         if kind in ("fn", "lambda"):
-            return self._values.get(id(callee[1]), UNKNOWN)
+            t = self._values.get(id(callee[1]), UNKNOWN)
+            if T.has_tvar(t):  # a generic function's: its type arguments at this call
+                t = T.subst(t, callee[2] if len(callee) > 2 else {})
+            return t
         if kind == "caught":
             return self.caught(callee[1], callee[2])
         return UNKNOWN  # a callback: per call site in the engine
