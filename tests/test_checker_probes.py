@@ -31,7 +31,6 @@ KNOWN: dict[str, str] = {
     "optional_unionhash": "interface methods over a union's erased Self are not checked",
     "fntype_isfn": "the parser does not read a function type in an `is` pattern (E0010)",
     "throws_throwsunknown": "an imprecise `throws unknown` (E0097) is not reported",
-    "stdnames_boolparse": "carrier statics are checked against every stdlib name, not per carrier",
     "keywords_true": "`let true = 1` is refused (the engine accepts it)",
     "keywords_client": "the engine reads `client` in a body as the start of a client declaration",
     "order_lambda": "function types are not compared by the checker",

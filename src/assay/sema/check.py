@@ -29,6 +29,15 @@ image audio video pdf null true false
 # builtin types whose statics are reached by name (`int.parse`): a member no stdlib function has
 # is surely unresolved
 _CARRIERS = frozenset("int float string bool bigint".split())
+# each carrier's own statics (0.23.0's stdlib): another carrier's static is unresolved on it
+_CARRIER_STATICS = {
+    "int": frozenset("parse random max_value min_value".split()),
+    "float": frozenset("parse random pi e golden_ratio nan inf max_finite min_finite epsilon".split()),
+    "bigint": frozenset("parse random".split()),
+    "bool": frozenset(["random"]),
+    "string": frozenset("from from_utf8 from_code_points".split()),
+}
+_ANY_CARRIER_STATIC = frozenset().union(*_CARRIER_STATICS.values())
 # `baml.<x>` that do not exist in 0.23.0 (the carriers are `int.parse`, not `baml.int.parse`)
 _NOT_IN_BAML = frozenset("int float string bool bigint uint8array math log unstable deep_equals".split())
 
@@ -821,7 +830,9 @@ class Checker(LlmChecks):
             self.err(e.span, "E0003", f"unresolved name: `{p}`. Did you mean `root.{p}`?")
             return "error", None
         if head in BUILTIN_VALUE_ROOTS and not (
-                (head in _CARRIERS and path[1] not in STDLIB_MEMBER_NAMES)
+                (head in _CARRIERS and (path[1] not in STDLIB_MEMBER_NAMES or (
+                    path[1] in _ANY_CARRIER_STATIC and path[1] not in _CARRIER_STATICS[head]
+                    and path[1] not in stdsigs.METHODS.get(head, ()))))
                 or (head == "baml" and path[1] in _NOT_IN_BAML)):
             return "unknown", None
         self.err(e.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
