@@ -2,6 +2,7 @@
 enclosing one for captures). Expressions lower to operands; control flow becomes blocks."""
 from __future__ import annotations
 
+from ..sema import interfaces
 from ..sema import types as T
 from ..sema.resolve import Resolver
 from ..source import Span
@@ -265,7 +266,7 @@ class FnLowerer:
             return [], None
         ps = [self.resolve(p.type) for p in self.decl_params]
         if self.has_self:
-            ps.insert(0, T.ClassT(self.owner, tuple(T.TVar(g.name) for g in self.owner.decl.generics)))
+            ps.insert(0, interfaces.self_type(self.owner))
         return ps, (self.resolve(fdef.decl.ret) if fdef.decl.ret is not None else None)
 
     # ── function body ──
@@ -658,11 +659,20 @@ class FnLowerer:
             return parts[::-1]
         return None
 
+    def expr_Upcast(self, e: ast.Upcast):
+        return self.lower_expr(e.obj)  # the value itself: only its static type changes
+
     def expr_Field(self, e: ast.Field):
         path = self.dotted(e)
         if path is not None:
             return self.path_value(path, e)
         obj = self.lower_expr(e.obj)
+        dispatch = getattr(e, "dispatch", None)
+        if dispatch is not None:  # an interface's field: read through its implementation
+            fqn = interfaces.dispatcher_fqn(*dispatch)
+            if e.optional:
+                return self.null_guard(obj, lambda o: self.call(ir.Callee("fn", fqn), [o], span=e.span))
+            return self.call(ir.Callee("fn", fqn), [obj], span=e.span)
         if e.name in self.prog.field_names:
             read = lambda o: ir.Load(ir.FieldPlace(o, e.name))  # noqa: E731
         else:
@@ -707,6 +717,8 @@ class FnLowerer:
             if set(given) == {"value", "count"}:
                 return self.call(ir.Callee("native", "baml.iter.Repeat.new"), [given["value"], given["count"]],
                                  span=e.span)
+        if cls is None and ".".join(e.type.path) == "baml.iter.Done" and not e.entries:
+            return self.to_temp(ir.ClassAgg("baml.iter.Done", []), e.span)  # an iterator's end
         if type(cls).__name__ != "ClassDef":
             raise LowerError(e.type.span, f"unresolved class: {'.'.join(e.type.path)}")
         given: dict[str, ir.Operand] = {}
@@ -1092,6 +1104,13 @@ class FnLowerer:
         cls = _static_class(recv_expr)
         if cls is not None and name in cls.methods and not e.func.optional:
             return self.call_user(cls.methods[name], e, [recv])
+        dispatch = getattr(e.func, "dispatch", None)
+        if dispatch is not None:  # through an interface: on the receiver's run-time type
+            iface, _ = dispatch
+            return self.call_user(iface.methods[name], e, [recv], interfaces.dispatcher_fqn(iface, name))
+        direct = getattr(e.func, "direct", None)
+        if direct is not None:  # a builtin type's method from an `implements … for` block
+            return self.call_user(direct, e, [recv])
         kind = _static_kind(recv_expr)
         if kind == "array" and name == "sum" and _elem_is_float(recv_expr):
             return self.call(ir.Callee("native", "baml._sum_float"), [recv], span=e.span)
@@ -1133,7 +1152,7 @@ class FnLowerer:
             args.pop()
         return [a if a is not None else ir.Const(ir.OMITTED) for a in args]
 
-    def call_user(self, fdef, e: ast.Call, receiver=()) -> ir.Operand:
+    def call_user(self, fdef, e: ast.Call, receiver=(), fqn: str | None = None) -> ir.Operand:
         decl = fdef.decl
         params = decl.params
         pos, kw = self.lower_args(e.args)
@@ -1150,7 +1169,7 @@ class FnLowerer:
                 if params[i].default is None:
                     raise LowerError(e.span, f"missing argument `{params[i].name}`")
                 args[i] = ir.Const(ir.OMITTED)
-        return self.call(ir.Callee("fn", fdef.fqn), list(receiver) + args, span=e.span)
+        return self.call(ir.Callee("fn", fqn or fdef.fqn), list(receiver) + args, span=e.span)
 
     # ── patterns ──
 

@@ -14,11 +14,12 @@ from ..syntax.parser import parse_type
 from . import stdsigs
 from . import types as T
 from .llmcheck import LlmChecks
-from .program import AliasDef, EnumDef, FunctionDef, ProgramIndex
+from . import interfaces
+from .program import AliasDef, EnumDef, FunctionDef, InterfaceDef, ProgramIndex
 from .resolve import BUILTIN_TYPE_ROOTS, OPAQUE_TYPES, PRIM_TYPES, Resolver
 from .stdnames import STDLIB_MEMBER_NAMES
 from .types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, UNKNOWN, VOID, Arr, ClassT, EnumT,
-                    FuncT, Lit, MapT, TVar, Union, assignable, show, widen)
+                    FuncT, IfaceT, Lit, MapT, TVar, Union, assignable, show, widen)
 
 # names usable as values without a user definition (packages, builtin type statics)
 BUILTIN_VALUE_ROOTS = frozenset("""
@@ -80,6 +81,7 @@ class Checker(LlmChecks):
         self.fn_name = ""  # the function being checked, as the engine names it in messages
         self.cur_fd: FunctionDef | None = None
         self.generics: set[str] = set()
+        self.bounds: dict[str, list[T.Type]] = {}  # type parameter → its `extends` bounds
         self.scopes: list[dict[str, Var]] = []
         self.facts: dict[Var, T.Type] = {}
         self.assigned_log: list[Var] = []
@@ -101,6 +103,11 @@ class Checker(LlmChecks):
             for f in cd.fields:
                 self.resolve(f.type)
                 self.require_throws(f.type)
+        for idef in idx.interfaces.values():
+            self.ns = idef.namespace
+            self.generics = {g.name for g in idef.decl.generics}
+            for f in idef.fields:
+                self.resolve(f.type)
         for ad in idx.aliases.values():
             self.ns = ad.namespace
             self.generics = set()
@@ -130,13 +137,12 @@ class Checker(LlmChecks):
     def check_function(self, fd: FunctionDef) -> None:
         d = fd.decl
         self.ns = fd.namespace
-        self.generics = {g.name for g in d.generics}
-        if fd.owner is not None:
-            self.generics |= {g.name for g in fd.owner.decl.generics}
+        self.generics = interfaces.generics_of(fd)
+        self.bounds = {g.name: [self.resolve(b) for b in g.bounds]
+                       for g in d.generics + list(getattr(fd.owner, "decl", d).generics) if g.bounds}
         scope: dict[str, Var] = {}
         if d.has_self and fd.owner is not None:
-            args = tuple(TVar(g.name) for g in fd.owner.decl.generics)
-            scope["self"] = Var("self", ClassT(fd.owner, args))
+            scope["self"] = Var("self", interfaces.self_type(fd.owner))
         params = self.sig(fd)[0]
         owner = f"{fd.owner.name}." if fd.owner is not None else ""
         self.fn_name = f"{owner}{d.name}"
@@ -204,9 +210,7 @@ class Checker(LlmChecks):
         if s is None:
             save = (self.ns, self.generics)
             self.ns = fd.namespace
-            self.generics = {g.name for g in fd.decl.generics}
-            if fd.owner is not None:
-                self.generics |= {g.name for g in fd.owner.decl.generics}
+            self.generics = interfaces.generics_of(fd)
             ps = tuple((p.name, self.resolve(p.type) if p.type is not None else UNKNOWN,
                         p.default is not None) for p in fd.decl.params)
             ret = self.resolve(fd.decl.ret, report=False) if fd.decl.ret is not None else UNKNOWN
@@ -804,6 +808,10 @@ class Checker(LlmChecks):
             self.err(e.span, "E0007", f"type `{show(widen(ot))}` has no member `{name}`: its "
                      "members implement no common interface that declares `{name}`")
             return UNKNOWN
+        if isinstance(tb, TVar):
+            tb = next((b for b in self.bounds.get(tb.name, ()) if isinstance(b, IfaceT)), tb)
+        if isinstance(tb, IfaceT):
+            return self.iface_member(e, tb, name)
         if isinstance(tb, ClassT):
             cls = tb.cls
             if cls.field(name) is not None:
@@ -818,10 +826,36 @@ class Checker(LlmChecks):
             nf = self.native_method(tb, name)
             if nf is not None:
                 return nf
+            m = interfaces.builtin_method(self.index, tb, name)
+            if m is not None:
+                e.direct = m  # `x.m()` on a builtin type: its `implements … for` block's method
+                return self.fn_type(m)
             if name not in STDLIB_MEMBER_NAMES and name not in self.impl_names:
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
         return UNKNOWN
+
+    def iface_member(self, e, it: IfaceT, name: str) -> T.Type:
+        """`x.name` on an interface value: a field or method of the interface or of one it
+        requires; the call or read dispatches on x's run-time type (`e.dispatch`)."""
+        for i in it.iface.ancestors():
+            f = i.field(name)
+            if f is not None:
+                e.dispatch = (i, "field:" + name)
+                return self.iface_field_type(i, f)
+            m = i.methods.get(name)
+            if m is not None:
+                e.dispatch = (i, name)
+                return self.fn_type(m)
+        self.err(e.span, "E0007", f"type `{show(it)}` has no member `{name}`")
+        return UNKNOWN
+
+    def iface_field_type(self, i: InterfaceDef, f) -> T.Type:
+        save = (self.ns, self.generics)
+        self.ns, self.generics = i.namespace, {g.name for g in i.decl.generics}
+        t = self.resolve(f.type, report=False)
+        self.ns, self.generics = save
+        return t
 
     def native_method(self, tb: T.Type, name: str):
         kind = _KIND_OF.get(type(tb)) or _KIND_OF.get(tb)
@@ -841,6 +875,17 @@ class Checker(LlmChecks):
             env["K"], env["V"] = tb.key, tb.val
         ps = tuple((n, T.subst(p, env), d) for n, p, d in raw.params)
         return NativeFuncT(ps, T.subst(raw.ret, env), None)
+
+    def x_Upcast(self, e, x):
+        ot = self.expr(e.obj, UNKNOWN)
+        t = self.resolve(e.type) if e.type is not None else UNKNOWN
+        if not isinstance(t, IfaceT):
+            if t is not UNKNOWN:
+                self.err(e.span, "E0001", f"`.as<{show(t)}>` needs an interface type")
+            return UNKNOWN
+        if not assignable(ot, t):
+            self.mismatch(e.span, t, ot)
+        return t
 
     def x_Index(self, e, x):
         ot = self.expr(e.obj, UNKNOWN)
@@ -904,6 +949,10 @@ class Checker(LlmChecks):
                     if ft is UNKNOWN:
                         self.args_unknown(e)
                         return UNKNOWN
+                    if getattr(f, "dispatch", None) is not None and not f.dispatch[1].startswith("field:"):
+                        fd = f.dispatch[0].methods[f.name]
+                    elif getattr(f, "direct", None) is not None:
+                        fd = f.direct
                     if isinstance(ft, NativeFuncT):
                         self.check_args(e, ft.params, {}, native=True)
                         r = ft.ret
@@ -914,7 +963,7 @@ class Checker(LlmChecks):
                         ft = T.optional(ft)
         else:
             ft = self.expr(f, UNKNOWN)
-        if fd is not None:
+        if fd is not None and not isinstance(ft, NativeFuncT):
             if fd.decl.generics and e.type_args:
                 env = dict(env)
                 for g, ta in zip(fd.decl.generics, e.type_args):

@@ -1,0 +1,180 @@
+"""Interfaces: linking every `implements` block to its interface and its implementing type,
+and the method tables that follow (verified against baml_bridge 0.23.0).
+
+- A class's methods are its own, then those of its `implements` blocks, then the default
+  methods of the interfaces it implements (and of those they require); a name two blocks
+  define is reachable only through the interface (`x.as<I>.m()`), not directly.
+- A builtin type (`implements I for int`, `implement<T> I for T[]`) gets methods the same way.
+- A call through an interface-typed value dispatches on the run-time type to the implementation
+  of that interface (mir builds one dispatcher per interface method: `dispatcher_fqn`).
+- Stdlib interfaces (`baml.ops.Add`, `baml.ToString`, `baml.iter.Iterable`, …) have no
+  declaration here: their blocks only add methods, which the VM hooks into operators,
+  rendering, sorting and `for`-in.
+"""
+from __future__ import annotations
+
+from ..source import Diagnostic
+from ..syntax import ast
+from . import types as T
+from .program import ClassDef, FunctionDef, ImplDef, InterfaceDef, ProgramIndex, target_matches
+
+DISPATCH = "$dispatch"  # suffix of a dispatcher's fqn: `user.Shape.area$dispatch`
+
+
+def dispatcher_fqn(iface: InterfaceDef, name: str) -> str:
+    """The function that dispatches `name` (a method or an interface field, `field:NAME`) of
+    `iface` on its receiver's run-time type."""
+    return f"{iface.fqn}.{name}{DISPATCH}"
+
+
+def link(index: ProgramIndex, resolver) -> list[Diagnostic]:
+    diags: list[Diagnostic] = []
+    for idef in index.interfaces.values():
+        for te in idef.decl.requires:
+            r = _interface(index, idef.namespace, te)
+            if isinstance(r, InterfaceDef):
+                idef.requires.append(r)
+            else:
+                diags.append(Diagnostic(te.span, "E0002", f"unresolved interface: {_show_path(te)}"))
+    for impl in index.impls:
+        _link_impl(index, resolver, impl, diags)
+    for impl in index.impls:
+        _check_complete(impl, diags)
+    for cd in index.classes.values():
+        _class_methods(cd)
+    index.builtin_impls = [i for i in index.impls if i.cls is None and i.target is not None]
+    return diags
+
+
+def _show_path(te) -> str:
+    return ".".join(te.path) if isinstance(te, ast.TName) else "?"
+
+
+def _interface(index: ProgramIndex, ns, te):
+    """An InterfaceDef, a stdlib interface's dotted name, or None."""
+    if not isinstance(te, ast.TName):
+        return None
+    item = index.lookup(ns, te.path)
+    if isinstance(item, InterfaceDef):
+        return item
+    if te.path[0] == "baml":
+        return ".".join(te.path)
+    return None
+
+
+def _link_impl(index: ProgramIndex, resolver, impl: ImplDef, diags: list) -> None:
+    d = impl.decl
+    r = _interface(index, impl.namespace, d.interface)
+    if r is None:
+        diags.append(Diagnostic(d.interface.span, "E0002", f"unresolved interface: {_show_path(d.interface)}"))
+        return
+    if isinstance(r, InterfaceDef):
+        impl.iface = r
+        r.impls.append(impl)
+    else:
+        impl.std = r
+    generics = frozenset(g.name for g in d.generics)
+    if impl.cls is None:
+        t = resolver.resolve(d.target, impl.namespace, generics)
+        if isinstance(t, T.ClassT):
+            impl.cls = t.cls
+        elif t is T.UNKNOWN:
+            diags.append(Diagnostic(d.target.span, "E0002", f"unresolved type: {_show_path(d.target)}"))
+            return
+        impl.target = t
+    if impl.cls is not None:
+        impl.cls.impls.append(impl)
+        impl.target = T.ClassT(impl.cls, tuple(T.TVar(g.name) for g in impl.cls.decl.generics))
+    for m in d.methods:
+        if m.name in impl.methods:
+            diags.append(Diagnostic(m.name_span, "E0012", f"duplicate method `{m.name}`"))
+            continue
+        impl.methods[m.name] = FunctionDef(_method_fqn(index, impl, m.name), m.name, impl.namespace, m,
+                                           impl.cls or impl, impl.file, impl)
+        index.functions[impl.methods[m.name].fqn] = impl.methods[m.name]
+
+
+def _method_fqn(index: ProgramIndex, impl: ImplDef, name: str) -> str:
+    iface = impl.iface.name if impl.iface is not None else impl.std.rsplit(".", 1)[-1]
+    if impl.cls is not None:
+        plain = f"{impl.cls.fqn}.{name}"
+        return plain if plain not in index.functions else f"{impl.cls.fqn}.{iface}.{name}"
+    k = index.impls.index(impl)
+    ns = f"{impl.namespace}." if impl.namespace else ""
+    return f"user.{ns}{iface}.impl{k}.{name}"
+
+
+def _check_complete(impl: ImplDef, diags: list) -> None:
+    """Every required method implemented; every required interface implemented too."""
+    if impl.iface is None or impl.target is None:
+        return
+    span = impl.decl.interface.span
+    for i in impl.iface.ancestors():
+        for name, m in i.methods.items():
+            if m.decl.body is None and impl.method(name) is None and not _implements_elsewhere(impl, i, name):
+                diags.append(Diagnostic(span, "E0113", f"missing implementation of method `{name}` "
+                                        f"required by interface `{i.name}`"))
+    for req in impl.iface.requires:
+        if not any(o.iface is req for o in _sibling_impls(impl)):
+            diags.append(Diagnostic(span, "E0125", f"implementing `{impl.iface.name}` also requires "
+                                    f"implementing `{req.name}`"))
+
+
+def _sibling_impls(impl: ImplDef) -> list[ImplDef]:
+    if impl.cls is not None:
+        return impl.cls.impls
+    return [o for o in impl.iface.impls if o.cls is None and o.target == impl.target]
+
+
+def _implements_elsewhere(impl: ImplDef, iface: InterfaceDef, name: str) -> bool:
+    """A required interface's method may be implemented in that interface's own block."""
+    return iface is not impl.iface and any(o.iface is iface and o.method(name) is not None
+                                           for o in _sibling_impls(impl))
+
+
+def _class_methods(cd: ClassDef) -> None:
+    """Add the methods of `cd`'s implementations that a plain `x.m()` reaches: those only one
+    block (or default) provides, and not shadowed by the class's own members."""
+    found: dict[str, list[FunctionDef]] = {}
+    for impl in cd.impls:
+        names = set(impl.methods)
+        if impl.iface is not None:
+            names |= {n for i in impl.iface.ancestors() for n in i.methods}
+        for n in names:
+            m = impl.method(n)
+            if m is not None and m not in found.setdefault(n, []):
+                found[n].append(m)
+    for n, ms in found.items():
+        if n in cd.methods or cd.field(n) is not None:
+            continue
+        if len(ms) == 1:
+            cd.methods[n] = ms[0]
+
+
+def self_type(owner) -> T.Type:
+    """The type of `self` in a method of `owner` (a class, an interface, a builtin impl)."""
+    if isinstance(owner, ClassDef):
+        return T.ClassT(owner, tuple(T.TVar(g.name) for g in owner.decl.generics))
+    if isinstance(owner, InterfaceDef):
+        return T.IfaceT(owner, tuple(T.TVar(g.name) for g in owner.decl.generics))
+    if isinstance(owner, ImplDef):
+        return owner.target or T.UNKNOWN
+    return T.UNKNOWN
+
+
+def generics_of(fd: FunctionDef) -> set[str]:
+    """The type parameters in scope in `fd`: its own and its owner's."""
+    out = {g.name for g in fd.decl.generics}
+    if fd.owner is not None:
+        out |= {g.name for g in fd.owner.decl.generics}
+    return out
+
+
+def builtin_method(index: ProgramIndex, t: T.Type, name: str) -> FunctionDef | None:
+    """A method that an `implements I for <builtin type>` block gives values of type `t`."""
+    for impl in getattr(index, "builtin_impls", ()):
+        if target_matches(t, impl.target):
+            m = impl.method(name)
+            if m is not None:
+                return m
+    return None
