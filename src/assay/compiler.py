@@ -22,7 +22,6 @@ from .mir import typetest
 from .sema import interfaces
 from .sema.check import check
 from .sema.program import build_index
-from .sema.resolve import Resolver
 from .source import CompileError, Diagnostic, SourceFile
 from .syntax.parser import parse_file
 from .syntax import ingot
@@ -103,7 +102,6 @@ def analyze(sources: list[SourceFile]):
         diags += d
     index, d = build_index(files)
     diags += d
-    diags += interfaces.link(index, Resolver(index))
     index.ingot, d = ingot.collect(files, notes, index)
     diags += d
     broken = [x for x in diags if x.severity == "error"]

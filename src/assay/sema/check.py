@@ -68,6 +68,7 @@ class _Fn:
 
 def check(index: ProgramIndex) -> list[Diagnostic]:
     c = Checker(index)
+    c.diags += interfaces.link(index, c.types)
     c.run()
     return c.diags
 
@@ -108,6 +109,9 @@ class Checker(LlmChecks):
             self.generics = {g.name for g in idef.decl.generics}
             for f in idef.fields:
                 self.resolve(f.type)
+            self.check_interface(idef)
+        for impl in idx.impls:
+            self.check_impl(impl)
         for ad in idx.aliases.values():
             self.ns = ad.namespace
             self.generics = set()
@@ -127,6 +131,38 @@ class Checker(LlmChecks):
             self.unpinned = []
             self.block(td.decl.body, UNKNOWN)
             self.finish_fn()
+
+    def check_interface(self, idef: InterfaceDef) -> None:
+        for m in idef.methods.values():
+            d = m.decl
+            if d.throws is None:
+                self.err(d.name_span, "E0170", f"interface method `{d.name}` on `{idef.name}` must "
+                         "declare an explicit `throws` clause")
+            for p in d.params:
+                if p.default is not None:
+                    self.err(p.default.span, "E0010", "parameter defaults are not supported in method "
+                             f"signature `{d.name}`")
+
+    def check_impl(self, impl) -> None:
+        """Each method of an implementation belongs to the interface and has its signature."""
+        if impl.iface is None:
+            return
+        declared = {n: m for i in impl.iface.ancestors() for n, m in reversed(i.methods.items())}
+        for name, m in impl.methods.items():
+            want = declared.get(name)
+            if want is None:
+                self.err(m.decl.span, "E0115", f"`{name}` is not a method of interface `{impl.iface.name}`")
+            elif not self.conforms(m, want):
+                self.err(m.decl.span, "E0120", f"method `{name}` does not conform to interface "
+                         f"`{impl.iface.name}`'s declared signature")
+
+    def conforms(self, m: FunctionDef, want: FunctionDef) -> bool:
+        """False only when surely not: another arity or incompatible parameter/return types."""
+        (mp, mr), (wp, wr) = self.sig(m), self.sig(want)
+        if len(mp) != len(wp) or m.decl.has_self != want.decl.has_self:
+            return False
+        ok = lambda a, b: T.has_tvar(a) or T.has_tvar(b) or (assignable(a, b) and assignable(b, a))  # noqa: E731
+        return ok(mr, wr) and all(ok(a[1], b[1]) for a, b in zip(mp, wp))
 
     def err(self, span: Span | None, code: str, msg: str, note: str | None = None) -> None:
         self.diags.append(Diagnostic(span, code, msg, notes=[note] if note else []))
@@ -970,6 +1006,7 @@ class Checker(LlmChecks):
                     env[g.name] = self.resolve(ta, report=False)
             ps, ret = self.sig(fd)
             self.check_args(e, ps, env)
+            self.check_bounds(e, fd, ps)
             if T.has_tvar(ret):
                 ret = T.subst(ret, env)
                 if T.has_unknown(ret):
@@ -994,6 +1031,20 @@ class Checker(LlmChecks):
             if i < len(names) and names[i][1]:
                 self.err(a.value.span, "E0005", f"defaulted parameter `{names[i][0]}` must be "
                          "passed by name")
+
+    def check_bounds(self, e: ast.Call, fd: FunctionDef, params) -> None:
+        """Arguments for a type parameter `T extends I` must implement I."""
+        bounded = {g.name: g.bounds for g in fd.decl.generics if g.bounds}
+        if not bounded:
+            return
+        for a, (_, pt, _) in zip(e.args, params):
+            if a.name is None and isinstance(pt, TVar) and pt.name in bounded:
+                at = widen(a.value.ty) if getattr(a.value, "ty", None) is not None else UNKNOWN
+                for b in bounded[pt.name]:
+                    bt = self.types.resolve(b, fd.namespace, interfaces.generics_of(fd))
+                    if isinstance(bt, IfaceT) and at is not UNKNOWN and not bt.iface.implemented_by(at):
+                        self.err(e.span, "E0001", f"type `{show(at)}` does not implement interface `{show(bt)}`")
+                        return
 
     def args_unknown(self, e) -> None:
         for a in e.args:
@@ -1529,6 +1580,8 @@ class Checker(LlmChecks):
             return [show(m)]
         if isinstance(m, ClassT):
             return [show(m)]
+        if isinstance(m, IfaceT):  # open: any type may implement it later
+            return [show(m) + " {}"]
         return None
 
     def x_Catch(self, e, expected):

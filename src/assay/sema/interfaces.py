@@ -35,7 +35,7 @@ def link(index: ProgramIndex, resolver) -> list[Diagnostic]:
             if isinstance(r, InterfaceDef):
                 idef.requires.append(r)
             else:
-                diags.append(Diagnostic(te.span, "E0002", f"unresolved interface: {_show_path(te)}"))
+                diags.append(Diagnostic(te.span, "E0002", f"unresolved type: {_show_path(te)}"))
     for impl in index.impls:
         _link_impl(index, resolver, impl, diags)
     for impl in index.impls:
@@ -66,7 +66,7 @@ def _link_impl(index: ProgramIndex, resolver, impl: ImplDef, diags: list) -> Non
     d = impl.decl
     r = _interface(index, impl.namespace, d.interface)
     if r is None:
-        diags.append(Diagnostic(d.interface.span, "E0002", f"unresolved interface: {_show_path(d.interface)}"))
+        diags.append(Diagnostic(d.interface.span, "E0002", f"unresolved type: {_show_path(d.interface)}"))
         return
     if isinstance(r, InterfaceDef):
         impl.iface = r
