@@ -631,7 +631,7 @@ class FnLowerer:
         item = self.prog.index.lookup(self.namespace, path)
         kind = type(item).__name__
         if kind == "FunctionDef":
-            return ir.Const(ir.FnRef(item.fqn))
+            return ir.Const(ir.FnRef(_target(item)))
         if item is None and len(path) >= 2:
             enum = self.prog.index.lookup(self.namespace, path[:-1])
             if type(enum).__name__ == "EnumDef":
@@ -668,6 +668,8 @@ class FnLowerer:
             return self.path_value(path, e)
         obj = self.lower_expr(e.obj)
         dispatch = getattr(e, "dispatch", None)
+        if dispatch is not None and not dispatch[1].startswith("field:"):
+            dispatch = None  # a method as a value: bound by name on the receiver at run time
         if dispatch is not None:  # an interface's field: read through its implementation
             fqn = interfaces.dispatcher_fqn(*dispatch)
             if e.optional:
@@ -1072,6 +1074,9 @@ class FnLowerer:
 
     def expr_Call(self, e: ast.Call):
         f = e.func
+        if isinstance(f, ast.Field) and getattr(f, "direct", None) is not None and f.direct.owner is not None \
+                and isinstance(f.obj, ast.Name) and f.obj.name == "default":  # `default.m()`
+            return self.call_user(f.direct, e, [self.read_local(self.lookup_local("self"))])
         if isinstance(f, ast.Field) and not e.optional:
             path = self.dotted(f)
             if path is not None:
@@ -1122,6 +1127,10 @@ class FnLowerer:
 
     def call_path(self, path: list[str], e: ast.Call) -> ir.Operand:
         item = self.prog.index.lookup(self.namespace, path)
+        if type(item).__name__ == "FunctionDef" and item.decl.has_self and item.owner is not None and e.args:
+            recv = self.lower_expr(e.args[0].value)  # `I.m(x, …)`: the receiver passed first
+            return self.call_user(item, ast.Call(e.span, e.func, e.args[1:], e.type_args), [recv],
+                                  _target(item))
         if type(item).__name__ == "FunctionDef":
             return self.call_user(item, e)
         if item is None and len(path) >= 2:
@@ -1261,6 +1270,14 @@ class FnLowerer:
 
 
 _SIMPLE = (ast.Name, ast.IntLit, ast.FloatLit, ast.StrLit, ast.BoolLit, ast.NullLit)
+
+
+def _target(fdef) -> str:
+    """What a path naming `fdef` calls: an interface's method dispatches on its receiver."""
+    owner = fdef.owner
+    if owner is not None and type(owner).__name__ == "InterfaceDef":
+        return interfaces.dispatcher_fqn(owner, fdef.name)
+    return fdef.fqn
 
 
 def _simple(e) -> bool:

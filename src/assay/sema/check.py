@@ -120,6 +120,7 @@ class Checker(LlmChecks):
         for fd in idx.functions.values():
             self.check_function(fd)
         self.check_clients()
+        self.llm_fn = None
         for td in idx.tests:
             self.ns = td.namespace
             self.generics = set()
@@ -240,8 +241,12 @@ class Checker(LlmChecks):
         self.block(b, ret, is_body=True)
 
     # ───────────────────────── types ─────────────────────────
-    def sig(self, fd: FunctionDef) -> tuple:
-        """(params [(name, type, has_default)], ret) of a function, resolved once."""
+    def sig(self, fd: FunctionDef, explicit_self: bool = False) -> tuple:
+        """(params [(name, type, has_default)], ret) of a function, resolved once; with
+        `explicit_self`, a method's receiver is its first parameter."""
+        if explicit_self and fd.decl.has_self and fd.owner is not None:
+            ps, ret = self.sig(fd)
+            return (("self", interfaces.self_type(fd.owner), False),) + ps, ret
         s = self._sig_cache.get(id(fd))
         if s is None:
             save = (self.ns, self.generics)
@@ -656,8 +661,9 @@ class Checker(LlmChecks):
         self.err(e.span, "E0003", f"unresolved name: `{e.name}`")
         return UNKNOWN
 
-    def fn_type(self, fd: FunctionDef, env=None) -> T.Type:
-        ps, ret = self.sig(fd)
+    def fn_type(self, fd: FunctionDef, env=None, explicit_self=False) -> T.Type:
+        """A function's type; a method named by its path (`I.m`) takes its receiver first."""
+        ps, ret = self.sig(fd, explicit_self)
         t = FuncT(ps, ret)
         return T.subst(t, env or {}) if T.has_tvar(t) else t
 
@@ -821,7 +827,7 @@ class Checker(LlmChecks):
         if path is not None:
             kind, val = self.resolve_path_expr(e, path)
             if kind == "fn":
-                return self.fn_type(val)
+                return self.fn_type(val, explicit_self=True)
             if kind == "type":
                 return val
             return UNKNOWN
@@ -960,6 +966,8 @@ class Checker(LlmChecks):
                 fd = item
             else:
                 ft = self.expr(f, UNKNOWN)
+        elif isinstance(f, ast.Field) and self.default_method(f) is not None:
+            fd = f.direct = self.default_method(f)  # `default.m()`: the interface's own body
         elif isinstance(f, ast.Field):
             path = self.item_path(f)
             if path is not None:
@@ -1004,7 +1012,8 @@ class Checker(LlmChecks):
                 env = dict(env)
                 for g, ta in zip(fd.decl.generics, e.type_args):
                     env[g.name] = self.resolve(ta, report=False)
-            ps, ret = self.sig(fd)
+            ps, ret = self.sig(fd, explicit_self=isinstance(f, ast.Field) and getattr(f, "direct", None) is None
+                               and self.item_path(f) is not None)
             self.check_args(e, ps, env)
             self.check_bounds(e, fd, ps)
             if T.has_tvar(ret):
@@ -1031,6 +1040,15 @@ class Checker(LlmChecks):
             if i < len(names) and names[i][1]:
                 self.err(a.value.span, "E0005", f"defaulted parameter `{names[i][0]}` must be "
                          "passed by name")
+
+    def default_method(self, f: ast.Field) -> FunctionDef | None:
+        """`default.m` inside a method of an `implements` block: the interface's default `m`."""
+        impl = getattr(getattr(self, "llm_fn", None), "impl", None)
+        if not (isinstance(f.obj, ast.Name) and f.obj.name == "default" and impl is not None
+                and impl.iface is not None and self.lookup_var("default") is None):
+            return None
+        return next((m for i in impl.iface.ancestors() for n, m in i.methods.items()
+                     if n == f.name and m.decl.body is not None), None)
 
     def check_bounds(self, e: ast.Call, fd: FunctionDef, params) -> None:
         """Arguments for a type parameter `T extends I` must implement I."""

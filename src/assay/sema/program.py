@@ -130,6 +130,11 @@ class ImplDef:
     target: object = None  # sema.types.Type of the implementing type
     methods: dict[str, FunctionDef] = field(default_factory=dict)
 
+    @property
+    def name(self) -> str:
+        """The implementing type as BAML writes it (what a diagnostic calls the owner)."""
+        return T.show(self.target) if self.target is not None else "?"
+
     def method(self, name: str) -> "FunctionDef | None":
         """The implementation of `name` for this block's type: its own, else the default."""
         m = self.methods.get(name)
