@@ -82,6 +82,9 @@ def _link_impl(index: ProgramIndex, resolver, impl: ImplDef, diags: list) -> Non
             diags.append(Diagnostic(d.target.span, "E0002", f"unresolved type: {_show_path(d.target)}"))
             return
         impl.target = t
+    if isinstance(r, InterfaceDef) and r.fields and d.target is not None:
+        diags.append(Diagnostic(d.interface.span, "E0126", f"interface `{r.name}` declares fields and can "
+                                "only be implemented in the class body, not out-of-body"))
     if impl.cls is not None:
         impl.cls.impls.append(impl)
         impl.target = T.ClassT(impl.cls, tuple(T.TVar(g.name) for g in impl.cls.decl.generics))
