@@ -861,6 +861,8 @@ class Checker(LlmChecks):
             m = cls.methods.get(name)
             if m is not None:
                 return self.fn_type(m, self.class_env(tb))
+            if interfaces.ambiguous(cls, name):
+                return self.ambiguous(e, show(ot), name, interfaces.ambiguous(cls, name))
             if name not in STDLIB_MEMBER_NAMES and name not in self.impl_names:
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
@@ -868,13 +870,21 @@ class Checker(LlmChecks):
             nf = self.native_method(tb, name)
             if nf is not None:
                 return nf
-            m = interfaces.builtin_method(self.index, tb, name)
-            if m is not None:
-                e.direct = m  # `x.m()` on a builtin type: its `implements … for` block's method
-                return self.fn_type(m)
+            ms = interfaces.builtin_methods(self.index, tb, name)
+            if len(ms) > 1:
+                return self.ambiguous(e, show(ot), name, [m.impl.iface.name if m.impl.iface else m.impl.std
+                                                         for m in ms])
+            if ms:
+                e.direct = ms[0]  # `x.m()` on a builtin type: its `implements … for` block's method
+                return self.fn_type(ms[0])
             if name not in STDLIB_MEMBER_NAMES and name not in self.impl_names:
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
+        return UNKNOWN
+
+    def ambiguous(self, e, owner: str, name: str, ifaces: list[str]) -> T.Type:
+        self.err(e.span, "E0121", f"method `{name}` on class `{owner}` is declared by multiple "
+                 f"interfaces: {', '.join(f'`{i}`' for i in ifaces)}; unqualified calls will be ambiguous")
         return UNKNOWN
 
     def iface_member(self, e, it: IfaceT, name: str) -> T.Type:

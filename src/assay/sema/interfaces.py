@@ -173,11 +173,19 @@ def generics_of(fd: FunctionDef) -> set[str]:
     return out
 
 
-def builtin_method(index: ProgramIndex, t: T.Type, name: str) -> FunctionDef | None:
-    """A method that an `implements I for <builtin type>` block gives values of type `t`."""
+def builtin_methods(index: ProgramIndex, t: T.Type, name: str) -> list[FunctionDef]:
+    """The methods `name` that `implements I for <builtin type>` blocks give values of type
+    `t` (more than one: an ambiguous call, E0121)."""
+    out = []
     for impl in getattr(index, "builtin_impls", ()):
         if target_matches(t, impl.target):
             m = impl.method(name)
-            if m is not None:
-                return m
-    return None
+            if m is not None and m not in out:
+                out.append(m)
+    return out
+
+
+def ambiguous(cd: ClassDef, name: str) -> list[str]:
+    """The interfaces whose blocks in `cd` each define `name` (when more than one)."""
+    out = [i.iface.name if i.iface else i.std for i in cd.impls if i.method(name) is not None]
+    return out if len(out) > 1 else []
