@@ -181,7 +181,7 @@ class Program:
     # ── lowering, on demand ──
 
     def _lower(self, fqn: str):
-        if fqn.endswith(interfaces.DISPATCH):
+        if interfaces.DISPATCH in fqn:
             return [mirdispatch.dispatcher(self.index, fqn)]
         if fqn in self.tests:
             t = self.tests[fqn]

@@ -12,8 +12,10 @@ from . import typetest
 
 def dispatcher(index, fqn: str) -> ir.MirFunction:
     """The dispatcher named `fqn` (interfaces.dispatcher_fqn)."""
-    base, name = fqn[:-len(interfaces.DISPATCH)].rsplit(".", 1)
+    stem, _, k = fqn.rpartition(interfaces.DISPATCH)
+    base, name = stem.rsplit(".", 1)
     iface = index.interfaces[base]
+    impls = iface.impls_at(iface.variants[int(k or 0)])
     if name.startswith("field:"):
         params, has_default = ["self"], [False]
     else:
@@ -35,7 +37,7 @@ def dispatcher(index, fqn: str) -> ir.MirFunction:
     this = ir.Copy(ir.Local(1))
     args = [ir.Copy(ir.Local(i + 1)) for i in range(len(params))]
     cur = block()
-    for impl in iface.impls:
+    for impl in impls:
         if impl.target is None:
             continue
         test, call = local(T.BOOL), block()

@@ -663,6 +663,9 @@ class FnLowerer:
         return self.lower_expr(e.obj)  # the value itself: only its static type changes
 
     def expr_Field(self, e: ast.Field):
+        if getattr(e, "default_field", None) is not None:  # `default.f` in an implementation
+            this = self.read_local(self.lookup_local("self"))
+            return self.to_temp(ir.Load(ir.FieldPlace(this, e.default_field)), e.span)
         path = self.dotted(e)
         if path is not None:
             return self.path_value(path, e)
@@ -1111,8 +1114,8 @@ class FnLowerer:
             return self.call_user(cls.methods[name], e, [recv])
         dispatch = getattr(e.func, "dispatch", None)
         if dispatch is not None:  # through an interface: on the receiver's run-time type
-            iface, _ = dispatch
-            return self.call_user(iface.methods[name], e, [recv], interfaces.dispatcher_fqn(iface, name))
+            iface, _, args = dispatch
+            return self.call_user(iface.methods[name], e, [recv], interfaces.dispatcher_fqn(iface, name, args))
         direct = getattr(e.func, "direct", None)
         if direct is not None:  # a builtin type's method from an `implements … for` block
             return self.call_user(direct, e, [recv])
@@ -1228,8 +1231,14 @@ class FnLowerer:
         if isinstance(pat, ast.PClass):
             if fail is not None:
                 self.test(ir.IsType(value, self.type_test(pat.type)), fail)
+            iface = self.resolve(pat.type)
             for fname, sub in pat.fields:
-                fv = self.to_temp(ir.Load(ir.FieldPlace(value, fname)))
+                if isinstance(iface, T.IfaceT):  # an interface's field: through its implementation
+                    owner = next(i for i in iface.iface.ancestors() if i.field(fname) is not None)
+                    args = iface.args if owner is iface.iface else ()
+                    fv = self.call(ir.Callee("fn", interfaces.dispatcher_fqn(owner, "field:" + fname, args)), [value])
+                else:
+                    fv = self.to_temp(ir.Load(ir.FieldPlace(value, fname)))
                 if sub is None:
                     self.declare(fname, fv, pat.span)
                 else:

@@ -823,6 +823,14 @@ class Checker(LlmChecks):
         return "error", None
 
     def x_Field(self, e, x):
+        impl = getattr(getattr(self, "llm_fn", None), "impl", None)
+        if (impl is not None and impl.iface is not None and isinstance(e.obj, ast.Name) and e.obj.name == "default"
+                and self.lookup_var("default") is None):
+            for i in impl.iface.ancestors():  # `default.f`: the interface's field f of self
+                f = i.field(e.name)
+                if f is not None:
+                    e.default_field = impl.field_name(e.name)
+                    return self.iface_field_type(i, f)
         path = self.item_path(e)
         if path is not None:
             kind, val = self.resolve_path_expr(e, path)
@@ -893,11 +901,11 @@ class Checker(LlmChecks):
         for i in it.iface.ancestors():
             f = i.field(name)
             if f is not None:
-                e.dispatch = (i, "field:" + name)
+                e.dispatch = (i, "field:" + name, it.args if i is it.iface else ())
                 return self.iface_field_type(i, f)
             m = i.methods.get(name)
             if m is not None:
-                e.dispatch = (i, name)
+                e.dispatch = (i, name, it.args if i is it.iface else ())
                 return self.fn_type(m)
         self.err(e.span, "E0007", f"type `{show(it)}` has no member `{name}`")
         return UNKNOWN
@@ -1051,6 +1059,13 @@ class Checker(LlmChecks):
                 self.err(a.value.span, "E0005", f"defaulted parameter `{names[i][0]}` must be "
                          "passed by name")
 
+    def satisfies(self, t: T.Type, bound: IfaceT) -> bool:
+        """Does `t` meet the bound `T extends I`? A type parameter meets it through its own."""
+        if isinstance(t, TVar):
+            return any(isinstance(b, IfaceT) and bound.iface in b.iface.ancestors()
+                       for b in self.bounds.get(t.name, ())) or t.name not in self.bounds
+        return bound.iface.implemented_by(t)
+
     def default_method(self, f: ast.Field) -> FunctionDef | None:
         """`default.m` inside a method of an `implements` block: the interface's default `m`."""
         impl = getattr(getattr(self, "llm_fn", None), "impl", None)
@@ -1070,7 +1085,7 @@ class Checker(LlmChecks):
                 at = widen(a.value.ty) if getattr(a.value, "ty", None) is not None else UNKNOWN
                 for b in bounded[pt.name]:
                     bt = self.types.resolve(b, fd.namespace, interfaces.generics_of(fd))
-                    if isinstance(bt, IfaceT) and at is not UNKNOWN and not bt.iface.implemented_by(at):
+                    if isinstance(bt, IfaceT) and at is not UNKNOWN and not self.satisfies(at, bt):
                         self.err(e.span, "E0001", f"type `{show(at)}` does not implement interface `{show(bt)}`")
                         return
 

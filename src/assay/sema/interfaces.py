@@ -21,10 +21,12 @@ from .program import ClassDef, FunctionDef, ImplDef, InterfaceDef, ProgramIndex,
 DISPATCH = "$dispatch"  # suffix of a dispatcher's fqn: `user.Shape.area$dispatch`
 
 
-def dispatcher_fqn(iface: InterfaceDef, name: str) -> str:
+def dispatcher_fqn(iface: InterfaceDef, name: str, args: tuple = ()) -> str:
     """The function that dispatches `name` (a method or an interface field, `field:NAME`) of
-    `iface` on its receiver's run-time type."""
-    return f"{iface.fqn}.{name}{DISPATCH}"
+    `iface` (with type arguments `args`, when known: `Slot<int>` and `Slot<string>` are
+    implemented apart) on its receiver's run-time type."""
+    k = iface.variant(args)
+    return f"{iface.fqn}.{name}{DISPATCH}" + (str(k) if k else "")
 
 
 def link(index: ProgramIndex, resolver) -> list[Diagnostic]:
@@ -39,7 +41,7 @@ def link(index: ProgramIndex, resolver) -> list[Diagnostic]:
     for impl in index.impls:
         _link_impl(index, resolver, impl, diags)
     for impl in index.impls:
-        _check_complete(impl, diags)
+        _check_complete(impl, index, diags)
     for cd in index.classes.values():
         _class_methods(cd)
     index.builtin_impls = [i for i in index.impls if i.cls is None and i.target is not None]
@@ -71,6 +73,9 @@ def _link_impl(index: ProgramIndex, resolver, impl: ImplDef, diags: list) -> Non
     if isinstance(r, InterfaceDef):
         impl.iface = r
         r.impls.append(impl)
+        n = len(r.decl.generics)  # the parser keeps `Item = T` bindings after the arguments
+        impl.args = tuple(resolver.resolve(a, impl.namespace, frozenset(g.name for g in d.generics))
+                          for a in d.interface.args[:n]) if n else ()
     else:
         impl.std = r
     generics = frozenset(g.name for g in d.generics)
@@ -107,32 +112,33 @@ def _method_fqn(index: ProgramIndex, impl: ImplDef, name: str) -> str:
     return f"user.{ns}{iface}.impl{k}.{name}"
 
 
-def _check_complete(impl: ImplDef, diags: list) -> None:
+def _check_complete(impl: ImplDef, index: ProgramIndex, diags: list) -> None:
     """Every required method implemented; every required interface implemented too."""
     if impl.iface is None or impl.target is None:
         return
     span = impl.decl.interface.span
     for i in impl.iface.ancestors():
         for name, m in i.methods.items():
-            if m.decl.body is None and impl.method(name) is None and not _implements_elsewhere(impl, i, name):
+            if m.decl.body is None and impl.method(name) is None and not _implements_elsewhere(impl, i, name, index):
                 diags.append(Diagnostic(span, "E0113", f"missing implementation of method `{name}` "
                                         f"required by interface `{i.name}`"))
     for req in impl.iface.requires:
-        if not any(o.iface is req for o in _sibling_impls(impl)):
+        if not any(o.iface is req for o in _sibling_impls(impl, index)):
             diags.append(Diagnostic(span, "E0125", f"implementing `{impl.iface.name}` also requires "
                                     f"implementing `{req.name}`"))
 
 
-def _sibling_impls(impl: ImplDef) -> list[ImplDef]:
+def _sibling_impls(impl: ImplDef, index: ProgramIndex) -> list[ImplDef]:
+    """Every implementation for the same type as `impl`."""
     if impl.cls is not None:
         return impl.cls.impls
-    return [o for o in impl.iface.impls if o.cls is None and o.target == impl.target]
+    return [o for o in index.impls if o.cls is None and o.target == impl.target]
 
 
-def _implements_elsewhere(impl: ImplDef, iface: InterfaceDef, name: str) -> bool:
+def _implements_elsewhere(impl: ImplDef, iface: InterfaceDef, name: str, index: ProgramIndex) -> bool:
     """A required interface's method may be implemented in that interface's own block."""
     return iface is not impl.iface and any(o.iface is iface and o.method(name) is not None
-                                           for o in _sibling_impls(impl))
+                                           for o in _sibling_impls(impl, index))
 
 
 def _class_methods(cd: ClassDef) -> None:

@@ -74,6 +74,21 @@ class InterfaceDef:
     methods: dict[str, FunctionDef] = field(default_factory=dict)
     requires: list["InterfaceDef"] = field(default_factory=list)
     impls: list["ImplDef"] = field(default_factory=list)
+    variants: list[tuple] = field(default_factory=lambda: [()])  # type arguments seen, by number
+
+    def variant(self, args: tuple) -> int:
+        """The number of this interface at type arguments `args` (0: any)."""
+        if not concrete(args):
+            return 0
+        if args not in self.variants:
+            self.variants.append(args)
+        return self.variants.index(args)
+
+    def impls_at(self, args: tuple) -> list["ImplDef"]:
+        """The implementations that serve this interface at type arguments `args`."""
+        if not concrete(args):
+            return self.impls
+        return [i for i in self.impls if not concrete(i.args) or i.args == args]
 
     @property
     def fields(self) -> list[ast.ClassField]:
@@ -92,11 +107,12 @@ class InterfaceDef:
                 todo.extend(i.requires)
         return out
 
-    def implemented_by(self, t) -> bool:
-        """Does a value of static type `t` implement this interface?"""
+    def implemented_by(self, t, args: tuple = ()) -> bool:
+        """Does a value of static type `t` implement this interface (at type arguments `args`)?"""
         if isinstance(t, T.IfaceT):
-            return self in t.iface.ancestors()
-        for impl in self.impls:
+            return self in t.iface.ancestors() and (t.iface is not self or not concrete(args)
+                                                    or not concrete(t.args) or t.args == args)
+        for impl in self.impls_at(args):
             if isinstance(t, T.ClassT) and impl.cls is t.cls:
                 return True
             if impl.cls is None and impl.target is not None and target_matches(t, impl.target):
@@ -105,6 +121,11 @@ class InterfaceDef:
 
     def __repr__(self) -> str:
         return f"InterfaceDef({self.fqn})"
+
+
+def concrete(args: tuple) -> bool:
+    """Type arguments that select implementations: known, with no type parameter in them."""
+    return bool(args) and not any(a is T.UNKNOWN or T.has_tvar(a) or T.has_unknown(a) for a in args)
 
 
 def target_matches(t, target) -> bool:
@@ -128,6 +149,7 @@ class ImplDef:
     std: str | None = None
     cls: "ClassDef | None" = None
     target: object = None  # sema.types.Type of the implementing type
+    args: tuple = ()  # the interface's type arguments (`implements Slot<int>`)
     methods: dict[str, FunctionDef] = field(default_factory=dict)
 
     @property

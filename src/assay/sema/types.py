@@ -332,7 +332,7 @@ def assignable(src: Type, dst: Type) -> bool:
     if isinstance(src, Union):
         return all(assignable(m, dst) for m in src.members)
     if isinstance(dst, IfaceT):
-        return dst.iface.implemented_by(src)
+        return dst.iface.implemented_by(src, dst.args)
     if isinstance(dst, Union):
         return any(assignable(src, m) for m in dst.members)
     if isinstance(src, IfaceT):

@@ -623,6 +623,8 @@ class Parser:
                     self.advance()
                     at = self.advance()
                     d.assoc.append((at.text, self.sp(at.start, at.end)))
+                    if self.eat("="):  # a default binding: `type Error = never`
+                        self.type_expr()
                     self.eat(";")
                 elif t.kind == "ident":
                     self.advance()
