@@ -38,14 +38,60 @@ def link(index: ProgramIndex, resolver) -> list[Diagnostic]:
                 idef.requires.append(r)
             else:
                 diags.append(Diagnostic(te.span, "E0002", f"unresolved type: {_show_path(te)}"))
-    for impl in index.impls:
+    for impl in list(index.impls):
         _link_impl(index, resolver, impl, diags)
+    _expand_blankets(index, resolver)
     for impl in index.impls:
         _check_complete(impl, index, diags)
     for cd in index.classes.values():
         _class_methods(cd)
     index.builtin_impls = [i for i in index.impls if i.cls is None and i.target is not None]
     return diags
+
+
+def _blanket_bounds(index: ProgramIndex, resolver, impl: ImplDef) -> list | None:
+    """`implements<T extends A & B> I for T`: the interfaces bounding T (None: not blanket)."""
+    t = impl.target
+    if not isinstance(t, T.TVar):
+        return None
+    g = next((g for g in impl.decl.generics if g.name == t.name), None)
+    bounds = [resolver.resolve(b, impl.namespace) for b in g.bounds] if g is not None else []
+    return [b.iface for b in bounds if isinstance(b, T.IfaceT)]
+
+
+def _expand_blankets(index: ProgramIndex, resolver) -> None:
+    """A blanket implementation applies to every type implementing its bounds: one implementation
+    per such type, sharing the blanket's methods (compiled once, `self` typed by the bounds);
+    blankets over blankets settle after a few rounds."""
+    blankets = [(i, _blanket_bounds(index, resolver, i)) for i in index.impls]
+    blankets = [(i, b) for i, b in blankets if b is not None]
+    for impl, _ in blankets:
+        index.impls.remove(impl)
+        if impl.iface is not None:
+            impl.iface.impls.remove(impl)
+    for _ in range(4):
+        added = False
+        for impl, bounds in blankets:
+            for target in _implementing_types(bounds):
+                if impl.iface is None or any(o.target == target for o in impl.iface.impls):
+                    continue
+                cls = target.cls if isinstance(target, T.ClassT) else None
+                copy = ImplDef(impl.decl, impl.namespace, impl.file, iface=impl.iface, cls=cls, target=target,
+                               args=impl.args, methods=impl.methods)
+                impl.iface.impls.append(copy)
+                index.impls.append(copy)
+                if cls is not None:
+                    cls.impls.append(copy)
+                added = True
+        if not added:
+            break
+
+
+def _implementing_types(bounds: list[InterfaceDef]) -> list:
+    if not bounds:
+        return []
+    out = [i.target for i in bounds[0].impls if i.target is not None]
+    return [t for t in out if all(b.implemented_by(t) for b in bounds[1:])]
 
 
 def _show_path(te) -> str:
