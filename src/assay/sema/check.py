@@ -1573,11 +1573,12 @@ class Checker(LlmChecks):
                         return []
                     pats.append(("type", t))
                 elif isinstance(a, ast.PClass):
-                    if all(sp is None or _irrefutable(sp) for _, sp in a.fields):
-                        t = self.resolve(a.type, report=False)
-                        if t is UNKNOWN:
-                            return []
-                        pats.append(("type", t))
+                    if not all(sp is None or _irrefutable(sp) for _, sp in a.fields):
+                        return []  # field sub-patterns: exhaustiveness across arms is not tracked
+                    t = self.resolve(a.type, report=False)
+                    if t is UNKNOWN:
+                        return []
+                    pats.append(("type", t))
                 else:
                     return []
         missing = []
