@@ -109,6 +109,7 @@ class Checker(LlmChecks):
             self.generics = {g.name for g in idef.decl.generics}
             for f in idef.fields:
                 self.resolve(f.type)
+                self.require_throws(f.type)
             self.check_interface(idef)
         for impl in idx.impls:
             self.check_impl(impl)
