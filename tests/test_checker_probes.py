@@ -31,6 +31,9 @@ KNOWN: dict[str, str] = {
     "optional_unioneq": "interface methods over a union's erased Self are not checked",
     "optional_unionhash": "interface methods over a union's erased Self are not checked",
     "fntype_isfn": "the parser does not read a function type in an `is` pattern (E0010)",
+    "throws_stdthrow": "`baml.int.parse` is not known to be unresolved (E0003)",
+    "throws_throwsunknown": "an imprecise `throws unknown` (E0097) is not reported",
+    "throws_generic": "what a generic function throws is not instantiated per call",
     "order_lambda": "function types are not compared by the checker",
 }
 

@@ -12,6 +12,7 @@ from ..source import Diagnostic, SourceFile, Span
 from ..syntax import ast
 from ..syntax.parser import parse_type
 from . import stdsigs
+from .effects import ALL, MAYBE, Effects
 from . import types as T
 from .llmcheck import LlmChecks
 from . import interfaces
@@ -56,14 +57,15 @@ class Var:
 
 class _Fn:
     """Per-function (or lambda) context."""
-    __slots__ = ("ret", "throws", "loop", "catch", "unstable")
+    __slots__ = ("ret", "throws", "loop", "catch", "unstable", "callbacks")
 
-    def __init__(self, ret, throws, unstable):
+    def __init__(self, ret, throws, unstable, callbacks=frozenset()):
         self.ret = ret
         self.throws = throws
         self.loop = 0
         self.catch = 0
         self.unstable = unstable
+        self.callbacks = callbacks  # parameters whose function type leaves `throws` open
 
 
 def check(index: ProgramIndex) -> list[Diagnostic]:
@@ -81,6 +83,7 @@ class Checker(LlmChecks):
         self.ns: str | None = None
         self.fn_name = ""  # the function being checked, as the engine names it in messages
         self.cur_fd: FunctionDef | None = None
+        self.effects = Effects()
         self.generics: set[str] = set()
         self.bounds: dict[str, list[T.Type]] = {}  # type parameter → its `extends` bounds
         self.scopes: list[dict[str, Var]] = []
@@ -133,6 +136,8 @@ class Checker(LlmChecks):
             self.unpinned = []
             self.block(td.decl.body, UNKNOWN)
             self.finish_fn()
+            self.effects.summarize(id(td), td.decl.body)
+        self.effects.report(self.err)
 
     def check_interface(self, idef: InterfaceDef) -> None:
         for m in idef.methods.values():
@@ -199,7 +204,10 @@ class Checker(LlmChecks):
             scope[p.name] = Var(p.name, pt)
         ret = self.resolve(d.ret) if d.ret is not None else UNKNOWN
         throws = self.resolve(d.throws) if d.throws is not None else None
-        self.fn = _Fn(ret, throws, _unstable(d.body) if d.body is not None else set())
+        if throws is not None:
+            self.effects.declared[id(fd)] = throws
+        self.fn = _Fn(ret, throws, _unstable(d.body) if d.body is not None else set(),
+                      {p.name for p in d.params if _callback_root(p.type)})
         self.scopes = [scope]
         self.facts = {}
         self.unpinned = []
@@ -209,6 +217,7 @@ class Checker(LlmChecks):
         self.llm_fn = self.cur_fd = fd
         if d.body is not None:
             self.body(d.body, ret)
+            self.effects.summarize(id(fd), d.body)
         self.finish_fn()
 
     def duplicate_params(self, params, where: str) -> None:
@@ -666,7 +675,11 @@ class Checker(LlmChecks):
         """A function's type; a method named by its path (`I.m`) takes its receiver first."""
         ps, ret = self.sig(fd, explicit_self)
         t = FuncT(ps, ret)
-        return T.subst(t, env or {}) if T.has_tvar(t) else t
+        if T.has_tvar(t):
+            t = T.subst(t, env or {})
+        t = FnRefT(t.params, t.ret, t.throws)
+        t.fd = fd
+        return t
 
     def x_ArrayLit(self, e, expected):
         exp = T.base(expected)
@@ -935,7 +948,7 @@ class Checker(LlmChecks):
         elif isinstance(tb, MapT):
             env["K"], env["V"] = tb.key, tb.val
         ps = tuple((n, T.subst(p, env), d) for n, p, d in raw.params)
-        return NativeFuncT(ps, T.subst(raw.ret, env), None)
+        return NativeFuncT(ps, T.subst(raw.ret, env), _std_throws(stdsigs.METHODS[kind][name]))
 
     def x_Upcast(self, e, x):
         ot = self.expr(e.obj, UNKNOWN)
@@ -998,6 +1011,9 @@ class Checker(LlmChecks):
                     return UNKNOWN
                 else:
                     self.std_defaults(e, ".".join(path))
+                    std = stdsigs.FUNCTIONS.get(".".join(path))
+                    if std is not None:
+                        self.effects.sites[id(e)] = ("type", _std_throws(std))
             else:
                 ot = self.expr(f.obj, UNKNOWN)
                 rt = ot
@@ -1017,6 +1033,7 @@ class Checker(LlmChecks):
                     elif getattr(f, "direct", None) is not None:
                         fd = f.direct
                     if isinstance(ft, NativeFuncT):
+                        self.effects.sites[id(e)] = ("type", ft.throws or NEVER)
                         self.check_args(e, ft.params, {}, native=True)
                         r = ft.ret
                         if (f.optional or e.optional) and r is not UNKNOWN:
@@ -1027,6 +1044,7 @@ class Checker(LlmChecks):
         else:
             ft = self.expr(f, UNKNOWN)
         if fd is not None and not isinstance(ft, NativeFuncT):
+            self.effects.sites[id(e)] = ("fn", fd)
             if fd.decl.generics and e.type_args:
                 env = dict(env)
                 for g, ta in zip(fd.decl.generics, e.type_args):
@@ -1042,6 +1060,7 @@ class Checker(LlmChecks):
             return ret
         tb = T.base(ft)
         if isinstance(tb, FuncT):
+            self.effects.sites[id(e)] = self.value_callee(f, tb)
             named = all(n is not None for n, _, _ in tb.params)
             self.check_args(e, tb.params, {}, allow_named=named)
             return tb.ret if not T.has_tvar(tb.ret) else UNKNOWN
@@ -1089,6 +1108,19 @@ class Checker(LlmChecks):
                     if isinstance(bt, IfaceT) and at is not UNKNOWN and not self.satisfies(at, bt):
                         self.err(e.span, "E0001", f"type `{show(at)}` does not implement interface `{show(bt)}`")
                         return
+
+    def value_callee(self, f, ft: FuncT) -> tuple:
+        """What a call through a function value calls, for `throws` effects."""
+        if isinstance(ft, LambdaT):
+            return ("lambda", ft.node)
+        if isinstance(ft, FnRefT):
+            return ("fn", ft.fd)
+        if ft.throws is not None:
+            return ("type", ft.throws)
+        if (isinstance(f, ast.Name) and f.name in self.fn.callbacks
+                and self.lookup_var(f.name) is self.scopes[0].get(f.name)):
+            return ("callback", f.name)
+        return ("type", UNKNOWN)
 
     def args_unknown(self, e) -> None:
         for a in e.args:
@@ -1463,6 +1495,14 @@ class Checker(LlmChecks):
         self.stmt(e.stmt)
         return NEVER
 
+    def x_Spawn(self, e, expected):
+        self.x_Lambda(e.fn, UNKNOWN)
+        return UNKNOWN  # a future (baml.future): typed loosely, as its awaited value is
+
+    def x_Await(self, e, expected):
+        self.expr(e.value, UNKNOWN)
+        return UNKNOWN  # futures do not carry their value's type here: the checker stays permissive
+
     def x_Lambda(self, e, expected):
         exp = T.base(expected)
         self.duplicate_params(e.params, self.fn_name)
@@ -1482,6 +1522,8 @@ class Checker(LlmChecks):
             scope[p.name] = Var(p.name, pt)
         ret = self.resolve(e.ret) if e.ret is not None else UNKNOWN
         throws = self.resolve(e.throws) if e.throws is not None else None
+        if throws is not None:
+            self.effects.declared[id(e)] = throws
         outer = self.fn
         saved_facts = self.facts
         self.facts = {}
@@ -1492,17 +1534,11 @@ class Checker(LlmChecks):
         self.scopes.pop()
         self.fn = outer
         self.facts = saved_facts
-        return FuncT(tuple(ps), ret if not T.has_tvar(ret) else UNKNOWN, throws)
+        t = LambdaT(tuple(ps), ret if not T.has_tvar(ret) else UNKNOWN, throws)
+        t.node = e
+        return t
 
     def x_Match(self, e, expected):
-    def x_Spawn(self, e, expected):
-        self.x_Lambda(e.fn, UNKNOWN)
-        return UNKNOWN  # a future (baml.future): typed loosely, as its awaited value is
-
-    def x_Await(self, e, expected):
-        self.expr(e.value, UNKNOWN)
-        return UNKNOWN  # futures do not carry their value's type here: the checker stays permissive
-
         st = self.expr(e.scrutinee, UNKNOWN)
         precise = self.is_precise(e.scrutinee)
         saved = dict(self.facts)
@@ -1536,6 +1572,15 @@ class Checker(LlmChecks):
         if expected is not UNKNOWN:
             return T.union(*ts) if ts else NEVER
         return T.union(*(widen(t) for t in ts)) if ts else NEVER
+
+    def arm_catches(self, arm) -> object:
+        """What a catch arm catches: ALL, a type, or MAYBE (a pattern not read here)."""
+        p = arm.pattern
+        if _irrefutable(p):
+            return ALL
+        te = p.type if isinstance(p, (ast.PType, ast.PBind)) else None
+        t = self.pattern_type_quiet(te) if _variant_like(te) else self.resolve(te, report=False)
+        return MAYBE if te is None or t is UNKNOWN else t
 
     def arm_body(self, body, expected):
         if isinstance(body, (ast.BlockExpr, ast.If, ast.IfLet, ast.Match)):
@@ -1633,6 +1678,7 @@ class Checker(LlmChecks):
         self.fn.catch += 1
         ts = [self.expr(e.expr, expected)]
         self.fn.catch -= 1
+        self.effects.catches[id(e)] = [self.arm_catches(arm) for arm in e.arms]
         for arm in e.arms:
             self.scopes.append({e.binding: Var(e.binding, UNKNOWN)})
             self.pattern(arm.pattern, UNKNOWN)
@@ -1643,6 +1689,16 @@ class Checker(LlmChecks):
         if UNKNOWN in ts:
             return UNKNOWN
         return T.union(*ts) if expected is not UNKNOWN else T.union(*map(widen, ts))
+
+
+class LambdaT(FuncT):
+    """A lambda's type; `node` is the lambda (its `throws` effect is inferred from it)."""
+    __slots__ = ("node",)
+
+
+class FnRefT(FuncT):
+    """A named function used as a value; `fd` is the function."""
+    __slots__ = ("fd",)
 
 
 class NativeFuncT(FuncT):
@@ -1752,6 +1808,22 @@ def _hole_span(p: ast.Expr) -> Span:
     while i > 0 and text[i] in " \t\n":
         i -= 1
     return Span(sp.file, i, sp.end) if i >= 0 and text[i] == "{" else sp
+
+
+_STD_THROWS: dict = {}
+
+
+def _std_throws(sig: str) -> T.Type:
+    """What a stdlib signature declares it throws (a stdlib type known by name)."""
+    t = _STD_THROWS.get(sig)
+    if t is None:
+        _, found, th = sig.rpartition(" throws ")
+        th = th if found else ""
+        names = [n.strip() for n in th.split("|")] if th else []
+        t = (UNKNOWN if any("." not in n for n in names)  # a type variable: per call
+             else T.union(*(T.StdT("class", n) for n in names)))
+        _STD_THROWS[sig] = t
+    return t
 
 
 def _void_is_null(t: T.Type) -> T.Type:

@@ -1,0 +1,162 @@
+"""`throws` effects, as the engine infers and checks them.
+
+What a function or lambda may throw is its declared `throws`, or else what its body lets
+escape: its `throw` operands and what the functions it calls may throw, less what enclosing
+`catch` arms catch. The checker records, while it types a body, what each call calls
+(`sites`), what each catch arm catches (`catches`) and each declared `throws` (`declared`);
+`report` then summarises every body once, solves the mutual recursion by a fixpoint, and
+reports E0096 at each call (and each re-throw of a caught value) that lets a type escape which
+the enclosing declaration does not allow. Whatever is not known exactly is UNKNOWN, which
+never reports."""
+from __future__ import annotations
+
+from ..syntax import ast
+from . import types as T
+from .types import NEVER, UNKNOWN, assignable, show, widen
+
+ALL = "all"  # an arm that catches everything
+MAYBE = "maybe"  # an arm whose pattern the checker does not read (catches anything it might)
+_MAX_ROUNDS = 64
+
+
+class Effects:
+    def __init__(self):
+        self.sites: dict[int, tuple] = {}  # id(Call) -> ("fn", fd) | ("lambda", node) | ("type", T) | ("callback", name)
+        self.catches: dict[int, list] = {}  # id(Catch) -> per arm: ALL, MAYBE or the caught type
+        self.declared: dict[int, T.Type] = {}  # id(fd or Lambda) -> its declared `throws`
+        self._items: dict[int, list] = {}  # id(body owner) -> summary items
+        self._values: dict[int, T.Type] = {}
+
+    # ───────────── summaries ─────────────
+    def summarize(self, key: int, body) -> None:
+        """Items of one body: ("call", callee, filters, span); filters are the ids of the
+        enclosing catches of the body, innermost first; a `throw` is a call of a constant
+        (span None: the checker reports it), a re-throw of a caught value calls ("caught",
+        catch, arm). Lambdas get summaries of their own."""
+        items: list = []
+        self._items[key] = items
+        todo = [(body, (), None)]
+        while todo:
+            node, filters, bound = todo.pop()
+            if isinstance(node, (list, tuple)):
+                todo += [(n, filters, bound) for n in node]
+                continue
+            if not hasattr(node, "__dataclass_fields__"):
+                continue
+            if isinstance(node, ast.Lambda):
+                self.summarize(id(node), node.body)
+                continue
+            if isinstance(node, ast.Catch):
+                todo.append((node.expr, (id(node),) + filters, bound))
+                todo += [(arm, filters, (node.binding, id(node), i)) for i, arm in enumerate(node.arms)]
+                continue
+            if isinstance(node, ast.Call):
+                site = self.sites.get(id(node), ("type", UNKNOWN))
+                items.append(("call", site, filters, node.func.span))
+            elif isinstance(node, ast.Throw):
+                v = node.value
+                if bound is not None and isinstance(v, ast.Name) and v.name == bound[0]:
+                    items.append(("call", ("caught",) + bound[1:], filters, v.span))
+                else:
+                    items.append(("call", ("type", v.ty or UNKNOWN), filters, None))
+            todo += [(v, filters, bound) for k, v in vars(node).items() if k not in ("span", "ty")]
+
+    # ───────────── solving ─────────────
+    def solve(self) -> None:
+        keys = list(self._items)
+        vals = self._values
+        for k in keys:
+            vals[k] = self.declared.get(k, NEVER)
+        for _ in range(_MAX_ROUNDS):
+            changed = False
+            for k in keys:
+                if k in self.declared:
+                    continue
+                v = T.union(*(self.escaping(it) for it in self._items[k]))
+                if T.has_tvar(v):
+                    v = UNKNOWN
+                if v != vals[k]:
+                    vals[k], changed = v, True
+            if not changed:
+                return
+        for k in keys:  # not settled: unknown
+            if k not in self.declared:
+                vals[k] = UNKNOWN
+
+    def escaping(self, item) -> T.Type:
+        _, callee, filters, _ = item
+        t = self.throws_of(callee)
+        for c in filters:
+            t = self.uncaught(c, t)
+        return t
+
+    def throws_of(self, callee) -> T.Type:
+        kind = callee[0]
+        if kind == "type":
+            return callee[1]
+        if kind in ("fn", "lambda"):
+            return self._values.get(id(callee[1]), UNKNOWN)
+        if kind == "caught":
+            return self.caught(callee[1], callee[2])
+        return UNKNOWN  # a callback: per call site in the engine
+
+    def thrown_in(self, catch_id: int) -> T.Type:
+        """What the expression part of a catch may throw."""
+        out = []
+        for items in self._items.values():
+            for it in items:
+                fs = it[2]
+                if catch_id in fs:
+                    t = self.throws_of(it[1])
+                    for c in fs[:fs.index(catch_id)]:
+                        t = self.uncaught(c, t)
+                    out.append(t)
+        return T.union(*out)
+
+    def uncaught(self, catch_id: int, t: T.Type) -> T.Type:
+        if self.catches_all(catch_id):
+            return NEVER
+        arms = self.catches[catch_id]
+        return T.union(*(m for m in T.members(t) if m is not NEVER
+                         and not any(assignable(m, a) for a in arms)))
+
+    def catches_all(self, catch_id: int) -> bool:
+        arms = self.catches.get(catch_id)
+        return arms is None or any(a in (ALL, MAYBE) for a in arms)
+
+    def caught(self, catch_id: int, arm: int) -> T.Type:
+        arms = self.catches.get(catch_id) or []
+        a = arms[arm] if arm < len(arms) else MAYBE
+        if a == MAYBE:
+            return UNKNOWN
+        t = self.thrown_in(catch_id)
+        if a == ALL or t is UNKNOWN:
+            return t
+        return T.union(*(m for m in T.members(t) if assignable(m, a)))
+
+    # ───────────── reporting ─────────────
+    def report(self, err) -> None:
+        """E0096 at each call or re-throw that lets escape what its body's declaration does
+        not allow (direct `throw`s are the checker's own)."""
+        self.solve()
+        for key, declared in self.declared.items():
+            if declared is UNKNOWN or T.has_tvar(declared) or T.has_unknown(declared):
+                continue
+            for it in self._items.get(key, ()):
+                if it[3] is None:
+                    continue
+                if it[1][0] == "callback":
+                    if not any(self.catches_all(c) for c in it[2]):
+                        name = it[1][1]
+                        err(it[3], "E0096", f"this body may throw through callback `{name}`, but "
+                            f"declared throws is `{show(declared)}`. The callback type does not say "
+                            f"what it can throw. If `{name}` is an infallible host callback, "
+                            "annotate it with `throws never`")
+                    continue
+                t = self.escaping(it)
+                if t is UNKNOWN or T.has_tvar(t):
+                    continue
+                extra = [m for m in T.members(t) if m is not NEVER and not assignable(m, declared)]
+                if extra:
+                    err(it[3], "E0096", f"declared throws is `{show(declared)}`, but this function "
+                        f"may also throw `{show(widen(T.union(*extra)))}`")
