@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from ..bex.values import from_const
 from ..mir import ir
 from ..mir.typetest import show
+from ..sema import interfaces
 from ..sema import types as T
 
 if TYPE_CHECKING:
@@ -187,6 +188,10 @@ class TypeView:
 
     def _wrap(self, t) -> "TypeView":
         return TypeView(t, self._program)
+
+    def closed(self) -> "TypeView":
+        """This type with every interface replaced by the union of its implementing types."""
+        return self._wrap(interfaces.closed(self._t))
 
     def substitute(self, env: dict) -> "TypeView":
         """This type with its type variables replaced ({name: TypeView}; others: unknown)."""

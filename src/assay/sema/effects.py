@@ -41,7 +41,7 @@ class Effects:
             if isinstance(node, (list, tuple)):
                 todo += [(n, filters, bound) for n in node]
                 continue
-            if not hasattr(node, "__dataclass_fields__"):
+            if type(node).__module__ != ast.__name__:  # AST nodes only (not sema's annotations)
                 continue
             if isinstance(node, ast.Lambda):
                 self.summarize(id(node), node.body)

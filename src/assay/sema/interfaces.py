@@ -206,6 +206,20 @@ def _class_methods(cd: ClassDef) -> None:
             cd.methods[n] = ms[0]
 
 
+def closed(t: T.Type) -> T.Type:
+    """`t` with every interface replaced by the union of its implementing types: what a value
+    of it can be at run time (the program is closed: every implementation is known)."""
+    if isinstance(t, T.IfaceT):
+        return T.union(*(closed(i.target) for i in t.iface.impls_at(t.args) if i.target is not None))
+    if isinstance(t, T.Arr):
+        return T.Arr(closed(t.elem))
+    if isinstance(t, T.MapT):
+        return T.MapT(t.key, closed(t.val))
+    if isinstance(t, T.Union):
+        return T.union(*(closed(m) for m in t.members))
+    return t
+
+
 def self_type(owner) -> T.Type:
     """The type of `self` in a method of `owner` (a class, an interface, a builtin impl)."""
     if isinstance(owner, ClassDef):
