@@ -123,7 +123,7 @@ class ProgramView:
         if fv is not None:
             return fv
         idx = self._p.index
-        if name in idx.functions or name in self._p.tests or ".<lambda" in name:
+        if name in idx.functions or name in self._p.tests or ".<lambda" in name or interfaces.DISPATCH in name:
             fqn = name
         else:
             fqn = self._p.resolve(name).fqn
