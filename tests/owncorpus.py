@@ -387,17 +387,10 @@ def agree(ev: Verdict, av: Verdict) -> bool:
 
 def set_xfail_marks(path: Path, marks: dict[tuple[str, str], str]) -> None:
     """Rewrite path's `// assay-xfail[-mutant]: …` lines to exactly `marks`
-    ({(mark, test name): reason}); a mark that stays keeps its written reason."""
-    src = path.read_text(encoding="utf-8")
-    kept = {}
-    for mark in ("assay-xfail", "assay-xfail-mutant"):
-        for t in find_tests(src):
-            why = xfail_reason(src, t.name, mark)
-            if why is not None:
-                kept[(mark, t.name)] = why
-    src = re.sub(r"(?m)^// assay-xfail(-mutant)?:.*\n", "", src)
+    ({(mark, test name): reason})."""
+    src = re.sub(r"(?m)^// assay-xfail(-mutant)?:.*\n", "", path.read_text(encoding="utf-8"))
     for t in reversed(find_tests(src)):
-        lines = [f"// {m}: {kept.get((m, t.name), why)}\n"
+        lines = [f"// {m}: {why}\n"
                  for (m, name), why in sorted(marks.items()) if name == t.name]
         src = src[:t.start] + "".join(lines) + src[t.start:]
     path.write_text(src, encoding="utf-8")

@@ -280,3 +280,23 @@ def test_host_models_and_dicts_still_work(typed):
     Pixel = typed.types.Pixel
     assert typed.all(Pixel(x=1, y=2)).any == Pixel(x=1, y=2)
     assert typed.wrap(typed.types.Box[int].model_validate({"value": 9})) == 9
+
+
+def test_function_values_and_map_keys_reach_python():
+    """A named function returned as a value before any call compiled it is still a Python
+    callable; map keys other than strings and ints come back in hashable Python forms."""
+    p = assay.compile("""
+class K { a int }
+function inc(x: int) -> int { x + 1 }
+function fns() -> ((int) -> int throws never)[] { let k = 3; [inc, (x: int) -> int { x * k }] }
+function keys() -> map<K | int[] | bool, string> {
+  let m: map<K | int[] | bool, string> = {};
+  m[K { a: 1 }] = "k";
+  m[[1, 2]] = "a";
+  m[false] = "b";
+  m
+}
+""")
+    f, g = p.call("fns")
+    assert (f(1), g(2)) == (2, 6)
+    assert p.call("keys") == {(("a", 1),): "k", (1, 2): "a", False: "b"}

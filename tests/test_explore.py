@@ -338,7 +338,7 @@ def test_byte_strings_are_symbolic_inputs_and_replay_through_run_args(tmp_path):
 GENERICS = """
 class Shape { w int h int }
 enum Color { Red Green }
-function Area<T extends Shape>(s: T) -> string { if (s.w * s.h > 12) { "big" } else { "small" } }
+function Area<T extends Shape>(s: T) -> string { if (s.w + s.h > 12) { "big" } else { "small" } }
 function Col<T extends Color>(c: T) -> string { if (c == Color.Green) { "green" } else { "other" } }
 function Mx<T extends baml.ops.Compare>(a: T, b: T) -> T { if (a > b) { a } else { b } }
 function First<T>(xs: T[]) -> T { xs[0] }

@@ -127,9 +127,12 @@ def test_plain_code_is_untouched_by_extensions(key, ext_type):
     space = rt.space((ext,))
     assert space is not rt.plain and space.env is not rt.plain.env
     inst_src = space_sources(space)
-    assert set(inst_src) == set(plain_src)
+    # a capturing lambda's closures are made in place in the plain space (inside its maker's
+    # source, checked above): its own function is generated there only if something calls it
+    in_place = {fqn for fqn, f in rt.plain.functions().items() if type(f).__name__ == "_LazyLambda"}
+    assert set(inst_src) == set(plain_src) | in_place
     for fqn, src in inst_src.items():
-        assert src != plain_src[fqn], fqn
+        assert src != plain_src.get(fqn), fqn
         # Coverage's snippet is a compiled-in counter; the others' default snippets call `at`
         assert ("_S0[" in src) if ext_type is Coverage else ("_E0.at(" in src), fqn
     joined = "\n".join(inst_src.values())

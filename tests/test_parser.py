@@ -305,6 +305,8 @@ ERRORS = [
     ('function f() -> int { let m = {"k": 1, "j": return 5}; 0 }', 1, 45, 'E0010'),
     ('class P { x int }\nfunction f() -> int { for (let i in [1]) { let p = P { x: break }; } 1 }', 2, 59, 'E0010'),
     ('function f() -> int { for (let i in [1]) { let m = {"a": continue}; } 1 }', 1, 58, 'E0010'),
+    ('function f() -> int {\n  let x = 5;\n  match (x) {\n    _ => x\n    - 1\n  }\n}', 6, 3, 'E0010'),
+    ('function f() -> int { -4611686018427387905 }', 1, 23, 'E0150'),
 ]
 
 
@@ -345,3 +347,22 @@ def test_nested_type_arguments_of_a_call_close_with_one_token():
     assert not d, [x.render(excerpt=False) for x in d]
     call = f.items[0].body.stmts[0].value
     assert isinstance(call, ast.Call) and len(call.type_args) == 1
+
+
+def test_minus_starting_a_line_ends_a_statement_outside_brackets():
+    """The engine reads `x⏎- 1` as two statements (the second a negation), `(x⏎- 1)` as one."""
+    assert body_of("let y = x\n- 1;\ny") != body_of("let y = x - 1;\ny")
+    assert body_of("let y = (x\n- 1);\ny") == body_of("let y = (x - 1);\ny")
+
+
+def test_if_and_match_at_statement_start_continue_as_operands():
+    assert body_of("match (x) { _ => 1 } + 2") == body_of("(match (x) { _ => 1 }) + 2")
+    assert body_of("if (c) { 1 } else { 2 }\n* 3") == body_of("(if (c) { 1 } else { 2 }) * 3")
+
+
+def test_out_of_range_int_literals_are_named_by_value():
+    """E0150 names the literal's value as the engine does (sign folded in, no underscores/base)."""
+    for src, text in [("-4611686018427387905", "-4611686018427387905"), ("4_611_686_018_427_387_904", "4611686018427387904"),
+                      ("0o777777777777777777777", "9223372036854775807")]:
+        _, d = parse(f"function f() -> int {{ {src} }}")
+        assert [x.code for x in d] == ["E0150"] and f"`{text}`" in d[0].message

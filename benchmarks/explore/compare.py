@@ -104,7 +104,9 @@ def to_twin(fn: str, baml_args: dict, llm: dict | None = None) -> dict:
 def to_baml(v):
     if dataclasses.is_dataclass(v):
         return {f.name: to_baml(getattr(v, f.name)) for f in dataclasses.fields(v)}
-    if isinstance(v, enum.Enum):  # a member, never the string of its name
+    if isinstance(v, twins.Mood):  # the stand-in for a literal union: the literal itself
+        return v.value
+    if isinstance(v, enum.Enum):  # a BAML enum's member, never the string of its name
         return jsonvalue.EnumValue(v.name, type(v).__name__)
     return copy.deepcopy(v)
 

@@ -16,7 +16,7 @@ from .bex import ops
 from .bex.stack import TimeLimit, time_limit
 from .bex.values import INT_MAX, INT_MIN, OMITTED, BamlRaise, BigInt, Instance, Variant
 from .bex.pygen import CLOSURE_NAME
-from .bex.vm import baml_traceback, call_n, is_baml_function, run_deep
+from .bex.vm import Stub, baml_traceback, call_n, is_baml_function, run_deep
 from .bex.llmcall import LlmCallError, NoLlmClient
 from .compiler import Program, SourceError, compile_sources, describe_error, discover
 from .llm.handler import LlmHandler
@@ -348,7 +348,9 @@ class BamlProgram:
         if isinstance(v, (list, tuple)):
             return [self._guess(x) for x in v]
         if isinstance(v, dict):
-            return {k: self._guess(x) for k, x in v.items()}
+            return {ops.mkey(self._guess(k)): self._guess(x) for k, x in v.items()}
+        if type(v) is bytes:  # a uint8array is mutable: the VM's is a bytearray
+            return bytearray(v)
         if callable(v) and not isinstance(v, type) and not isinstance(v, Instance):
             return self.host(v)
         return v  # any other Python object passes through unchanged (an opaque value)
@@ -377,10 +379,14 @@ class BamlProgram:
             return [self.to_python(x) for x in v]
         if isinstance(v, dict):  # keys are strings, enum values (as the host's enum members), …
             return {host_key(k, self.to_python): self.to_python(x) for k, x in v.items()}
+        if type(v) is bytearray:  # a uint8array, as the engine's Python API returns it
+            return bytes(v)
         if callable(v):
             host = getattr(v, "host_f", None)
             if host is not None:
                 return host  # a Python callable that went through BAML comes back as itself
+            if isinstance(v, Stub):  # a function not called yet: compiled now, to be handed out
+                v = v.space.compile(v.fqn)
             if is_baml_function(self._p.runtime, v):
                 return self._baml_callable(v)
         return v

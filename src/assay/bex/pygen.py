@@ -24,8 +24,8 @@ import re
 
 from ..mir.ir import OMITTED, FnRef
 from .bytecode import BexFunction
-from ..sema.types import BOOL, INT
-from .ranges import MAX, MIN, analyze
+from ..sema.types import BOOL, INT, STRING, Arr
+from .ranges import MAX, MIN, Facts, analyze
 from .stdlib import native_param_names
 from .values import from_const
 
@@ -112,11 +112,16 @@ class FunctionGen:
         self.tiny = tiny
         self.promote_deep()
         # range facts drop provably unneeded overflow checks: plain variant only
-        self.facts = analyze(fn, self.blocks, names.runtime.class_arity) if self.fuse else None
+        self.facts = None
+        if self.fuse:  # (no int arithmetic: no fact to find)
+            arith = any(op == "bin_op_int" and (arg[0] if isinstance(arg, tuple) else arg) in ARITH for op, arg in fn.code)
+            self.facts = analyze(fn, self.blocks, names.runtime.class_arity) if arith else Facts()
         # locals the checker typed exactly int / bool (as it types the operands of bin_op_int):
         # an int literal test on one needs no type test, truthiness of one is itself
         self.int_vars: set[str] = set()
         self.bool_vars: set[str] = set()
+        self.str_vars: set[str] = set()  # … and exactly string (map keys as themselves)
+        self.list_vars: set[int] = set()  # locals the checker typed as arrays (Python lists)
         rt = getattr(names.runtime, "rt", None)  # the code space's runtime
         mir = getattr(rt, "mir", {}).get(fn.fqn) if self.fuse else None
         if mir is not None and len(mir.locals) == fn.n_locals:
@@ -127,6 +132,10 @@ class FunctionGen:
                     self.int_vars.add(f"v{i}")
                 elif d.ty == BOOL:
                     self.bool_vars.add(f"v{i}")
+                elif d.ty == STRING:
+                    self.str_vars.add(f"v{i}")
+                elif isinstance(d.ty, Arr):
+                    self.list_vars.add(i)
 
     def cases(self, pcs: list[int]) -> None:
         """The dispatch loop's `if pc == …` cases; more than FLAT_CASES are split by `pc <`
@@ -321,12 +330,12 @@ class FunctionGen:
         two loops at once, ...): the caller then generates the `pc` dispatch loop."""
         start, ind = len(self.out), self.ind
         try:
-            cfg = _Cfg(self.blocks, self.tiny)
+            cfg = self._cfg()
             if cfg.irreducible:
                 return False
             self.cfg = cfg
             self._dup: list[int] = []
-            self.counting: list[int] = []  # headers of the counted loops being generated
+            self.counting: list[tuple] = []  # counted loops being generated: (header, array loop's first block)
             self.s_tree(0, [], None)
             if len(self.out) - start > 40 * len(self.code) + 200:
                 raise _Unstructured("code duplication")
@@ -337,19 +346,27 @@ class FunctionGen:
             self.ind, self.stack, self.skip, self.subst = ind, [], 0, {}
             return False
 
+    def _cfg(self) -> "_Cfg":
+        if getattr(self, "_cfg_made", None) is None:
+            self._cfg_made = _Cfg(self.blocks, self.tiny)
+        return self._cfg_made
+
     def versioned(self) -> bool:
         """Two structured copies of the function: one for int parameters within ±BOUND (range
         facts that assume it drop more overflow checks in loops, `i <= n` loops count with
         `range`), one for any others. Only where that assumption drops a check inside a loop;
         False (nothing emitted) otherwise or when the code has no structured spelling."""
         params = {i + 1: (-BOUND, BOUND) for i in range(len(self.fn.params)) if f"v{i + 1}" in self.int_vars}
-        if not params or self.facts is None:
-            return False
-        cfg = _Cfg(self.blocks, self.tiny)
+        if not params or self.facts is None or not any(s <= b.start for b in self.blocks.values() for s in b.succ):
+            return False  # (no int parameter, or no loop)
+        cfg = self._cfg()
         if cfg.irreducible or not cfg.body:
             return False
         in_loops = {pc for body in cfg.body.values() for n in body
                     for pc in range(self.blocks[n].start, self.blocks[n].end)}
+        if not any(op == "bin_op_int" and (arg[0] if isinstance(arg, tuple) else arg) in ("+", "-", "*") and pc in in_loops
+                   and not _unchecked(self.facts.exact.get(pc)) for pc, (op, arg) in enumerate(self.code)):
+            return False  # no check left in a loop: nothing to gain
         bounded = analyze(self.fn, self.blocks, self.names.runtime.class_arity, params)
         if not any(pc in in_loops and _unchecked(r) and not _unchecked(self.facts.exact.get(pc))
                    for pc, r in bounded.exact.items()):
@@ -374,7 +391,7 @@ class FunctionGen:
         """Block `x` and everything it dominates (`fall`: where control goes when the code
         emitted here runs off its end)."""
         cfg = self.cfg
-        counted = self.counted_loop(x) if x in cfg.headers else None
+        counted = (self.counted_loop(x) or self.array_loop(x)) if x in cfg.headers else None
         if counted is not None:
             self.s_for(x, counted, frames, fall)
         elif x in cfg.headers:
@@ -395,13 +412,18 @@ class FunctionGen:
         and the latches' increments are the range's; the header's exit edge is the `else:`
         clause (run when the range ends, not on `break`)."""
         cfg = self.cfg
-        var, bound, step, exit_ = counted
         follow = cfg.follow.get(x)
         after = fall if follow is None else follow
         inner = [c for c in cfg.children[x] if c in cfg.merge and c not in cfg.follows]
-        self.line(f"for v{var} in range(v{var}, {bound}{'' if step == 1 else f', {step}'}):")
+        if counted[0] == "range":
+            _, var, bound, step, exit_ = counted
+            self.line(f"for v{var} in range(v{var}, {bound}{'' if step == 1 else f', {step}'}):")
+            self.counting.append((x, None))
+        else:
+            _, var, arr, exit_, first = counted
+            self.line(f"for v{var} in v{arr}:")
+            self.counting.append((x, first))
         self.ind += 1
-        self.counting.append(x)
         self.s_within(x, inner, frames + [_Frame("loop", x, after)], x)
         self.counting.pop()
         self.ind -= 1
@@ -464,7 +486,39 @@ class FunctionGen:
         for n, blk in self.blocks.items():
             if n not in body and ("load_var", i) in code[blk.start:blk.end]:
                 return None
-        return i, bound, step, head[3][1]
+        return "range", i, bound, step, head[3][1]
+
+    def array_loop(self, h: int):
+        """("iter", x, arr, exit, first) when loop `h` is a `for (x in arr)` over an array
+        local (lowered as an index `i` tested against `arr.length()` each time round, `x =
+        arr[i]; i += 1` first in the body): `for x in arr:` — Python's list iterator is that
+        index loop (a back edge is its `continue`) — provided the loop stores neither `arr` nor
+        `i` elsewhere and `i` is read nowhere else. None otherwise."""
+        b, code = self.blocks[h], self.code
+        head = code[b.start:b.end]
+        if len(head) != 9 or head[1] != ("len", None) or head[5] != ("bin_op_int", "<") \
+                or head[8][0] != "pop_jump_if_false" or head[0][0] != "load_var" or head[3][0] != "load_var":
+            return None
+        arr, i, t, u = head[0][1], head[3][1], head[2][1], head[6][1]
+        if arr not in self.list_vars or (head[2] != ("store_var", t) or head[4] != ("load_var", t) or head[6] != ("store_var", u)
+                or head[7] != ("load_var", u) or any(self.loads.get(v) != 1 or self.fn.local_names[v] is not None
+                                                     for v in (t, u))):
+            return None
+        first, exit_ = b.end, head[8][1]
+        step = code[first:first + 8]
+        if (self.blocks[first].preds != 1 or len(step) != 8 or step[3][0] != "store_var"
+                or step != [("load_var", arr), ("load_var", i), ("load_index", "array_in_bounds"), ("store_var", step[3][1]),
+                            ("load_var", i), ("load_const", 1), ("bin_op_int", "+"), ("store_var", i)]):
+            return None
+        x, body = step[3][1], self.cfg.body[h]
+        if x in (i, arr) or exit_ in body or self.loads.get(i) != 3 or first + 8 > self.blocks[first].end:
+            return None
+        for n in body:
+            blk = self.blocks[n]
+            for pc in range(blk.start, blk.end):
+                if code[pc] in (("store_var", arr), ("store_var", i)) and pc != first + 7:
+                    return None
+        return "iter", x, arr, exit_, first
 
     def s_within(self, x: int, merges: list, frames: list, fall) -> None:
         if merges:
@@ -492,11 +546,14 @@ class FunctionGen:
         self.block_end = b.end
         self.pc = b.start
         end = b.end
-        if self.counting and self.counting[-1] == x:
-            self.s_branch(b.end, frames, fall)  # a counted loop's header: the range tests
+        if self.counting and self.counting[-1][0] == x:
+            self.s_branch(b.end, frames, fall)  # a counted loop's header: the `for` tests
             return
-        for h in reversed(self.counting):
-            if h in b.succ and self.code[b.end - 1] == ("jump", h):
+        for h, first in reversed(self.counting):
+            if first == x:
+                self.pc = b.start + 8  # an array loop's `x = arr[i]; i += 1`: the `for` does it
+                break
+            if first is None and h in b.succ and self.code[b.end - 1] == ("jump", h):
                 end = b.end - 5  # a latch of a counted loop: the range counts
                 break
         while self.pc < end:
@@ -691,6 +748,9 @@ class FunctionGen:
         if i in self.subst:
             e = self.subst.pop(i)
             self.fused.add(e)
+            for typed in (self.int_vars, self.bool_vars):  # the temporary's static type is the value's
+                if f"v{i}" in typed:
+                    typed.add(e)
             self.push(e)
         else:
             self.push(f"v{i}")
@@ -803,8 +863,11 @@ class FunctionGen:
             self.push(s)
         guard = guard.replace("{s}", s)
         self.line(f"{s} = {a} {op} {b}")
-        test = (f"{s} > {MAX}" if r is not None and r[0] >= MIN else f"{s} < {MIN}" if r is not None and r[1] <= MAX
-                else f"not {MIN} <= {s} <= {MAX}")
+        # a one-digit bound first: CPython specialises int comparisons only for one-digit ints,
+        # so a small result (most of them) passes two cheap tests, not a 63-bit one
+        test = (f"{s} > {SMALL} and {s} > {MAX}" if r is not None and r[0] >= MIN
+                else f"{s} < {-SMALL - 1} and {s} < {MIN}" if r is not None and r[1] <= MAX
+                else f"({s} > {SMALL} or {s} < {-SMALL - 1}) and not {MIN} <= {s} <= {MAX}")
         self.line(f"if {guard}{test}: overflow('{op}', {msg[0]}, {msg[1]})")
         if s.startswith("s") and self._next_is_store():
             self.result_var(self.pop())
@@ -992,7 +1055,7 @@ class FunctionGen:
                 self.line(f"{args[0]}.append({args[1]})")  # the new length is not used
                 self.skip = 1
                 return
-            if name == "method:map.has":
+            if name == "method:map.has" and args[1] not in self.str_vars and args[1] not in self.int_vars:
                 args = [args[0], _key_expr(args[1])]
             self.call_result(inline.format(*args))
             return
@@ -1177,6 +1240,8 @@ class _Cfg:
             self.irreducible = True  # one block follows two loops: no structured spelling here
 
 
+ARITH = ("+", "-", "*", "/", "%")  # the int operators range facts are about
+SMALL = (1 << 30) - 1  # the largest one-digit int of CPython (30-bit digits)
 CLOSURE_NAME = "baml_closure"  # the Python name of a closure generated in place
 BOUND = 1 << 31  # the int parameters of a function's bounded copy (`versioned`)
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 MIN, MAX = -(1 << 62), (1 << 62) - 1
 FULL = (MIN, MAX)
 WIDEN_AFTER = 3
-NARROW = 2  # descending steps after the fixpoint
+NARROW = 1  # descending steps after the fixpoint
 CMP = {"<", "<=", ">", ">=", "==", "!="}
 NEG = {"<": ">=", ">=": "<", "<=": ">", ">": "<=", "==": "!=", "!=": "=="}
 FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
@@ -99,6 +99,7 @@ def _fixpoint(fn, blocks, arity, initial: dict) -> dict:
     visits: dict[int, int] = {}
     work = [0]
     budget = 100 * len(blocks) + 1000  # a safety net: no facts rather than a long analysis
+    widened = False
     while work:
         budget -= 1
         if budget < 0:
@@ -113,25 +114,42 @@ def _fixpoint(fn, blocks, arity, initial: dict) -> dict:
                 visits[succ] = visits.get(succ, 0) + 1
                 if succ in heads and visits[succ] > WIDEN_AFTER:
                     new = _widen(old, new, heads[succ])
+                    widened = True
                 if new == old:
                     continue
             entry[succ] = new
             if succ not in work:
                 work.append(succ)
-    for _ in range(NARROW):
+    for _ in range(NARROW if widened else 0):
         entry = _narrow(fn, blocks, arity, initial, entry)
     return entry
 
 
 def _narrow(fn, blocks, arity, initial: dict, entry: dict) -> dict:
-    """One descending step from a post-fixpoint: every entry recomputed from its predecessors'
-    current entries, without widening (still a post-fixpoint, so still sound). It takes back
-    what widening lost where a later operation bounds the value again: `acc` widened to MAX
-    but `acc = (…) % 1000003` on every path round the loop."""
-    out: dict[int, dict] = {0: dict(initial)}
-    for b, env in entry.items():
-        for succ, e in _block(fn, blocks[b], dict(env), arity, None):
-            out[succ] = e if succ not in out else _join(out[succ], e)
+    """One descending step from a post-fixpoint, in pc order (Gauss-Seidel: a block's entry is
+    recomputed from its earlier predecessors' new entries and its later ones' (back edges')
+    current ones), without widening. Every entry stays above the least fixpoint, so the facts
+    stay sound; it takes back what widening lost where a later operation bounds the value again:
+    `acc` widened to MAX but `acc = (…) % 1000003` on every path round the loop."""
+    order = sorted(entry)
+    rank = {b: k for k, b in enumerate(order)}
+    incoming: dict[int, dict] = {0: dict(initial)}
+
+    def add(succ, e):
+        incoming[succ] = e if succ not in incoming else _join(incoming[succ], e)
+    for b in order:  # edges back to an earlier block: from the current entries
+        if any(rank.get(t, -1) <= rank[b] for t in blocks[b].succ):
+            for succ, e in _block(fn, blocks[b], dict(entry[b]), arity, None):
+                if rank.get(succ, len(order)) <= rank[b]:
+                    add(succ, e)
+    out: dict[int, dict] = {}
+    for b in order:
+        if b not in incoming:
+            continue
+        out[b] = incoming[b]
+        for succ, e in _block(fn, blocks[b], dict(out[b]), arity, None):
+            if rank.get(succ, -1) > rank[b]:
+                add(succ, e)
     return out
 
 

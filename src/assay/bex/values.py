@@ -52,9 +52,11 @@ class ClassInfo:
 
 
 class Instance:
-    """Base of every generated instance class. `_class` is the ClassInfo."""
+    """Base of every generated instance class. `_class` is the ClassInfo; `_targs` (unset
+    unless recorded) the type arguments of a generic class's instance as built, the repr of their
+    run-time tests (mir/typetest.py): `Box<string> { … }` is not a `Box<int>`."""
 
-    __slots__ = ()
+    __slots__ = ("_targs",)
     _class: ClassInfo
 
     def __repr__(self) -> str:  # for debugging only; BAML rendering lives in the stdlib

@@ -3,6 +3,7 @@ function's Python code from its bytecode the first time it is called, and runs c
 BAML's stack-depth limit."""
 from __future__ import annotations
 
+import ast
 import contextlib
 import sys
 import threading
@@ -47,6 +48,7 @@ class Runtime:
             for mname, native in ms.items():
                 self.natives[f"method:{kind}.{mname}"] = native
         self.natives["$iter_items"] = _NativeShim("$iter_items", iter_items)
+        self.natives["$with_targs"] = _NativeShim("$with_targs", with_targs)
         self.natives["$spawn"] = _NativeShim("$spawn", futures.spawn)
         self.natives["$await"] = _NativeShim("$await", futures.await_)
         self.natives["$str_int"] = _NativeShim("$str_int", str)
@@ -146,7 +148,11 @@ class Runtime:
             return lambda v: type(v) is type(lit) and v == lit
         if k == "class":
             py = self.classes[t[1]].py if t[1] in self.classes else None
-            return (lambda v: isinstance(v, py)) if py else (lambda v: False)
+            if py is None:
+                return lambda v: False
+            if len(t) > 2:  # a generic class: the type arguments its instance recorded
+                return lambda v: isinstance(v, py) and _targs_match(getattr(v, "_targs", None), t[2])
+            return lambda v: isinstance(v, py)
         if k == "enum":
             e = self.enums.get(t[1])
             return lambda v: type(v) is Variant and v.enum is e
@@ -242,7 +248,7 @@ class CodeSpace:
             return f"({v} is None)"
         if k == "any":
             return "True"
-        if k == "class":
+        if k == "class" and len(t) == 2:
             return f"isinstance({v}, {self.class_global(t[1])})"
         if k == "omitted":
             return f"({v} is OMIT)"
@@ -260,12 +266,18 @@ class CodeSpace:
         """Generate a user function (and its lambdas) in this space; rebind its global."""
         name = self.function_global(fqn)
         current = self.env[name]
+        if isinstance(current, _LazyLambda):
+            return current.generate()
         if not isinstance(current, _Stub):
             return current
         with self._lock, gcpause.paused():  # two threads never generate one function twice
             for mir in self.rt.lower(fqn):
-                if isinstance(self.env[self.function_global(mir.fqn)], _Stub):
-                    self._generate(mir)
+                lam = self.function_global(mir.fqn)
+                if isinstance(self.env[lam], _Stub):
+                    if mir.n_captures and not self.extensions:
+                        self.env[lam] = _LazyLambda(self, mir)  # its closures are made in place
+                    else:
+                        self._generate(mir)
         return self.env[name]
 
     def _generate(self, mir) -> None:
@@ -492,6 +504,25 @@ class _Stub:
         return self.space.compile(self.fqn)(*args, **kw)
 
 
+class _LazyLambda:
+    """A capturing lambda's own function in the plain space, generated on its first call:
+    its closures are made in place (pygen `nested_closure`), so it rarely runs at all."""
+
+    def __init__(self, space: "CodeSpace", mir):
+        self.space = space
+        self.mir = mir
+
+    def generate(self):
+        name = self.space.function_global(self.mir.fqn)
+        with self.space._lock, gcpause.paused():
+            if self.space.env[name] is self:
+                self.space._generate(self.mir)
+        return self.space.env[name]
+
+    def __call__(self, *args, **kw):
+        return self.generate()(*args, **kw)
+
+
 class _LazyMethod:
     def __init__(self, space, fqn):
         self.space = space
@@ -576,6 +607,48 @@ def call_n(f, args):
     if n == 4:
         return f(args[0], args[1], args[2], args[3])
     return f(*args)
+
+
+def with_targs(obj, targs: str):
+    """`$with_targs`: record a generic instance's type arguments (mir/lower.py); an argument
+    `('field', name)` is the type of that field's value, as far as a value shows it."""
+    if "'field'" in targs:
+        spec = _TARGS.get(targs)
+        if spec is None:
+            spec = _TARGS[targs] = ast.literal_eval(targs)
+        targs = repr(tuple(_value_test(getattr(obj, "f_" + a[1])) if a[0] == "field" else a for a in spec))
+    obj._targs = targs
+    return obj
+
+
+_VALUE_TESTS = {int: ("int",), float: ("float",), str: ("string",), bool: ("bool",), type(None): ("null",),
+                BigInt: ("bigint",)}
+
+
+def _value_test(v) -> tuple:
+    t = _VALUE_TESTS.get(type(v))
+    if t is not None:
+        return t
+    if isinstance(v, Instance):
+        targs = getattr(v, "_targs", None)
+        return ("class", v._class.fqn, ast.literal_eval(targs)) if targs else ("class", v._class.fqn)
+    return ("any",)  # arrays, maps, functions: their element types are not recorded
+
+
+def _targs_match(recorded: str | None, wanted: tuple) -> bool:
+    """Type arguments as recorded (None: not recorded, as for host-built instances) against a
+    test's; an unknown argument (a type variable) on either side matches any."""
+    if recorded is None:
+        return True
+    if recorded == repr(wanted):
+        return True
+    got = _TARGS.get(recorded)
+    if got is None:
+        got = _TARGS[recorded] = ast.literal_eval(recorded)
+    return len(got) == len(wanted) and all(a == b or ("any",) in (a, b) for a, b in zip(got, wanted))
+
+
+_TARGS: dict[str, tuple] = {}
 
 
 def iter_items(v):
@@ -737,3 +810,6 @@ def baml_traceback(rt: Runtime, exc: BaseException) -> list[tuple[str, str, int]
             frames.append((fqn, file, line))
         tb = tb.tb_next
     return frames
+
+
+Stub = _Stub  # for the bridge: a function value not compiled yet

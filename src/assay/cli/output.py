@@ -44,8 +44,8 @@ def _key(k) -> str:
 
 
 def _describe(v) -> str:
-    name = getattr(v, "__qualname__", None) or type(v).__name__
-    return f"<function {name}>" if callable(v) else f"<{name}>"
+    """A value JSON has no form for (functions, iterators, futures): as BAML renders it."""
+    return render(v)
 
 
 def dumps(doc) -> str:

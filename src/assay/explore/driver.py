@@ -125,7 +125,7 @@ class Search:
         self.types = param_types(self.fv, self.inst)
         self.name = self.fv.fqn.removeprefix("user.")
         self.declared = self.fv.throws_type is not None
-        self.cov, self.stats = Coverage(), Stats()
+        self.cov, self.stats = _RunCoverage(), Stats()
         self.tried: set = set()
         self.cases: dict = {}
         self.start = time.monotonic()
@@ -145,11 +145,10 @@ class Search:
     def run(self, item: Item, deadline: float):
         """Execute an item (stopped at the deadline, also inside a loop: the bridge's time
         limit) and keep its outcome; the trace."""
-        seen = dict(self.cov.hits)
         with mirx.time_limit(max(0.01, deadline - time.monotonic())):
             trace = _execute(self.runner, item, self.stats)
         if trace.limit is None:  # a run stopped by a limit has no outcome, but a usable path
-            edges = frozenset(k for k, n in self.cov.hits.items() if k[0] == "branch" and n != seen.get(k, 0))
+            edges = self.cov.edges()
             case = _case(trace, item.args, self.declared, edges)
             self.cases.setdefault(case.key, case)
         elif isinstance(trace.limit, mirx.TimeLimit):  # the budget ran out inside the run
@@ -173,6 +172,9 @@ class Search:
             self.tried.add(flip)
             left_ms = int((deadline - time.monotonic()) * 1000)
             new = _solve(trace, k, max(1, min(self.query_ms, left_ms)), self.stats)
+            if trace.status == "unknown" and time.monotonic() > deadline:  # cut by the budget
+                self.out_of_time = True
+                break
             if new is not None:
                 out.append(Item(new, k + 1, trace.flipped_llm))
         return out
@@ -189,6 +191,22 @@ class Search:
                 "bugs": sum(c.bug for c in ordered), "stats": s.as_dict(),
                 "seconds": round(time.monotonic() - self.start, 3),
                 **({"instantiation": {k: t.name for k, t in self.inst.types.items()}} if self.inst.types else {})}
+
+
+class _RunCoverage(Coverage):
+    """Coverage that also keeps its last run's counts: the branch edges that run took (its
+    path class) without comparing every count the search has."""
+
+    last = None
+
+    def on_run_end(self, run, state) -> None:
+        super().on_run_end(run, state)
+        self.last = (run, state)
+
+    def edges(self) -> frozenset:
+        run, state = self.last
+        keys = (run.counter_key(slot) for slot, n in state.items() if n)
+        return frozenset(k for k in keys if k[0] == "branch")
 
 
 def _function_totals(data, fv):

@@ -743,7 +743,12 @@ class FnLowerer:
                 fields.append(self.to_temp(ir.Load(ir.FieldPlace(spread, f.name))))
             else:
                 fields.append(ir.Const(None))
-        return self.to_temp(ir.ClassAgg(cls.fqn, fields), e.span)
+        obj = self.to_temp(ir.ClassAgg(cls.fqn, fields), e.span)
+        if cls.decl.generics:
+            # a generic instance records its type arguments (`Box<string>` is not `Box<int>`)
+            targs = _type_args(cls, e)
+            obj = self.native("$with_targs", obj, ir.Const(repr(targs)), span=e.span)
+        return obj
 
     def expr_Template(self, e: ast.Template):
         if all(isinstance(p, str) or (isinstance(p, ast.Expr) and not (
@@ -1456,6 +1461,30 @@ def _elem_is_float(e) -> bool:
 def _op_kind(le, re) -> str:
     a, b = _static_kind(le), _static_kind(re)
     return a if a == b and a in ("int", "float", "string", "bool") else ""
+
+
+def _type_args(cls, e: ast.ClassLit) -> tuple:
+    """The run-time tests of a generic class literal's type arguments: as written or inferred
+    by the checker; else the static type of the field declared as that parameter (`v T` given
+    `v: 1`); else `('field', name)`, derived at run time from that field's value (a type
+    variable of the enclosing generic function); else unknown."""
+    given = dict((n, v) for n, v in e.entries if n is not None)
+    args = e.ty.args if isinstance(e.ty, T.ClassT) else ()
+    out = []
+    for i, g in enumerate(cls.decl.generics):
+        a = args[i] if i < len(args) else None
+        if a is not None and not T.has_tvar(a) and a != T.UNKNOWN:
+            out.append(typetest.of(a))
+            continue
+        f = next((f for f in cls.fields if isinstance(f.type, ast.TName) and f.type.path == [g.name]
+                  and not f.type.args), None)
+        v = given.get(f.name) if f is not None else None
+        vt = getattr(v, "ty", None)
+        if vt is not None and not T.has_tvar(vt) and vt != T.UNKNOWN:
+            out.append(typetest.of(T.widen(vt)))
+        else:
+            out.append(("field", f.name) if v is not None else ("any",))
+    return tuple(out)
 
 
 def _coll_kind(e) -> str:

@@ -3,7 +3,7 @@ a static type (sema/types.py) as the one resolver (sema/resolve.py) produced it.
 
 A test is a small tuple, hashable and printable:
   ('any',) ('never',) ('int',) ('float',) ('string',) ('bool',) ('null',) ('function',)
-  ('lit', value) ('class', fqn) ('enum', fqn) ('variant', enum_fqn, name)
+  ('lit', value) ('class', fqn) ('class', fqn, (arg, ...)) ('enum', fqn) ('variant', enum_fqn, name)
   ('array', elem) ('map', key, value) ('union', (t, ...)) ('panic',) (any baml.panics.*)
 """
 from __future__ import annotations
@@ -28,7 +28,8 @@ def of(t: T.Type) -> tuple:
     if isinstance(t, T.MapT):
         return ("map", of(t.key), of(t.val))
     if isinstance(t, T.ClassT):
-        return ("class", t.cls.fqn)
+        # a generic class's type arguments, as recorded in its instances (`Box<string>`)
+        return ("class", t.cls.fqn, tuple(of(a) for a in t.args)) if t.args else ("class", t.cls.fqn)
     if isinstance(t, T.EnumT):
         return ("variant", t.enum.fqn, t.variant) if t.variant else ("enum", t.enum.fqn)
     if isinstance(t, T.FuncT):
@@ -62,6 +63,8 @@ def _union(members: list[tuple]) -> tuple:
 
 def show(t: tuple) -> str:
     k = t[0]
+    if k == "class" and len(t) > 2:
+        return f"{t[1]}<{', '.join(show(a) for a in t[2])}>"
     if k in ("class", "enum"):
         return t[1]
     if k == "variant":

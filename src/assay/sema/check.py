@@ -24,10 +24,22 @@ from .types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, UNKNOWN, VOID, Arr, C
 
 # names usable as values without a user definition (packages, builtin type statics)
 BUILTIN_VALUE_ROOTS = frozenset("""
-baml assert log reflect testing ai llm env int float string bool bigint Array Map uint8array
-image audio video pdf json null true false
+baml assert log reflect testing ai llm env int float string bool bigint uint8array
+image audio video pdf null true false
 """.split())
+# builtin types whose statics are reached by name (`int.parse`): a member no stdlib function has
+# is surely unresolved
+_CARRIERS = frozenset("int float string bool bigint".split())
+# `baml.<x>` that do not exist in 0.23.0 (the carriers are `int.parse`, not `baml.int.parse`)
+_NOT_IN_BAML = frozenset("int float string bool bigint uint8array math log unstable deep_equals".split())
 
+# the attributes the engine accepts, by declaration (in its order, for its messages)
+_ATTRIBUTES = {
+    "a class field": ("@description", "@alias", "@skip", "@stream.done", "@stream.must_exist"),
+    "a class": ("@@description", "@@alias", "@@stream.done"),
+    "an enum variant": ("@description", "@alias", "@skip"),
+    "an enum": ("@@description", "@@alias"),
+}
 _ARITH = {"+", "-", "*", "/", "%"}
 _BITS = {"&", "|", "^", "<<", ">>"}
 _ORDER = {"<", "<=", ">", ">="}
@@ -102,6 +114,9 @@ class Checker(LlmChecks):
     def run(self) -> None:
         idx = self.index
         for cd in idx.classes.values():
+            self.attributes(cd.decl.attrs, "a class")
+            for f in cd.fields:
+                self.attributes(f.attrs, "a class field")
             self.ns = cd.namespace
             self.generics = {g.name for g in cd.decl.generics}
             for f in cd.fields:
@@ -116,6 +131,10 @@ class Checker(LlmChecks):
             self.check_interface(idef)
         for impl in idx.impls:
             self.check_impl(impl)
+        for ed in idx.enums.values():
+            self.attributes(ed.decl.attrs, "an enum")
+            for v in ed.decl.variants:
+                self.attributes(v.attrs, "an enum variant")
         for ad in idx.aliases.values():
             self.ns = ad.namespace
             self.generics = set()
@@ -171,6 +190,20 @@ class Checker(LlmChecks):
         ok = lambda a, b: T.has_tvar(a) or T.has_tvar(b) or (assignable(a, b) and assignable(b, a))  # noqa: E731
         return ok(mr, wr) and all(ok(a[1], b[1]) for a, b in zip(mp, wp))
 
+    def attributes(self, attrs, where: str) -> None:
+        """E0015 for an attribute the engine does not know on this kind of declaration."""
+        valid = _ATTRIBUTES[where]
+        for a in attrs:
+            name = "@" * a.level + a.name
+            if name in ("@stream.done", "@@stream.done") and name not in valid:
+                self.err(Span(a.span.file, a.span.start, a.span.start + len(name)), "E0016",
+                         f"attribute `{name}` is not valid on {where}; allowed: `@stream.done` "
+                         "on a class field, `@@stream.done` on a class")
+            elif name not in valid:
+                self.err(Span(a.span.file, a.span.start, a.span.start + len(name)), "E0015",
+                         f"unknown attribute `{name}`; valid on {where}: "
+                         + ", ".join(f"`{v}`" for v in valid))
+
     def err(self, span: Span | None, code: str, msg: str, note: str | None = None) -> None:
         self.diags.append(Diagnostic(span, code, msg, notes=[note] if note else []))
 
@@ -218,6 +251,9 @@ class Checker(LlmChecks):
         if d.body is not None:
             self.body(d.body, ret)
             self.effects.summarize(id(fd), d.body)
+            if (isinstance(d.ret, ast.TName) and d.ret.path == ["unknown"] and d.body.tail is None
+                    and not any(map(_diverges, d.body.stmts))):
+                self.missing_value(d.body, UNKNOWN)  # a declared `unknown` still wants a value
         self.finish_fn()
 
     def duplicate_params(self, params, where: str) -> None:
@@ -831,7 +867,9 @@ class Checker(LlmChecks):
             p = ".".join(path)
             self.err(e.span, "E0003", f"unresolved name: `{p}`. Did you mean `root.{p}`?")
             return "error", None
-        if head in BUILTIN_VALUE_ROOTS:
+        if head in BUILTIN_VALUE_ROOTS and not (
+                (head in _CARRIERS and path[1] not in STDLIB_MEMBER_NAMES)
+                or (head == "baml" and path[1] in _NOT_IN_BAML)):
             return "unknown", None
         self.err(e.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
         return "error", None
@@ -1191,6 +1229,8 @@ class Checker(LlmChecks):
                          f"operator `-` cannot be applied to `{show(widen(t))}`")
             return UNKNOWN
         if e.op == "~":
+            if isinstance(t, Lit) and t.base is INT:  # folded, as the engine does (`let x: -1 = ~0`)
+                return T.lit_int(~t.value)
             if tb in (INT, FLOAT, T.BIGINT):
                 return tb
             if tb in (BOOL, STRING, NULL) or isinstance(tb, (Arr, MapT)):
@@ -1208,9 +1248,10 @@ class Checker(LlmChecks):
             pos, neg = self.cond_facts(e.left)
             saved = dict(self.facts)
             self.facts.update(pos if op == "&&" else neg)
-            self.expr(e.right, UNKNOWN)
+            rt = self.expr(e.right, UNKNOWN)
             self.facts = saved
-            return BOOL
+            # literal operands fold (`let t: true = 1 != 2 && true`), left open as `!` leaves them
+            return UNKNOWN if all(isinstance(x, Lit) and x.base is BOOL or x is UNKNOWN for x in (lt, rt)) else BOOL
         if op != "??" and type(e.left) is ast.Binary and e.left.op not in _SHORT:
             return self.binary_chain(e)
         if op == "??" and type(e.right) is ast.Binary and e.right.op == "??":

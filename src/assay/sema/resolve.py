@@ -83,6 +83,8 @@ class Resolver:
         if head in self.index.namespaces and err:
             p = ".".join(path)
             err(te.span, "E0002", f"unresolved type: {p}. Did you mean `root.{p}`?")
+        elif err and head not in BUILTIN_TYPE_ROOTS and head not in generics and head != "Self":
+            err(te.span, "E0002", f"unresolved type: {'.'.join(path)}")  # `iter.Done`: no package `iter`
         return T.UNKNOWN
 
     def _bare(self, te: ast.TName, ns, generics, args, err) -> T.Type:

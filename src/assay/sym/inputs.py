@@ -3,7 +3,7 @@ TypeView) and its run-time value; and the other way, new arguments from a solver
 from __future__ import annotations
 
 from ..jsonvalue import EnumValue
-from .expr import SymArray, SymMap, SymObject, SymOptional, SymUnion, _kind_of, var
+from .expr import SymArray, SymMap, SymObject, SymOptional, SymUnion, _kind_of, mk, var
 
 
 class Inputs:
@@ -18,8 +18,8 @@ class Inputs:
         if t is None:
             return None
         k = t.kind
-        if k in ("int", "bool", "string"):
-            return var(name, k) if type(value) in (int, bool, str) or value is None else None
+        if k in ("int", "bool", "string"):  # the hot case: the interned var itself
+            return mk("var", (name,), k) if type(value) in (int, bool, str) or value is None else None
         if k == "bigint":
             self.domains[name] = (None, None)  # unbounded
             return var(name, "bigint")

@@ -152,8 +152,9 @@ class Tracer(mirx.Extension):
 
     # ── run half ──
     def on_run_start(self, run):
-        run.shadows = tuple(self.inputs.shadow(name, value, t) if symbolic else None
-                            for (name, t, symbolic), value in zip(self.params, run.args))
+        shadow = self.inputs.shadow
+        run.shadows = tuple([shadow(name, value, t) if symbolic else None
+                             for (name, t, symbolic), value in zip(self.params, run.args)])
         return PathState(**self.limits, inputs=self.inputs, llm_given=self.llm)
 
     def on_run_end(self, run, state) -> None:

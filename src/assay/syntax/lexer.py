@@ -56,7 +56,8 @@ _MASTER = re.compile(
 )
 
 _ESC = re.compile(r"\\(u\{[^}\n]*\}?|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{0,2}|.)", re.S)
-_SIMPLE_ESC = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "0": "\0", "'": "'"}
+_HASH_STR = re.compile(r'(?P<h>#+)"(?P<body>.*?)"(?P=h)', re.S)
+_SIMPLE_ESC = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "0": "\0", "'": "'", "$": "$"}
 
 
 def decode_escapes(raw: str, base: int, file: SourceFile, diags: list, extra: dict | None = None) -> str:
@@ -72,8 +73,12 @@ def decode_escapes(raw: str, base: int, file: SourceFile, diags: list, extra: di
             return table[c]
         s, e = base + m.start(), base + m.end()
         if c == "x":
-            if len(body) == 3:
+            if len(body) == 3 and int(body[1:], 16) < 0x80:
                 return chr(int(body[1:], 16))
+            if len(body) == 3:
+                diags.append(Diagnostic(Span(file, s, e), "E0109", f'out of range escape sequence '
+                                        f'"\\{body}" - "\\x" escapes in strings only go up to "\\x7F"'))
+                return ""
             diags.append(Diagnostic(Span(file, s, s + 2), "E0109",
                                     'invalid escape sequence "\\x" - "\\x" must be followed by exactly two hex digits'))
             return ""
@@ -82,6 +87,10 @@ def decode_escapes(raw: str, base: int, file: SourceFile, diags: list, extra: di
             return chr(v) if not (0xD800 <= v <= 0xDFFF) else "\ufffd"
         if c == "u":
             inner = body[2:-1] if body.endswith("}") else None
+            if inner is not None and len(inner.replace("_", "")) > 6 and re.fullmatch(r"[0-9A-Fa-f_]+", inner):
+                diags.append(Diagnostic(Span(file, s, e), "E0109", f'invalid escape sequence '
+                                        f'"\\{body}" - at most six hex digits are allowed'))
+                return ""
             if inner is not None and re.fullmatch(r"[0-9A-Fa-f_]{1,8}", inner):
                 v = int(inner.replace("_", ""), 16) if inner.replace("_", "") else -1
                 if 0 <= v <= 0x10FFFF and not (0xD800 <= v <= 0xDFFF):
@@ -167,6 +176,15 @@ class Lexer:
         doc: list[str] | None = None
         depth = 0
         while pos < n:
+            if text[pos] == "#":
+                h = _HASH_STR.match(text, pos)
+                if h is not None:  # `#"…"#`: removed from the language, read as a string
+                    self.diags.append(Diagnostic(Span(file, pos, h.end()), "E0098", "removed language "
+                                                 "feature: hash string literals like `#\"...\"#` are no "
+                                                 "longer supported; use quoted strings or backtick strings"))
+                    append(Token("rawstr", h.group(), pos, h.end(), nl, h.group("body")))
+                    nl, pos = False, h.end()
+                    continue
             m = match(text, pos)
             if m is None:
                 ch = text[pos]

@@ -17,6 +17,11 @@ from ..source import Diagnostic, Span, SourceFile
 
 RESERVED = frozenset("""if else while for let const break continue return throw defer match true
 false null function class enum in is catch catch_all catch_all_panics""".split())
+# the engine's keywords that cannot name a parameter, field, variant or declaration (`const`,
+# `true`, `false`, `null` and `type` can)
+NAME_KEYWORDS = frozenset("""if else while for let break continue return throw defer match function
+class enum in is catch catch_all catch_all_panics test self throws interface implements implement
+instanceof spawn await""".split())
 
 # binary operator -> (precedence, right-assoc)
 BINOPS = {
@@ -69,6 +74,7 @@ class Parser:
         self._match: dict[int, int] | None = None
         self.last_err = -1
         self.splits: list[tuple[int, Token]] = []  # `>>` tokens close_angle split (index, original)
+        self.stmt_start: int | None = None  # token index where the statement being parsed began
 
     # ───────────── token helpers ─────────────
     @property
@@ -165,6 +171,16 @@ class Parser:
         self.expected(what)
         return None
 
+    def decl_name(self, kind: str, s: int, extra=()) -> str:
+        """A declaration's name; a keyword there is the engine's E0107 at the declaration."""
+        t = self.tok
+        if t.kind == "ident" and (t.text in NAME_KEYWORDS or t.text in extra):
+            self.diags.append(Diagnostic(self.sp(s, t.start), "E0107", f"{kind} is missing a name"))
+            self.expected(f"{kind} name")
+            self.advance()
+            return "<error>"
+        return self.ident(f"{kind} name") or "<error>"
+
     def skip_balanced(self):
         """Skip one token, or a whole bracketed group when at an opening bracket."""
         t = self.tok
@@ -204,10 +220,10 @@ class Parser:
     def attrs(self, allow2: bool = True) -> list[ast.Attribute]:
         out = []
         while self.tok.kind == "op" and self.tok.text in ("@", "@@"):
+            if self.tok.text == "@@" and not allow2:
+                break  # `@@x` after an enum variant belongs to the enum
             s = self.tok.start
             level = 2 if self.advance().text == "@@" else 1
-            if level == 2 and not allow2:
-                pass
             name_parts = []
             n = self.ident("attribute name")
             if n is None:
@@ -235,10 +251,10 @@ class Parser:
         doc = t.doc
         s = t.start
         attrs = self.attrs()
-        t = self.tok
+        first, t = t, self.tok
         if t.kind != "ident":
-            if attrs:
-                self.expected("top-level declaration")
+            if attrs:  # attributes that no declaration follows: the engine points at them
+                self.expected("top-level declaration", first)
             return
         kw = t.text
         if kw == "function":
@@ -256,6 +272,12 @@ class Parser:
             ty = self.type_expr()
             self.eat(";")
             items.append(ast.TypeAlias(self.span(s), nt.text, self.sp(nt.start, nt.end), ty))
+        elif kw == "test" and self.peek().kind == "ident" and self.peek(2).text == "{":
+            self.advance()
+            self.diags.append(Diagnostic(self.sp(s, self.advance().end), "E0098", "removed language "
+                                         "feature: legacy test declarations were removed; use an "
+                                         'expression-body test with a quoted name: `test "Name" { … }`'))
+            self.skip_balanced()
         elif kw == "test":
             self.advance()
             name = ""
@@ -345,7 +367,7 @@ class Parser:
             self.expected("function name")
             name = "<error>"
         else:
-            name = self.advance().text
+            name = self.decl_name("function", s, extra=("client",))
         name_span = self.sp(nt.start, nt.end)
         gens = self.generics()
         params: list[ast.Param] = []
@@ -361,8 +383,8 @@ class Parser:
                                                      f"duplicate parameter `self` in `{name}`"))
                     has_self = True
                 else:
-                    if self.tok.kind != "ident":
-                        pe = self.prev_end
+                    if self.tok.kind != "ident" or self.tok.text in NAME_KEYWORDS:
+                        pe = self.prev_end if self.tok.kind != "ident" else self.tok.start
                         self.diags.append(Diagnostic(Span(self.file, pe, pe), "E0107",
                                                      f"parameter in function `{name}` is missing a name"))
                     p = self.param(typed=True)
@@ -489,7 +511,7 @@ class Parser:
 
     def param(self, typed: bool) -> ast.Param | None:
         s = self.tok.start
-        if self.tok.kind != "ident":
+        if self.tok.kind != "ident" or self.tok.text in NAME_KEYWORDS:
             self.expected("parameter name")
             return None
         name = self.advance().text
@@ -508,7 +530,7 @@ class Parser:
     def class_decl(self, s: int, attrs, doc) -> ast.ClassDecl:
         self.advance()  # class
         nt = self.tok
-        name = self.ident("class name") or "<error>"
+        name = self.decl_name("class", s)
         gens = self.generics()
         fields: list[ast.ClassField] = []
         methods: list[ast.Function] = []
@@ -536,7 +558,7 @@ class Parser:
                     d = self.impl_decl(t.start, standalone=False)
                     if d is not None:
                         impls.append(d)
-                elif t.kind == "ident":
+                elif t.kind == "ident" and t.text not in NAME_KEYWORDS:
                     fs = t.start
                     fname = self.advance().text
                     self.eat(":")
@@ -644,14 +666,14 @@ class Parser:
     def enum_decl(self, s: int, attrs, doc) -> ast.EnumDecl:
         self.advance()
         nt = self.tok
-        name = self.ident("enum name") or "<error>"
+        name = self.decl_name("enum", s)
         variants: list[ast.EnumVariant] = []
         if self.expect("{"):
             while not self.at("}") and self.tok.kind != "eof":
                 t = self.tok
                 if t.kind == "op" and t.text == "@@":
                     attrs.extend(self.attrs())
-                elif t.kind == "ident":
+                elif t.kind == "ident" and t.text not in NAME_KEYWORDS:
                     self.advance()
                     va = self.attrs(allow2=False) if self.at("@") else []
                     variants.append(ast.EnumVariant(self.span(t.start), t.text, va))
@@ -963,6 +985,13 @@ class Parser:
 
     def statement(self):
         """Returns (node, is_tail): is_tail when it is an expression that may be the block value."""
+        saved, self.stmt_start = self.stmt_start, self.i
+        try:
+            return self._statement()
+        finally:
+            self.stmt_start = saved
+
+    def _statement(self):
         t = self.tok
         s = t.start
         if t.kind == "ident":
@@ -999,17 +1028,23 @@ class Parser:
                 self.expected("expression")
                 self.advance()
                 return None, False
+            if x == "type" and self.peek().kind == "ident" and self.peek(2).text == "=":
+                self.advance()
+                self.advance()
+                self.advance()
+                self.type_expr()
+                self.eat(";")
+                self.diags.append(Diagnostic(self.span(s), "E0098", "removed language feature: "
+                                             "body-level `type N = …` bindings were removed"))
+                return None, False
         # expression / assignment
         blocky = t.kind == "ident" and t.text in ("if", "match") or (t.kind == "op" and t.text == "{")
         if blocky:
             e = self.primary_blocky()
-            # allow postfix/binary continuation on the same line, like `match … {}.f()`; a map
-            # literal continues as any expression does (`{"k": n}["k"]`)
-            if self.tok.kind == "op" and not self.tok.nl and self.tok.text in (".", "?.") or \
-                    isinstance(e, ast.MapLit) and self.tok.kind == "op" and not self.tok.nl or \
-                    self.at("catch") or self.at("catch_all") or self.at("catch_all_panics"):
-                e = self.postfix_ops(e, s)
-                e = self.binary_rest(e, 0, s)
+            # the engine continues it as any expression (`match … {} + 1`, `if … {} == 2`,
+            # `{"k": n}["k"]`, `.f()` on the next line); `(`/`[` only on the same line
+            e = self.postfix_ops(e, s)
+            e = self.binary_rest(e, 0, s)
         else:
             e = self.expr(stmt=True)
         t = self.tok
@@ -1191,6 +1226,18 @@ class Parser:
         finally:
             self.depth -= 1
 
+    def statement_level(self) -> bool:
+        """Is the parser inside a statement's expression but outside all of its brackets?"""
+        if self.stmt_start is None:
+            return False
+        depth = 0
+        for t in self.toks[self.stmt_start:self.i]:
+            if t.kind == "op" and t.text in ("(", "[", "{"):
+                depth += 1
+            elif t.kind == "op" and t.text in (")", "]", "}"):
+                depth -= 1
+        return depth <= 0
+
     def binary_rest(self, left: ast.Expr, min_prec: int, s: int) -> ast.Expr:
         while True:
             t = self.tok
@@ -1198,8 +1245,15 @@ class Parser:
                 op = t.text
             elif t.kind == "ident" and t.text == "is":
                 op = "is"
+            elif t.kind == "ident" and t.text == "instanceof" and not t.nl:
+                # removed from the language: read as `is`, reported as the engine does
+                self.diags.append(Diagnostic(self.sp(t.start, t.end), "E0098", "`instanceof` is no longer "
+                                             "supported. Use a `match` expression for type checking instead."))
+                op = "is"
             else:
                 return left
+            if op in ("-", "--") and t.nl and self.statement_level():
+                return left  # `x⏎- 1`: the engine reads the `-` as the next statement's
             prec = BINOPS.get(op)
             if prec is None or prec <= min_prec:
                 return left
@@ -1232,6 +1286,10 @@ class Parser:
                 continue
             left = ast.Binary(self.span(s), op, left, right)
 
+    def int_range_error(self, value: int, start: int, end: int) -> None:
+        self.error(f"integer literal `{value}` is out of range for `int` (which holds -4611686018427387904 "
+                   f"to 4611686018427387903); append `n` to write it as a `bigint`", start=start, end=end, code="E0150")
+
     def unary(self) -> ast.Expr:
         t = self.tok
         if t.kind == "op":
@@ -1241,10 +1299,12 @@ class Parser:
                 try:
                     s = self.advance().start
                     nt = self.tok
-                    if x == "-" and nt.kind == "int" and nt.value == I63_MAX + 1:
+                    if x == "-" and nt.kind == "int" and nt.value > I63_MAX:
                         p2 = self.peek()
                         if not (p2.kind == "op" and p2.text in (".", "?.", "(", "[")):
                             self.advance()
+                            if nt.value > I63_MAX + 1:  # the engine folds the sign into the literal
+                                self.int_range_error(-nt.value, s, nt.end)
                             return ast.IntLit(self.span(s), -nt.value)
                     inner = self.unary()
                     if x == "++":
@@ -1516,9 +1576,7 @@ class Parser:
         if k == "int":
             self.advance()
             if t.value > I63_MAX:
-                self.error(f"integer literal `{t.text}` is out of range for `int` (which holds "
-                           f"-4611686018427387904 to 4611686018427387903); append `n` to write it as a `bigint`",
-                           t, code="E0150")
+                self.int_range_error(t.value, t.start, t.end)
             return ast.IntLit(self.span(s), t.value)
         if k == "float":
             self.advance()
@@ -1761,6 +1819,15 @@ class Parser:
         arms = self.arms()
         return ast.Match(self.span(s), scrut, arms)
 
+    def arm_expr(self) -> ast.Expr:
+        """An arm's value is newline-sensitive as a statement is: a `-` that starts a line begins
+        the next arm's pattern (the engine's reading)."""
+        saved, self.stmt_start = self.stmt_start, self.i
+        try:
+            return self.expr()
+        finally:
+            self.stmt_start = saved
+
     def arms(self) -> list[ast.MatchArm]:
         arms: list[ast.MatchArm] = []
         if not self.expect("{"):
@@ -1788,7 +1855,7 @@ class Parser:
                         bl = self.block()
                         body = ast.BlockExpr(bl.span, bl)
                 else:
-                    body = self.expr()
+                    body = self.arm_expr()
                 arms.append(ast.MatchArm(self.span(s), pat, guard, body))
                 self.eat(",")
                 if self.i == b:

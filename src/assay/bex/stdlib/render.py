@@ -8,6 +8,7 @@ import types
 import regex as _regex
 import unicodedata2 as unicodedata  # the engine's Unicode (17.0): stdlib/strings.py
 
+from ..futures import Future
 from ..ops import unkey
 from ..values import Instance, Variant
 
@@ -126,7 +127,10 @@ def _nested(v) -> str:
 
 def _function_text(v) -> str:
     """A function value as the engine renders it: a closure with its capture count, a named
-    function, a bound method."""
+    function, a bound method; a future as its value once awaited (the engine numbers pending
+    ones, `<pending: future #3>`, and shows a heap value's address, `<ready: 0x7f53…>`)."""
+    if type(v) is Future:
+        return f"<ready: {_nested(v.value)}>" if v.done and v.error is None else "<pending: future>"
     if isinstance(v, types.MethodType) or isinstance(v, functools.partial):
         return "<bound_method>"
     code = getattr(v, "__code__", None)
