@@ -41,8 +41,8 @@ class Effects:
             if isinstance(node, (list, tuple)):
                 todo += [(n, filters, bound) for n in node]
                 continue
-            if type(node).__module__ != ast.__name__:  # AST nodes only (not sema's annotations)
-                continue
+            if type(node).__module__ != ast.__name__ or not hasattr(node, "__dataclass_fields__"):
+                continue  # AST nodes only (not sema's annotations on them)
             if isinstance(node, ast.Lambda):
                 self.summarize(id(node), node.body)
                 continue
