@@ -16,8 +16,10 @@ from .bex.values import BamlRaise, Instance
 from .llm import outfmt as llmformat
 from .llm import prompt as llmprompt
 from .mir import ir
+from .mir import dispatch as mirdispatch
 from .mir import lower as mirlower
 from .mir import typetest
+from .sema import interfaces
 from .sema.check import check
 from .sema.program import build_index
 from .source import CompileError, Diagnostic, SourceFile
@@ -160,21 +162,27 @@ class Program:
         self.lowering = mirlower.Program(index, builtins, variants, self.runtime.classes, builtin_methods)
 
     def _attach_interfaces(self) -> None:
-        """Classes implementing baml.ops.Equals / baml.ops.Compare / baml.ToString get their
-        methods hooked into `==`, sorting and rendering."""
-        hooks = {"Equals": ("eq", ops.EQ_OVERRIDES), "Compare": ("cmp", ops.CMP_OVERRIDES),
-                 "ToString": ("to_string", TO_STRING_OVERRIDES)}
+        """Classes implementing stdlib interfaces get their methods hooked into the operators
+        (`baml.ops.Add` …: Python's operator methods on the instance class), `==`
+        (`Equals`), ordering and sorting (`Compare`) and rendering (`ToString`)."""
+        hooks = {"baml.ops.Equals": ("eq", ops.EQ_OVERRIDES), "baml.ops.Compare": ("cmp", ops.CMP_OVERRIDES),
+                 "baml.ToString": ("to_string", TO_STRING_OVERRIDES)}
         for fqn, c in self.index.classes.items():
             info = self.runtime.classes[fqn]
-            for impl in getattr(c.decl, "impls", []):
-                iface = getattr(impl.interface, "path", [""])[-1]
-                if iface in hooks and hooks[iface][0] in c.methods:
-                    attr = "m_" + hooks[iface][0]
-                    hooks[iface][1][info] = lambda a, *rest, _attr=attr: getattr(a, _attr)(*rest)
+            for impl in c.impls:
+                name = impl.std
+                if name in hooks and hooks[name][0] in c.methods:
+                    attr = "m_" + hooks[name][0]
+                    hooks[name][1][info] = lambda a, *rest, _attr=attr: getattr(a, _attr)(*rest)
+                for dunder, method in ops.OPERATOR_METHODS.get(name, ()):
+                    if method in c.methods:
+                        setattr(info.py, dunder, ops.operator_method(dunder, method))
 
     # ── lowering, on demand ──
 
     def _lower(self, fqn: str):
+        if interfaces.DISPATCH in fqn:
+            return [mirdispatch.dispatcher(self.index, fqn)]
         if fqn in self.tests:
             t = self.tests[fqn]
             lw = mirlower.FnLowerer(self.lowering, fqn, t.namespace, [], t.decl.body, span=t.decl.span)

@@ -93,8 +93,42 @@ def _overflow(msg: str) -> NoReturn:
     panic("baml.panics.IntegerOverflow", message=msg)
 
 
-def _bad(op: str, a, b=None) -> NoReturn:
+def _bad(op: str, a, b=None):
+    """An operator on values it is not built in for: a class's `baml.ops` method, else an
+    internal error (the checker admits only what the engine does)."""
+    m = getattr(a, "m_" + _OP_METHOD.get(op, ""), None) if isinstance(a, Instance) else None
+    if m is not None:
+        return m() if op == "unary -" else m(b)
     raise TypeError(f"cannot apply {op} to {type(a).__name__} and {type(b).__name__}")
+
+
+_OP_METHOD = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem", "unary -": "neg"}
+
+# stdlib operator interface → (Python operator method, BAML method): how a class implementing
+# it takes part in the operators the VM spells as Python's (generic `+`, `<`, sorting …)
+OPERATOR_METHODS = {
+    "baml.ops.Add": (("__add__", "add"),), "baml.ops.Subtract": (("__sub__", "sub"),),
+    "baml.ops.Multiply": (("__mul__", "mul"),), "baml.ops.Divide": (("__truediv__", "div"),),
+    "baml.ops.Remainder": (("__mod__", "rem"),), "baml.ops.Negate": (("__neg__", "neg"),),
+    "baml.ops.BitAnd": (("__and__", "bit_and"),), "baml.ops.BitOr": (("__or__", "bit_or"),),
+    "baml.ops.BitXor": (("__xor__", "bit_xor"),), "baml.ops.ShiftLeft": (("__lshift__", "shl"),),
+    "baml.ops.ShiftRight": (("__rshift__", "shr"),),
+    "baml.ops.Compare": (("__lt__", "cmp"), ("__le__", "cmp"), ("__gt__", "cmp"), ("__ge__", "cmp")),
+}
+_ORDERINGS = {"__lt__": ("Less",), "__le__": ("Less", "Equal"), "__gt__": ("Greater",),
+              "__ge__": ("Greater", "Equal")}
+
+
+def operator_method(dunder: str, method: str):
+    """The Python operator method `dunder` of a class whose BAML method `method` implements
+    it (`<` and its kin through `cmp`)."""
+    attr = "m_" + method
+    if method == "cmp":
+        want = _ORDERINGS[dunder]
+        return lambda a, b: getattr(a, attr)(b).name in want
+    if method == "neg":
+        return lambda a: getattr(a, attr)()
+    return lambda a, b: getattr(a, attr)(b)
 
 
 # ----------------------------------------------------------------------------- arithmetic
@@ -114,7 +148,7 @@ def add(a, b):
         return float(a) + float(b)
     if _bigints(ta, tb):
         return BigInt(int(a) + int(b))
-    _bad("+", a, b)
+    return _bad("+", a, b)
 
 
 def sub(a, b):
@@ -129,7 +163,7 @@ def sub(a, b):
         return float(a) - float(b)
     if _bigints(ta, tb):
         return BigInt(int(a) - int(b))
-    _bad("-", a, b)
+    return _bad("-", a, b)
 
 
 def mul(a, b):
@@ -144,7 +178,7 @@ def mul(a, b):
         return float(a) * float(b)
     if _bigints(ta, tb):
         return BigInt(int(a) * int(b))
-    _bad("*", a, b)
+    return _bad("*", a, b)
 
 
 def fdiv(a: float, b: float) -> float:
@@ -187,7 +221,7 @@ def div(a, b):
             panic("baml.panics.DivisionByZero", dividend=a)
         q = abs(int(a)) // abs(int(b))
         return BigInt(q if (a < 0) == (b < 0) else -q)
-    _bad("/", a, b)
+    return _bad("/", a, b)
 
 
 def mod(a, b):
@@ -205,7 +239,7 @@ def mod(a, b):
             panic("baml.panics.DivisionByZero", dividend=a)
         r = abs(int(a)) % abs(int(b))
         return BigInt(-r if a < 0 else r)
-    _bad("%", a, b)
+    return _bad("%", a, b)
 
 
 def neg(a):
@@ -216,7 +250,7 @@ def neg(a):
         return -a
     if ta is float or ta is BigInt:
         return -a
-    _bad("unary -", a)
+    return _bad("unary -", a)
 
 
 # ----------------------------------------------------------------------------- bit operations

@@ -571,6 +571,10 @@ def make_dispatcher(name: str, method_of=None):
                 if kw:
                     return call_kw(m, args, kw.keys(), tuple(kw.values()))
                 return call_n(m, args)
+            adapter = table.get(iters.Iter)  # an iterator adapter on a user Iterator/Iterable
+            it = iters.from_user(recv) if adapter is not None else None
+            if it is not None:
+                return adapter(it, *args, **kw)
         if type(recv) is Variant:
             raise TypeError(f"enum value has no method {name}")
         raise TypeError(f"{type(recv).__name__} has no method {name}")

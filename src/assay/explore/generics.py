@@ -6,8 +6,8 @@ parameter of the function becomes one concrete type (docs/explore.md, "Generic f
   (E0145); Assay's checker also these.
 - builtin interfaces (`baml.ops.Compare`, `baml.ops.Equals`, `baml.Hash`, `baml.ToString`, or
   several with `&`): T := the first of int, string, bool, float implementing every bound.
-- a user interface: T := a value of any class implementing it (`implementers`; until Assay
-  models interfaces none is known, and the function is skipped with that reason).
+- a user interface: T := its first implementing type (a class or a builtin type; the others
+  are a choice not explored).
 - no bound (`unknown`): T := int.
 
 Where T could have been more than one type, only that one is explored: the verdict is then at
@@ -61,17 +61,18 @@ def _candidates(view: mirx.ProgramView, g) -> list:
 
 def _implementers(view: mirx.ProgramView, name: str, bound) -> list:
     """The types implementing one bound: a builtin interface's, a user interface's implementing
-    classes (none known yet: Assay does not model user interfaces), or a concrete type itself."""
+    types, or a concrete type itself."""
     if name in BUILTIN_INTERFACES:
         return [view.primitive(k) for k in BUILTIN_INTERFACES[name]]
     if bound.kind == "interface":
-        return []  # the classes that implement it, once the program records them
+        return bound.implementors
     if bound.kind in ("unknown", "typevar"):  # an interface Assay cannot resolve
         return []
     return [bound]
 
 
 def param_types(fv: mirx.FunctionView, inst: Instantiation) -> dict:
-    """Each parameter's type, the type parameters replaced by their instantiation."""
-    return {p.name: p.type.substitute(inst.types) if inst.types and p.type is not None else p.type
-            for p in fv.params}
+    """Each parameter's type, the type parameters replaced by their instantiation and each
+    interface by the union of its implementing types."""
+    return {p.name: (p.type.substitute(inst.types) if inst.types else p.type).closed()
+            if p.type is not None else None for p in fv.params}

@@ -2,6 +2,7 @@
 enclosing one for captures). Expressions lower to operands; control flow becomes blocks."""
 from __future__ import annotations
 
+from ..sema import interfaces
 from ..sema import types as T
 from ..sema.resolve import Resolver
 from ..source import Span
@@ -265,7 +266,7 @@ class FnLowerer:
             return [], None
         ps = [self.resolve(p.type) for p in self.decl_params]
         if self.has_self:
-            ps.insert(0, T.ClassT(self.owner, tuple(T.TVar(g.name) for g in self.owner.decl.generics)))
+            ps.insert(0, interfaces.self_type(self.owner))
         return ps, (self.resolve(fdef.decl.ret) if fdef.decl.ret is not None else None)
 
     # ── function body ──
@@ -630,7 +631,7 @@ class FnLowerer:
         item = self.prog.index.lookup(self.namespace, path)
         kind = type(item).__name__
         if kind == "FunctionDef":
-            return ir.Const(ir.FnRef(item.fqn))
+            return ir.Const(ir.FnRef(_target(item)))
         if item is None and len(path) >= 2:
             enum = self.prog.index.lookup(self.namespace, path[:-1])
             if type(enum).__name__ == "EnumDef":
@@ -658,11 +659,25 @@ class FnLowerer:
             return parts[::-1]
         return None
 
+    def expr_Upcast(self, e: ast.Upcast):
+        return self.lower_expr(e.obj)  # the value itself: only its static type changes
+
     def expr_Field(self, e: ast.Field):
+        if getattr(e, "default_field", None) is not None:  # `default.f` in an implementation
+            this = self.read_local(self.lookup_local("self"))
+            return self.to_temp(ir.Load(ir.FieldPlace(this, e.default_field)), e.span)
         path = self.dotted(e)
         if path is not None:
             return self.path_value(path, e)
         obj = self.lower_expr(e.obj)
+        dispatch = getattr(e, "dispatch", None)
+        if dispatch is not None and not dispatch[1].startswith("field:"):
+            dispatch = None  # a method as a value: bound by name on the receiver at run time
+        if dispatch is not None:  # an interface's field: read through its implementation
+            fqn = interfaces.dispatcher_fqn(*dispatch)
+            if e.optional:
+                return self.null_guard(obj, lambda o: self.call(ir.Callee("fn", fqn), [o], span=e.span))
+            return self.call(ir.Callee("fn", fqn), [obj], span=e.span)
         if e.name in self.prog.field_names:
             read = lambda o: ir.Load(ir.FieldPlace(o, e.name))  # noqa: E731
         else:
@@ -707,6 +722,8 @@ class FnLowerer:
             if set(given) == {"value", "count"}:
                 return self.call(ir.Callee("native", "baml.iter.Repeat.new"), [given["value"], given["count"]],
                                  span=e.span)
+        if cls is None and ".".join(e.type.path) == "baml.iter.Done" and not e.entries:
+            return self.to_temp(ir.ClassAgg("baml.iter.Done", []), e.span)  # an iterator's end
         if type(cls).__name__ != "ClassDef":
             raise LowerError(e.type.span, f"unresolved class: {'.'.join(e.type.path)}")
         given: dict[str, ir.Operand] = {}
@@ -1065,6 +1082,9 @@ class FnLowerer:
 
     def expr_Call(self, e: ast.Call):
         f = e.func
+        if isinstance(f, ast.Field) and getattr(f, "direct", None) is not None and f.direct.owner is not None \
+                and isinstance(f.obj, ast.Name) and f.obj.name == "default":  # `default.m()`
+            return self.call_user(f.direct, e, [self.read_local(self.lookup_local("self"))])
         if isinstance(f, ast.Field) and not e.optional:
             path = self.dotted(f)
             if path is not None:
@@ -1097,6 +1117,13 @@ class FnLowerer:
         cls = _static_class(recv_expr)
         if cls is not None and name in cls.methods and not e.func.optional:
             return self.call_user(cls.methods[name], e, [recv])
+        dispatch = getattr(e.func, "dispatch", None)
+        if dispatch is not None:  # through an interface: on the receiver's run-time type
+            iface, _, args = dispatch
+            return self.call_user(iface.methods[name], e, [recv], interfaces.dispatcher_fqn(iface, name, args))
+        direct = getattr(e.func, "direct", None)
+        if direct is not None:  # a builtin type's method from an `implements … for` block
+            return self.call_user(direct, e, [recv])
         kind = _static_kind(recv_expr)
         if kind == "array" and name == "sum" and _elem_is_float(recv_expr):
             return self.call(ir.Callee("native", "baml._sum_float"), [recv], span=e.span)
@@ -1108,6 +1135,10 @@ class FnLowerer:
 
     def call_path(self, path: list[str], e: ast.Call) -> ir.Operand:
         item = self.prog.index.lookup(self.namespace, path)
+        if type(item).__name__ == "FunctionDef" and item.decl.has_self and item.owner is not None and e.args:
+            recv = self.lower_expr(e.args[0].value)  # `I.m(x, …)`: the receiver passed first
+            return self.call_user(item, ast.Call(e.span, e.func, e.args[1:], e.type_args), [recv],
+                                  _target(item))
         if type(item).__name__ == "FunctionDef":
             return self.call_user(item, e)
         if item is None and len(path) >= 2:
@@ -1138,7 +1169,7 @@ class FnLowerer:
             args.pop()
         return [a if a is not None else ir.Const(ir.OMITTED) for a in args]
 
-    def call_user(self, fdef, e: ast.Call, receiver=()) -> ir.Operand:
+    def call_user(self, fdef, e: ast.Call, receiver=(), fqn: str | None = None) -> ir.Operand:
         decl = fdef.decl
         params = decl.params
         pos, kw = self.lower_args(e.args)
@@ -1155,7 +1186,7 @@ class FnLowerer:
                 if params[i].default is None:
                     raise LowerError(e.span, f"missing argument `{params[i].name}`")
                 args[i] = ir.Const(ir.OMITTED)
-        return self.call(ir.Callee("fn", fdef.fqn), list(receiver) + args, span=e.span)
+        return self.call(ir.Callee("fn", fqn or fdef.fqn), list(receiver) + args, span=e.span)
 
     # ── patterns ──
 
@@ -1205,8 +1236,14 @@ class FnLowerer:
         if isinstance(pat, ast.PClass):
             if fail is not None:
                 self.test(ir.IsType(value, self.type_test(pat.type)), fail)
+            iface = self.resolve(pat.type)
             for fname, sub in pat.fields:
-                fv = self.to_temp(ir.Load(ir.FieldPlace(value, fname)))
+                if isinstance(iface, T.IfaceT):  # an interface's field: through its implementation
+                    owner = next(i for i in iface.iface.ancestors() if i.field(fname) is not None)
+                    args = iface.args if owner is iface.iface else ()
+                    fv = self.call(ir.Callee("fn", interfaces.dispatcher_fqn(owner, "field:" + fname, args)), [value])
+                else:
+                    fv = self.to_temp(ir.Load(ir.FieldPlace(value, fname)))
                 if sub is None:
                     self.declare(fname, fv, pat.span)
                 else:
@@ -1247,6 +1284,14 @@ class FnLowerer:
 
 
 _SIMPLE = (ast.Name, ast.IntLit, ast.FloatLit, ast.StrLit, ast.BoolLit, ast.NullLit)
+
+
+def _target(fdef) -> str:
+    """What a path naming `fdef` calls: an interface's method dispatches on its receiver."""
+    owner = fdef.owner
+    if owner is not None and type(owner).__name__ == "InterfaceDef":
+        return interfaces.dispatcher_fqn(owner, fdef.name)
+    return fdef.fqn
 
 
 def _simple(e) -> bool:

@@ -34,6 +34,9 @@ def of(t: T.Type) -> tuple:
         return ("variant", t.enum.fqn, t.variant) if t.variant else ("enum", t.enum.fqn)
     if isinstance(t, T.FuncT):
         return ("function",)
+    if isinstance(t, T.IfaceT):  # any implementing type (at these type arguments)
+        impls = [i for i in t.iface.impls_at(t.args) if i.target is not None]
+        return _union([of(i.target) for i in impls]) if impls else ("never",)
     if isinstance(t, T.StdT):
         return _std(t)
     return ("any",)

@@ -25,6 +25,7 @@ from ..bex.stack import TimeLimit, time_limit
 from ..compiler import compile_sources, describe_error, discover
 from ..extension import Abort, Code, Extension, Run
 from ..mir import ir, typetest
+from ..sema import interfaces
 from ..sema import types as T
 from ..source import CompileError as _CE
 from ..source import SourceFile
@@ -122,7 +123,7 @@ class ProgramView:
         if fv is not None:
             return fv
         idx = self._p.index
-        if name in idx.functions or name in self._p.tests or ".<lambda" in name:
+        if name in idx.functions or name in self._p.tests or ".<lambda" in name or interfaces.DISPATCH in name:
             fqn = name
         else:
             fqn = self._p.resolve(name).fqn
@@ -315,7 +316,7 @@ class FunctionView:
     def owner(self) -> TypeView | None:
         if self._fdef is None or self._fdef.owner is None:
             return None
-        return TypeView(T.ClassT(self._fdef.owner), self.program)
+        return TypeView(interfaces.self_type(self._fdef.owner), self.program)
 
     def _generics(self):
         d = self._fdef.decl

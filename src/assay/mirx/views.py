@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from ..bex.values import from_const
 from ..mir import ir
 from ..mir.typetest import show
+from ..sema import interfaces
 from ..sema import types as T
 
 if TYPE_CHECKING:
@@ -79,7 +80,8 @@ class TypeView:
         if isinstance(t, T.StdT):  # a stdlib class, panic or enum
             return "enum" if t.kind in ("enum", "variant") else "class"
         return {T.Lit: "literal", T.Arr: "array", T.MapT: "map", T.Union: "union",
-                T.ClassT: "class", T.EnumT: "enum", T.FuncT: "function", T.TVar: "typevar"}[type(t)]
+                T.ClassT: "class", T.EnumT: "enum", T.FuncT: "function", T.TVar: "typevar",
+                T.IfaceT: "interface"}[type(t)]
 
     @property
     def name(self) -> str:
@@ -119,6 +121,8 @@ class TypeView:
         t = self._t
         if isinstance(t, T.ClassT):
             return t.cls.fqn
+        if isinstance(t, T.IfaceT):
+            return t.iface.fqn
         if isinstance(t, T.EnumT):
             return t.enum.fqn
         if isinstance(t, T.StdT):
@@ -127,7 +131,15 @@ class TypeView:
 
     @property
     def type_args(self) -> list["TypeView"]:
-        return [self._wrap(a) for a in self._t.args] if isinstance(self._t, T.ClassT) else []
+        return [self._wrap(a) for a in self._t.args] if isinstance(self._t, (T.ClassT, T.IfaceT)) else []
+
+    @property
+    def implementors(self) -> list["TypeView"]:
+        """An interface's implementing types (classes and builtin types), in source order."""
+        t = self._t
+        if not isinstance(t, T.IfaceT):
+            return []
+        return [self._wrap(i.target) for i in t.iface.impls if i.target is not None]
 
     @property
     def fields(self) -> list[FieldView]:
@@ -176,6 +188,10 @@ class TypeView:
 
     def _wrap(self, t) -> "TypeView":
         return TypeView(t, self._program)
+
+    def closed(self) -> "TypeView":
+        """This type with every interface replaced by the union of its implementing types."""
+        return self._wrap(interfaces.closed(self._t))
 
     def substitute(self, env: dict) -> "TypeView":
         """This type with its type variables replaced ({name: TypeView}; others: unknown)."""

@@ -15,11 +15,12 @@ from . import stdsigs
 from .effects import ALL, MAYBE, Effects
 from . import types as T
 from .llmcheck import LlmChecks
-from .program import AliasDef, EnumDef, FunctionDef, ProgramIndex
+from . import interfaces
+from .program import AliasDef, EnumDef, FunctionDef, InterfaceDef, ProgramIndex
 from .resolve import BUILTIN_TYPE_ROOTS, OPAQUE_TYPES, PRIM_TYPES, Resolver
 from .stdnames import STDLIB_MEMBER_NAMES
 from .types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, UNKNOWN, VOID, Arr, ClassT, EnumT,
-                    FuncT, Lit, MapT, TVar, Union, assignable, show, widen)
+                    FuncT, IfaceT, Lit, MapT, TVar, Union, assignable, show, widen)
 
 # names usable as values without a user definition (packages, builtin type statics)
 BUILTIN_VALUE_ROOTS = frozenset("""
@@ -90,6 +91,7 @@ class _Fn:
 
 def check(index: ProgramIndex) -> list[Diagnostic]:
     c = Checker(index)
+    c.diags += interfaces.link(index, c.types)
     c.run()
     return c.diags
 
@@ -104,6 +106,7 @@ class Checker(LlmChecks):
         self.cur_fd: FunctionDef | None = None
         self.effects = Effects()
         self.generics: set[str] = set()
+        self.bounds: dict[str, list[T.Type]] = {}  # type parameter → its `extends` bounds
         self.scopes: list[dict[str, Var]] = []
         self.facts: dict[Var, T.Type] = {}
         self.assigned_log: list[Var] = []
@@ -128,6 +131,15 @@ class Checker(LlmChecks):
             for f in cd.fields:
                 self.resolve(f.type)
                 self.require_throws(f.type)
+        for idef in idx.interfaces.values():
+            self.ns = idef.namespace
+            self.generics = {g.name for g in idef.decl.generics}
+            for f in idef.fields:
+                self.resolve(f.type)
+                self.require_throws(f.type)
+            self.check_interface(idef)
+        for impl in idx.impls:
+            self.check_impl(impl)
         for ed in idx.enums.values():
             self.attributes(ed.decl.attrs, "an enum")
             for v in ed.decl.variants:
@@ -140,6 +152,7 @@ class Checker(LlmChecks):
         for fd in idx.functions.values():
             self.check_function(fd)
         self.check_clients()
+        self.llm_fn = None
         for td in idx.tests:
             self.ns = td.namespace
             self.generics = set()
@@ -153,6 +166,38 @@ class Checker(LlmChecks):
             self.finish_fn()
             self.effects.summarize(id(td), td.decl.body)
         self.effects.report(self.err)
+
+    def check_interface(self, idef: InterfaceDef) -> None:
+        for m in idef.methods.values():
+            d = m.decl
+            if d.throws is None:
+                self.err(d.name_span, "E0170", f"interface method `{d.name}` on `{idef.name}` must "
+                         "declare an explicit `throws` clause")
+            for p in d.params:
+                if p.default is not None:
+                    self.err(p.default.span, "E0010", "parameter defaults are not supported in method "
+                             f"signature `{d.name}`")
+
+    def check_impl(self, impl) -> None:
+        """Each method of an implementation belongs to the interface and has its signature."""
+        if impl.iface is None:
+            return
+        declared = {n: m for i in impl.iface.ancestors() for n, m in reversed(i.methods.items())}
+        for name, m in impl.methods.items():
+            want = declared.get(name)
+            if want is None:
+                self.err(m.decl.span, "E0115", f"`{name}` is not a method of interface `{impl.iface.name}`")
+            elif not self.conforms(m, want):
+                self.err(m.decl.span, "E0120", f"method `{name}` does not conform to interface "
+                         f"`{impl.iface.name}`'s declared signature")
+
+    def conforms(self, m: FunctionDef, want: FunctionDef) -> bool:
+        """False only when surely not: another arity or incompatible parameter/return types."""
+        (mp, mr), (wp, wr) = self.sig(m), self.sig(want)
+        if len(mp) != len(wp) or m.decl.has_self != want.decl.has_self:
+            return False
+        ok = lambda a, b: T.has_tvar(a) or T.has_tvar(b) or (assignable(a, b) and assignable(b, a))  # noqa: E731
+        return ok(mr, wr) and all(ok(a[1], b[1]) for a, b in zip(mp, wp))
 
     def attributes(self, attrs, where: str) -> None:
         """E0015 for an attribute the engine does not know on this kind of declaration."""
@@ -177,13 +222,12 @@ class Checker(LlmChecks):
     def check_function(self, fd: FunctionDef) -> None:
         d = fd.decl
         self.ns = fd.namespace
-        self.generics = {g.name for g in d.generics}
-        if fd.owner is not None:
-            self.generics |= {g.name for g in fd.owner.decl.generics}
+        self.generics = interfaces.generics_of(fd)
+        self.bounds = {g.name: [self.resolve(b) for b in g.bounds]
+                       for g in d.generics + list(getattr(fd.owner, "decl", d).generics) if g.bounds}
         scope: dict[str, Var] = {}
         if d.has_self and fd.owner is not None:
-            args = tuple(TVar(g.name) for g in fd.owner.decl.generics)
-            scope["self"] = Var("self", ClassT(fd.owner, args))
+            scope["self"] = Var("self", interfaces.self_type(fd.owner))
         params = self.sig(fd)[0]
         owner = f"{fd.owner.name}." if fd.owner is not None else ""
         self.fn_name = f"{owner}{d.name}"
@@ -252,15 +296,17 @@ class Checker(LlmChecks):
         self.block(b, ret, is_body=True)
 
     # ───────────────────────── types ─────────────────────────
-    def sig(self, fd: FunctionDef) -> tuple:
-        """(params [(name, type, has_default)], ret) of a function, resolved once."""
+    def sig(self, fd: FunctionDef, explicit_self: bool = False) -> tuple:
+        """(params [(name, type, has_default)], ret) of a function, resolved once; with
+        `explicit_self`, a method's receiver is its first parameter."""
+        if explicit_self and fd.decl.has_self and fd.owner is not None:
+            ps, ret = self.sig(fd)
+            return (("self", interfaces.self_type(fd.owner), False),) + ps, ret
         s = self._sig_cache.get(id(fd))
         if s is None:
             save = (self.ns, self.generics)
             self.ns = fd.namespace
-            self.generics = {g.name for g in fd.decl.generics}
-            if fd.owner is not None:
-                self.generics |= {g.name for g in fd.owner.decl.generics}
+            self.generics = interfaces.generics_of(fd)
             ps = tuple((p.name, self.resolve(p.type) if p.type is not None else UNKNOWN,
                         p.default is not None) for p in fd.decl.params)
             ret = self.resolve(fd.decl.ret, report=False) if fd.decl.ret is not None else UNKNOWN
@@ -670,8 +716,9 @@ class Checker(LlmChecks):
         self.err(e.span, "E0003", f"unresolved name: `{e.name}`")
         return UNKNOWN
 
-    def fn_type(self, fd: FunctionDef, env=None) -> T.Type:
-        ps, ret = self.sig(fd)
+    def fn_type(self, fd: FunctionDef, env=None, explicit_self=False) -> T.Type:
+        """A function's type; a method named by its path (`I.m`) takes its receiver first."""
+        ps, ret = self.sig(fd, explicit_self)
         t = FuncT(ps, ret)
         if T.has_tvar(t):
             t = T.subst(t, env or {})
@@ -839,11 +886,19 @@ class Checker(LlmChecks):
         return "error", None
 
     def x_Field(self, e, x):
+        impl = getattr(getattr(self, "llm_fn", None), "impl", None)
+        if (impl is not None and impl.iface is not None and isinstance(e.obj, ast.Name) and e.obj.name == "default"
+                and self.lookup_var("default") is None):
+            for i in impl.iface.ancestors():  # `default.f`: the interface's field f of self
+                f = i.field(e.name)
+                if f is not None:
+                    e.default_field = impl.field_name(e.name)
+                    return self.iface_field_type(i, f)
         path = self.item_path(e)
         if path is not None:
             kind, val = self.resolve_path_expr(e, path)
             if kind == "fn":
-                return self.fn_type(val)
+                return self.fn_type(val, explicit_self=True)
             if kind == "type":
                 return val
             return UNKNOWN
@@ -866,6 +921,10 @@ class Checker(LlmChecks):
             self.err(e.span, "E0007", f"type `{show(widen(ot))}` has no member `{name}`: its "
                      "members implement no common interface that declares `{name}`")
             return UNKNOWN
+        if isinstance(tb, TVar):
+            tb = next((b for b in self.bounds.get(tb.name, ()) if isinstance(b, IfaceT)), tb)
+        if isinstance(tb, IfaceT):
+            return self.iface_member(e, tb, name)
         if isinstance(tb, ClassT):
             cls = tb.cls
             if cls.field(name) is not None:
@@ -873,6 +932,8 @@ class Checker(LlmChecks):
             m = cls.methods.get(name)
             if m is not None:
                 return self.fn_type(m, self.class_env(tb))
+            if interfaces.ambiguous(cls, name):
+                return self.ambiguous(e, show(ot), name, interfaces.ambiguous(cls, name))
             if name not in STDLIB_MEMBER_NAMES and name not in self.impl_names:
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
@@ -880,10 +941,44 @@ class Checker(LlmChecks):
             nf = self.native_method(tb, name)
             if nf is not None:
                 return nf
+            ms = interfaces.builtin_methods(self.index, tb, name)
+            if len(ms) > 1:
+                return self.ambiguous(e, show(ot), name, [m.impl.iface.name if m.impl.iface else m.impl.std
+                                                         for m in ms])
+            if ms:
+                e.direct = ms[0]  # `x.m()` on a builtin type: its `implements … for` block's method
+                return self.fn_type(ms[0])
             if name not in STDLIB_MEMBER_NAMES and name not in self.impl_names:
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
         return UNKNOWN
+
+    def ambiguous(self, e, owner: str, name: str, ifaces: list[str]) -> T.Type:
+        self.err(e.span, "E0121", f"method `{name}` on class `{owner}` is declared by multiple "
+                 f"interfaces: {', '.join(f'`{i}`' for i in ifaces)}; unqualified calls will be ambiguous")
+        return UNKNOWN
+
+    def iface_member(self, e, it: IfaceT, name: str) -> T.Type:
+        """`x.name` on an interface value: a field or method of the interface or of one it
+        requires; the call or read dispatches on x's run-time type (`e.dispatch`)."""
+        for i in it.iface.ancestors():
+            f = i.field(name)
+            if f is not None:
+                e.dispatch = (i, "field:" + name, it.args if i is it.iface else ())
+                return self.iface_field_type(i, f)
+            m = i.methods.get(name)
+            if m is not None:
+                e.dispatch = (i, name, it.args if i is it.iface else ())
+                return self.fn_type(m)
+        self.err(e.span, "E0007", f"type `{show(it)}` has no member `{name}`")
+        return UNKNOWN
+
+    def iface_field_type(self, i: InterfaceDef, f) -> T.Type:
+        save = (self.ns, self.generics)
+        self.ns, self.generics = i.namespace, {g.name for g in i.decl.generics}
+        t = self.resolve(f.type, report=False)
+        self.ns, self.generics = save
+        return t
 
     def native_method(self, tb: T.Type, name: str):
         kind = _KIND_OF.get(type(tb)) or _KIND_OF.get(tb)
@@ -903,6 +998,17 @@ class Checker(LlmChecks):
             env["K"], env["V"] = tb.key, tb.val
         ps = tuple((n, T.subst(p, env), d) for n, p, d in raw.params)
         return NativeFuncT(ps, T.subst(raw.ret, env), _std_throws(stdsigs.METHODS[kind][name]))
+
+    def x_Upcast(self, e, x):
+        ot = self.expr(e.obj, UNKNOWN)
+        t = self.resolve(e.type) if e.type is not None else UNKNOWN
+        if not isinstance(t, IfaceT):
+            if t is not UNKNOWN:
+                self.err(e.span, "E0001", f"`.as<{show(t)}>` needs an interface type")
+            return UNKNOWN
+        if not assignable(ot, t):
+            self.mismatch(e.span, t, ot)
+        return t
 
     def x_Index(self, e, x):
         ot = self.expr(e.obj, UNKNOWN)
@@ -941,6 +1047,8 @@ class Checker(LlmChecks):
                 fd = item
             else:
                 ft = self.expr(f, UNKNOWN)
+        elif isinstance(f, ast.Field) and self.default_method(f) is not None:
+            fd = f.direct = self.default_method(f)  # `default.m()`: the interface's own body
         elif isinstance(f, ast.Field):
             path = self.item_path(f)
             if path is not None:
@@ -969,6 +1077,10 @@ class Checker(LlmChecks):
                     if ft is UNKNOWN:
                         self.args_unknown(e)
                         return UNKNOWN
+                    if getattr(f, "dispatch", None) is not None and not f.dispatch[1].startswith("field:"):
+                        fd = f.dispatch[0].methods[f.name]
+                    elif getattr(f, "direct", None) is not None:
+                        fd = f.direct
                     if isinstance(ft, NativeFuncT):
                         self.effects.sites[id(e)] = ("type", ft.throws or NEVER)
                         self.check_args(e, ft.params, {}, native=True)
@@ -980,14 +1092,16 @@ class Checker(LlmChecks):
                         ft = T.optional(ft)
         else:
             ft = self.expr(f, UNKNOWN)
-        if fd is not None:
+        if fd is not None and not isinstance(ft, NativeFuncT):
             if fd.decl.generics and e.type_args:
                 env = dict(env)
                 for g, ta in zip(fd.decl.generics, e.type_args):
                     env[g.name] = self.resolve(ta, report=False)
-            ps, ret = self.sig(fd)
+            ps, ret = self.sig(fd, explicit_self=isinstance(f, ast.Field) and getattr(f, "direct", None) is None
+                               and self.item_path(f) is not None)
             self.check_args(e, ps, env)
             self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env))
+            self.check_bounds(e, fd, ps)
             if T.has_tvar(ret):
                 ret = T.subst(ret, env)
                 if T.has_unknown(ret):
@@ -1013,6 +1127,36 @@ class Checker(LlmChecks):
             if i < len(names) and names[i][1]:
                 self.err(a.value.span, "E0005", f"defaulted parameter `{names[i][0]}` must be "
                          "passed by name")
+
+    def satisfies(self, t: T.Type, bound: IfaceT) -> bool:
+        """Does `t` meet the bound `T extends I`? A type parameter meets it through its own."""
+        if isinstance(t, TVar):
+            return any(isinstance(b, IfaceT) and bound.iface in b.iface.ancestors()
+                       for b in self.bounds.get(t.name, ())) or t.name not in self.bounds
+        return bound.iface.implemented_by(t)
+
+    def default_method(self, f: ast.Field) -> FunctionDef | None:
+        """`default.m` inside a method of an `implements` block: the interface's default `m`."""
+        impl = getattr(getattr(self, "llm_fn", None), "impl", None)
+        if not (isinstance(f.obj, ast.Name) and f.obj.name == "default" and impl is not None
+                and impl.iface is not None and self.lookup_var("default") is None):
+            return None
+        return next((m for i in impl.iface.ancestors() for n, m in i.methods.items()
+                     if n == f.name and m.decl.body is not None), None)
+
+    def check_bounds(self, e: ast.Call, fd: FunctionDef, params) -> None:
+        """Arguments for a type parameter `T extends I` must implement I."""
+        bounded = {g.name: g.bounds for g in fd.decl.generics if g.bounds}
+        if not bounded:
+            return
+        for a, (_, pt, _) in zip(e.args, params):
+            if a.name is None and isinstance(pt, TVar) and pt.name in bounded:
+                at = widen(a.value.ty) if getattr(a.value, "ty", None) is not None else UNKNOWN
+                for b in bounded[pt.name]:
+                    bt = self.types.resolve(b, fd.namespace, interfaces.generics_of(fd))
+                    if isinstance(bt, IfaceT) and at is not UNKNOWN and not self.satisfies(at, bt):
+                        self.err(e.span, "E0001", f"type `{show(at)}` does not implement interface `{show(bt)}`")
+                        return
 
     def value_callee(self, f, ft: FuncT) -> tuple:
         """What a call through a function value calls, for `throws` effects."""
@@ -1527,11 +1671,12 @@ class Checker(LlmChecks):
                         return []
                     pats.append(("type", t))
                 elif isinstance(a, ast.PClass):
-                    if all(sp is None or _irrefutable(sp) for _, sp in a.fields):
-                        t = self.resolve(a.type, report=False)
-                        if t is UNKNOWN:
-                            return []
-                        pats.append(("type", t))
+                    if not all(sp is None or _irrefutable(sp) for _, sp in a.fields):
+                        return []  # field sub-patterns: exhaustiveness across arms is not tracked
+                    t = self.resolve(a.type, report=False)
+                    if t is UNKNOWN:
+                        return []
+                    pats.append(("type", t))
                 else:
                     return []
         missing = []
@@ -1577,6 +1722,8 @@ class Checker(LlmChecks):
             return [show(m)]
         if isinstance(m, ClassT):
             return [show(m)]
+        if isinstance(m, IfaceT):  # open: any type may implement it later
+            return [show(m) + " {}"]
         return None
 
     def x_Catch(self, e, expected):

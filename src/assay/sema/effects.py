@@ -42,8 +42,8 @@ class Effects:
             if isinstance(node, (list, tuple)):
                 todo += [(n, filters, bound) for n in node]
                 continue
-            if not hasattr(node, "__dataclass_fields__"):
-                continue
+            if type(node).__module__ != ast.__name__ or not hasattr(node, "__dataclass_fields__"):
+                continue  # AST nodes only (not sema's annotations on them)
             if isinstance(node, ast.Lambda):
                 self.summarize(id(node), node.body)
                 continue

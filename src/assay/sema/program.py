@@ -19,6 +19,7 @@ from typing import Union
 
 from ..source import Diagnostic, Span
 from ..syntax import ast
+from . import types as T
 
 
 def _fqn(namespace: str | None, name: str) -> str:
@@ -31,8 +32,9 @@ class FunctionDef:
     name: str
     namespace: str | None
     decl: ast.Function
-    owner: "ClassDef | None"
+    owner: "ClassDef | InterfaceDef | ImplDef | None"
     file: ast.File
+    impl: "ImplDef | None" = None  # the `implements` block that defines this method
 
     def __repr__(self) -> str:
         return f"FunctionDef({self.fqn})"
@@ -47,6 +49,7 @@ class ClassDef:
     fields: list[ast.ClassField]
     methods: dict[str, FunctionDef] = field(default_factory=dict)
     file: ast.File | None = None
+    impls: list[ImplDef] = field(default_factory=list)
 
     def field(self, name: str) -> ast.ClassField | None:
         for f in self.fields:
@@ -56,6 +59,118 @@ class ClassDef:
 
     def __repr__(self) -> str:
         return f"ClassDef({self.fqn})"
+
+
+@dataclass(eq=False)
+class InterfaceDef:
+    """`interface Name { … }`. `methods`: every declared method (owner = this interface; a
+    default body is compiled once, with `self` typed as the interface); `requires` and `impls`
+    are filled by sema.interfaces.link."""
+    fqn: str
+    name: str
+    namespace: str | None
+    decl: ast.InterfaceDecl
+    file: ast.File | None = None
+    methods: dict[str, FunctionDef] = field(default_factory=dict)
+    requires: list["InterfaceDef"] = field(default_factory=list)
+    impls: list["ImplDef"] = field(default_factory=list)
+    variants: list[tuple] = field(default_factory=lambda: [()])  # type arguments seen, by number
+
+    def variant(self, args: tuple) -> int:
+        """The number of this interface at type arguments `args` (0: any)."""
+        if not concrete(args):
+            return 0
+        if args not in self.variants:
+            self.variants.append(args)
+        return self.variants.index(args)
+
+    def impls_at(self, args: tuple) -> list["ImplDef"]:
+        """The implementations that serve this interface at type arguments `args`."""
+        if not concrete(args):
+            return self.impls
+        return [i for i in self.impls if not concrete(i.args) or i.args == args]
+
+    @property
+    def fields(self) -> list[ast.ClassField]:
+        return self.decl.fields
+
+    def field(self, name: str) -> ast.ClassField | None:
+        return next((f for f in self.decl.fields if f.name == name), None)
+
+    def ancestors(self) -> list["InterfaceDef"]:
+        """This interface and every interface it requires, transitively, nearest first."""
+        out, todo = [], [self]
+        while todo:
+            i = todo.pop(0)
+            if i not in out:
+                out.append(i)
+                todo.extend(i.requires)
+        return out
+
+    def implemented_by(self, t, args: tuple = ()) -> bool:
+        """Does a value of static type `t` implement this interface (at type arguments `args`)?"""
+        if isinstance(t, T.IfaceT):
+            return self in t.iface.ancestors() and (t.iface is not self or not concrete(args)
+                                                    or not concrete(t.args) or t.args == args)
+        for impl in self.impls_at(args):
+            if isinstance(t, T.ClassT) and impl.cls is t.cls:
+                return True
+            if impl.cls is None and impl.target is not None and target_matches(t, impl.target):
+                return True
+        return False
+
+    def __repr__(self) -> str:
+        return f"InterfaceDef({self.fqn})"
+
+
+def concrete(args: tuple) -> bool:
+    """Type arguments that select implementations: known, with no type parameter in them."""
+    return bool(args) and not any(a is T.UNKNOWN or T.has_tvar(a) or T.has_unknown(a) for a in args)
+
+
+def target_matches(t, target) -> bool:
+    """Is static type `t` the builtin type an `implements … for target` block names?"""
+    if isinstance(target, T.Arr):
+        return isinstance(t, T.Arr) and (T.has_tvar(target) or T.assignable(t, target))
+    if isinstance(target, T.MapT):
+        return isinstance(t, T.MapT) and (T.has_tvar(target) or T.assignable(t, target))
+    return T.base(t) == target
+
+
+@dataclass(eq=False)
+class ImplDef:
+    """One `implements I { … }` block (in a class body) or `implements I for T { … }`:
+    `iface` is the InterfaceDef (None for a stdlib interface, named by `std`); `cls` the class
+    target (None for builtin targets, whose resolved type is `target`)."""
+    decl: ast.ImplBlock
+    namespace: str | None
+    file: ast.File
+    iface: InterfaceDef | None = None
+    std: str | None = None
+    cls: "ClassDef | None" = None
+    target: object = None  # sema.types.Type of the implementing type
+    args: tuple = ()  # the interface's type arguments (`implements Slot<int>`)
+    methods: dict[str, FunctionDef] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        """The implementing type as BAML writes it (what a diagnostic calls the owner)."""
+        return T.show(self.target) if self.target is not None else "?"
+
+    def method(self, name: str) -> "FunctionDef | None":
+        """The implementation of `name` for this block's type: its own, else the default."""
+        m = self.methods.get(name)
+        if m is None and self.iface is not None:
+            for i in self.iface.ancestors():
+                d = i.methods.get(name)
+                if d is not None and d.decl.body is not None:
+                    return d
+        return m
+
+    def field_name(self, name: str) -> str:
+        """The class field behind interface field `name` (`name as other`)."""
+        a = self.decl.aliases.get(name)
+        return a[0] if a else name
 
 
 @dataclass(eq=False)
@@ -92,9 +207,10 @@ class TestDef:
     decl: ast.TestDecl
 
 
-Item = Union[FunctionDef, ClassDef, EnumDef, AliasDef]
+Item = Union[FunctionDef, ClassDef, EnumDef, AliasDef, InterfaceDef]
 
-_KIND = {FunctionDef: "function", ClassDef: "class", EnumDef: "enum", AliasDef: "type"}
+_KIND = {FunctionDef: "function", ClassDef: "class", EnumDef: "enum", AliasDef: "type",
+         InterfaceDef: "interface"}
 
 
 class ProgramIndex:
@@ -103,6 +219,8 @@ class ProgramIndex:
         self.classes: dict[str, ClassDef] = {}
         self.enums: dict[str, EnumDef] = {}
         self.aliases: dict[str, AliasDef] = {}
+        self.interfaces: dict[str, InterfaceDef] = {}
+        self.impls: list[ImplDef] = []  # every implementation block, in source order
         self.tests: list[TestDef] = []
         self.files: list[ast.File] = []
         # namespace (None = root) -> item name -> item (free functions, classes, enums, aliases)
@@ -135,7 +253,7 @@ class ProgramIndex:
             n = 1 if item is not None else 0
         if item is None:
             return None, 0
-        if isinstance(item, ClassDef) and n < len(path) and path[n] in item.methods:
+        if isinstance(item, (ClassDef, InterfaceDef)) and n < len(path) and path[n] in item.methods:
             return item.methods[path[n]], n + 1
         return item, n
 
@@ -150,6 +268,7 @@ class ProgramIndex:
         yield from self.classes.values()
         yield from self.enums.values()
         yield from self.aliases.values()
+        yield from self.interfaces.values()
 
 
 def _kind(item: Item) -> str:
@@ -245,33 +364,29 @@ def build_index(files: list[ast.File]) -> tuple[ProgramIndex, list[Diagnostic]]:
                 ad = AliasDef(_fqn(ns, it.name), it.name, ns, it, it.type, f)
                 if add(ns, it.name, it.name_span, ad):
                     index.aliases[ad.fqn] = ad
+            elif isinstance(it, ast.InterfaceDecl):
+                idef = InterfaceDef(_fqn(ns, it.name), it.name, ns, it, f)
+                for m in it.methods:
+                    if m.name in idef.methods:
+                        diags.append(Diagnostic(m.name_span, "E0012", f"duplicate method `{it.name}.{m.name}`"))
+                        continue
+                    idef.methods[m.name] = FunctionDef(f"{idef.fqn}.{m.name}", m.name, ns, m, idef, f)
+                if add(ns, it.name, it.name_span, idef):
+                    index.interfaces[idef.fqn] = idef
+                    for md in idef.methods.values():
+                        if md.decl.body is not None:  # a default body: compiled once
+                            index.functions[md.fqn] = md
             elif isinstance(it, ast.TestDecl):
                 index.tests.append(TestDef(it.name, ns, f, it))
     for f in files:
-        _attach_impls(index, f, diags)
+        ns = f.source.namespace or None
+        for it in f.items:
+            if isinstance(it, ast.ClassDecl) and index.classes.get(_fqn(ns, it.name)) is not None:
+                cd = index.classes[_fqn(ns, it.name)]
+                if cd.decl is it:
+                    index.impls += [ImplDef(d, ns, f, cls=cd) for d in it.impls]
+        index.impls += [ImplDef(d, ns, f) for d in f.impls]
     return index, diags
-
-
-def _attach_impls(index: ProgramIndex, f: ast.File, diags: list[Diagnostic]) -> None:
-    """Top-level `implements Iface for Class { … }`: the methods become the class's own, as
-    an in-body `implements` block's do. Other targets (builtin types, generic impls) are outside
-    what Assay supports yet."""
-    ns = f.source.namespace or None
-    for impl in getattr(f, "impls", []):
-        target = impl.target
-        cd = index.lookup(ns, target.path) if isinstance(target, ast.TName) and not impl.generics else None
-        if not isinstance(cd, ClassDef):
-            diags.append(Diagnostic(impl.span, "E9000", "`implements … for` a type other than a "
-                                    "class of this program is not supported yet"))
-            continue
-        cd.decl.impls.append(impl)
-        for m in impl.methods:
-            if m.name in cd.methods or cd.field(m.name) is not None:
-                diags.append(Diagnostic(m.name_span, "E0012", f"duplicate method `{cd.name}.{m.name}`"))
-                continue
-            md = FunctionDef(f"{cd.fqn}.{m.name}", m.name, cd.namespace, m, cd, f)
-            cd.methods[m.name] = md
-            index.functions[md.fqn] = md
 
 
 def _name_span(span: Span, name: str) -> Span:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..syntax import ast
 from . import types as T
-from .program import AliasDef, ClassDef, EnumDef, ProgramIndex
+from .program import AliasDef, ClassDef, EnumDef, InterfaceDef, ProgramIndex
 
 BUILTIN_TYPE_ROOTS = frozenset("baml reflect testing ai llm env log assert".split())
 PRIM_TYPES = {"int": T.INT, "float": T.FLOAT, "string": T.STRING, "bool": T.BOOL, "null": T.NULL,
@@ -114,6 +114,8 @@ class Resolver:
             return T.ClassT(item, tuple(args))
         if isinstance(item, EnumDef):
             return T.EnumT(item)
+        if isinstance(item, InterfaceDef):
+            return T.IfaceT(item, tuple(args))
         if isinstance(item, AliasDef):
             return self.alias(item)
         return T.UNKNOWN

@@ -100,6 +100,21 @@ class ClassT(Type):
         return hash((id(self.cls), self.args))
 
 
+class IfaceT(Type):
+    """A value of any type implementing interface `iface` (sema.program.InterfaceDef)."""
+    __slots__ = ("iface", "args")
+
+    def __init__(self, iface, args: tuple = ()):
+        self.iface = iface
+        self.args = args
+
+    def __eq__(self, o):
+        return isinstance(o, IfaceT) and o.iface is self.iface and o.args == self.args
+
+    def __hash__(self):
+        return hash(("iface", id(self.iface), self.args))
+
+
 class EnumT(Type):
     """An enum, or one of its variants as a literal type when `variant` is set."""
     __slots__ = ("enum", "variant")
@@ -245,7 +260,7 @@ def has_tvar(t: Type) -> bool:
         return has_tvar(t.key) or has_tvar(t.val)
     if isinstance(t, Union):
         return any(has_tvar(m) for m in t.members)
-    if isinstance(t, ClassT):
+    if isinstance(t, (ClassT, IfaceT)):
         return any(has_tvar(a) for a in t.args)
     if isinstance(t, FuncT):
         return has_tvar(t.ret) or any(has_tvar(p[1]) for p in t.params)
@@ -280,6 +295,8 @@ def subst(t: Type, env: dict) -> Type:
         return union(*(subst(m, env) for m in t.members))
     if isinstance(t, ClassT) and t.args:
         return ClassT(t.cls, tuple(subst(a, env) for a in t.args))
+    if isinstance(t, IfaceT) and t.args:
+        return IfaceT(t.iface, tuple(subst(a, env) for a in t.args))
     if isinstance(t, FuncT):
         return FuncT(tuple((n, subst(p, env), d) for n, p, d in t.params), subst(t.ret, env),
                      t.throws)
@@ -314,8 +331,12 @@ def assignable(src: Type, dst: Type) -> bool:
         return True
     if isinstance(src, Union):
         return all(assignable(m, dst) for m in src.members)
+    if isinstance(dst, IfaceT):
+        return dst.iface.implemented_by(src, dst.args)
     if isinstance(dst, Union):
         return any(assignable(src, m) for m in dst.members)
+    if isinstance(src, IfaceT):
+        return False  # an interface value is not known to be any one type
     if dst is VOID or dst is NULL:
         return src is NULL or src is VOID
     if isinstance(dst, Prim):
@@ -361,9 +382,10 @@ def show(t: Type, qualified: bool = False) -> str:
         return f"map<{show(t.key, qualified)}, {show(t.val, qualified)}>"
     if isinstance(t, Union):
         return " | ".join(show(m, qualified) for m in t.members)
-    if isinstance(t, ClassT):
+    if isinstance(t, (ClassT, IfaceT)):
+        item = t.cls if isinstance(t, ClassT) else t.iface
         a = f"<{', '.join(show(x, qualified) for x in t.args)}>" if t.args else ""
-        return (_path(t.cls) if qualified else t.cls.name) + a
+        return (_path(item) if qualified else item.name) + a
     if isinstance(t, EnumT):
         name = _path(t.enum) if qualified else t.enum.name
         return f"{name}.{t.variant}" if t.variant else name

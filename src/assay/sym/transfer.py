@@ -17,7 +17,10 @@ _ARITH = {"+", "-", "*", "/", "%"}
 _CMP = {"<", "<=", ">", ">=", "==", "!="}
 
 
-def _unwrap(z):
+def _unwrap(z, value=None):
+    """The shadow of the value itself: an optional's inner one, a union's current member's."""
+    if isinstance(z, SymUnion):
+        return z.member(value)
     return z.value if isinstance(z, SymOptional) else z
 
 
@@ -110,7 +113,7 @@ def truthy(st, a, za):
 
 
 def length(st, a, za):
-    z = _unwrap(za)
+    z = _unwrap(za, a)
     if isinstance(z, SymArray):
         return z.length
     if isinstance(z, Expr) and z.sort in ("string", "uint8array"):
@@ -178,14 +181,14 @@ def concat(st, values: tuple, shadows: tuple):
 
 def load_field(name: str):
     def transfer(st, obj, zo):
-        z = _unwrap(zo)
+        z = _unwrap(zo, obj)
         return z.fields.get(name) if isinstance(z, SymObject) else None
     return transfer
 
 
 def store_field(name: str):
     def transfer(st, obj, zo, zv):
-        z = _unwrap(zo)
+        z = _unwrap(zo, obj)
         if not isinstance(z, SymObject):
             if zv is None:
                 return zo
@@ -196,7 +199,7 @@ def store_field(name: str):
 
 
 def load_index(st, c, zc, i, zi):
-    z = _unwrap(zc)
+    z = _unwrap(zc, c)
     if type(c) is list:
         if zi is None:
             return z.items[i] if isinstance(z, SymArray) and -len(c) <= i < len(c) else None
@@ -234,7 +237,7 @@ def _select(st, c: list, z, i: int, zi):
 
 
 def store_index(st, c, zc, i, zi, zv):
-    z = _unwrap(zc)
+    z = _unwrap(zc, c)
     if zi is not None:
         st.concretize("index", ((i, zi),))
     if type(c) is bytearray:  # the shadow before the store (the VM stores after the snippet)
@@ -336,7 +339,7 @@ def _failing(panic: str, op: str, values, shadows):
 
 def _bounds(values, shadows):
     (c, i), (zc, zi) = values, shadows
-    z = _unwrap(zc)
+    z = _unwrap(zc, c)
     if (type(c) is list or type(c) is bytearray) and type(i) is int:
         n = z.length if isinstance(z, SymArray) else \
             app("str.len", "int", z) if isinstance(z, Expr) and z.sort == "uint8array" else const(len(c))
@@ -390,7 +393,7 @@ def method(name: str):
 
 def _push(st, result, values, shadows):
     (arr, _), (za, zv) = values, shadows
-    z = _unwrap(za)
+    z = _unwrap(za, arr)
     if not isinstance(z, SymArray):
         z = SymArray(const(len(arr) - 1), [None] * (len(arr) - 1))
     z.items.append(zv)

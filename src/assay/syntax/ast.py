@@ -247,6 +247,13 @@ class Field(Expr):
 
 
 @dataclass(eq=False)
+class Upcast(Expr):
+    """`e.as<I>`: `e` seen as interface `I` (its methods dispatch through I's implementation)."""
+    obj: Expr
+    type: "TypeExpr | None"
+
+
+@dataclass(eq=False)
 class Index(Expr):
     obj: Expr
     index: Expr
@@ -587,7 +594,23 @@ class TestDecl:
     body: Block
 
 
-Item = Union[Function, ClassDecl, EnumDecl, TypeAlias, TestDecl]
+@dataclass(eq=False)
+class InterfaceDecl:
+    """`interface Name<T> requires A, B { field: T  type Item  function m(self) -> R throws E
+    [{ default body }] }` (a method without a body must be implemented)."""
+    span: Span
+    name: str
+    name_span: Span
+    generics: list[Generic]
+    requires: list[TypeExpr]
+    fields: list[ClassField]
+    methods: list[Function]
+    assoc: list[tuple[str, Span]]  # associated types (`type Item`)
+    attrs: list[Attribute] = field(default_factory=list)
+    doc: str | None = None
+
+
+Item = Union[Function, ClassDecl, EnumDecl, TypeAlias, TestDecl, InterfaceDecl]
 
 
 @dataclass(eq=False)
@@ -599,6 +622,8 @@ class ImplBlock:
     target: TypeExpr | None
     generics: list[Generic]
     methods: list[Function]
+    aliases: dict = field(default_factory=dict)  # interface field → (class field, span): `host as h`
+    assoc: dict = field(default_factory=dict)    # associated type → TypeExpr: `type Item = int`
 
 
 @dataclass(eq=False)

@@ -33,7 +33,7 @@ ASSIGN_OPS = {"=": None, "+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", 
               "|=": "|", "^=": "^", "<<=": "<<", ">>=": ">>"}
 LLM_FIELDS = ("client", "prompt", "tools")
 UNSUPPORTED_ITEMS = {
-    "interface": "interface", "client": "client declaration", "template_string": "template_string",
+    "client": "client declaration", "template_string": "template_string",
     "retry_policy": "retry_policy", "generator": "generator", "testset": "testset",
 }
 MAX_DEPTH = 150
@@ -293,6 +293,8 @@ class Parser:
             else:
                 self.expected("'{'")
                 self.recover_top()
+        elif kw == "interface":
+            items.append(self.interface_decl(s, attrs, doc))
         elif kw in ("implements", "implement"):
             d = self.impl_decl(s, standalone=True)
             if d is not None:
@@ -357,7 +359,8 @@ class Parser:
         self.expected("'>'")
         return False
 
-    def function(self, s: int, attrs, doc, in_class: bool = False) -> ast.Function | None:
+    def function(self, s: int, attrs, doc, in_class: bool = False,
+                 abstract: bool = False) -> ast.Function | None:
         self.advance()  # 'function'
         nt = self.tok
         if nt.kind != "ident":
@@ -422,6 +425,8 @@ class Parser:
                 return ast.Function(self.span(s), name, name_span, gens, params, ret, throws, body, attrs,
                                     has_self, doc, llm)
             body = self.block()
+        elif abstract:  # an interface method without a default body
+            self.eat(";")
         else:
             self.expected("'{'")
             if not in_class:
@@ -553,7 +558,6 @@ class Parser:
                     d = self.impl_decl(t.start, standalone=False)
                     if d is not None:
                         impls.append(d)
-                        methods.extend(d.methods)
                 elif t.kind == "ident" and t.text not in NAME_KEYWORDS:
                     fs = t.start
                     fname = self.advance().text
@@ -587,7 +591,7 @@ class Parser:
         if standalone:
             if self.expect("for"):
                 target = self.type_expr(union=False)
-        methods = []
+        d = ast.ImplBlock(self.span(s), iface, target, gens, [])
         if self.expect("{"):
             while not self.at("}") and self.tok.kind != "eof":
                 b = self.i
@@ -596,18 +600,68 @@ class Parser:
                 if self.at("function"):
                     f = self.function(t.start, fa, t.doc, in_class=True)
                     if f:
-                        methods.append(f)
-                elif self.at("type"):
-                    # associated type: `type Item = T;`
+                        d.methods.append(f)
+                elif self.at("type") and self.peek().kind == "ident":
+                    self.advance()  # associated type binding: `type Item = T`
+                    nt = self.advance()
+                    if self.expect("="):
+                        d.assoc[nt.text] = self.type_expr()
+                    self.eat(";")
+                elif t.kind == "ident" and self.peek().text == "as" and self.peek(2).kind == "ident":
+                    self.advance()  # a field alias: `host as config_host`
                     self.advance()
-                    self.skip_item()
+                    ct = self.advance()
+                    d.aliases[t.text] = (ct.text, self.sp(t.start, ct.end))
+                    self.eat(",")
                 else:
                     self.expected("'function'")
                     self.skip_balanced()
                 if self.i == b:
                     self.advance()
             self.expect("}")
-        return ast.ImplBlock(self.span(s), iface, target, gens, methods)
+        d.span = self.span(s)
+        return d
+
+    def interface_decl(self, s: int, attrs, doc) -> ast.InterfaceDecl:
+        self.advance()  # interface
+        nt = self.tok
+        name = self.ident("interface name") or "<error>"
+        d = ast.InterfaceDecl(self.span(s), name, self.sp(nt.start, nt.end), self.generics(), [],
+                              [], [], [], attrs, doc)
+        if self.eat("requires"):
+            d.requires.append(self.type_expr(union=False))
+            while self.eat(","):
+                d.requires.append(self.type_expr(union=False))
+        if self.expect("{"):
+            while not self.at("}") and self.tok.kind != "eof":
+                b = self.i
+                t = self.tok
+                fa = self.attrs()
+                if self.at("function"):
+                    f = self.function(t.start, fa, t.doc, in_class=True, abstract=True)
+                    if f:
+                        d.methods.append(f)
+                elif self.at("type") and self.peek().kind == "ident":
+                    self.advance()
+                    at = self.advance()
+                    d.assoc.append((at.text, self.sp(at.start, at.end)))
+                    if self.eat("="):  # a default binding: `type Error = never`
+                        self.type_expr()
+                    self.eat(";")
+                elif t.kind == "ident":
+                    self.advance()
+                    self.expect(":")
+                    ty = self.type_expr()
+                    d.fields.append(ast.ClassField(self.span(t.start), t.text, ty, [], t.doc))
+                    self.eat(",")
+                else:
+                    self.expected("interface member")
+                    self.skip_balanced()
+                if self.i == b:
+                    self.advance()
+            self.expect("}")
+        d.span = self.span(s)
+        return d
 
     def enum_decl(self, s: int, attrs, doc) -> ast.EnumDecl:
         self.advance()
@@ -1275,12 +1329,10 @@ class Parser:
                     self.advance()
                     nt = self.tok
                     if nt.kind == "ident" and nt.text == "as" and self.peek().kind == "op" and self.peek().text == "<":
-                        # `e.as<T>` / `e.as<T>()`: an upcast, the value itself at run time
+                        # `e.as<T>`: an upcast (to an interface), the value itself at run time
                         self.advance()
-                        self.type_args()
-                        if self.at("(") and self.peek().kind == "op" and self.peek().text == ")":
-                            self.advance()
-                            self.advance()
+                        targs = self.type_args()
+                        e = ast.Upcast(self.span(s), e, targs[0] if targs else None)
                         continue
                     if nt.kind == "ident":
                         self.advance()

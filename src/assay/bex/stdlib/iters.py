@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .. import ops
 from ..ops import throw_error
-from ..values import OMITTED
+from ..values import OMITTED, Instance
 from ._registry import _KIND_OF, METHODS, function, method
 
 ops.BUILTIN_CLASSES.setdefault("baml.iter.Done", ops.ClassInfo("baml.iter.Done", "Done", []))
@@ -47,14 +47,39 @@ def from_list(xs: list) -> Iter:
     return Iter(nx)
 
 
+def from_user(obj) -> "Iter | None":
+    """A user class implementing `baml.iter.Iterable` (`iter()`) or `baml.iter.Iterator`
+    (`next()`) as an Iter; None for other values."""
+    if not isinstance(obj, Instance):
+        return None
+    make = getattr(obj, "m_iter", None)
+    if make is not None:
+        obj = make()
+        if type(obj) is Iter:
+            return obj
+    nxt = getattr(obj, "m_next", None)
+    if nxt is None:
+        return None
+    done = DONE._class
+
+    def nx():
+        v = nxt()
+        return DONE if isinstance(v, Instance) and v._class.fqn == done.fqn else v
+    return Iter(nx)
+
+
 def of(v) -> Iter:
-    """Anything iterable as an iterator: an iterator itself, an array, a string's characters."""
+    """Anything iterable as an iterator: an iterator itself, an array, a string's characters,
+    a user Iterable or Iterator."""
     if type(v) is Iter:
         return v
     if type(v) is list:
         return from_list(v)
     if type(v) is str:
         return from_list(list(v))
+    it = from_user(v)
+    if it is not None:
+        return it
     throw_error("baml.errors.InvalidArgument", message="value is not iterable")
 
 
@@ -88,7 +113,8 @@ def for_in_items(v):
         return list(v)
     if type(v) is Iter:
         return Lazy(v)
-    return v
+    it = from_user(v)
+    return Lazy(it) if it is not None else v
 
 
 # ── sources ──

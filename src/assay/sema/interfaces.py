@@ -1,0 +1,257 @@
+"""Interfaces: linking every `implements` block to its interface and its implementing type,
+and the method tables that follow (verified against baml_bridge 0.23.0).
+
+- A class's methods are its own, then those of its `implements` blocks, then the default
+  methods of the interfaces it implements (and of those they require); a name two blocks
+  define is reachable only through the interface (`x.as<I>.m()`), not directly.
+- A builtin type (`implements I for int`, `implement<T> I for T[]`) gets methods the same way.
+- A call through an interface-typed value dispatches on the run-time type to the implementation
+  of that interface (mir builds one dispatcher per interface method: `dispatcher_fqn`).
+- Stdlib interfaces (`baml.ops.Add`, `baml.ToString`, `baml.iter.Iterable`, …) have no
+  declaration here: their blocks only add methods, which the VM hooks into operators,
+  rendering, sorting and `for`-in.
+"""
+from __future__ import annotations
+
+from ..source import Diagnostic
+from ..syntax import ast
+from . import types as T
+from .program import ClassDef, FunctionDef, ImplDef, InterfaceDef, ProgramIndex, target_matches
+
+DISPATCH = "$dispatch"  # suffix of a dispatcher's fqn: `user.Shape.area$dispatch`
+
+
+def dispatcher_fqn(iface: InterfaceDef, name: str, args: tuple = ()) -> str:
+    """The function that dispatches `name` (a method or an interface field, `field:NAME`) of
+    `iface` (with type arguments `args`, when known: `Slot<int>` and `Slot<string>` are
+    implemented apart) on its receiver's run-time type."""
+    k = iface.variant(args)
+    return f"{iface.fqn}.{name}{DISPATCH}" + (str(k) if k else "")
+
+
+def link(index: ProgramIndex, resolver) -> list[Diagnostic]:
+    diags: list[Diagnostic] = []
+    for idef in index.interfaces.values():
+        for te in idef.decl.requires:
+            r = _interface(index, idef.namespace, te)
+            if isinstance(r, InterfaceDef):
+                idef.requires.append(r)
+            else:
+                diags.append(Diagnostic(te.span, "E0002", f"unresolved type: {_show_path(te)}"))
+    for impl in list(index.impls):
+        _link_impl(index, resolver, impl, diags)
+    _expand_blankets(index, resolver)
+    for impl in index.impls:
+        _check_complete(impl, index, diags)
+    for cd in index.classes.values():
+        _class_methods(cd)
+    index.builtin_impls = [i for i in index.impls if i.cls is None and i.target is not None]
+    return diags
+
+
+def _blanket_bounds(index: ProgramIndex, resolver, impl: ImplDef) -> list | None:
+    """`implements<T extends A & B> I for T`: the interfaces bounding T (None: not blanket)."""
+    t = impl.target
+    if not isinstance(t, T.TVar):
+        return None
+    g = next((g for g in impl.decl.generics if g.name == t.name), None)
+    bounds = [resolver.resolve(b, impl.namespace) for b in g.bounds] if g is not None else []
+    return [b.iface for b in bounds if isinstance(b, T.IfaceT)]
+
+
+def _expand_blankets(index: ProgramIndex, resolver) -> None:
+    """A blanket implementation applies to every type implementing its bounds: one implementation
+    per such type, sharing the blanket's methods (compiled once, `self` typed by the bounds);
+    blankets over blankets settle after a few rounds."""
+    blankets = [(i, _blanket_bounds(index, resolver, i)) for i in index.impls]
+    blankets = [(i, b) for i, b in blankets if b is not None]
+    for impl, _ in blankets:
+        index.impls.remove(impl)
+        if impl.iface is not None:
+            impl.iface.impls.remove(impl)
+    for _ in range(4):
+        added = False
+        for impl, bounds in blankets:
+            for target in _implementing_types(bounds):
+                if impl.iface is None or any(o.target == target for o in impl.iface.impls):
+                    continue
+                cls = target.cls if isinstance(target, T.ClassT) else None
+                copy = ImplDef(impl.decl, impl.namespace, impl.file, iface=impl.iface, cls=cls, target=target,
+                               args=impl.args, methods=impl.methods)
+                impl.iface.impls.append(copy)
+                index.impls.append(copy)
+                if cls is not None:
+                    cls.impls.append(copy)
+                added = True
+        if not added:
+            break
+
+
+def _implementing_types(bounds: list[InterfaceDef]) -> list:
+    if not bounds:
+        return []
+    out = [i.target for i in bounds[0].impls if i.target is not None]
+    return [t for t in out if all(b.implemented_by(t) for b in bounds[1:])]
+
+
+def _show_path(te) -> str:
+    return ".".join(te.path) if isinstance(te, ast.TName) else "?"
+
+
+def _interface(index: ProgramIndex, ns, te):
+    """An InterfaceDef, a stdlib interface's dotted name, or None."""
+    if not isinstance(te, ast.TName):
+        return None
+    item = index.lookup(ns, te.path)
+    if isinstance(item, InterfaceDef):
+        return item
+    if te.path[0] == "baml":
+        return ".".join(te.path)
+    return None
+
+
+def _link_impl(index: ProgramIndex, resolver, impl: ImplDef, diags: list) -> None:
+    d = impl.decl
+    r = _interface(index, impl.namespace, d.interface)
+    if r is None:
+        diags.append(Diagnostic(d.interface.span, "E0002", f"unresolved type: {_show_path(d.interface)}"))
+        return
+    if isinstance(r, InterfaceDef):
+        impl.iface = r
+        r.impls.append(impl)
+        n = len(r.decl.generics)  # the parser keeps `Item = T` bindings after the arguments
+        impl.args = tuple(resolver.resolve(a, impl.namespace, frozenset(g.name for g in d.generics))
+                          for a in d.interface.args[:n]) if n else ()
+    else:
+        impl.std = r
+    generics = frozenset(g.name for g in d.generics)
+    if impl.cls is None:
+        t = resolver.resolve(d.target, impl.namespace, generics)
+        if isinstance(t, T.ClassT):
+            impl.cls = t.cls
+        elif t is T.UNKNOWN:
+            diags.append(Diagnostic(d.target.span, "E0002", f"unresolved type: {_show_path(d.target)}"))
+            return
+        impl.target = t
+    if isinstance(r, InterfaceDef) and r.fields and d.target is not None:
+        diags.append(Diagnostic(d.interface.span, "E0126", f"interface `{r.name}` declares fields and can "
+                                "only be implemented in the class body, not out-of-body"))
+    if impl.cls is not None:
+        impl.cls.impls.append(impl)
+        impl.target = T.ClassT(impl.cls, tuple(T.TVar(g.name) for g in impl.cls.decl.generics))
+    for m in d.methods:
+        if m.name in impl.methods:
+            diags.append(Diagnostic(m.name_span, "E0012", f"duplicate method `{m.name}`"))
+            continue
+        impl.methods[m.name] = FunctionDef(_method_fqn(index, impl, m.name), m.name, impl.namespace, m,
+                                           impl.cls or impl, impl.file, impl)
+        index.functions[impl.methods[m.name].fqn] = impl.methods[m.name]
+
+
+def _method_fqn(index: ProgramIndex, impl: ImplDef, name: str) -> str:
+    iface = impl.iface.name if impl.iface is not None else impl.std.rsplit(".", 1)[-1]
+    if impl.cls is not None:
+        plain = f"{impl.cls.fqn}.{name}"
+        return plain if plain not in index.functions else f"{impl.cls.fqn}.{iface}.{name}"
+    k = index.impls.index(impl)
+    ns = f"{impl.namespace}." if impl.namespace else ""
+    return f"user.{ns}{iface}.impl{k}.{name}"
+
+
+def _check_complete(impl: ImplDef, index: ProgramIndex, diags: list) -> None:
+    """Every required method implemented; every required interface implemented too."""
+    if impl.iface is None or impl.target is None:
+        return
+    span = impl.decl.interface.span
+    for i in impl.iface.ancestors():
+        for name, m in i.methods.items():
+            if m.decl.body is None and impl.method(name) is None and not _implements_elsewhere(impl, i, name, index):
+                diags.append(Diagnostic(span, "E0113", f"missing implementation of method `{name}` "
+                                        f"required by interface `{i.name}`"))
+    for req in impl.iface.requires:
+        if not any(o.iface is req for o in _sibling_impls(impl, index)):
+            diags.append(Diagnostic(span, "E0125", f"implementing `{impl.iface.name}` also requires "
+                                    f"implementing `{req.name}`"))
+
+
+def _sibling_impls(impl: ImplDef, index: ProgramIndex) -> list[ImplDef]:
+    """Every implementation for the same type as `impl`."""
+    if impl.cls is not None:
+        return impl.cls.impls
+    return [o for o in index.impls if o.cls is None and o.target == impl.target]
+
+
+def _implements_elsewhere(impl: ImplDef, iface: InterfaceDef, name: str, index: ProgramIndex) -> bool:
+    """A required interface's method may be implemented in that interface's own block."""
+    return iface is not impl.iface and any(o.iface is iface and o.method(name) is not None
+                                           for o in _sibling_impls(impl, index))
+
+
+def _class_methods(cd: ClassDef) -> None:
+    """Add the methods of `cd`'s implementations that a plain `x.m()` reaches: those only one
+    block (or default) provides, and not shadowed by the class's own members."""
+    found: dict[str, list[FunctionDef]] = {}
+    for impl in cd.impls:
+        names = set(impl.methods)
+        if impl.iface is not None:
+            names |= {n for i in impl.iface.ancestors() for n in i.methods}
+        for n in names:
+            m = impl.method(n)
+            if m is not None and m not in found.setdefault(n, []):
+                found[n].append(m)
+    for n, ms in found.items():
+        if n in cd.methods or cd.field(n) is not None:
+            continue
+        if len(ms) == 1:
+            cd.methods[n] = ms[0]
+
+
+def closed(t: T.Type) -> T.Type:
+    """`t` with every interface replaced by the union of its implementing types: what a value
+    of it can be at run time (the program is closed: every implementation is known)."""
+    if isinstance(t, T.IfaceT):
+        return T.union(*(closed(i.target) for i in t.iface.impls_at(t.args) if i.target is not None))
+    if isinstance(t, T.Arr):
+        return T.Arr(closed(t.elem))
+    if isinstance(t, T.MapT):
+        return T.MapT(t.key, closed(t.val))
+    if isinstance(t, T.Union):
+        return T.union(*(closed(m) for m in t.members))
+    return t
+
+
+def self_type(owner) -> T.Type:
+    """The type of `self` in a method of `owner` (a class, an interface, a builtin impl)."""
+    if isinstance(owner, ClassDef):
+        return T.ClassT(owner, tuple(T.TVar(g.name) for g in owner.decl.generics))
+    if isinstance(owner, InterfaceDef):
+        return T.IfaceT(owner, tuple(T.TVar(g.name) for g in owner.decl.generics))
+    if isinstance(owner, ImplDef):
+        return owner.target or T.UNKNOWN
+    return T.UNKNOWN
+
+
+def generics_of(fd: FunctionDef) -> set[str]:
+    """The type parameters in scope in `fd`: its own and its owner's."""
+    out = {g.name for g in fd.decl.generics}
+    if fd.owner is not None:
+        out |= {g.name for g in fd.owner.decl.generics}
+    return out
+
+
+def builtin_methods(index: ProgramIndex, t: T.Type, name: str) -> list[FunctionDef]:
+    """The methods `name` that `implements I for <builtin type>` blocks give values of type
+    `t` (more than one: an ambiguous call, E0121)."""
+    out = []
+    for impl in getattr(index, "builtin_impls", ()):
+        if target_matches(t, impl.target):
+            m = impl.method(name)
+            if m is not None and m not in out:
+                out.append(m)
+    return out
+
+
+def ambiguous(cd: ClassDef, name: str) -> list[str]:
+    """The interfaces whose blocks in `cd` each define `name` (when more than one)."""
+    out = [i.iface.name if i.iface else i.std for i in cd.impls if i.method(name) is not None]
+    return out if len(out) > 1 else []
