@@ -424,7 +424,10 @@ class FunctionGen:
             self.line(f"for v{var} in v{arr}:")
             self.counting.append((x, first))
         self.ind += 1
+        body = len(self.out)
         self.s_within(x, inner, frames + [_Frame("loop", x, after)], x)
+        if len(self.out) == body:  # an empty body (`for (let _ in xs) {}`)
+            self.line("pass")
         self.counting.pop()
         self.ind -= 1
         at = len(self.out)
