@@ -182,7 +182,7 @@ def test_cli_exit_codes_json_and_emit(tmp_path):
 HUGE = """
 function Huge(n: int) -> int {
   if (n > 4000000000) {
-    let xs = Array.filled(n, 0);
+    let xs = baml.Array.filled(n, 0);
     return xs.length();
   }
   0
@@ -322,7 +322,7 @@ def test_byte_strings_are_symbolic_inputs_and_replay_through_run_args(tmp_path):
     src = tmp_path / "b.baml"
     src.write_text(BYTES)
     for fn, labels in want.items():
-        r = explore.run(view, fn, budget=5.0, max_len=7)
+        r = explore.run(view, fn, budget=8.0, max_len=7)
         assert r["verdict"] == "exhausted" and {outcome_label(c) for c in r["cases"]} == labels, (fn, r["cases"])
         for case in r["cases"]:
             assert all(len(v) <= 7 for v in case["args"].values() if isinstance(v, bytes))
@@ -330,9 +330,10 @@ def test_byte_strings_are_symbolic_inputs_and_replay_through_run_args(tmp_path):
             doc = jsonvalue.loads(out.stdout)
             got = f"ok:{doc['result']}" if "result" in doc else "panic:" + doc["error"]["type"].rsplit(".", 1)[-1]
             assert got == outcome_label(case), (fn, case, out.stdout)
-    png = next(c for c in explore.run(view, "Magic", budget=5.0)["cases"] if c["outcome"] == {"ok": "png"})
+    magic = explore.run(view, "Magic", budget=8.0)
+    png = next(c for c in magic["cases"] if c["outcome"] == {"ok": "png"})
     assert png["args"] == {"b": b"\x89PNG"}
-    assert 'Magic(b"\\x89PNG")' in explore.emit_tests(view, [explore.run(view, "Magic", budget=5.0)])
+    assert 'Magic(b"\\x89PNG")' in explore.emit_tests(view, [magic])
 
 
 GENERICS = """
