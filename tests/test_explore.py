@@ -295,6 +295,10 @@ function Magic(b: uint8array) -> string {
   if (b.length() > 6) { return "long"; }
   "other"
 }
+function Head(b: uint8array, i: int) -> int {
+  if (b[i] == 7) { return 1; }
+  0
+}
 function Store(b: uint8array, v: int) -> string {
   b[0] = v;
   if (b == b"A") { return "A"; }
@@ -318,7 +322,8 @@ def test_byte_strings_are_symbolic_inputs_and_replay_through_run_args(tmp_path):
 
     view = mirx.compile(BYTES)
     want = {"Magic": {"ok:empty", "ok:png", "ok:ff..00", "ok:long", "ok:other"},
-            "Store": {"ok:A", "ok:no", "panic:IndexOutOfBounds"}, "Utf": {"ok:yz", "ok:no"}}
+            "Store": {"ok:A", "ok:no", "panic:IndexOutOfBounds"}, "Utf": {"ok:yz", "ok:no"},
+            "Head": {"ok:1", "ok:0", "panic:IndexOutOfBounds"}}
     src = tmp_path / "b.baml"
     src.write_text(BYTES)
     for fn, labels in want.items():

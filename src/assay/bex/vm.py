@@ -660,7 +660,7 @@ def iter_items(v):
 
 
 def load_index(c, i):
-    if type(c) is list:
+    if type(c) is list or type(c) is bytearray:  # a uint8array reads as an array of bytes
         n = len(c)
         if -n <= i < n:
             return c[i]
