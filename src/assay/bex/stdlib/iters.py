@@ -16,12 +16,15 @@ _NOTHING = object()
 
 
 class Iter:
-    """A `baml.iter.Iterator`: `nx()` gives the next item or DONE."""
-    __slots__ = ("nx", "ahead")
+    """A `baml.iter.Iterator`: `nx()` gives the next item or DONE; `show()` (where known) the
+    engine's struct for rendering, `(name, [(field, value), …])` (`ArrayIterator { arr: [1, 2],
+    idx: 0 }`, `Map { source: …, func: … }`)."""
+    __slots__ = ("nx", "ahead", "show")
 
-    def __init__(self, nx):
+    def __init__(self, nx, show=None):
         self.nx = nx
         self.ahead = _NOTHING
+        self.show = show
 
     def pull(self):
         if self.ahead is not _NOTHING:
@@ -44,7 +47,7 @@ def from_list(xs: list) -> Iter:
             i[0] = k + 1
             return xs[k]
         return DONE
-    return Iter(nx)
+    return Iter(nx, lambda: ("ArrayIterator", [("arr", xs), ("idx", i[0])]))
 
 
 def from_user(obj) -> "Iter | None":
@@ -131,7 +134,7 @@ def range_new(min, max, step=1):
             cur[0] = c + step
             return c
         return DONE
-    return Iter(nx)
+    return Iter(nx, lambda: ("Range", [("i", cur[0]), ("max", max), ("step", step)]))
 
 
 @function("baml.iter.Repeat.new")
@@ -145,7 +148,7 @@ def repeat_new(value, count=-1):
             left[0] -= 1
             return value
         return DONE
-    return Iter(nx)
+    return Iter(nx, lambda: ("Repeat", [("value", value), ("count", left[0])]))
 
 
 @function("baml.iter.ArrayIterator.new")
@@ -245,7 +248,7 @@ def map_(self, f):
     def nx():
         v = self.pull()
         return DONE if v is DONE else f(v)
-    return Iter(nx)
+    return Iter(nx, lambda: ("Map", [("source", self), ("func", f)]))
 
 
 @method("iter")
@@ -255,7 +258,7 @@ def filter(self, predicate):
             if predicate(v):
                 return v
         return DONE
-    return Iter(nx)
+    return Iter(nx, lambda: ("Filter", [("source", self), ("predicate", predicate)]))
 
 
 @method("iter")
@@ -266,7 +269,7 @@ def filter_map(self, fn):
             if y is not None:
                 return y
         return DONE
-    return Iter(nx)
+    return Iter(nx, lambda: ("FilterMap", [("source", self), ("func", fn)]))
 
 
 def _flat_map(src: Iter, f) -> Iter:
@@ -335,7 +338,7 @@ def take(self, n):
             return DONE
         left[0] -= 1
         return src.pull()
-    return Iter(nx)
+    return Iter(nx, lambda: ("Take", [("source", src), ("remaining", left[0])]))
 
 
 @method("iter")

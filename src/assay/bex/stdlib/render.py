@@ -9,6 +9,7 @@ import regex as _regex
 import unicodedata2 as unicodedata  # the engine's Unicode (17.0): stdlib/strings.py
 
 from ..futures import Future
+from .iters import _NOTHING as _NO_AHEAD, Iter
 from ..ops import unkey
 from ..values import Instance, Variant
 
@@ -122,7 +123,18 @@ def _nested(v) -> str:
         return info.name + " { " + ", ".join(parts) + " }"
     if t is bytearray or t is bytes:
         return v.decode("utf-8", "replace")
+    if t is Iter:
+        return _iter_text(v)
     return _function_text(v)
+
+
+def _iter_text(v) -> str:
+    """An iterator as the engine renders its struct (adapters whose state Assay keeps as the
+    engine does; others as `<iterator>`)."""
+    if v.ahead is not _NO_AHEAD or v.show is None:
+        return "<iterator>"
+    name, fields = v.show()
+    return name + " { " + ", ".join(f + ": " + _nested(x) for f, x in fields) + " }"
 
 
 def _function_text(v) -> str:
