@@ -447,13 +447,19 @@ function Larger<T extends Shape>(a: T, b: T) -> string {
 """
 
 
-def test_interface_inputs_are_any_implementing_type():
+def test_interface_inputs_are_any_implementing_type(tmp_path):
     """A parameter of interface type is any implementing class (a tag picks it; its fields stay
     symbolic through the dispatcher that calls its method); a type parameter bounded by the
-    interface takes its first implementing class."""
+    interface takes its first implementing class. Emitted tests name each case's class."""
     view = mirx.compile(INTERFACES)
     r = explore.run(view, "Classify", budget=8.0)
     assert {"ok:big", "ok:seven", "ok:square", "ok:rect"} <= {outcome_label(c) for c in r["cases"]}
+    (tmp_path / "main.baml").write_text(INTERFACES)
+    (tmp_path / "explored.baml").write_text(explore.emit_tests(view, [r]))
+    run = subprocess.run([sys.executable, "-m", "assay.cli.main", "test", str(tmp_path), "--json"],
+                         capture_output=True, text=True, timeout=300)
+    doc = json.loads(run.stdout)
+    assert doc["failed"] == 0 and doc["passed"] == len(r["cases"]), run.stdout[-2000:]
     larger = explore.run(view, "Larger", budget=5.0)
     assert larger["instantiation"] == {"T": "Sq"}
     assert {"ok:first", "ok:second"} <= {outcome_label(c) for c in larger["cases"]}

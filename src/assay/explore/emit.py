@@ -95,6 +95,10 @@ def literal(v, t) -> str | None:
 def _member_for(v, t):
     members = [m for m in t.members if m.kind != "null"]
     want = "array" if isinstance(v, list) else ("class", "map") if isinstance(v, dict) else None
+    if isinstance(v, dict):  # a class member whose fields are the value's keys
+        for m in members:
+            if m.kind == "class" and {f.name for f in m.fields} == set(v):
+                return m
     for m in members:
         if m.kind == want or (isinstance(want, tuple) and m.kind in want):
             return m
