@@ -307,6 +307,7 @@ ERRORS = [
     ('function f() -> int { for (let i in [1]) { let m = {"a": continue}; } 1 }', 1, 58, 'E0010'),
     ('function f() -> int {\n  let x = 5;\n  match (x) {\n    _ => x\n    - 1\n  }\n}', 6, 3, 'E0010'),
     ('function f() -> int { -4611686018427387905 }', 1, 23, 'E0150'),
+    ('function f(s: string) -> int { match (s) { r"a" => 1, _ => 0 } }', 1, 44, 'E0002'),
 ]
 
 

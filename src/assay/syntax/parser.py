@@ -855,6 +855,8 @@ class Parser:
             if isinstance(ty, ast.TName) and self.at("{"):
                 return self.class_pattern(s, ty, let_ctx)
             return ast.PType(self.span(s), ty)
+        if k == "rawstr":  # no raw strings in patterns: the engine reads `r` as a type name
+            self.diags.append(Diagnostic(self.sp(s, s + 1), "E0002", "unresolved type: r"))
         if k in ("int", "str", "rawstr", "float", "bigint"):
             self.advance()
             return ast.PLit(self.span(s), t.value if k != "bigint" else ast.BigLit(t.value))
