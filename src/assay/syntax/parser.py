@@ -583,6 +583,17 @@ class Parser:
             d.impls = impls
         return d
 
+    def braced_members(self, member) -> None:
+        """`{ member* }`: `member(first token, attributes)` reads one member (any it cannot
+        read, it reports and skips)."""
+        if self.expect("{"):
+            while not self.at("}") and self.tok.kind != "eof":
+                b, t = self.i, self.tok
+                member(t, self.attrs())
+                if self.i == b:
+                    self.advance()
+            self.expect("}")
+
     def impl_decl(self, s: int, standalone: bool):
         self.advance()  # implements / implement
         gens = self.generics() if standalone else []
@@ -592,33 +603,28 @@ class Parser:
             if self.expect("for"):
                 target = self.type_expr(union=False)
         d = ast.ImplBlock(self.span(s), iface, target, gens, [])
-        if self.expect("{"):
-            while not self.at("}") and self.tok.kind != "eof":
-                b = self.i
-                t = self.tok
-                fa = self.attrs()
-                if self.at("function"):
-                    f = self.function(t.start, fa, t.doc, in_class=True)
-                    if f:
-                        d.methods.append(f)
-                elif self.at("type") and self.peek().kind == "ident":
-                    self.advance()  # associated type binding: `type Item = T`
-                    nt = self.advance()
-                    if self.expect("="):
-                        d.assoc[nt.text] = self.type_expr()
-                    self.eat(";")
-                elif t.kind == "ident" and self.peek().text == "as" and self.peek(2).kind == "ident":
-                    self.advance()  # a field alias: `host as config_host`
-                    self.advance()
-                    ct = self.advance()
-                    d.aliases[t.text] = (ct.text, self.sp(t.start, ct.end))
-                    self.eat(",")
-                else:
-                    self.expected("'function'")
-                    self.skip_balanced()
-                if self.i == b:
-                    self.advance()
-            self.expect("}")
+
+        def member(t, fa):
+            if self.at("function"):
+                f = self.function(t.start, fa, t.doc, in_class=True)
+                if f:
+                    d.methods.append(f)
+            elif self.at("type") and self.peek().kind == "ident":
+                self.advance()  # associated type binding: `type Item = T`
+                nt = self.advance()
+                if self.expect("="):
+                    d.assoc[nt.text] = self.type_expr()
+                self.eat(";")
+            elif t.kind == "ident" and self.peek().text == "as" and self.peek(2).kind == "ident":
+                self.advance()  # a field alias: `host as config_host`
+                self.advance()
+                ct = self.advance()
+                d.aliases[t.text] = (ct.text, self.sp(t.start, ct.end))
+                self.eat(",")
+            else:
+                self.expected("'function'")
+                self.skip_balanced()
+        self.braced_members(member)
         d.span = self.span(s)
         return d
 
@@ -632,34 +638,28 @@ class Parser:
             d.requires.append(self.type_expr(union=False))
             while self.eat(","):
                 d.requires.append(self.type_expr(union=False))
-        if self.expect("{"):
-            while not self.at("}") and self.tok.kind != "eof":
-                b = self.i
-                t = self.tok
-                fa = self.attrs()
-                if self.at("function"):
-                    f = self.function(t.start, fa, t.doc, in_class=True, abstract=True)
-                    if f:
-                        d.methods.append(f)
-                elif self.at("type") and self.peek().kind == "ident":
-                    self.advance()
-                    at = self.advance()
-                    d.assoc.append((at.text, self.sp(at.start, at.end)))
-                    if self.eat("="):  # a default binding: `type Error = never`
-                        self.type_expr()
-                    self.eat(";")
-                elif t.kind == "ident":
-                    self.advance()
-                    self.expect(":")
-                    ty = self.type_expr()
-                    d.fields.append(ast.ClassField(self.span(t.start), t.text, ty, [], t.doc))
-                    self.eat(",")
-                else:
-                    self.expected("interface member")
-                    self.skip_balanced()
-                if self.i == b:
-                    self.advance()
-            self.expect("}")
+
+        def member(t, fa):
+            if self.at("function"):
+                f = self.function(t.start, fa, t.doc, in_class=True, abstract=True)
+                if f:
+                    d.methods.append(f)
+            elif self.at("type") and self.peek().kind == "ident":
+                self.advance()
+                at = self.advance()
+                d.assoc.append((at.text, self.sp(at.start, at.end)))
+                if self.eat("="):  # a default binding: `type Error = never`
+                    self.type_expr()
+                self.eat(";")
+            elif t.kind == "ident":
+                self.advance()
+                self.expect(":")
+                d.fields.append(ast.ClassField(self.span(t.start), t.text, self.type_expr(), [], t.doc))
+                self.eat(",")
+            else:
+                self.expected("interface member")
+                self.skip_balanced()
+        self.braced_members(member)
         d.span = self.span(s)
         return d
 
