@@ -248,6 +248,8 @@ class Checker(LlmChecks):
         throws = self.resolve(d.throws) if d.throws is not None else None
         if throws is not None:
             self.effects.declared[id(fd)] = throws
+            if _is_unknown(d.throws) and d.body is not None:
+                self.effects.declared_unknown[id(fd)] = d.body.span
         self.fn = _Fn(ret, throws, _unstable(d.body) if d.body is not None else set(),
                       {p.name for p in d.params if _callback_root(p.type)})
         self.scopes = [scope]
@@ -1576,6 +1578,8 @@ class Checker(LlmChecks):
         throws = self.resolve(e.throws) if e.throws is not None else None
         if throws is not None:
             self.effects.declared[id(e)] = throws
+            if _is_unknown(e.throws):
+                self.effects.declared_unknown[id(e)] = e.body.span
         outer = self.fn
         saved_facts = self.facts
         self.facts = {}
@@ -1876,6 +1880,10 @@ def _std_throws(sig: str) -> T.Type:
              else T.union(*(T.StdT("class", n) for n in names)))
         _STD_THROWS[sig] = t
     return t
+
+
+def _is_unknown(te) -> bool:
+    return isinstance(te, ast.TName) and te.path == ["unknown"] and not te.args
 
 
 def _call_env(fd: FunctionDef, params, e: ast.Call, env: dict) -> dict:

@@ -25,6 +25,7 @@ class Effects:
         self.sites: dict[int, tuple] = {}
         self.catches: dict[int, list] = {}  # id(Catch) -> per arm: ALL, MAYBE or the caught type
         self.declared: dict[int, T.Type] = {}  # id(fd or Lambda) -> its declared `throws`
+        self.declared_unknown: dict[int, object] = {}  # id(fd or Lambda) declaring `throws unknown` -> body span
         self._items: dict[int, list] = {}  # id(body owner) -> summary items
         self._values: dict[int, T.Type] = {}
 
@@ -51,7 +52,9 @@ class Effects:
                 todo.append((node.expr, (id(node),) + filters, bound))
                 todo += [(arm, filters, (node.binding, id(node), i)) for i, arm in enumerate(node.arms)]
                 continue
-            if isinstance(node, ast.Call):
+            if isinstance(node, ast.LlmCall):  # what an LLM call throws: llmcheck's
+                items.append(("call", ("type", UNKNOWN), filters, None))
+            elif isinstance(node, ast.Call):
                 site = self.sites.get(id(node), ("type", UNKNOWN))
                 items.append(("call", site, filters, node.func.span))
             elif isinstance(node, ast.Throw):
@@ -139,8 +142,18 @@ class Effects:
     # ───────────── reporting ─────────────
     def report(self, err) -> None:
         """E0096 at each call or re-throw that lets escape what its body's declaration does
-        not allow (direct `throw`s are the checker's own)."""
+        not allow (direct `throw`s are the checker's own); E0097 for a `throws unknown` where
+        what the body throws is known."""
         self.solve()
+        for key, span in self.declared_unknown.items():
+            t = T.union(*(self.escaping(it) for it in self._items.get(key, ())))
+            if t is NEVER:
+                err(span, "E0097", "`throws unknown` is unnecessary: BAML infers thrown types "
+                    "automatically, and this function does not throw. Remove the declaration")
+            elif t is not UNKNOWN and not T.has_tvar(t) and not T.has_unknown(t):
+                err(span, "E0097", f"`throws unknown` is imprecise: this function only throws "
+                    f"`{show(widen(t))}`. BAML infers thrown types automatically, so remove the "
+                    "declaration")
         for key, declared in self.declared.items():
             if declared is UNKNOWN or T.has_tvar(declared) or T.has_unknown(declared):
                 continue
