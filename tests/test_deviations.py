@@ -53,3 +53,11 @@ def test_unknown_class_field_in_a_host_argument(prog, engine):
     with pytest.raises(assay.ArgumentError, match="argument `p`: unknown field `z`"):
         prog.host_fields({"x": 1, "y": 2, "z": 3})
     assert prog.host_fields({"x": 1, "y": 2}) == "HostPt { x: 1, y: 2 }"
+
+
+def test_block_operands_run_their_statements(prog, engine):
+    """The engine folds `{ log.push("a"); 1 } + { log.push("b"); 2 }` to 3 and drops the
+    blocks' statements (an engine bug: a block's statements run wherever it stands); Assay
+    runs them."""
+    assert prog.block_operands() == ["a", "b", "3"]
+    assert engine.call("deviations.block_operands", {}).value == ["3"]
