@@ -35,7 +35,6 @@ KNOWN: dict[str, str] = {
     "throws_ucallback": "`throws unknown` over a callback: what a callback throws is not inferred",
     "throws_ullm": "`throws unknown` on an LLM function: what an LLM call throws is not inferred",
     "throws_ucallsllm": "`throws unknown` over an LLM call: what an LLM call throws is not inferred",
-    "order_lambda": "function types are not compared by the checker",
 }
 
 

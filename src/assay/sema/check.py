@@ -1396,6 +1396,10 @@ class Checker(LlmChecks):
         `Compare` (int, float, string, bool, bigint, or a bounded type parameter)."""
         lt, rt = _void_is_null(lt), _void_is_null(rt)
         wl, wr = widen(lt), widen(rt)
+        if isinstance(wl, FuncT) and isinstance(wr, FuncT) and not isinstance(wl, NativeFuncT):
+            self.err(e.span, "E0004", f"`{show(wl)}` does not implement `Compare`, so it cannot "
+                     f"be ordered with `{op}`")  # no function type does
+            return
         if not (self.sure_type(wl) and self.sure_type(wr)):
             return
         if wl != wr:
