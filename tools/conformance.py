@@ -118,10 +118,11 @@ GAP = {"typetests": "value model (run-time types of containers/generic instances
 
 
 def own_section(path: Path) -> str:
-    """The own-corpus section of the existing docs/conformance.md ('' when absent)."""
+    """The own-corpus section of the existing docs/conformance.md and the hand-written
+    sections after it ('' when absent)."""
     text = path.read_text(encoding="utf-8") if path.is_file() else ""
     i, j = text.find(OWN_BEGIN), text.find(OWN_END)
-    return "\n" + text[i:j + len(OWN_END)] + "\n" if 0 <= i < j else ""
+    return "\n" + text[i:].rstrip("\n") + "\n" if 0 <= i < j else ""
 
 
 def gap_reason(construct: str, av: tuple) -> str:
