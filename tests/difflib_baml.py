@@ -255,6 +255,24 @@ def build_engine_runtime(files: dict[str, str]):
         raise EngineCompileError(f"engine failed to build the runtime: {e}") from None
 
 
+def engine_diagnostics(programs: dict[str, str], pattern: "re.Pattern") -> dict[str, list]:
+    """Compile every program (name → text) in ONE engine project, each as `ns_<name>/<name>.baml`;
+    name → [(code, line, col)] of the engine's diagnostics that `pattern` (groups: name, line,
+    col, code) reads (absent: none, the program was accepted)."""
+    import baml_bridge as bb
+    files = {"main.baml": ""}
+    files.update({f"ns_{n}/{n}.baml": t for n, t in programs.items()})
+    try:
+        bb.BamlRuntime.initialize_runtime(".", files)
+        text = ""
+    except BaseException as e:  # noqa: BLE001 - the engine reports compile errors as a panic
+        text = str(e)
+    out: dict[str, list] = {}
+    for m in pattern.finditer(text):
+        out.setdefault(m.group(1), []).append((m.group(4), int(m.group(2)), int(m.group(3))))
+    return out
+
+
 def engine_call(rt, qualified: str, args: dict) -> Outcome:
     import baml_bridge as bb
     try:

@@ -20,6 +20,8 @@ import pytest
 from assay.compiler import analyze
 from assay.source import SourceFile
 
+import difflib_baml as dl
+
 HERE = os.path.dirname(__file__)
 _SECTION = re.compile(r"^// ---- (\w+)\n", re.M)
 _DIAG = re.compile(r"""(?:^|\\n|['"])(\w+)\.baml:(\d+):(\d+)(?:-\d+:\d+)? error\[(E\d+)\]""", re.M)
@@ -53,18 +55,8 @@ PROGRAMS = _programs()
 
 @pytest.fixture(scope="module")
 def engine_errors():
-    bb = pytest.importorskip("baml_bridge")
-    files = {"main.baml": ""}
-    files.update({f"ns_{n}/{n}.baml": t for n, t in PROGRAMS.items()})
-    try:
-        bb.BamlRuntime.initialize_runtime(".", files)
-        text = ""
-    except BaseException as e:  # noqa: BLE001 - the engine reports compile errors as a panic
-        text = str(e)
-    out: dict[str, list] = {}
-    for m in _DIAG.finditer(text):
-        out.setdefault(m.group(1), []).append((m.group(4), int(m.group(2)), int(m.group(3))))
-    return out
+    pytest.importorskip("baml_bridge")
+    return dl.engine_diagnostics(PROGRAMS, _DIAG)
 
 
 def assay_errors(name: str, text: str) -> list:

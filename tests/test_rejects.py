@@ -18,6 +18,8 @@ from assay.sema.program import build_index
 from assay.source import SourceFile
 from assay.syntax.parser import parse_file
 
+import difflib_baml as dl
+
 HERE = os.path.dirname(__file__)
 PROGRAMS = sorted(glob.glob(os.path.join(HERE, "rejects", "r*.baml")))
 _DIAG = re.compile(r"(r\d+)\.baml:(\d+):(\d+)-\d+:\d+ (?:error|warning)\[(E\d+)\]")
@@ -40,20 +42,8 @@ def assay_diags(path: str):
 
 @pytest.fixture(scope="module")
 def engine_answers():
-    bb = pytest.importorskip("baml_bridge")
-    files = {"main.baml": ""}
-    for p in PROGRAMS:
-        n = _name(p)
-        files[f"ns_{n}/{n}.baml"] = open(p).read()
-    try:
-        bb.BamlRuntime.initialize_runtime(".", files)
-        text = ""
-    except BaseException as e:  # noqa: BLE001 - the engine reports compile errors as a panic
-        text = str(e)
-    out: dict[str, list] = {}
-    for m in _DIAG.finditer(text):
-        out.setdefault(m.group(1), []).append((m.group(4), int(m.group(2)), int(m.group(3))))
-    return out
+    pytest.importorskip("baml_bridge")
+    return dl.engine_diagnostics({_name(p): open(p).read() for p in PROGRAMS}, _DIAG)
 
 
 def test_enough_programs():
