@@ -139,6 +139,17 @@ def test_deeper_recursion_is_a_stack_overflow(prog, name):
     assert prog.Id(3) == 3  # and the next call works
 
 
+def _on_a_thread(work, stack_size: int) -> None:
+    """Run `work()` on a new thread with a stack of `stack_size` bytes (0: the default)."""
+    old = threading.stack_size(stack_size)
+    try:
+        t = threading.Thread(target=work)
+        t.start()
+    finally:
+        threading.stack_size(old)
+    t.join()
+
+
 def test_deep_recursion_from_a_small_stack_thread(prog):
     out = []
 
@@ -155,13 +166,7 @@ def test_deep_recursion_from_a_small_stack_thread(prog):
             prog.Go(1_000_000, 1)
         except assay.BamlPanic as e:
             out.append(e.class_name)
-    old = threading.stack_size(1 << 20 if stack.measurable() else 0)
-    try:
-        t = threading.Thread(target=work)
-        t.start()
-    finally:
-        threading.stack_size(old)
-    t.join()
+    _on_a_thread(work, 1 << 20 if stack.measurable() else 0)
     assert out == [10_000, True, "baml.panics.StackOverflow"]
 
 
@@ -225,13 +230,7 @@ def _after_a_hop(prog, probe, setup=contextlib.nullcontext):
         me.append(threading.get_ident())
         with setup():
             seen.append(prog.Host(2_000, f))
-    old = threading.stack_size(1 << 20)
-    try:
-        t = threading.Thread(target=work)
-        t.start()
-    finally:
-        threading.stack_size(old)
-    t.join()
+    _on_a_thread(work, 1 << 20)
     assert seen[-1] == 2_000
     return seen[0]
 

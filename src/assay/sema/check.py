@@ -934,8 +934,9 @@ class Checker(LlmChecks):
             m = cls.methods.get(name)
             if m is not None:
                 return self.fn_type(m, self.class_env(tb))
-            if interfaces.ambiguous(cls, name):
-                return self.ambiguous(e, show(ot), name, interfaces.ambiguous(cls, name))
+            ifaces = interfaces.ambiguous(cls, name)
+            if ifaces:
+                return self.ambiguous(e, show(ot), name, ifaces)
             if name not in STDLIB_MEMBER_NAMES and name not in self.impl_names:
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
