@@ -33,8 +33,10 @@ OPCODES = {
     "truthy": "",                    # v → bool
     "len": "",                       # coll → length
     "alloc_array": "count",          # e1..en → array
+    "alloc_typed_array": "(count, element type)",  # e1..en → array recording its element type
     "concat": "count",               # s1..sn → s1 + … + sn   (strings)
     "alloc_map": "count",            # k1, v1, …, kn, vn → map
+    "alloc_typed_map": "(count, (key type, value type))",  # … → map recording its entry types
     "alloc_instance": "class",       # f1..fn → instance (fields in declaration order)
     "is_type": "type test",          # v → bool
     "make_closure": "(function, n)", # cell1..celln → closure

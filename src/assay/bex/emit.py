@@ -54,7 +54,10 @@ def emit_function(fn: ir.MirFunction, hooks=()) -> BexFunction:
         elif isinstance(v, ir.ArrayAgg):
             for x in v.items:
                 load(x, span)
-            put("alloc_array", len(v.items), span)
+            if v.elem is None:
+                put("alloc_array", len(v.items), span)
+            else:
+                put("alloc_typed_array", (len(v.items), v.elem), span)
         elif isinstance(v, ir.Concat):
             for x in v.parts:
                 load(x, span)
@@ -63,7 +66,10 @@ def emit_function(fn: ir.MirFunction, hooks=()) -> BexFunction:
             for k, x in v.entries:
                 load(k, span)
                 load(x, span)
-            put("alloc_map", len(v.entries), span)
+            if v.elem is None:
+                put("alloc_map", len(v.entries), span)
+            else:
+                put("alloc_typed_map", (len(v.entries), v.elem), span)
         elif isinstance(v, ir.ClassAgg):
             for x in v.fields:
                 load(x, span)

@@ -18,7 +18,7 @@ from functools import partial
 from types import MethodType
 from typing import NoReturn
 
-from .values import INT_MAX, INT_MIN, BamlRaise, BigInt, ClassInfo, Instance, Variant
+from .values import INT_MAX, INT_MIN, BamlRaise, BigInt, ClassInfo, Instance, TypedList, TypedMap, Variant
 
 _NoneType = type(None)
 _INF = math.inf
@@ -303,6 +303,7 @@ def bit_not(a):
 EQ_OVERRIDES: dict = {}
 
 _SIMPLE = {int, str, bool, _NoneType, bytearray, BigInt}
+_PLAIN = {list: list, TypedList: list, dict: dict, TypedMap: dict}  # recorded types aside
 
 
 def eq(a, b) -> bool:
@@ -310,9 +311,11 @@ def eq(a, b) -> bool:
     containers and instances, identity for enums and functions, cycle-safe."""
     if a is b:
         return True
-    ta = type(a)
-    if ta is not type(b):
-        return False
+    ta, tb = type(a), type(b)
+    if ta is not tb or ta in _PLAIN:
+        ta = _PLAIN.get(ta)
+        if ta is None or ta is not _PLAIN.get(tb):
+            return False
     if ta in _SIMPLE:
         return a == b
     if ta is float:
@@ -327,9 +330,11 @@ def ne(a, b) -> bool:
 def _eq_deep(a, b, seen: set) -> bool:
     if a is b:
         return True
-    ta = type(a)
-    if ta is not type(b):
-        return False
+    ta, tb = type(a), type(b)
+    if ta is not tb or ta in _PLAIN:
+        ta = _PLAIN.get(ta)
+        if ta is None or ta is not _PLAIN.get(tb):
+            return False
     if ta in _SIMPLE:
         return a == b
     if ta is float:
@@ -480,9 +485,9 @@ def key_hash(v, depth: int) -> int:
         return v.h
     if depth > 6:
         return hash(t)
-    if t is list:
+    if t is list or t is TypedList:
         return hash((list, *(key_hash(x, depth + 1) for x in v)))
-    if t is dict:  # order-insensitive, as `==` on maps is
+    if t is dict or t is TypedMap:  # order-insensitive, as `==` on maps is
         return hash((dict, frozenset((key_hash(k, depth + 1), key_hash(x, depth + 1)) for k, x in v.items())))
     if t is bytearray:
         return hash((bytearray, bytes(v)))
@@ -507,6 +512,6 @@ def truthy(v) -> bool:
     t = type(v)
     if t is int or t is float or t is BigInt:
         return v != 0
-    if t is str or t is list or t is dict or t is bytearray or t is bytes:
+    if t is str or t is list or t is dict or t is bytearray or t is bytes or t is TypedList or t is TypedMap:
         return len(v) != 0
     return True

@@ -990,13 +990,24 @@ class FunctionGen:
     def op_alloc_array(self, n) -> None:
         self.result("[" + ", ".join(self.popn(n)) + "]")
 
+    def op_alloc_typed_array(self, arg) -> None:
+        n, elem = arg
+        self.result(f"typed_list([{', '.join(self.popn(n))}], {self.names.const(elem)})")
+
     def op_concat(self, n) -> None:
         parts = self.popn(n)
         self.result(" + ".join(parts) if n <= 3 else "''.join((" + ", ".join(parts) + "))")
 
     def op_alloc_map(self, n) -> None:
+        self.result(self.map_literal(n))
+
+    def op_alloc_typed_map(self, arg) -> None:
+        n, elem = arg
+        self.result(f"typed_map({self.map_literal(n)}, {self.names.const(elem)})")
+
+    def map_literal(self, n: int) -> str:
         items = self.popn(2 * n)
-        self.result("{" + ", ".join(f"{_map_key(items[2 * i])}: {items[2 * i + 1]}" for i in range(n)) + "}")
+        return "{" + ", ".join(f"{_map_key(items[2 * i])}: {items[2 * i + 1]}" for i in range(n)) + "}"
 
     def op_alloc_instance(self, fqn) -> None:
         n = self.names.runtime.class_arity(fqn)
@@ -1292,6 +1303,8 @@ def _takes(op: str, arg) -> int:
         return 1 + arg[-2 if op == "call_method" else 0] + len(arg[-1])
     if op in ("alloc_array", "concat"):
         return arg
+    if op == "alloc_typed_array":
+        return arg[0]
     return 0
 
 BINOPS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "mod", "<<": "shl", ">>": "shr",

@@ -336,8 +336,12 @@ def _pops(op: str, arg, arity) -> int:
         return 3
     if op in ("alloc_array", "concat"):
         return arg
+    if op == "alloc_typed_array":
+        return arg[0]
     if op == "alloc_map":
         return 2 * arg
+    if op == "alloc_typed_map":
+        return 2 * arg[0]
     if op == "alloc_instance":
         return arity(arg)
     if op in ("make_closure", "call", "call_native", "call_llm"):

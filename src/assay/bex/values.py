@@ -7,8 +7,9 @@ bool            bool
 int             int (always within [INT_MIN, INT_MAX]: 63-bit two's complement)
 float           float
 string          str
-T[]             list
-map<K, V>       dict (insertion ordered, as BAML maps are)
+map<K, V>       dict, or TypedMap likewise (both insertion ordered, as BAML maps are)
+T[]             list, or TypedList where elements alone do not tell the element type the
+                array was built with (an empty `string[]`, an `(int|string)[]` of ints)
 class instance  an instance of the Python class generated for the BAML class
                 (a subclass of Instance, with __slots__ = the field names)
 enum variant    a Variant (one object per variant per program)
@@ -144,6 +145,33 @@ BigInt.__neg__ = lambda self: BigInt(-int(self))
 BigInt.__invert__ = lambda self: BigInt(~int(self))
 BigInt.__abs__ = lambda self: BigInt(abs(int(self)))
 del _name
+
+
+class TypedList(list):
+    """An array that records the element type it was built with (`elem`: the canonical run-time
+    test, mir/typetest.key), for `is` tests: an empty `string[]` is not an `int[]`. Built by
+    array literals whose elements cannot tell (empty, or of a union type); everything else of
+    the VM treats it as the list it is."""
+
+    __slots__ = ("elem",)
+
+
+def typed_list(items: list, elem) -> TypedList:
+    out = TypedList(items)
+    out.elem = elem
+    return out
+
+
+class TypedMap(dict):
+    """A map that records the (key, value) types it was built with, as TypedList."""
+
+    __slots__ = ("elem",)
+
+
+def typed_map(entries: dict, elem) -> TypedMap:
+    out = TypedMap(entries)
+    out.elem = elem
+    return out
 
 
 class _Omitted:

@@ -18,7 +18,8 @@ from .llmcall import call_llm
 from .pygen import CLOSURE_NAME, FunctionGen, mangle
 from .stdlib import FUNCTIONS, METHODS, ORDERING, iters
 from ..extension import Run
-from .values import OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, Variant
+from ..mir import typetest
+from .values import OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, TypedList, TypedMap, Variant, typed_list, typed_map
 
 MAX_DEPTH = 10_000  # BAML frames guaranteed on every path (stack.PY_LIMIT Python frames; the engine allows ~75k)
 
@@ -160,12 +161,28 @@ class Runtime:
             e = self.enums.get(t[1])
             var = e.variants.get(t[2]) if e else None
             return lambda v: v is var
-        if k == "array":
-            el = self.type_predicate(t[1])
-            return lambda v: type(v) is list and all(el(x) for x in v)
+        if t == ("array", ("any",)):
+            return lambda v: isinstance(v, list)
+        if k == "array":  # by the element type it recorded, else by its elements
+            el, want = self.type_predicate(t[1]), typetest.key(t[1])
+            return lambda v: (v.elem == want if type(v) is TypedList else
+                              type(v) is list and all(el(x) for x in v))
         if k == "map":
             kp, vp = self.type_predicate(t[1]), self.type_predicate(t[2])
-            return lambda v: type(v) is dict and all(kp(ops.unkey(a)) and vp(b) for a, b in v.items())
+            want = (typetest.key(t[1]), typetest.key(t[2]))
+            if want == (("any",), ("any",)):
+                return lambda v: isinstance(v, dict)
+            return lambda v: (v.elem == want if type(v) is TypedMap else
+                              type(v) is dict and all(kp(ops.unkey(a)) and vp(b) for a, b in v.items()))
+        if k in ("arrays", "maps"):  # the element type it recorded, else the first of the
+            built = [self.type_predicate(("array", m) if k == "arrays" else ("map", *m)) for m in t[1]]
+            first, earlier = built[t[2]], built[:t[2]]  # static type's containers it fits
+            fits = lambda v: first(v) and not any(p(v) for p in earlier)  # noqa: E731
+            if k == "maps":
+                want = tuple(typetest.key(x) for x in t[1][t[2]])
+                return lambda v: v.elem == want if type(v) is TypedMap else fits(v)
+            want = typetest.key(t[1][t[2]])
+            return lambda v: v.elem == want if type(v) is TypedList else fits(v)
         if k == "union":
             ps = [self.type_predicate(m) for m in t[1]]
             return lambda v: any(p(v) for p in ps)
@@ -533,7 +550,7 @@ class _LazyMethod:
         return fn.__get__(obj, owner) if obj is not None else fn
 
 
-_KINDS = {int: "int", float: "float", str: "string", bool: "bool", list: "array", dict: "map",
+_KINDS = {int: "int", float: "float", str: "string", bool: "bool", list: "array", TypedList: "array", dict: "map", TypedMap: "map",
           bytearray: "uint8array", BigInt: "bigint"}
 
 
@@ -559,6 +576,8 @@ def make_dispatcher(name: str, method_of=None):
         native = METHODS.get(kind, {}).get(name)
         if native is not None:
             table[py] = native.fn
+            if py is list or py is dict:
+                table[TypedList if py is list else TypedMap] = native.fn
     attr = "m_" + name
 
     def dispatch(recv, *args, **kw):
@@ -654,13 +673,14 @@ _TARGS: dict[str, tuple] = {}
 def iter_items(v):
     if type(v) is str:
         return list(v)
-    if type(v) is list:
+    if isinstance(v, list):
         return v
     return iters.for_in_items(v)
 
 
 def load_index(c, i):
-    if type(c) is list or type(c) is bytearray:  # a uint8array reads as an array of bytes
+    t = type(c)
+    if t is list or t is bytearray or t is TypedList:  # a uint8array reads as an array of bytes
         n = len(c)
         if -n <= i < n:
             return c[i]
@@ -672,7 +692,7 @@ def load_index(c, i):
 
 
 def store_index(c, i, v):
-    if type(c) is list:
+    if type(c) is list or type(c) is TypedList:
         n = len(c)
         if -n <= i < n:
             c[i] = v
@@ -714,7 +734,7 @@ def error_value(e: Exception):
 
 
 _HELPERS = {
-    "partial": partial, "BamlRaise": BamlRaise, "load_index": load_index, "store_index": store_index,
+    "partial": partial, "BamlRaise": BamlRaise, "typed_list": typed_list, "typed_map": typed_map, "load_index": load_index, "store_index": store_index,
     "bind_method": bind_method,
     "overflow": overflow, "is_panic": is_panic, "rethrow": rethrow, "unreachable": unreachable,
     "call_kw": call_kw, "truthy": ops.truthy, "neg": ops.neg,

@@ -126,6 +126,7 @@ class Truthy:
 @dataclass(slots=True)
 class ArrayAgg:
     items: list[Operand]
+    elem: tuple | None = None  # the recorded element type (typetest.key), where items cannot tell
 
 
 @dataclass(slots=True)
@@ -137,6 +138,7 @@ class Concat:
 @dataclass(slots=True)
 class MapAgg:
     entries: list[tuple[Operand, Operand]]
+    elem: tuple | None = None  # the recorded (key, value) types (typetest.key), where entries cannot tell
 
 
 @dataclass(slots=True)

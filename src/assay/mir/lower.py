@@ -245,9 +245,6 @@ class FnLowerer:
     def native(self, name: str, *args, span=None) -> ir.Operand:
         return self.call(ir.Callee("native", name), args, span=span)
 
-    def type_test(self, t: ast.TypeExpr) -> tuple:
-        return typetest.of(self.resolve(t))
-
     def resolve(self, t: ast.TypeExpr) -> T.Type:
         return self.prog.types.resolve(t, self.namespace, self.generics)
 
@@ -384,7 +381,7 @@ class FnLowerer:
             return
         fail = self.new_block()
         self.pattern_origin = "let else"
-        self.bind_pattern(pat, value, fail)
+        self.bind_pattern(pat, value, fail, _static(s.value))
         ok = self.cur
         self.switch(fail)
         self.lower_block_discard(s.else_block)
@@ -396,7 +393,7 @@ class FnLowerer:
         te = s.type or getattr(s.pattern, "type", None)
         if te is not None:
             return self.resolve(te)
-        return T.widen(s.value.ty) if s.value.ty is not None else None
+        return T.widen(_static(s.value)) if s.value.ty is not None else None
 
     def stmt_Assign(self, s: ast.Assign) -> None:
         t = s.target
@@ -448,7 +445,7 @@ class FnLowerer:
         self.push_scope()
         value = self.lower_expr(s.value)
         self.pattern_origin = "while let"
-        self.bind_pattern(s.pattern, value, exit_)
+        self.bind_pattern(s.pattern, value, exit_, _static(s.value))
         self.loop_body(s.body, head, exit_)
         self.pop_scope(run_defers=False)
         self.switch(exit_)
@@ -708,11 +705,12 @@ class FnLowerer:
         return self.to_temp(ir.Load(ir.IndexPlace(obj, idx, _coll_kind(e.obj))), e.span)
 
     def expr_ArrayLit(self, e):
-        return self.to_temp(ir.ArrayAgg([self.lower_expr(x) for x in e.items]), e.span)
+        items = [self.lower_expr(x) for x in e.items]
+        return self.to_temp(ir.ArrayAgg(items, _recorded_elem(e, bool(items))), e.span)
 
     def expr_MapLit(self, e):
         entries = [(self.lower_expr(k), self.lower_expr(v)) for k, v in e.entries]
-        return self.to_temp(ir.MapAgg(entries), e.span)
+        return self.to_temp(ir.MapAgg(entries, _recorded_entry(e, bool(entries))), e.span)
 
     def expr_ClassLit(self, e: ast.ClassLit):
         cls = self.prog.index.lookup(self.namespace, e.type.path)
@@ -957,7 +955,7 @@ class FnLowerer:
         value = self.lower_expr(e.value)
         self.push_scope()
         self.pattern_origin = "if let"
-        self.bind_pattern(e.pattern, value, no)
+        self.bind_pattern(e.pattern, value, no, _static(e.value))
         self.emit(result, ir.Use(self.lower_block_value(e.then)), _value_span(e.then))
         self.pop_scope()
         self.goto(join)
@@ -973,7 +971,7 @@ class FnLowerer:
         no, join = self.new_block(), self.new_block()
         self.push_scope()
         self.pattern_origin = "is"
-        self.bind_pattern(e.pattern, value, no)
+        self.bind_pattern(e.pattern, value, no, _static(e.expr))
         self.pop_scope(run_defers=False)
         self.emit(result, ir.Use(ir.Const(True)))
         self.goto(join)
@@ -987,10 +985,11 @@ class FnLowerer:
         value = self.lower_expr(e.scrutinee)
         if isinstance(value, ir.Copy):
             value = self.to_temp(ir.Use(value))
-        return self.match_arms(value, e.arms, lambda: self.terminate(ir.Unreachable(), e.span))
+        return self.match_arms(value, e.arms, lambda: self.terminate(ir.Unreachable(), e.span),
+                               static=_static(e.scrutinee))
 
     def match_arms(self, value: ir.Operand, arms, on_no_match, origin="match",
-                   panics_pass=False) -> ir.Operand:
+                   panics_pass=False, static=None) -> ir.Operand:
         """Try the arms in order; `on_no_match` ends the path where none matched. With
         `panics_pass` (a `catch`), a wildcard or untyped binding arm lets a panic go on to the
         next arm: only arms that name a panic's type catch it."""
@@ -1006,7 +1005,7 @@ class FnLowerer:
                 self.switch(ok)
             self.pattern_origin = origin
             self.at = arm.pattern.span  # an arm's tests are located at its pattern
-            self.bind_pattern(arm.pattern, value, nxt)
+            self.bind_pattern(arm.pattern, value, nxt, static)
             if arm.guard is not None:
                 ok = self.new_block()
                 self.branch_on(arm.guard, ok, nxt, "guard")
@@ -1190,18 +1189,19 @@ class FnLowerer:
 
     # ── patterns ──
 
-    def bind_pattern(self, pat, value: ir.Operand, fail: int | None) -> None:
-        """Test `value` against `pat` (jumping to `fail` on mismatch; fail None = the pattern
-        is irrefutable) and bind its names in the current scope."""
+    def bind_pattern(self, pat, value: ir.Operand, fail: int | None, static=None) -> None:
+        """Test `value` (of checker type `static`, None if unknown) against `pat` (jumping to
+        `fail` on mismatch; fail None = the pattern is irrefutable) and bind its names in the
+        current scope."""
         if isinstance(pat, ast.PWild):
             return
         if isinstance(pat, ast.PAnd):
             for sub in pat.pats:
-                self.bind_pattern(sub, value, fail)
+                self.bind_pattern(sub, value, fail, static)
             return
         if isinstance(pat, ast.PBind):
             if pat.type is not None and fail is not None:
-                self.test(ir.IsType(value, self.type_test(pat.type)), fail)
+                self.test(ir.IsType(value, typetest.against(self.resolve(pat.type), static)), fail)
             self.declare(pat.name, value, pat.span, self.resolve(pat.type) if pat.type is not None else None)
             return
         if isinstance(pat, ast.PLit):
@@ -1209,7 +1209,7 @@ class FnLowerer:
             self.test(ir.BinaryOp("==", value, ir.Const(lit)), fail)
             return
         if isinstance(pat, ast.PType):
-            self.test(ir.IsType(value, self.type_test(pat.type)), fail)
+            self.test(ir.IsType(value, typetest.against(self.resolve(pat.type), static)), fail)
             return
         if isinstance(pat, ast.POr):
             ok = self.new_block()
@@ -1218,7 +1218,7 @@ class FnLowerer:
             for alt in pat.alts:
                 nxt = self.new_block()
                 self.push_scope()
-                self.bind_pattern(alt, value, nxt)
+                self.bind_pattern(alt, value, nxt, static)
                 for n, slot in slots.items():
                     loc = self.scopes[-1].get(n)
                     if loc is not None:
@@ -1235,7 +1235,7 @@ class FnLowerer:
             return
         if isinstance(pat, ast.PClass):
             if fail is not None:
-                self.test(ir.IsType(value, self.type_test(pat.type)), fail)
+                self.test(ir.IsType(value, typetest.against(self.resolve(pat.type), static)), fail)
             iface = self.resolve(pat.type)
             for fname, sub in pat.fields:
                 if isinstance(iface, T.IfaceT):  # an interface's field: through its implementation
@@ -1250,6 +1250,7 @@ class FnLowerer:
                     self.bind_pattern(sub, fv, fail)
             return
         if isinstance(pat, ast.PArray):
+            elem = static.elem if isinstance(static, T.Arr) else None
             if fail is not None:
                 self.test(ir.IsType(value, ("array", ("any",))), fail)
             n = self.to_temp(ir.Len(value))
@@ -1264,7 +1265,7 @@ class FnLowerer:
                 else:
                     idx = ir.Const(i)
                 item = self.to_temp(ir.Load(ir.IndexPlace(value, idx, "array")))
-                self.bind_pattern(sub, item, fail)
+                self.bind_pattern(sub, item, fail, elem)
             if pat.rest_index is not None and (pat.rest_name or pat.rest_pattern is not None):
                 end = self.to_temp(ir.BinaryOp("-", n, ir.Const(fixed - pat.rest_index), "int"))
                 rest = self.call(ir.Callee("native", "$array_slice"), [value, ir.Const(pat.rest_index), end])
@@ -1396,6 +1397,34 @@ def _renumber(fn: ir.MirFunction, remap: dict[int, int]) -> None:
         b.terminator = node(b.terminator)
         if b.unwind is not None:
             b.unwind = (b.unwind[0], remap[b.unwind[1]])
+
+
+def _recorded_elem(e: ast.ArrayLit, has_items: bool) -> tuple | None:
+    """The element type an array literal records, where its items cannot tell it (none, or of
+    a union type) and its value reaches a place whose type does not tell it (`records`: set by
+    the checker); None where no test can see it, or the type is not known."""
+    t = e.ty
+    if not getattr(e, "records", False) or not isinstance(t, T.Arr) or T.has_tvar(t) or T.has_unknown(t):
+        return None
+    if has_items and not isinstance(t.elem, T.Union):
+        return None
+    return typetest.key(typetest.of(t.elem))
+
+
+def _recorded_entry(e: ast.MapLit, has_entries: bool) -> tuple | None:
+    """The (key, value) types a map literal records, as `_recorded_elem`."""
+    t = e.ty
+    if not getattr(e, "records", False) or not isinstance(t, T.MapT) or T.has_tvar(t) or T.has_unknown(t):
+        return None
+    if has_entries and not isinstance(t.key, T.Union) and not isinstance(t.val, T.Union):
+        return None
+    return typetest.key(typetest.of(t.key)), typetest.key(typetest.of(t.val))
+
+
+def _static(e: ast.Expr):
+    """What the checker knows of `e`'s type: a variable's declared type where its value's
+    type is not tracked."""
+    return e.ty if e.ty is not None else getattr(e, "declared", None)
 
 
 def _pattern_names(pat) -> list[str]:

@@ -5,6 +5,8 @@ A test is a small tuple, hashable and printable:
   ('any',) ('never',) ('int',) ('float',) ('string',) ('bool',) ('null',) ('function',)
   ('lit', value) ('class', fqn) ('class', fqn, (arg, ...)) ('enum', fqn) ('variant', enum_fqn, name)
   ('array', elem) ('map', key, value) ('union', (t, ...)) ('panic',) (any baml.panics.*)
+  ('arrays', (elem, ...), k) ('maps', ((key, value), ...), k): a container built as the k-th of
+  the container types of the value's static type (see `against`)
 """
 from __future__ import annotations
 
@@ -42,6 +44,34 @@ def of(t: T.Type) -> tuple:
     return ("any",)
 
 
+def against(t: T.Type, static: "T.Type | None") -> tuple:
+    """The run-time test of `t` on a value of static type `static` (None: unknown).
+
+    A BAML array or map records the element types it was built with, and containers are
+    invariant: `string[]` is not `int[]` even when empty, `int[]` is not `(int|string)[]`. So
+    where the static type has one array type, `is X[]` is decided here; where it has several,
+    the value's recorded type is the first of them its elements fit (as the engine decodes a
+    host value); where it is opaque (a type variable, unknown), the elements decide."""
+    if static is None or T.has_tvar(static) or T.has_unknown(static) or any(
+            isinstance(m, (T.IfaceT, T.TVar)) or m is T.UNKNOWN for m in T.members(static)):
+        return of(t)
+    return _union([_against(m, static) for m in T.members(t)])
+
+
+def _against(t: T.Type, static: T.Type) -> tuple:
+    kind = T.Arr if isinstance(t, T.Arr) else T.MapT if isinstance(t, T.MapT) else None
+    if kind is None:
+        return of(t)
+    built = [m for m in T.members(static) if isinstance(m, kind)]
+    if t not in built:
+        return ("never",)
+    if len(built) == 1:
+        return ("array", ("any",)) if kind is T.Arr else ("map", ("any",), ("any",))
+    if kind is T.Arr:
+        return ("arrays", tuple(of(m.elem) for m in built), built.index(t))
+    return ("maps", tuple((of(m.key), of(m.val)) for m in built), built.index(t))
+
+
 def _std(t: T.StdT) -> tuple:
     if t.kind == "panic":
         return ("panic",)
@@ -61,6 +91,20 @@ def _union(members: list[tuple]) -> tuple:
     return flat[0] if len(flat) == 1 else ("union", tuple(flat))
 
 
+def key(t: tuple):
+    """`t` with union members as a set: two tests with equal keys accept the same values."""
+    k = t[0]
+    if k == "union":
+        return ("union", frozenset(key(m) for m in t[1]))
+    if k == "array":
+        return ("array", key(t[1]))
+    if k == "map":
+        return ("map", key(t[1]), key(t[2]))
+    if k == "class" and len(t) > 2:
+        return ("class", t[1], tuple(key(a) for a in t[2]))
+    return t
+
+
 def show(t: tuple) -> str:
     k = t[0]
     if k == "class" and len(t) > 2:
@@ -73,6 +117,10 @@ def show(t: tuple) -> str:
         return repr(t[1]) if not isinstance(t[1], str) else '"' + t[1] + '"'
     if k == "array":
         return show(t[1]) + "[]"
+    if k == "arrays":
+        return show(t[1][t[2]]) + "[]"
+    if k == "maps":
+        return f"map<{show(t[1][t[2]][0])}, {show(t[1][t[2]][1])}>"
     if k == "map":
         return f"map<{show(t[1])}, {show(t[2])}>"
     if k == "union":

@@ -59,9 +59,9 @@ def _freeze(v):
     t = type(v)
     if t in (int, float, str, bool, type(None)):
         return (t.__name__, v)
-    if t in (list, tuple):
+    if isinstance(v, (list, tuple)):
         return ("list", tuple(_freeze(x) for x in v))
-    if t is dict:
+    if isinstance(v, dict):
         return ("dict", tuple((k, _freeze(x)) for k, x in v.items()))
     dump = getattr(v, "model_dump", None)
     if dump is not None:
@@ -84,9 +84,9 @@ def _flatten(v, leaves: list):
     if t is int or t is float or t is bool:
         leaves.append(v)
         return ("S", t)
-    if t is list or t is tuple:
-        return (t.__name__, tuple(_flatten(x, leaves) for x in v))
-    if t is dict:
+    if isinstance(v, (list, tuple)):
+        return ("tuple" if t is tuple else "list", tuple(_flatten(x, leaves) for x in v))
+    if isinstance(v, dict):
         return ("dict", tuple((k, _flatten(x, leaves)) for k, x in v.items()))
     if find_missing(v) is not None:
         raise PackError(f"a host call's argument holds a missing value inside {type(v).__name__}: "
@@ -494,9 +494,9 @@ def _rebuild(v, fill):
     t = type(v)
     if t is Missing:
         return fill(v)
-    if t is list or t is tuple:
-        return t(_rebuild(x, fill) for x in v)
-    if t is dict:
+    if isinstance(v, (list, tuple)):
+        return (tuple if t is tuple else list)(_rebuild(x, fill) for x in v)
+    if isinstance(v, dict):
         return {k: _rebuild(x, fill) for k, x in v.items()}
     if hasattr(v, "model_fields") and find_missing(v.__dict__) is not None:
         return t.model_construct(**{k: _rebuild(x, fill) for k, x in v.__dict__.items()})

@@ -84,9 +84,9 @@ def find_missing(v, seen=None):
     if id(v) in seen:
         return None
     seen.add(id(v))
-    if t is list or t is tuple:
+    if isinstance(v, (list, tuple)):
         items = v
-    elif t is dict:
+    elif isinstance(v, dict):
         items = [*v.keys(), *v.values()]
     else:
         slots = [s for c in t.__mro__ for s in getattr(c, "__slots__", ()) if isinstance(s, str)]
@@ -358,7 +358,8 @@ class Planner(mirx.Extension):
         return shadow_of(value, None)
 
     def method(self, state: PlanState, site: Site, values: tuple, shadows: tuple) -> None:
-        kind = _RECEIVER_KINDS.get(type(values[0])) if values else None
+        v0 = values[0] if values else None
+        kind = _RECEIVER_KINDS.get(list if isinstance(v0, list) else dict if isinstance(v0, dict) else type(v0))
         if kind is None:
             return  # a user method: its own code inspects what it reads
         name = f"{kind}.{site.key.rsplit('.', 1)[-1]}"

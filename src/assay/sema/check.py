@@ -65,7 +65,7 @@ _EVERY_TYPE_METHODS = frozenset("to_string to_json eq neq hash type".split())
 
 
 class Var:
-    __slots__ = ("name", "ty", "declared", "precise", "used", "unpinned", "assign_ty")
+    __slots__ = ("name", "ty", "declared", "precise", "used", "unpinned", "assign_ty", "literals")
 
     def __init__(self, name, ty, precise=True, assign_ty=None):
         self.name = name
@@ -74,6 +74,7 @@ class Var:
         self.used = False
         self.unpinned = None
         self.assign_ty = ty if assign_ty is None else assign_ty
+        self.literals = []  # the container literals it was given (see Checker.escape)
 
 
 class _Fn:
@@ -525,13 +526,14 @@ class Checker(LlmChecks):
                      "belong in `match`")
         if isinstance(pat, ast.PBind):
             if ann is not None:
-                self.declare(pat.name, ann, pat.span)
+                self._given(self.declare(pat.name, ann, pat.span), s.value)
             else:
                 w = widen(t)
                 # assignments are checked against the initial type only when it is complete
                 at = w if (w is not NULL and not T.has_unknown(w) and not T.has_tvar(w)) else UNKNOWN
                 precise = not isinstance(w, EnumT) and not isinstance(w, Union)
                 v = self.declare(pat.name, w, pat.span, precise=precise, assign_ty=at)
+                self._given(v, s.value)
                 val = s.value
                 if ((isinstance(val, ast.ArrayLit) and not val.items)
                         or (isinstance(val, ast.MapLit) and not val.entries)):
@@ -539,6 +541,15 @@ class Checker(LlmChecks):
                     self.unpinned.append(v)
         else:
             self.pattern(pat, ann if ann is not None else t, refutable_ok=True)
+
+    def _given(self, v: Var, value: ast.Expr) -> None:
+        """`v` holds `value`: a container literal, or what another variable holds (an alias)."""
+        if isinstance(value, (ast.ArrayLit, ast.MapLit)):
+            v.literals.append(value)
+            if any(isinstance(x, ast.Name) for x in v.literals):
+                value.records = True
+        elif isinstance(value, ast.Name) and (src := self.lookup_var(value.name)) is not None:
+            v.literals = src.literals
 
     def assign(self, s: ast.Assign) -> None:
         tgt = s.target
@@ -552,6 +563,7 @@ class Checker(LlmChecks):
             dst = v.assign_ty
             tgt.ty = self.var_type(v)
             if s.op is None:
+                self._given(v, s.value)
                 self.expect(s.value, dst)
             else:
                 vt = self.expr(s.value, UNKNOWN)
@@ -623,11 +635,24 @@ class Checker(LlmChecks):
 
     # ───────────────────────── expressions ─────────────────────────
     def expect(self, e: ast.Expr, dst: T.Type) -> T.Type:
+        if _opaque(dst):
+            self.escape(e)
         t = self.expr(e, dst)
         if (not isinstance(e, (ast.If, ast.IfLet, ast.Match, ast.BlockExpr, ast.ArrayLit,
                                ast.MapLit)) and not assignable(t, dst)):
             self.mismatch(e.span, dst, t)
         return t
+
+    def escape(self, e: ast.Expr) -> None:
+        """`e`'s value reaches a place whose type does not tell its element types (`unknown`, a
+        type parameter, several array types): the container literals it was built by record
+        theirs at run time (`records`: mir/lower.py); the others need not pay for it."""
+        if isinstance(e, (ast.ArrayLit, ast.MapLit)):
+            e.records = True
+        elif isinstance(e, ast.Name) and (v := self.lookup_var(e.name)) is not None:
+            for lit in v.literals:
+                lit.records = True
+            v.literals.append(e)  # (a mark: literals it is given later record theirs too)
 
     def expr(self, e: ast.Expr, expected: T.Type) -> T.Type:
         m = getattr(self, "x_" + type(e).__name__, None)
@@ -707,6 +732,7 @@ class Checker(LlmChecks):
         v = self.lookup_var(e.name)
         if v is not None:
             v.used = True
+            e.declared = v.ty
             return self.var_type(v)
         item = self.index.items_in(self.ns).get(e.name)
         if item is not None:
@@ -1192,6 +1218,8 @@ class Checker(LlmChecks):
                         self.err(a.value.span, "E0005", f"defaulted parameter `{pname}` must be "
                                  "passed by name")
                     got[npos] = True
+                    if T.has_tvar(pt):
+                        self.escape(a.value)
                     self.expect(a.value, T.subst(pt, env) if T.has_tvar(pt) else pt)
                 else:
                     bad = True
@@ -1205,6 +1233,8 @@ class Checker(LlmChecks):
                 else:
                     got[i] = True
                     pt = params[i][1]
+                    if T.has_tvar(pt):
+                        self.escape(a.value)
                     self.expect(a.value, T.subst(pt, env) if T.has_tvar(pt) else pt)
         nargs = len(e.args)
         if native:
@@ -2046,6 +2076,14 @@ def _irrefutable(p) -> bool:
 
 def _variant_like(te) -> bool:
     return isinstance(te, ast.TName) and len(te.path) == 2 and te.path[0] != "root"
+
+
+def _opaque(t: T.Type) -> bool:
+    """Whether a value of type `t` may be an array or map whose element types `t` does not
+    tell (see Checker.escape)."""
+    ms = T.members(t)
+    return (T.has_unknown(t) or T.has_tvar(t) or any(isinstance(m, T.IfaceT) for m in ms)
+            or sum(isinstance(m, T.Arr) for m in ms) > 1 or sum(isinstance(m, T.MapT) for m in ms) > 1)
 
 
 def _one_kind(t) -> bool:

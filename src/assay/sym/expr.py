@@ -244,4 +244,8 @@ def _kind_of(value) -> str:
     cls = getattr(value, "_class", None)
     if cls is not None:
         return "class:" + cls.fqn
-    return {list: "array", dict: "map", bytearray: "uint8array"}.get(type(value), "other")
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "map"
+    return "uint8array" if type(value) is bytearray else "other"

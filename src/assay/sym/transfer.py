@@ -200,11 +200,11 @@ def store_field(name: str):
 
 def load_index(st, c, zc, i, zi):
     z = _unwrap(zc, c)
-    if type(c) is list:
+    if isinstance(c, list):
         if zi is None:
             return z.items[i] if isinstance(z, SymArray) and -len(c) <= i < len(c) else None
         return _select(st, c, z, i, zi)
-    if type(c) is dict:
+    if isinstance(c, dict):
         if zi is not None:
             st.concretize("map key", ((i, zi),))
         return z.items.get(i) if isinstance(z, SymMap) else None
@@ -247,7 +247,7 @@ def store_index(st, c, zc, i, zi, zv):
         if ev is None or ev.sort != "int":
             ev = const(0)  # never: a byte store's value is an int
         return app("bytes.store", "uint8array", eb, _from_end(const(i), app("str.len", "int", eb)), ev)
-    if type(c) is list:
+    if isinstance(c, list):
         if not isinstance(z, SymArray):
             if zv is None:
                 return zc
@@ -340,13 +340,13 @@ def _failing(panic: str, op: str, values, shadows):
 def _bounds(values, shadows):
     (c, i), (zc, zi) = values, shadows
     z = _unwrap(zc, c)
-    if (type(c) is list or type(c) is bytearray) and type(i) is int:
+    if isinstance(c, (list, bytearray)) and type(i) is int:
         n = z.length if isinstance(z, SymArray) else \
             app("str.len", "int", z) if isinstance(z, Expr) and z.sort == "uint8array" else const(len(c))
         ei = lift(i, zi)
         cond = app("or", "bool", app("<", "bool", ei, app("neg", "int", n)), app(">=", "bool", ei, n))
         return cond, not -len(c) <= i < len(c)
-    if type(c) is dict and zi is not None and isinstance(zi, Expr):
+    if isinstance(c, dict) and zi is not None and isinstance(zi, Expr):
         keys = [const(k) for k in c if type(k) is type(i)]
         cond = const(True)
         for k in keys:
@@ -384,7 +384,8 @@ def method(name: str):
     """A method call dispatched at run time: on a builtin receiver, the native's model (or
     concretisation); on an instance, the callee's own result shadow stands."""
     def transfer(st, result, values: tuple, shadows: tuple):
-        kind = _KIND_OF.get(type(values[0])) if values else None
+        v0 = values[0] if values else None
+        kind = _KIND_OF.get(list if isinstance(v0, list) else dict if isinstance(v0, dict) else type(v0))
         if kind is None:
             return None, shadows[0] if shadows else None
         return native(f"{kind}.{name}")(st, result, values, shadows)

@@ -219,6 +219,8 @@ class Template(Expr):
 class Name(Expr):
     name: str
 
+    declared = None  # a variable's declared type (sema), where `ty` is not trusted after writes
+
 
 @dataclass(eq=False)
 class ArrayLit(Expr):

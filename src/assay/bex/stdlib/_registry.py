@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ...sema import stdsigs
-from ..values import BigInt, EnumInfo, Instance, Variant
+from ..values import BigInt, EnumInfo, Instance, TypedList, TypedMap, Variant
 
 
 @dataclass(slots=True)
@@ -68,7 +68,9 @@ _KIND_OF = {
     bool: "bool",
     type(None): "null",
     list: "array",
+    TypedList: "array",
     dict: "map",
+    TypedMap: "map",
     Variant: "variant",
     bytearray: "uint8array",
     BigInt: "bigint",

@@ -7,7 +7,7 @@ import re
 
 from .. import ops
 from ..ops import eq, lt, panic
-from ..values import BigInt, Instance
+from ..values import BigInt, Instance, TypedList, TypedMap, typed_list, typed_map
 from ._registry import ORDER_VARIANTS, function, method
 from .render import _nested, render, render_float
 
@@ -52,23 +52,26 @@ function("baml.ops.equals_equals")(eq)
 def deep_copy(value):
     """Recursive copy of arrays, maps and instances; sharing and cycles survive."""
     t = type(value)
-    if t is list or t is dict or isinstance(value, Instance):
+    if t in _CONTAINERS or isinstance(value, Instance):
         return _copy(value, {})
     return value
 
 
+_CONTAINERS = (list, dict, TypedList, TypedMap)
+
+
 def _copy(v, memo: dict):
     t = type(v)
-    if t is list:
+    if t is list or t is TypedList:
         r = memo.get(id(v))
         if r is None:
-            r = memo[id(v)] = []
+            r = memo[id(v)] = [] if t is list else typed_list([], v.elem)
             r.extend(_copy(x, memo) for x in v)
         return r
-    if t is dict:
+    if t is dict or t is TypedMap:
         r = memo.get(id(v))
         if r is None:
-            r = memo[id(v)] = {}
+            r = memo[id(v)] = {} if t is dict else typed_map({}, v.elem)
             for k, x in v.items():
                 r[k if type(k) is not ops.MapKey else ops.MapKey(_copy(k.v, memo))] = _copy(x, memo)
         return r

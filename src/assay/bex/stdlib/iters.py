@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .. import ops
 from ..ops import throw_error
-from ..values import OMITTED, Instance
+from ..values import OMITTED, Instance, TypedList
 from ._registry import _KIND_OF, METHODS, function, method
 
 ops.BUILTIN_CLASSES.setdefault("baml.iter.Done", ops.ClassInfo("baml.iter.Done", "Done", []))
@@ -76,7 +76,7 @@ def of(v) -> Iter:
     a user Iterable or Iterator."""
     if type(v) is Iter:
         return v
-    if type(v) is list:
+    if type(v) is list or type(v) is TypedList:
         return from_list(v)
     if type(v) is str:
         return from_list(list(v))
@@ -187,7 +187,7 @@ def peekable(self):
 
 @method("iter")
 def collect(self):
-    if type(self) is list:
+    if isinstance(self, list):
         return self[:]
     out = []
     while (v := self.pull()) is not DONE:
@@ -197,7 +197,7 @@ def collect(self):
 
 @method("iter")
 def count(self):
-    if type(self) is list:
+    if isinstance(self, list):
         return len(self)
     n = 0
     while self.pull() is not DONE:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..ops import BUILTIN_CLASSES, make_builtin, panic
-from ..values import INT_MAX, INT_MIN, BamlRaise, BigInt, ClassInfo, Instance, Variant
+from ..values import INT_MAX, INT_MIN, BamlRaise, BigInt, ClassInfo, Instance, TypedList, TypedMap, Variant
 from ._registry import function
 
 for _name, _fields in (("ParseError", ["message"]), ("SerializationError", ["message", "path", "reason"])):
@@ -274,15 +274,15 @@ def _write(v, path: str, out: list) -> None:
         out.append(_float_text(v))
     elif t is str:
         out.append(_quote(v))
-    elif t is list:
+    elif t is list or t is TypedList:
         out.append("[")
         for i, x in enumerate(v):
             if i:
                 out.append(",")
             _write(x, f"{path}[{i}]", out)
         out.append("]")
-    elif t is dict or isinstance(v, Instance):
-        items = v.items() if t is dict else ((f, getattr(v, "f_" + f)) for f in v._class.fields)
+    elif t is dict or t is TypedMap or isinstance(v, Instance):
+        items = v.items() if t is dict or t is TypedMap else ((f, getattr(v, "f_" + f)) for f in v._class.fields)
         out.append("{")
         for i, (k, x) in enumerate(items):
             if i:

@@ -11,7 +11,7 @@ import unicodedata2 as unicodedata  # the engine's Unicode (17.0): stdlib/string
 from ..futures import Future
 from .iters import _NOTHING as _NO_AHEAD, Iter
 from ..ops import unkey
-from ..values import Instance, Variant
+from ..values import Instance, TypedList, TypedMap, Variant
 
 # Classes with an explicit `baml.ToString` implementation: ClassInfo -> callable(obj) -> str.
 # The VM registers them; rendering honours them at every depth.
@@ -106,9 +106,9 @@ def _nested(v) -> str:
         return "true" if v else "false"
     if v is None:
         return "null"
-    if t is list:
+    if t is list or t is TypedList:
         return "[" + ", ".join(map(_nested, v)) + "]"
-    if t is dict:
+    if t is dict or t is TypedMap:
         return "{" + ", ".join(_nested(unkey(k)) + ": " + _nested(x) for k, x in v.items()) + "}"
     if t is Variant:
         return v.name
