@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..sema import interfaces
 from ..sema import types as T
-from ..sema.resolve import Resolver
+from ..sema.resolve import Resolver, carrier_path
 from ..source import Span
 from ..syntax import ast
 from . import ir
@@ -653,7 +653,7 @@ class FnLowerer:
             e = e.obj
         if isinstance(e, ast.Name) and self.lookup_local(e.name) is None:
             parts.append(e.name)
-            return parts[::-1]
+            return carrier_path(parts[::-1])
         return None
 
     def expr_Upcast(self, e: ast.Upcast):

@@ -17,7 +17,7 @@ from . import types as T
 from .llmcheck import LlmChecks
 from . import interfaces
 from .program import AliasDef, EnumDef, FunctionDef, InterfaceDef, ProgramIndex
-from .resolve import BUILTIN_TYPE_ROOTS, OPAQUE_TYPES, PRIM_TYPES, Resolver
+from .resolve import BUILTIN_TYPE_ROOTS, OPAQUE_TYPES, PRIM_TYPES, Resolver, carrier_path
 from .stdnames import STDLIB_MEMBER_NAMES
 from .types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, UNKNOWN, VOID, Arr, ClassT, EnumT,
                     FuncT, IfaceT, Lit, MapT, TVar, Union, assignable, show, widen)
@@ -879,7 +879,7 @@ class Checker(LlmChecks):
             return None
         parts.append(e.name)
         parts.reverse()
-        return parts
+        return carrier_path(parts)
 
     def resolve_path_expr(self, e: ast.Field, path: list[str]):
         """(kind, value): kind 'fn' (FunctionDef), 'type' (T.Type), 'unknown', 'error'."""

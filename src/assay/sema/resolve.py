@@ -16,6 +16,15 @@ PRIM_TYPES = {"int": T.INT, "float": T.FLOAT, "string": T.STRING, "bool": T.BOOL
               "void": T.VOID, "never": T.NEVER, "unknown": T.UNKNOWN, "bigint": T.BIGINT,
               "uint8array": T.BYTES}
 OPAQUE_TYPES = frozenset("image audio video pdf json".split())
+# `baml.Int.max_value()`: the stdlib's names of the builtin carriers reach their statics
+BAML_CARRIER_ALIASES = {"Int": "int", "Float": "float", "String": "string", "Bool": "bool"}
+
+
+def carrier_path(path: list[str]) -> list[str]:
+    """path with a leading `baml.Int` (`Float`, `String`, `Bool`) read as its carrier (`int`)."""
+    if len(path) > 2 and path[0] == "baml" and path[1] in BAML_CARRIER_ALIASES:
+        return [BAML_CARRIER_ALIASES[path[1]]] + path[2:]
+    return path
 
 
 class Resolver:

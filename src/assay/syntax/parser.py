@@ -653,7 +653,7 @@ class Parser:
                 self.eat(";")
             elif t.kind == "ident":
                 self.advance()
-                self.expect(":")
+                self.eat(":")  # optional, as in class fields: `value string`
                 d.fields.append(ast.ClassField(self.span(t.start), t.text, self.type_expr(), [], t.doc))
                 self.eat(",")
             else:
