@@ -547,7 +547,7 @@ class Checker(LlmChecks):
         if isinstance(value, (ast.ArrayLit, ast.MapLit)):
             v.literals.append(value)
             if any(isinstance(x, ast.Name) for x in v.literals):
-                value.records = True
+                _records(value)
         elif isinstance(value, ast.Name) and (src := self.lookup_var(value.name)) is not None:
             v.literals = src.literals
 
@@ -648,10 +648,10 @@ class Checker(LlmChecks):
         type parameter, several array types): the container literals it was built by record
         theirs at run time (`records`: mir/lower.py); the others need not pay for it."""
         if isinstance(e, (ast.ArrayLit, ast.MapLit)):
-            e.records = True
+            _records(e)
         elif isinstance(e, ast.Name) and (v := self.lookup_var(e.name)) is not None:
             for lit in v.literals:
-                lit.records = True
+                _records(lit)
             v.literals.append(e)  # (a mark: literals it is given later record theirs too)
 
     def expr(self, e: ast.Expr, expected: T.Type) -> T.Type:
@@ -2076,6 +2076,18 @@ def _irrefutable(p) -> bool:
 
 def _variant_like(te) -> bool:
     return isinstance(te, ast.TName) and len(te.path) == 2 and te.path[0] != "root"
+
+
+def _records(e: ast.Expr) -> None:
+    """A container literal, and the literals nested in it, record their element types."""
+    if isinstance(e, ast.ArrayLit):
+        e.records = True
+        for x in e.items:
+            _records(x)
+    elif isinstance(e, ast.MapLit):
+        e.records = True
+        for _, x in e.entries:
+            _records(x)
 
 
 def _opaque(t: T.Type) -> bool:
