@@ -460,4 +460,4 @@ def float_parse(text):
 for _n, _v in (("pi", math.pi), ("e", math.e), ("golden_ratio", (1 + math.sqrt(5)) / 2),
                ("nan", _NAN), ("inf", _INF), ("max_finite", sys.float_info.max),
                ("min_finite", -sys.float_info.max), ("epsilon", sys.float_info.epsilon)):
-    function("float." + _n)((lambda v: lambda: v)(_v))
+    function("float." + _n)((lambda v: lambda: v * 1.0)(_v))  # a new float each call, as the engine boxes one
