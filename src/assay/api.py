@@ -82,6 +82,8 @@ def to_plain(v):
     """JSON-like plain data: instances → dicts of fields, enum values → variant names."""
     if isinstance(v, Instance):
         return {f: to_plain(getattr(v, "f_" + f)) for f in v._class.fields}
+    if type(v) is BigInt:
+        return int(v)
     if _is_model(v):
         return {k: to_plain(x) for k, x in v.__dict__.items()}
     if isinstance(v, Variant):
@@ -225,6 +227,11 @@ class BamlProgram:
 
     def _error(self, e: BamlRaise) -> "BamlException":
         exc = (BamlPanic if e.panic else BamlError)(describe_error(e.value, e.panic))
+        # the thrown value and its fields reach the host as results do (bigints as ints,
+        # instances as models, enum values as the host's members), as from the engine
+        exc.fields = {k: self.to_python(v) for k, v in exc.fields.items()}
+        if exc.class_name is None:
+            exc.value = self.to_python(exc.value)
         exc.raised = e
         exc._rt = self._p.runtime  # the BAML traceback is computed when asked for
         return exc
@@ -395,7 +402,7 @@ class BamlProgram:
         """A BAML function value as a Python callable (arguments guessed, result converted)."""
         code = getattr(fn, "__code__", None)
         # a closure made in place takes its captures as trailing parameters: no more arguments
-        arity = code.co_argcount - len(fn.__defaults__) if code is not None and code.co_name == CLOSURE_NAME else -1
+        arity = code.co_argcount - len(fn.__defaults__ or ()) if code is not None and code.co_name == CLOSURE_NAME else -1
 
         def call(*args):
             if arity >= 0 and len(args) != arity:

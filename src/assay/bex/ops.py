@@ -378,8 +378,15 @@ def _eq_deep(a, b, seen: set) -> bool:
         return True
     if ta is MethodType:  # a bound method: the same method of the same receiver (identity)
         return a.__func__ is b.__func__ and a.__self__ is b.__self__
-    if ta is partial:  # a builtin method bound to its receiver (vm.bind_method)
-        return a.func is b.func and len(a.args) == len(b.args) == 1 and a.args[0] is b.args[0]
+    if ta is partial:  # a builtin method bound to its receiver (vm.bind_method): the same
+        # receiver object (the engine's boxed floats and strings compare by address; binding
+        # a bigint's method copies the bigint, so two bindings never agree;
+        # ints and bools are unboxed there: equal values)
+        if a.func is not b.func or len(a.args) != 1 or len(b.args) != 1:
+            return False
+        r, s = a.args[0], b.args[0]
+        tr = type(r)
+        return (r == s and tr is type(s)) if tr is int or tr is bool else (r is s and tr is not BigInt)
     return False  # variants, functions: identity (already checked)
 
 

@@ -100,6 +100,7 @@ class FunctionGen:
         for op, arg in fn.code:
             if op == "load_var":
                 self.loads[arg] = self.loads.get(arg, 0) + 1
+        self.callees = _callee_only(fn.code)
         handlers = {e.handler for e in fn.exc_table}
         # tiny blocks that end the function are duplicated into each predecessor
         # (and small blocks that jump on, e.g. a loop's step), except loop headers
@@ -1024,10 +1025,17 @@ class FunctionGen:
     def op_make_closure(self, arg) -> None:
         fqn, n = arg
         caps = self.popn(n)
-        if caps and self.fuse and self.nest and self.nested_closure(fqn, caps):
+        # each evaluation of a lambda is a new function value, captures or not (`mk() == mk()`
+        # is false in BAML): a fresh Python function — but a lambda without captures kept in a
+        # local that is only ever called cannot show its identity: the shared global will do
+        nxt = self.code[self.pc + 1] if self.pc + 1 < len(self.code) else ("", None)
+        if not caps and nxt[0] == "store_var" and nxt[1] in self.callees:
+            self.result(self.names.fn(fqn))
+            return
+        if self.fuse and self.nest and self.nested_closure(fqn, caps):
             return
         # a closure is a Python function (vm._closure_maker): calling it grows no C stack
-        self.result(f"{self.names.closure(fqn, n)}({', '.join([self.names.fn(fqn)] + caps)})" if caps else self.names.fn(fqn))
+        self.result(f"{self.names.closure(fqn, n)}({', '.join([self.names.fn(fqn)] + caps)})")
 
     def nested_closure(self, fqn: str, caps: list[str]) -> bool:
         """(Plain variant.) The closure as a `def` right here, the lambda's own generated code
@@ -1329,3 +1337,22 @@ def _key_expr(k: str) -> str:
     if k.startswith(("'", '"')) or k.lstrip("-").isdigit():
         return k
     return f"({k} if type({k}) is str else mkey({k}))" if k.isidentifier() else f"mkey({k})"
+
+
+def _callee_only(code: list) -> set:
+    """The locals every read of which is the function of a `call_indirect` (`f(x)`: load f,
+    the argument loads, the call), so their values' identity is never observed."""
+    out, seen = set(), set()
+    for pc, (op, arg) in enumerate(code):
+        if op != "load_var" or arg in seen:
+            continue
+        j = pc + 1
+        while j < len(code) and code[j][0] in ("load_var", "load_const"):
+            j += 1
+        if j < len(code) and code[j][0] == "call_indirect" \
+                and code[j][1][0] + len(code[j][1][1]) == j - pc - 1:
+            out.add(arg)
+        else:
+            seen.add(arg)
+            out.discard(arg)
+    return out

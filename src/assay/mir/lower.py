@@ -675,7 +675,7 @@ class FnLowerer:
             if e.optional:
                 return self.null_guard(obj, lambda o: self.call(ir.Callee("fn", fqn), [o], span=e.span))
             return self.call(ir.Callee("fn", fqn), [obj], span=e.span)
-        if e.name in self.prog.field_names:
+        if e.name in self.prog.field_names and not _fieldless(e.obj):
             read = lambda o: ir.Load(ir.FieldPlace(o, e.name))  # noqa: E731
         else:
             read = lambda o: ir.BoundMethod(o, e.name)  # noqa: E731
@@ -1534,3 +1534,10 @@ def _is_bool(e) -> bool:
     if isinstance(e, ast.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">=", "&&", "||"):
         return True
     return (isinstance(e, ast.Unary) and e.op == "!") or _static_kind(e) == "bool"
+
+
+def _fieldless(obj: ast.Expr) -> bool:
+    """Is `obj` statically a string, number, container…: a value whose members are all methods
+    (`s.length` is then the bound method, though some class has a field named `length`)?"""
+    tb = T.base(obj.ty) if getattr(obj, "ty", None) is not None else None
+    return isinstance(tb, (T.Prim, T.Arr, T.MapT)) and tb not in (T.UNKNOWN, T.NEVER, T.VOID)

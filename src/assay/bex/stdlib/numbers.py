@@ -103,24 +103,6 @@ def count_ones(self):
     return (self & _M64).bit_count()
 
 
-@method("int")
-def div_euclid(self, rhs):
-    if not rhs:
-        panic("baml.panics.DivisionByZero", dividend=self)
-    q = ops.div(self, rhs)
-    if ops.mod(self, rhs) < 0:
-        return q - 1 if rhs > 0 else q + 1
-    return q
-
-
-@method("int")
-def rem_euclid(self, rhs):
-    if not rhs:
-        panic("baml.panics.DivisionByZero", dividend=self)
-    r = ops.mod(self, rhs)
-    return r + abs(rhs) if r < 0 else r
-
-
 _INT_RE = re.compile(r"[+-]?[0-9]+\Z")
 
 
@@ -460,4 +442,4 @@ def float_parse(text):
 for _n, _v in (("pi", math.pi), ("e", math.e), ("golden_ratio", (1 + math.sqrt(5)) / 2),
                ("nan", _NAN), ("inf", _INF), ("max_finite", sys.float_info.max),
                ("min_finite", -sys.float_info.max), ("epsilon", sys.float_info.epsilon)):
-    function("float." + _n)((lambda v: lambda: v)(_v))
+    function("float." + _n)((lambda v: lambda: v * 1.0)(_v))  # a new float each call, as the engine boxes one
