@@ -241,8 +241,13 @@ class _Unencodable(Exception):
         self.message, self.path, self.reason = message, path, reason
 
 
-def _from(v, path: str, aliased: bool, omit_nulls: bool, busy: set):
+def _from(v, path: str, aliased: bool, omit_nulls: bool, busy: set, finite: bool = False):
+    """`from`'s walk; `finite` (stringify): a NaN or infinite float is an error here, where the
+    path still names class fields as `.field`."""
     t = type(v)
+    if t is float and finite and (v != v or v in (float("inf"), float("-inf"))):
+        name = "NaN" if v != v else ("inf" if v > 0 else "-inf")  # Rust's Display of f64
+        raise _Unencodable(f"{name} has no JSON form: a JSON number is finite", path, "non_finite")
     if v is None or t in (bool, int, float, str, BigInt):
         return v
     if t is Variant:
@@ -264,17 +269,17 @@ def _from(v, path: str, aliased: bool, omit_nulls: bool, busy: set):
     busy.add(id(v))
     try:
         if t is list:
-            return [_from(x, f"{path}[{i}]", aliased, omit_nulls, busy) for i, x in enumerate(v)]
+            return [_from(x, f"{path}[{i}]", aliased, omit_nulls, busy, finite) for i, x in enumerate(v)]
         if t is dict:
             if not all(type(k) is str for k in v):
                 raise _Unencodable("JSON requires maps with string keys", path, "map_key")
-            return {k: _from(x, f"{path}[{_quote(k)}]", aliased, omit_nulls, busy) for k, x in v.items()}
-        return _from_instance(v, path, aliased, omit_nulls, busy)
+            return {k: _from(x, f"{path}[{_quote(k)}]", aliased, omit_nulls, busy, finite) for k, x in v.items()}
+        return _from_instance(v, path, aliased, omit_nulls, busy, finite)
     finally:
         busy.discard(id(v))
 
 
-def _from_instance(v: Instance, path: str, aliased: bool, omit_nulls: bool, busy: set) -> dict:
+def _from_instance(v: Instance, path: str, aliased: bool, omit_nulls: bool, busy: set, finite: bool) -> dict:
     out = {}
     names = v._class.json_names
     for f in v._class.fields:
@@ -283,7 +288,7 @@ def _from_instance(v: Instance, path: str, aliased: bool, omit_nulls: bool, busy
         if (aliased and skip) or (omit_nulls and x is None):
             continue
         key = alias if aliased and alias else f
-        out[key] = _from(x, f"{path}.{key}", aliased, omit_nulls, busy)
+        out[key] = _from(x, f"{path}.{key}", aliased, omit_nulls, busy, finite)
     return out
 
 
@@ -291,9 +296,9 @@ def _serialization_error(e: _Unencodable):
     return BamlRaise(make_builtin("baml.json.SerializationError", message=e.message, path=e.path, reason=e.reason))
 
 
-def _to_json(value, naming, omit_nulls):
+def _to_json(value, naming, omit_nulls, finite: bool = False):
     try:
-        return _from(value, "", naming is ALIASED, omit_nulls is True, set())
+        return _from(value, "", naming is ALIASED, omit_nulls is True, set(), finite)
     except _Unencodable as e:
         raise _serialization_error(e) from None
 
@@ -307,7 +312,7 @@ def from_(value, naming=DECLARED, omit_nulls=False):
 def stringify(value, naming=DECLARED, indent=0, omit_nulls=False):
     unit = _indent_unit(indent)
     out: list[str] = []
-    _write(_to_json(value, naming, omit_nulls), "", out, unit)
+    _write(_to_json(value, naming, omit_nulls, finite=True), "", out, unit)
     return "".join(out)
 
 
