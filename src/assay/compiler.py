@@ -10,7 +10,7 @@ from . import gcpause
 from .bex import ops
 from .bex import stack as bexstack
 from .bex import vm as bexvm
-from .bex.stdlib import FUNCTIONS, METHODS, TO_STRING_OVERRIDES, native_param_names, render
+from .bex.stdlib import FUNCTIONS, METHODS, TO_STRING_OVERRIDES, native_value_params, render
 from .bex.llmcall import LlmCallError
 from .bex.values import BamlRaise, Instance
 from .llm import outfmt as llmformat
@@ -155,8 +155,10 @@ class Program:
                                      {fqn: c.name for fqn, c in index.classes.items()},
                                      {fqn: e.name for fqn, e in index.enums.items()}, methods)
         self._attach_interfaces()
+        self._attach_json_names()
         self.mirx_view = None  # made by assay.mirx.view, once per program
-        builtins = {name: SimpleNamespace(param_names=native_param_names(n)) for name, n in FUNCTIONS.items()}
+        builtins = {name: SimpleNamespace(param_names=native_value_params(n), type_params=n.type_params)
+                    for name, n in FUNCTIONS.items()}
         variants = {fqn: {v: ir.VariantConst(fqn, v) for v in e.variants} for fqn, e in self.runtime.enums.items()}
         builtin_methods = frozenset(f"method:{kind}.{name}" for kind, ms in METHODS.items() for name in ms)
         self.lowering = mirlower.Program(index, builtins, variants, self.runtime.classes, builtin_methods)
@@ -177,6 +179,13 @@ class Program:
                 for dunder, method in ops.OPERATOR_METHODS.get(name, ()):
                     if method in c.methods:
                         setattr(info.py, dunder, ops.operator_method(dunder, method))
+
+    def _attach_json_names(self) -> None:
+        """`@alias`/`@skip` of fields and variants, for `baml.json` under `Naming.Aliased`."""
+        for fqn, c in self.index.classes.items():
+            self.runtime.classes[fqn].json_names = {f.name: _json_name(f.attrs) for f in c.fields if f.attrs}
+        for fqn, e in self.index.enums.items():
+            self.runtime.enums[fqn].json_names = {v.name: _json_name(v.attrs) for v in e.decl.variants if v.attrs}
 
     # ── lowering, on demand ──
 
@@ -295,3 +304,10 @@ def compile_sources(sources: list[SourceFile]) -> Program:
         if errors:
             raise CompileError(errors)
         return Program(index, diags)
+
+
+def _json_name(attrs) -> tuple:
+    """(@alias or None, @skip) of a field or variant."""
+    alias = next((a.args[0].value for a in attrs if a.name == "alias" and a.level == 1 and a.args
+                  and isinstance(getattr(a.args[0], "value", None), str)), None)
+    return alias, any(a.name == "skip" and a.level == 1 for a in attrs)

@@ -22,7 +22,7 @@ from bisect import bisect_right
 import math
 import re
 
-from ..mir.ir import OMITTED, FnRef
+from ..mir.ir import OMITTED, FnRef, TypeArg
 from .bytecode import BexFunction
 from ..sema.types import BOOL, INT, STRING, Arr
 from .ranges import MAX, MIN, Facts, analyze
@@ -746,6 +746,8 @@ class FunctionGen:
             return self.names.native(v.fqn) if v.builtin else self.names.fn(v.fqn)
         if v is OMITTED:
             return "OMIT"
+        if type(v) is TypeArg:  # a builtin's type argument: its run-time form
+            return self.names.const(self.names.runtime.type_arg(v))
         return self.names.const(from_const(v, self.names.runtime.enums))
 
     def op_load_var(self, i) -> None:

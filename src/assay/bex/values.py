@@ -33,13 +33,14 @@ class ClassInfo:
     `baml.panics.DivisionByZero`), display name, field names in declaration order, and the
     generated Python class `py` whose instances are the BAML instances."""
 
-    __slots__ = ("fqn", "name", "fields", "py", "methods")
+    __slots__ = ("fqn", "name", "fields", "py", "methods", "json_names")
 
     def __init__(self, fqn: str, name: str, fields: list[str]):
         self.fqn = fqn
         self.name = name
         self.fields = list(fields)
         self.methods: dict[str, object] = {}
+        self.json_names: dict[str, tuple] = {}  # field → (@alias or None, @skip), where given
         self.py = _make_instance_class(self)
 
     def new(self, *values):
@@ -83,11 +84,12 @@ def _py_field(name: str) -> str:
 
 
 class EnumInfo:
-    __slots__ = ("fqn", "name", "variants")
+    __slots__ = ("fqn", "name", "variants", "json_names")
 
     def __init__(self, fqn: str, name: str, variant_names: list[str]):
         self.fqn = fqn
         self.name = name
+        self.json_names: dict[str, tuple] = {}  # variant → (@alias or None, @skip), where given
         self.variants = {v: Variant(self, v, i) for i, v in enumerate(variant_names)}
 
     def __repr__(self) -> str:

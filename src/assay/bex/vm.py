@@ -16,7 +16,9 @@ from .emit import emit_function
 from .instrument import InstrumentedGen, Node, compile_half, mir_nodes
 from .llmcall import call_llm
 from .pygen import CLOSURE_NAME, FunctionGen, mangle
-from .stdlib import FUNCTIONS, METHODS, ORDERING, iters
+from .stdlib import FUNCTIONS, METHODS, STD_ENUMS, iters
+from .typeargs import TypeArg
+from ..mir import ir
 from ..extension import Run
 from ..mir import typetest
 from .values import OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, TypedList, TypedMap, Variant, typed_list, typed_map
@@ -40,10 +42,11 @@ class Runtime:
         self.classes: dict[str, ClassInfo] = dict(ops.BUILTIN_CLASSES)
         for fqn, fields in classes.items():
             self.classes[fqn] = ClassInfo(fqn, class_names[fqn], fields)
-        self.enums: dict[str, EnumInfo] = {"baml.ops.Ordering": ORDERING}
+        self.enums: dict[str, EnumInfo] = dict(STD_ENUMS)
         for fqn, variants in enums.items():
             self.enums[fqn] = EnumInfo(fqn, enum_names[fqn], variants)
         self.method_fqns = methods
+        self._type_args: dict = {}
         self.natives = dict(FUNCTIONS)
         for kind, ms in METHODS.items():
             for mname, native in ms.items():
@@ -127,6 +130,14 @@ class Runtime:
 
     def class_arity(self, fqn: str) -> int:
         return len(self.classes[fqn].fields)
+
+    def type_arg(self, c: ir.TypeArg) -> TypeArg:
+        """The run-time form of a builtin's type argument (one per distinct constant)."""
+        key = repr((c.root, c.defs))  # not `c`: `("lit", True) == ("lit", 1)` in Python
+        got = self._type_args.get(key)
+        if got is None:
+            got = self._type_args[key] = TypeArg(c.root, dict(c.defs), self.classes, self.enums)
+        return got
 
     def type_predicate(self, t: tuple):
         """A Python predicate for a run-time type test."""
@@ -219,6 +230,7 @@ class CodeSpace:
         self.natives = rt.natives
         self.classes = rt.classes
         self.enums = rt.enums
+        self.type_arg = rt.type_arg
 
     # ── globals for generated code ──
 

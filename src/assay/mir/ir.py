@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ..source import Span
+from .typetest import show
 
 
 # ── places and operands ──
@@ -54,7 +55,7 @@ class Copy:
 @dataclass(frozen=True, slots=True)
 class Const:
     # compile-time forms only (bex makes the run-time values): int, float, str, bool, None,
-    # bytes, FnRef, VariantConst, BigIntConst or OMITTED
+    # bytes, FnRef, VariantConst, BigIntConst, TypeArg or OMITTED
     value: object
 
 
@@ -81,6 +82,19 @@ class BigIntConst:
 
     def __repr__(self) -> str:
         return f"{self.value}n"
+
+
+@dataclass(frozen=True, slots=True)
+class TypeArg:
+    """A type argument a generic builtin receives at run time (`baml.json.decode<User>`): its
+    test (mir/typetest.py, unions kept whole) and, per class or enum test reachable from it,
+    what decoding needs: ('fields', ((name, alias, skip, test), ...)) with the class's type
+    arguments substituted, or ('variants', ((name, alias, skip), ...))."""
+    root: tuple
+    defs: tuple  # ((test, entry), ...)
+
+    def __repr__(self) -> str:
+        return f"type {show(self.root)}"
 
 
 class _Omitted:

@@ -68,6 +68,10 @@ class Program:
         self.field_names = {f.name for c in index.classes.values() for f in c.fields} | {
             f for c in builtin_classes.values() for f in c.fields}
 
+    def field_type(self, cls, f) -> T.Type:
+        """A class field's static type, over the class's own type parameters."""
+        return self.types.resolve(f.type, cls.namespace, frozenset(g.name for g in cls.decl.generics))
+
     def lookup_type(self, namespace, path: list[str]):
         """A type name as written in `namespace`: an index item, a builtin class test, or an
         enum variant."""
@@ -79,14 +83,15 @@ class Program:
             return ("class", name)
         if name == "baml.panics.Panic":
             return ("panic",)
-        if name == "baml.ops.Ordering":
+        if name in self.variants and name.startswith("baml."):  # a stdlib enum
             return ("enum", name)
         if len(path) >= 2:
             enum = self.index.lookup(namespace, path[:-1])
             if type(enum).__name__ == "EnumDef":
                 return self.variants[enum.fqn].get(path[-1])
-            if ".".join(path[:-1]) == "baml.ops.Ordering":
-                return self.variants["baml.ops.Ordering"].get(path[-1])
+            owner = ".".join(path[:-1])
+            if owner in self.variants and owner.startswith("baml."):
+                return self.variants[owner].get(path[-1])
         return None
 
 
@@ -94,9 +99,9 @@ def _std_types(builtin_classes, variants) -> dict:
     """The stdlib types a type expression may name, for the resolver."""
     std = {n: T.StdT("class", n) for n in builtin_classes if not n.startswith("user.")}
     std["baml.panics.Panic"] = T.StdT("panic", "baml.panics.Panic")
-    o = "baml.ops.Ordering"
-    std[o] = T.StdT("enum", o)
-    std.update({f"{o}.{v}": T.StdT("variant", o, v) for v in variants.get(o, ())})
+    for o in (n for n in variants if n.startswith("baml.")):  # stdlib enums
+        std[o] = T.StdT("enum", o)
+        std.update({f"{o}.{v}": T.StdT("variant", o, v) for v in variants[o]})
     return std
 
 
@@ -1149,11 +1154,23 @@ class FnLowerer:
         if native is not None:
             pos, kw = self.lower_args(e.args)
             args = self.bind_native(native, pos, kw, e)
+            if native.type_params:  # a generic builtin that receives its type arguments
+                args = self.type_arg_consts(native.type_params, e) + args
             return self.call(ir.Callee("native", name), args, span=e.span)
         if item is not None:
             raise LowerError(e.func.span, f"`{name}` is not a function")
         # a local function value reached by a path, e.g. `obj.f(x)` where obj is unknown
         raise LowerError(e.func.span, f"unresolved name: {name}")
+
+    def type_arg_consts(self, n: int, e: ast.Call) -> list:
+        """The run-time forms (ir.TypeArg) of a builtin call's `n` type arguments: as the checker
+        resolved or inferred them (`std_targs`), else as written; a type variable or a missing
+        one is unknown."""
+        targs = getattr(e, "std_targs", None)
+        if targs is None:
+            targs = [self.resolve(ta) for ta in e.type_args]
+        targs = (list(targs) + [T.UNKNOWN] * n)[:n]
+        return [ir.Const(ir.TypeArg(*typetest.type_arg(t, self.prog.field_type))) for t in targs]
 
     def bind_native(self, native, pos, kw, e):
         if not kw:

@@ -126,3 +126,57 @@ def show(t: tuple) -> str:
     if k == "union":
         return " | ".join(show(m) for m in t[1])
     return {"any": "unknown", "panic": "baml.panics.Panic"}.get(k, k)
+
+
+def type_arg(t: T.Type, resolve_field) -> tuple[tuple, tuple]:
+    """(root, defs) of a type argument a builtin receives at run time (ir.TypeArg): the test of
+    `t` with unions kept whole (`User | json` must still decode a `User`), and the decoding
+    facts of every class and enum reachable from it. `resolve_field(cls, field)` is the static
+    type of a class's field, over the class's own type parameters."""
+    defs: dict[tuple, tuple] = {}
+
+    def form(t: T.Type) -> tuple:
+        if isinstance(t, T.Union):
+            ms: list[tuple] = []
+            for m in t.members:
+                f = form(m)
+                for x in (f[1] if f[0] == "union" else (f,)):
+                    if x not in ms:
+                        ms.append(x)
+            return ms[0] if len(ms) == 1 else ("union", tuple(ms))
+        if isinstance(t, T.Arr):
+            return ("array", form(t.elem))
+        if isinstance(t, T.MapT):
+            return ("map", form(t.key), form(t.val))
+        if isinstance(t, T.ClassT):
+            test = ("class", t.cls.fqn, tuple(form(a) for a in t.args)) if t.args else ("class", t.cls.fqn)
+            if test not in defs:
+                defs[test] = ()  # a recursive class reaches itself here
+                env = {g.name: a for g, a in zip(t.cls.decl.generics, t.args)}
+                defs[test] = ("fields", tuple(
+                    (f.name, _attr(f.attrs, "alias"), _has(f.attrs, "skip"),
+                     form(T.subst(resolve_field(t.cls, f), env) if env else resolve_field(t.cls, f)))
+                    for f in t.cls.fields))
+            return test
+        if isinstance(t, T.EnumT) and t.variant is None:
+            test = ("enum", t.enum.fqn)
+            defs[test] = ("variants", tuple((v.name, _attr(v.attrs, "alias"), _has(v.attrs, "skip"))
+                                            for v in t.enum.decl.variants))
+            return test
+        if t == T.BYTES:
+            return ("uint8array",)
+        return of(t)
+
+    root = form(t)
+    return root, tuple(defs.items())
+
+
+def _attr(attrs, name: str):
+    for a in attrs:
+        if a.name == name and a.level == 1 and a.args and isinstance(getattr(a.args[0], "value", None), str):
+            return a.args[0].value
+    return None
+
+
+def _has(attrs, name: str) -> bool:
+    return any(a.name == name and a.level == 1 for a in attrs)

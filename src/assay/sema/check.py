@@ -517,6 +517,7 @@ class Checker(LlmChecks):
         if ann is not None:
             t = self.expect(s.value, ann)
         else:
+            s.value.plain_let = True  # a generic stdlib call cannot infer from an expected type
             t = self.expr(s.value, UNKNOWN)
         if s.else_block is not None:
             self.block(s.else_block, UNKNOWN)
@@ -1092,6 +1093,8 @@ class Checker(LlmChecks):
                     std = stdsigs.FUNCTIONS.get(".".join(path))
                     if std is not None:
                         self.effects.sites[id(e)] = ("type", _std_throws(std))
+                    if ".".join(path) in stdsigs.TYPE_ARG_FUNCTIONS:
+                        return self.typed_std_call(e, ".".join(path), expected)
             else:
                 ot = self.expr(f.obj, UNKNOWN)
                 rt = ot
@@ -1146,6 +1149,34 @@ class Checker(LlmChecks):
             self.err(e.span, "E0006", f"`{show(widen(ft))}` is not a function and cannot be called")
         self.args_unknown(e)
         return UNKNOWN
+
+    def typed_std_call(self, e: ast.Call, path: str, expected: T.Type) -> T.Type:
+        """A stdlib function whose native receives its type arguments: check their count, infer
+        missing ones (from the expected type, else from the arguments they type), record them on
+        the call for lowering (`std_targs`), check the arguments; its type is the return type."""
+        gens, params, ret = _typed_sig(path, self)
+        short = path.rsplit(".", 1)[-1]
+        if e.type_args and len(e.type_args) != len(gens):
+            self.err(e.span, "E0005", f"function `{short}` expects {len(gens)} type argument(s), got "
+                     f"{len(e.type_args)}")
+            self.args_unknown(e)
+            return UNKNOWN
+        env = {g: self.resolve(ta, report=False) for g, ta in zip(gens, e.type_args)}
+        for g in gens:
+            if g not in env and ret == TVar(g) and expected is not UNKNOWN and not T.has_tvar(expected):
+                env[g] = expected
+        self.check_args(e, params, env)
+        for a, (_, pt, _) in zip(e.args, params):  # a positional argument typed by a parameter
+            if a.name is None and isinstance(pt, TVar) and pt.name not in env and getattr(a.value, "ty", None):
+                env[pt.name] = widen(a.value.ty)
+        if any(g not in env for g in gens):
+            if getattr(e, "plain_let", False):  # `let x = f(…)`: nothing to infer from
+                missing = next(g for g in gens if g not in env)
+                self.err(e.span, "E0002", f"cannot infer type parameter `{missing}`")
+            return UNKNOWN
+        e.std_targs = [env[g] for g in gens]
+        r = T.subst(ret, env)
+        return UNKNOWN if T.has_unknown(r) else r
 
     def std_defaults(self, e: ast.Call, path: str) -> None:
         """A stdlib function's defaulted parameters must be passed by name (E0005)."""
@@ -1832,6 +1863,48 @@ def _native_sig(kind: str, name: str, checker: "Checker"):
         return None
     # a parameter whose type refers to stdlib types (baml.*) is UNKNOWN; keep the shape
     return FuncT(tuple((n, p, False) for n, p, _ in t.params), t.ret, None)
+
+
+_TYPED_SIGS: dict = {}
+
+
+def _typed_sig(path: str, checker: "Checker") -> tuple[list[str], list, T.Type]:
+    """(type parameters, params as check_args takes them, return type) of a generic stdlib
+    function (sema/stdsigs.py); a stdlib type named in it (`baml.json.Naming`) is unknown."""
+    got = _TYPED_SIGS.get(path)
+    if got is None:
+        sig = stdsigs.FUNCTIONS[path]
+        gens = [g.strip() for g in sig[1:sig.index(">")].split(",")] if sig.startswith("<") else []
+        ret_text = sig[sig.rindex("->") + 2:].split(" throws ")[0].strip()
+        texts = [(n, _param_type_text(sig, n), d) for n, d in _std_param_names(path)]
+        save = (checker.ns, checker.generics, checker.diags)
+        checker.ns, checker.generics, checker.diags = None, set(gens), []
+        try:
+            params = [(n, checker.resolve(_parse_std_type(t), report=False), d) for n, t, d in texts]
+            ret = checker.resolve(_parse_std_type(ret_text), report=False)
+        finally:
+            checker.ns, checker.generics, checker.diags = save
+        got = _TYPED_SIGS[path] = (gens, params, ret)
+    return got
+
+
+def _param_type_text(sig: str, name: str) -> str:
+    """The type text of parameter `name` in a signature (up to its default or the next one)."""
+    at = sig.find(f"({name}:")
+    at = at if at >= 0 else sig.index(f", {name}:") + 1
+    rest = sig[at + len(name) + 2:]
+    depth = 0
+    for i, ch in enumerate(rest):
+        depth += ch in "(<["
+        depth -= ch in ")>]"
+        if depth < 0 or (depth == 0 and ch in ",="):
+            return rest[:i].strip()
+    return rest.strip()
+
+
+def _parse_std_type(text: str):
+    te, diags = parse_type(SourceFile("<stdlib>", text))
+    return te if te is not None and not diags else None
 
 
 _STD_PARAMS: dict = {}

@@ -5,7 +5,8 @@ stubs); bex/stdlib implements exactly these natives (its registry refuses an und
     FUNCTIONS[qualified name] -> signature text
 
 A signature is BAML's without the name: `<T>(length: int, value: T) -> T[]`; T U K V E and Self
-are type variables, parameter names are the ones named arguments bind by.
+are type variables, parameter names are the ones named arguments bind by. TYPE_ARG_FUNCTIONS
+are the generic ones whose natives take their type arguments as leading arguments.
 """
 from __future__ import annotations
 
@@ -267,7 +268,9 @@ float.epsilon() -> float
 string.from<T>(value: T) -> string
 string.from_utf8(utf8: uint8array) -> string throws baml.errors.InvalidArgument
 baml.json.parse(s: string) -> unknown throws baml.json.ParseError
-baml.json.stringify(j: unknown) -> string throws baml.json.SerializationError
+baml.json.stringify(value: unknown, naming: baml.json.Naming = baml.json.Naming.Declared, indent: int | string = 0, omit_nulls: bool = false) -> string throws baml.json.SerializationError
+baml.json.from(value: unknown, naming: baml.json.Naming = baml.json.Naming.Declared, omit_nulls: bool = false) -> unknown throws baml.json.SerializationError
+baml.json.field(j: unknown, key: string) -> unknown
 log.info(data: unknown, event_name: string? = null) -> null
 log.debug(data: unknown, event_name: string? = null) -> null
 log.warn(data: unknown, event_name: string? = null) -> null
@@ -279,6 +282,15 @@ uint8array.from_base64(base64: string) -> uint8array throws baml.errors.InvalidA
 string.from_code_points(unicode: int[]) -> string throws baml.errors.InvalidArgument
 """
 
+# Generic functions whose natives receive their type arguments at run time (ir.TypeArg, first,
+# one per type parameter): the checker resolves or infers them, lowering passes them.
+_TYPED_FUNCTIONS = """
+baml.json.decode<T>(s: string, naming: baml.json.Naming = baml.json.Naming.Declared) -> T throws baml.json.ParseError | baml.json.DecodeError
+baml.json.to<T>(j: unknown, naming: baml.json.Naming = baml.json.Naming.Declared) -> T throws baml.json.DecodeError
+baml.json.path<T>(j: unknown, selector: string) -> T throws baml.json.PathError
+baml.json.path_or<T>(j: unknown, selector: string, default: T) -> T
+"""
+_FUNCTIONS += _TYPED_FUNCTIONS
 
 # `baml.iter` (bex/stdlib/iters.py): iterator values are opaque to sema (type unknown), so the
 # checker stays silent on them; receiver kind "iter" is the run-time iterator.
@@ -315,13 +327,14 @@ baml.iter.Repeat.new(value: unknown, count: int = -1) -> unknown
 def _parse(stubs: str) -> dict[str, str]:
     """`name<sig>` per line → {name: sig} (a signature starts at its first `<` or `(`)."""
     out = {}
-    for line in stubs.strip().splitlines():
+    for line in filter(None, stubs.strip().splitlines()):
         cut = min(i for i in (line.find("<"), line.find("(")) if i >= 0)
         out[line[:cut]] = line[cut:]
     return out
 
 
 FUNCTIONS: dict[str, str] = _parse(_FUNCTIONS)
+TYPE_ARG_FUNCTIONS: frozenset[str] = frozenset(_parse(_TYPED_FUNCTIONS))
 METHODS: dict[str, dict[str, str]] = {}
 for _name, _sig in _parse(_METHODS).items():
     _kind, _, _method = _name.partition(".")

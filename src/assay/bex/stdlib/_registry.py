@@ -15,6 +15,7 @@ class Native:
     name: str  # method name, or the qualified function name
     fn: Callable  # methods: fn(receiver, *args); functions: fn(*args)
     sig: str  # its declaration in assay.sema.stdsigs, e.g. "(start: int, end: int) -> string"
+    type_params: int = 0  # leading arguments that are its type arguments (ir.TypeArg → TypeArg)
 
 
 KINDS = ("int", "float", "string", "bool", "null", "array", "map", "uint8array", "bigint")
@@ -27,6 +28,9 @@ LESS = ORDERING.variants["Less"]
 EQUAL = ORDERING.variants["Equal"]
 GREATER = ORDERING.variants["Greater"]
 ORDER_VARIANTS = (LESS, EQUAL, GREATER)  # index by cmp()+1
+# `baml.json.Naming`: which names fields and variants go by in JSON
+NAMING = EnumInfo("baml.json.Naming", "Naming", ["Declared", "Aliased"])
+STD_ENUMS = {e.fqn: e for e in (ORDERING, NAMING)}  # the stdlib enums a program may name
 
 
 def method(kinds: str, name: str | None = None):
@@ -48,10 +52,16 @@ def function(qualname: str, *aliases: str):
 
     def deco(fn):
         for q in (qualname, *aliases):
-            FUNCTIONS[q] = Native(q, fn, _declared(stdsigs.FUNCTIONS, q, f"function {q}"))
+            sig = _declared(stdsigs.FUNCTIONS, q, f"function {q}")
+            FUNCTIONS[q] = Native(q, fn, sig, _type_params(sig) if q in stdsigs.TYPE_ARG_FUNCTIONS else 0)
         return fn
 
     return deco
+
+
+def _type_params(sig: str) -> int:
+    """How many type parameters a signature declares (`<T>(…)` → 1)."""
+    return len(sig[1:sig.index(">")].split(",")) if sig.startswith("<") else 0
 
 
 def _declared(sigs: dict, name: str, what: str) -> str:
@@ -89,8 +99,14 @@ def kind_of(v) -> str:
 
 
 def native_param_names(native) -> list[str]:
-    """A native's parameter names (BAML's: named arguments bind by them)."""
+    """A native's Python parameter names: its type arguments' first, then BAML's (named
+    arguments bind by them)."""
     try:
         return list(inspect.signature(native.fn).parameters)
     except (TypeError, ValueError):
         return []
+
+
+def native_value_params(native) -> list[str]:
+    """The parameters a BAML call passes values for (without the type arguments)."""
+    return native_param_names(native)[getattr(native, "type_params", 0):]

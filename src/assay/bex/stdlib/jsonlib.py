@@ -1,9 +1,9 @@
-"""baml.json: parse (serde_json's grammar and messages, which the engine reports) and stringify
-(compact; floats as the engine writes them)."""
+"""baml.json: parse (serde_json's grammar and messages, which the engine reports) and the JSON
+text writer `stringify` uses (bex/stdlib/jsontyped.py; floats as the engine writes them)."""
 from __future__ import annotations
 
 from ..ops import BUILTIN_CLASSES, make_builtin, panic
-from ..values import INT_MAX, INT_MIN, BamlRaise, BigInt, ClassInfo, Instance, TypedList, TypedMap, Variant
+from ..values import INT_MAX, INT_MIN, BamlRaise, BigInt, ClassInfo, TypedList, TypedMap
 from ._registry import function
 
 for _name, _fields in (("ParseError", ["message"]), ("SerializationError", ["message", "path", "reason"])):
@@ -259,8 +259,13 @@ def _unencodable(message: str, path: str, reason: str):
     raise BamlRaise(make_builtin("baml.json.SerializationError", message=message, path=path, reason=reason))
 
 
-def _write(v, path: str, out: list) -> None:
-    t = type(v)
+_PLAIN = {TypedList: list, TypedMap: dict}  # recorded element types aside
+
+
+def _write(v, path: str, out: list, unit: str = "", depth: int = 0) -> None:
+    """Writes a json value as JSON text: compact, or `unit` per nesting level (serde_json's
+    pretty form: `"key": value`, empty containers as `[]`/`{}`)."""
+    t = _PLAIN.get(type(v), type(v))
     if v is None:
         out.append("null")
     elif t is bool:
@@ -274,32 +279,18 @@ def _write(v, path: str, out: list) -> None:
         out.append(_float_text(v))
     elif t is str:
         out.append(_quote(v))
-    elif t is list or t is TypedList:
-        out.append("[")
-        for i, x in enumerate(v):
-            if i:
-                out.append(",")
-            _write(x, f"{path}[{i}]", out)
-        out.append("]")
-    elif t is dict or t is TypedMap or isinstance(v, Instance):
-        items = v.items() if t is dict or t is TypedMap else ((f, getattr(v, "f_" + f)) for f in v._class.fields)
-        out.append("{")
+    elif t is list or t is dict:
+        items = v.items() if t is dict else enumerate(v)
+        open_, close = "{}" if t is dict else "[]"
+        out.append(open_)
+        inner = "\n" + unit * (depth + 1) if unit else ""
         for i, (k, x) in enumerate(items):
-            if i:
-                out.append(",")
-            k = getattr(k, "v", k)
-            out.append(_quote(k if type(k) is str else str(k)))
-            out.append(":")
-            _write(x, f"{path}[{_quote(k if type(k) is str else str(k))}]", out)
-        out.append("}")
-    elif t is Variant:
-        out.append(_quote(v.name))
+            out.append("," + inner if i else inner)
+            if t is dict:
+                out.append(_quote(k) + (": " if unit else ":"))
+            _write(x, f"{path}[{_quote(k)}]" if t is dict else f"{path}[{k}]", out, unit, depth + 1)
+        if unit and v:
+            out.append("\n" + unit * depth)
+        out.append(close)
     else:
         panic("baml.panics.HostContractViolation", message=f"baml.json.stringify: {type(v).__name__} is not json")
-
-
-@function("baml.json.stringify")
-def stringify(j):
-    out: list[str] = []
-    _write(j, "", out)
-    return "".join(out)
