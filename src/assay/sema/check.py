@@ -921,7 +921,7 @@ class Checker(LlmChecks):
         if (isinstance(tb, Union) and name not in _EVERY_TYPE_METHODS and self.sure_type(widen(tb))
                 and not any(self.may_compare(widen(m)) for m in tb.members)):
             self.err(e.span, "E0007", f"type `{show(widen(ot))}` has no member `{name}`: its "
-                     "members implement no common interface that declares `{name}`")
+                     f"members implement no common interface that declares `{name}`")
             return UNKNOWN
         if isinstance(tb, TVar):
             tb = next((b for b in self.bounds.get(tb.name, ()) if isinstance(b, IfaceT)), tb)
