@@ -59,13 +59,15 @@ _UNSTABLE_RE = re.compile(
     r"|(?:==|!=|\blet\b[^=;{}]*=)\s*([A-Za-z_]\w*)")
 
 
-_SHORT = ("&&", "||", "??")  # operators with their own control flow
+_SHORT = ("&&", "||", "??")
+# container methods whose use leaves an empty literal's element type open (E0155)
+_UNPINNING_METHODS = frozenset("length join reverse keys values has".split())  # operators with their own control flow
 # methods of the interfaces every type implements (ToString, ToJson, Equals, Hash, Concrete)
 _EVERY_TYPE_METHODS = frozenset("to_string to_json eq neq hash type".split())
 
 
 class Var:
-    __slots__ = ("name", "ty", "declared", "precise", "used", "unpinned", "assign_ty")
+    __slots__ = ("name", "ty", "declared", "precise", "used", "unpinned", "assign_ty", "link")
 
     def __init__(self, name, ty, precise=True, assign_ty=None):
         self.name = name
@@ -73,6 +75,7 @@ class Var:
         self.precise = precise
         self.used = False
         self.unpinned = None
+        self.link = None  # `let b = a` over an unpinned `a`: pinning b pins a
         self.assign_ty = ty if assign_ty is None else assign_ty
 
 
@@ -112,6 +115,7 @@ class Checker(LlmChecks):
         self.assigned_log: list[Var] = []
         self.fn: _Fn | None = None
         self.unpinned: list[Var] = []
+        self.soft = None  # the Name read where its use fixes no type (E0155)
         self.types = Resolver(index)  # no stdlib types: they stay unknown (conservative)
         self._sig_cache: dict[int, tuple] = {}
         self._native_cache: dict = {}
@@ -516,7 +520,8 @@ class Checker(LlmChecks):
         if ann is not None:
             t = self.expect(s.value, ann)
         else:
-            t = self.expr(s.value, UNKNOWN)
+            t = self.soft_expr(s.value) if s.type is None and isinstance(pat, ast.PBind) else \
+                self.expr(s.value, UNKNOWN)
         if s.else_block is not None:
             self.block(s.else_block, UNKNOWN)
         elif isinstance(pat, ast.PLit) or (isinstance(pat, ast.PArray) and (
@@ -532,13 +537,37 @@ class Checker(LlmChecks):
                 at = w if (w is not NULL and not T.has_unknown(w) and not T.has_tvar(w)) else UNKNOWN
                 precise = not isinstance(w, EnumT) and not isinstance(w, Union)
                 v = self.declare(pat.name, w, pat.span, precise=precise, assign_ty=at)
-                val = s.value
-                if ((isinstance(val, ast.ArrayLit) and not val.items)
-                        or (isinstance(val, ast.MapLit) and not val.entries)):
-                    v.unpinned = val.span
-                    self.unpinned.append(v)
+                self.unpinned_let(v, s.value)
         else:
             self.pattern(pat, ann if ann is not None else t, refutable_ok=True)
+
+    def unpinned_let(self, v: Var, val) -> None:
+        """E0155: an empty `[]` / `{}` (also inside a literal of empties) bound without a type
+        needs a use that fixes its element type; `let b = a` (or `a[i]`) shares a's."""
+        hole = _empty_hole(val)
+        if hole is not None:
+            v.unpinned = hole
+            self.unpinned.append(v)
+            return
+        src = val.obj if isinstance(val, ast.Index) else val
+        if isinstance(src, ast.Name):
+            a = self.lookup_var(src.name)
+            if a is not None and a.unpinned is not None and not a.used:
+                v.link = a
+
+    def pin(self, v: Var) -> None:
+        while v is not None and not v.used:
+            v.used = True
+            v = v.link
+
+    def soft_expr(self, e, expected: T.Type = UNKNOWN) -> T.Type:
+        """Check `e` where a bare name's use fixes no type (an operand, a hole, a receiver)."""
+        if isinstance(e, ast.Name) or (isinstance(e, ast.Index) and isinstance(e.obj, ast.Name)):
+            self.soft = e if isinstance(e, ast.Name) else e.obj
+        try:
+            return self.expr(e, expected)
+        finally:
+            self.soft = None
 
     def assign(self, s: ast.Assign) -> None:
         tgt = s.target
@@ -548,7 +577,7 @@ class Checker(LlmChecks):
                 self.expr(tgt, UNKNOWN)
                 self.expr(s.value, UNKNOWN)
                 return
-            v.used = True
+            self.pin(v)
             dst = v.assign_ty
             tgt.ty = self.var_type(v)
             if s.op is None:
@@ -695,7 +724,7 @@ class Checker(LlmChecks):
                 if p.else_parts is not None:
                     self.template_parts(p.else_parts)
             elif isinstance(p, ast.Expr):
-                t = self.expr(p, UNKNOWN)
+                t = self.soft_expr(p)
                 if t is NULL and not (isinstance(p, ast.BlockExpr) and p.block.tail is None):
                     self.err(_hole_span(p), "E0001", "cannot interpolate a value of type `null`; "
                              "to run the expression without rendering it, end it with `;`")
@@ -706,7 +735,8 @@ class Checker(LlmChecks):
     def x_Name(self, e, x):
         v = self.lookup_var(e.name)
         if v is not None:
-            v.used = True
+            if self.soft is not e:
+                self.pin(v)
             return self.var_type(v)
         item = self.index.items_in(self.ns).get(e.name)
         if item is not None:
@@ -1067,7 +1097,7 @@ class Checker(LlmChecks):
                     if std is not None:
                         self.effects.sites[id(e)] = ("type", _std_throws(std))
             else:
-                ot = self.expr(f.obj, UNKNOWN)
+                ot = self.receiver(f)
                 rt = ot
                 if f.optional or e.optional:
                     rt = T.strip_null(ot)
@@ -1120,6 +1150,17 @@ class Checker(LlmChecks):
             self.err(e.span, "E0006", f"`{show(widen(ft))}` is not a function and cannot be called")
         self.args_unknown(e)
         return UNKNOWN
+
+    def receiver(self, f: ast.Field) -> T.Type:
+        """A method call's receiver; an empty literal there, or a name bound to one, whose
+        element type the method does not fix is E0155."""
+        o = f.obj
+        if f.name not in _UNPINNING_METHODS:
+            return self.expr(o, UNKNOWN)
+        hole = _empty_hole(o)
+        if hole is not None:
+            self.err(hole, "E0155", "type annotations needed")
+        return self.soft_expr(o)
 
     def std_defaults(self, e: ast.Call, path: str) -> None:
         """A stdlib function's defaulted parameters must be passed by name (E0005)."""
@@ -1270,13 +1311,14 @@ class Checker(LlmChecks):
             return self.binary_chain(e)
         if op == "??" and type(e.right) is ast.Binary and e.right.op == "??":
             return self.coalesce_chain(e)
-        lt = self.expr(e.left, UNKNOWN)
         if op == "??":
+            lt = self.expr(e.left, UNKNOWN)
             rt = self.expr(e.right, UNKNOWN)
             if lt is UNKNOWN or rt is UNKNOWN:
                 return UNKNOWN
             return T.union(T.strip_null(lt), rt)
-        rt = self.expr(e.right, UNKNOWN)
+        lt = self.soft_expr(e.left)
+        rt = self.soft_expr(e.right)
         return self.binop_type(op, lt, rt, e)
 
     def logic_chain(self, e) -> T.Type:
@@ -1326,9 +1368,9 @@ class Checker(LlmChecks):
         while type(x) is ast.Binary and x.op not in _SHORT:
             spine.append(x)
             x = x.left
-        lt = self.expr(x, UNKNOWN)
+        lt = self.soft_expr(x)
         for node in reversed(spine):
-            rt = self.expr(node.right, UNKNOWN)
+            rt = self.soft_expr(node.right)
             lt = self.binop_type(node.op, lt, rt, node)
             if node is not e and lt is not UNKNOWN:
                 node.ty = lt
@@ -2046,6 +2088,22 @@ def _irrefutable(p) -> bool:
 
 def _variant_like(te) -> bool:
     return isinstance(te, ast.TName) and len(te.path) == 2 and te.path[0] != "root"
+
+
+def _empty_hole(e) -> Span | None:
+    """The first empty `[]` / `{}` of a literal made only of empties (`[]`, `[[]]`,
+    `{"k": []}`): its type cannot be inferred without a use."""
+    if isinstance(e, ast.ArrayLit):
+        if not e.items:
+            return e.span
+        holes = [_empty_hole(x) for x in e.items]
+        return holes[0] if all(holes) else None
+    if isinstance(e, ast.MapLit):
+        if not e.entries:
+            return e.span
+        holes = [_empty_hole(v) for _, v in e.entries]
+        return holes[0] if all(holes) else None
+    return None
 
 
 def _one_kind(t) -> bool:
