@@ -1644,6 +1644,8 @@ class Checker(LlmChecks):
     def x_Match(self, e, expected):
         st = self.expr(e.scrutinee, UNKNOWN)
         precise = self.is_precise(e.scrutinee)
+        dead = self.covered_arms(st, e.arms) if precise or isinstance(
+            e.scrutinee, (ast.Binary, ast.IntLit, ast.StrLit, ast.BoolLit)) else set()
         saved = dict(self.facts)
         mark = len(self.assigned_log)
         catch_all = False
@@ -1653,10 +1655,9 @@ class Checker(LlmChecks):
             if sv is not None:
                 saved[sv] = UNKNOWN  # the engine narrows the scrutinee inside each arm
                 self.facts[sv] = UNKNOWN
-        for arm in e.arms:
-            if catch_all:
+        for i, arm in enumerate(e.arms):
+            if catch_all or i in dead:
                 self.err(arm.body.span, "E0063", "unreachable arm")
-                catch_all = None  # report once
             self.scopes.append({})
             self.pattern(arm.pattern, st)
             if arm.guard is not None:
@@ -1675,6 +1676,75 @@ class Checker(LlmChecks):
         if expected is not UNKNOWN:
             return T.union(*ts) if ts else NEVER
         return T.union(*(widen(t) for t in ts)) if ts else NEVER
+
+    def covered_arms(self, st: T.Type, arms) -> set[int]:
+        """The arms whose every alternative matches only values the arms before them (without
+        a guard) already match: E0063, as the engine (up to the first arm not understood)."""
+        ms = T.members(st)
+        left: list = []  # per member: remaining atoms (a set), or [covered, literals seen]
+        for m in ms:
+            if m is BOOL:
+                left.append({True, False})
+            elif isinstance(m, EnumT):
+                left.append(set(m.enum.variants) if m.variant is None else {m.variant})
+            elif m is NULL:
+                left.append({None})
+            elif isinstance(m, Lit):
+                left.append({m.value})
+            elif m in (INT, STRING, FLOAT) or isinstance(m, (ClassT, Arr, MapT)):
+                left.append([False, set()])
+            else:
+                return set()
+        dead = set()
+        for i, arm in enumerate(arms):
+            p = arm.pattern
+            effects = [self.pattern_covers(a, ms) for a in (p.alts if isinstance(p, ast.POr) else [p])]
+            if any(ef is None for ef in effects):
+                break
+            if arm.guard is None and all(ef and all(_is_covered(left[j], a) for j, a in ef)
+                                         for ef in effects):
+                dead.add(i)
+            if arm.guard is None:
+                for ef in effects:
+                    for j, a in ef:
+                        _cover(left[j], a)
+        return dead
+
+    def pattern_covers(self, p, ms) -> list | None:
+        """What one pattern alternative matches of each scrutinee member: [(member index,
+        ALL | an atom | ("lit", v) | "part")]; None when not understood."""
+        if _irrefutable(p):
+            return [(j, ALL) for j in range(len(ms))]
+        if isinstance(p, ast.PLit):
+            v = p.value
+            out = []
+            for j, m in enumerate(ms):
+                if (m is BOOL and isinstance(v, bool)) or (m is NULL and v is None) or (
+                        isinstance(m, Lit) and m.value == v and type(m.value) is type(v)):
+                    out.append((j, v))
+                elif (m is INT and type(v) is int) or (m is STRING and isinstance(v, str)):
+                    out.append((j, ("lit", v)))
+            return out
+        if isinstance(p, ast.PClass):
+            part = not all(sp is None or _irrefutable(sp) for _, sp in p.fields)
+            te = p.type
+        elif isinstance(p, (ast.PType, ast.PBind)):
+            part, te = False, p.type
+        else:
+            return None
+        t = self.pattern_type_quiet(te) if _variant_like(te) else self.resolve(te, report=False)
+        if t is UNKNOWN or isinstance(t, Lit) or T.has_tvar(t):
+            return None
+        out = []
+        for j, m in enumerate(ms):
+            if isinstance(t, EnumT) and t.variant is not None:
+                if isinstance(m, EnumT) and m.enum is t.enum and m.variant in (None, t.variant):
+                    out.append((j, t.variant))
+            elif assignable(m, t):
+                out.append((j, "part" if part else ALL))
+            elif assignable(t, m) or isinstance(t, IfaceT):
+                return None  # matches part of this member's values
+        return out
 
     def arm_catches(self, arm) -> object:
         """What a catch arm catches: ALL, a type, or MAYBE (a pattern not read here)."""
@@ -2088,6 +2158,26 @@ def _irrefutable(p) -> bool:
 
 def _variant_like(te) -> bool:
     return isinstance(te, ast.TName) and len(te.path) == 2 and te.path[0] != "root"
+
+
+def _is_covered(left, a) -> bool:
+    """Is `a` (of covered_arms) already matched, given one member's `left`?"""
+    if isinstance(left, set):
+        return not left if a is ALL else (a not in left if a != "part" else False)
+    covered, seen = left
+    return covered or (isinstance(a, tuple) and a[1] in seen)
+
+
+def _cover(left, a) -> None:
+    if isinstance(left, set):
+        if a is ALL:
+            left.clear()
+        else:
+            left.discard(a)
+    elif a is ALL:
+        left[0] = True
+    elif isinstance(a, tuple):
+        left[1].add(a[1])
 
 
 def _empty_hole(e) -> Span | None:
