@@ -229,6 +229,11 @@ class Checker(LlmChecks):
         self.generics = interfaces.generics_of(fd)
         self.bounds = {g.name: [self.resolve(b) for b in g.bounds]
                        for g in d.generics + list(getattr(fd.owner, "decl", d).generics) if g.bounds}
+        for g in d.generics:
+            for b, bt in zip(g.bounds, self.bounds.get(g.name, ())):
+                if isinstance(bt, (T.Prim, Lit, Arr, MapT, Union, ClassT, EnumT, FuncT)) and bt is not UNKNOWN:
+                    self.err(b.span, "E0145", f"generic bound `{show(bt)}` is not an interface; "
+                             "bounds must be interfaces")
         scope: dict[str, Var] = {}
         if d.has_self and fd.owner is not None:
             scope["self"] = Var("self", interfaces.self_type(fd.owner))
@@ -971,6 +976,10 @@ class Checker(LlmChecks):
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
         if isinstance(tb, (T.Prim, Arr, MapT)) and tb not in (UNKNOWN, NEVER, VOID):
+            if (isinstance(tb, Arr) and _elem_lacks(tb.elem, name) and self.sure_type(tb.elem)
+                    and not T.has_tvar(tb.elem)):
+                self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
+                return UNKNOWN
             nf = self.native_method(tb, name)
             if nf is not None:
                 return nf
@@ -981,7 +990,10 @@ class Checker(LlmChecks):
             if ms:
                 e.direct = ms[0]  # `x.m()` on a builtin type: its `implements … for` block's method
                 return self.fn_type(ms[0])
-            if name not in STDLIB_MEMBER_NAMES and name not in self.impl_names:
+            kind = _KIND_OF.get(type(tb)) or _KIND_OF.get(tb)
+            known = (_ENGINE_MEMBERS[kind] | _EVERY_TYPE_METHODS) if kind in _ENGINE_MEMBERS \
+                else STDLIB_MEMBER_NAMES
+            if name not in known and name not in self.impl_names:
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
         return UNKNOWN
@@ -1096,6 +1108,10 @@ class Checker(LlmChecks):
                     std = stdsigs.FUNCTIONS.get(".".join(path))
                     if std is not None:
                         self.effects.sites[id(e)] = ("type", _std_throws(std))
+                        r = _std_prim_ret(std)
+                        if r is not None:
+                            self.args_unknown(e)
+                            return r
             else:
                 ot = self.receiver(f)
                 rt = ot
@@ -1881,6 +1897,33 @@ class NativeFuncT(FuncT):
 
 _KIND_OF = {Arr: "array", MapT: "map", INT: "int", FLOAT: "float", STRING: "string",
             BOOL: "bool", NULL: "null"}
+# members of builtin types the engine has beyond the signatures in stdsigs (operator
+# interfaces, statics reachable through a value, private helpers): any other is E0007
+_ENGINE_MEMBERS = {k: frozenset(v.split()) | frozenset(stdsigs.METHODS.get(k, ())) for k, v in {
+    "int": "_random_in_range add bit_and bit_or bit_xor div from_json hash max_value min_value "
+           "mul neg parse random rem shl shr sub to_json",
+    "float": "_unit_from_draw add div e epsilon from_json golden_ratio hash inf max_finite "
+             "min_finite mul nan neg parse pi random rem sub to_json",
+    "string": "_as_string _replace_all_literal _replace_literal add from from_code_points "
+              "from_json from_utf8 hash iter to_json",
+    "bool": "from_json hash random to_json",
+    "null": "from_json hash to_json",
+    "array": "filled from_json generate hash index to_json",
+    "map": "from_json hash to_json",
+}.items()}
+
+
+def _elem_lacks(elem: T.Type, name: str) -> bool:
+    """Array methods only some element types have in the engine's stdlib."""
+    if name == "sum":
+        return elem is not INT and elem is not FLOAT
+    if name in ("mean", "median"):
+        return elem is not FLOAT
+    if name == "sort":
+        return isinstance(elem, (Union, MapT, Arr, EnumT))
+    return False
+
+
 _NATIVE_PARSED: dict = {}  # sig text -> (TFunc, generics) | None
 
 
@@ -1914,6 +1957,15 @@ def _native_sig(kind: str, name: str, checker: "Checker"):
         return None
     # a parameter whose type refers to stdlib types (baml.*) is UNKNOWN; keep the shape
     return FuncT(tuple((n, p, False) for n, p, _ in t.params), t.ret, None)
+
+
+def _std_prim_ret(sig: str) -> T.Type | None:
+    """The result of a non-generic stdlib function returning a primitive (`int.max_value()`
+    is an `int`, not its value's literal type); None otherwise."""
+    if sig.startswith("<"):
+        return None
+    ret = sig.rsplit("->", 1)[1].split(" throws ")[0].strip()
+    return {"int": INT, "float": FLOAT, "string": STRING, "bool": BOOL}.get(ret)
 
 
 _STD_PARAMS: dict = {}

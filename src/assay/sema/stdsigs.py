@@ -31,8 +31,6 @@ int.trailing_zeros() -> int
 int.trailing_ones() -> int
 int.count_zeros() -> int
 int.count_ones() -> int
-int.div_euclid(rhs: int) -> int
-int.rem_euclid(rhs: int) -> int
 float.to_string() -> string
 float.eq(other: Self) -> bool
 float.neq(other: Self) -> bool

@@ -103,24 +103,6 @@ def count_ones(self):
     return (self & _M64).bit_count()
 
 
-@method("int")
-def div_euclid(self, rhs):
-    if not rhs:
-        panic("baml.panics.DivisionByZero", dividend=self)
-    q = ops.div(self, rhs)
-    if ops.mod(self, rhs) < 0:
-        return q - 1 if rhs > 0 else q + 1
-    return q
-
-
-@method("int")
-def rem_euclid(self, rhs):
-    if not rhs:
-        panic("baml.panics.DivisionByZero", dividend=self)
-    r = ops.mod(self, rhs)
-    return r + abs(rhs) if r < 0 else r
-
-
 _INT_RE = re.compile(r"[+-]?[0-9]+\Z")
 
 
