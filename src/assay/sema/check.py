@@ -522,6 +522,8 @@ class Checker(LlmChecks):
         if ann is None and isinstance(pat, ast.PBind) and pat.type is not None:
             ann = self.resolve(pat.type)
             self.require_throws(pat.type)
+        if ann is None and isinstance(pat, ast.PBind):
+            self.unspecialized(s.value, pat.name)
         if ann is not None:
             t = self.expect(s.value, ann)
         else:
@@ -545,6 +547,16 @@ class Checker(LlmChecks):
                 self.unpinned_let(v, s.value)
         else:
             self.pattern(pat, ann if ann is not None else t, refutable_ok=True)
+
+    def unspecialized(self, val, name: str) -> None:
+        """`let g = id` with `id` generic: the engine wants its type arguments (E0001)."""
+        if not isinstance(val, ast.Name) or getattr(val, "type_args", None) or self.lookup_var(val.name):
+            return
+        fd = self.index.items_in(self.ns).get(val.name)
+        if isinstance(fd, FunctionDef) and fd.decl.generics:
+            self.err(val.span, "E0001", f"generic function `{val.name}` needs concrete type "
+                     f"arguments before it can be stored in `{name}`. Specialize it explicitly, "
+                     f"for example `{val.name}<int>`")
 
     def unpinned_let(self, v: Var, val) -> None:
         """E0155: an empty `[]` / `{}` (also inside a literal of empties) bound without a type
@@ -746,12 +758,30 @@ class Checker(LlmChecks):
         item = self.index.items_in(self.ns).get(e.name)
         if item is not None:
             if isinstance(item, FunctionDef):
-                return self.fn_type(item)
+                return self.fn_type(item, self.specialized(e, item))
             return UNKNOWN
         if e.name in BUILTIN_VALUE_ROOTS or e.name == "root":
             return UNKNOWN
         self.err(e.span, "E0003", f"unresolved name: `{e.name}`")
         return UNKNOWN
+
+    def specialized(self, e, fd: FunctionDef, env: dict | None = None) -> dict | None:
+        """`id<int>` / `v.m<int>` as a value: its type parameters bound to the type arguments
+        (E0005 when their number differs)."""
+        targs = getattr(e, "type_args", None)
+        if not targs:
+            return env
+        for ta in targs:
+            self.require_throws(ta)
+        ts = [self.resolve(ta) for ta in targs]
+        gens = fd.decl.generics
+        if len(ts) != len(gens):
+            self.err(e.span, "E0005", f"function `{fd.decl.name}` expects {len(gens)} type "
+                     f"argument(s), got {len(ts)}")
+            return env
+        out = dict(env or {})
+        out.update({g.name: t for g, t in zip(gens, ts)})
+        return out
 
     def fn_type(self, fd: FunctionDef, env=None, explicit_self=False) -> T.Type:
         """A function's type; a method named by its path (`I.m`) takes its receiver first."""
@@ -935,7 +965,7 @@ class Checker(LlmChecks):
         if path is not None:
             kind, val = self.resolve_path_expr(e, path)
             if kind == "fn":
-                return self.fn_type(val, explicit_self=True)
+                return self.fn_type(val, self.specialized(e, val), explicit_self=True)
             if kind == "type":
                 return val
             return UNKNOWN
@@ -968,7 +998,7 @@ class Checker(LlmChecks):
                 return self.field_type(tb, name)
             m = cls.methods.get(name)
             if m is not None:
-                return self.fn_type(m, self.class_env(tb))
+                return self.fn_type(m, self.specialized(e, m, self.class_env(tb)))
             ifaces = interfaces.ambiguous(cls, name)
             if ifaces:
                 return self.ambiguous(e, show(ot), name, ifaces)
