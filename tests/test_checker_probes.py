@@ -32,8 +32,6 @@ KNOWN: dict[str, str] = {
     "optional_unioneq": "interface methods over a union's erased Self are not checked",
     "optional_unionhash": "interface methods over a union's erased Self are not checked",
     "fntype_isfn": "the parser does not read a function type in an `is` pattern (E0010)",
-    "keywords_true": "`let true = 1` is refused (the engine accepts it)",
-    "keywords_client": "the engine reads `client` in a body as the start of a client declaration",
     "throws_ucallback": "`throws unknown` over a callback: what a callback throws is not inferred",
     "throws_ullm": "`throws unknown` on an LLM function: what an LLM call throws is not inferred",
     "throws_ucallsllm": "`throws unknown` over an LLM call: what an LLM call throws is not inferred",

@@ -973,6 +973,9 @@ class Parser:
                 stmts.append(ast.ExprStmt(tail.span, tail))
                 tail = None
             st, is_tail = self.statement()
+            if (is_tail and isinstance(st, ast.Name) and st.name == "client" and self.i == b + 1
+                    and close is not None and self.at(close)):
+                continue  # the engine reads a lone `client` ending a block as an LLM field, no value
             if st is not None:
                 if is_tail:
                     tail = st
@@ -1095,6 +1098,9 @@ class Parser:
         t = self.tok
         if t.kind == "ident" and t.text not in RESERVED or t.kind == "op" and t.text in ("[", "("):
             pat = self.pattern(True, let_ctx=True)
+        elif t.kind == "ident" and t.text in ("true", "false", "null") and self.peek().text in ("=", ":"):
+            self.advance()  # the engine binds these names (never readable: they stay literals)
+            pat = ast.PBind(self.span(t.start), t.text)
         else:
             self.expected("identifier after 'let'")
             pat = ast.PWild(self.sp(t.start, t.start))
