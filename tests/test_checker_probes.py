@@ -31,7 +31,6 @@ KNOWN: dict[str, str] = {
     "optional_field2": "a local bound by `let q = p` is reassignable: its union type is not trusted",
     "optional_unioneq": "interface methods over a union's erased Self are not checked",
     "optional_unionhash": "interface methods over a union's erased Self are not checked",
-    "fntype_isfn": "the parser does not read a function type in an `is` pattern (E0010)",
     "throws_ucallback": "`throws unknown` over a callback: what a callback throws is not inferred",
     "throws_ullm": "`throws unknown` on an LLM function: what an LLM call throws is not inferred",
     "throws_ucallsllm": "`throws unknown` over an LLM call: what an LLM call throws is not inferred",

@@ -630,6 +630,7 @@ class Checker(LlmChecks):
             ty = self.resolve(p.type) if p.type is not None else widen(t)
             self.declare(p.name, ty, p.span)
         elif isinstance(p, ast.PType):
+            self.require_throws(p.type)
             self.pattern_type(p.type)
         elif isinstance(p, ast.POr):
             for a in p.alts:

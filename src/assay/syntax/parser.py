@@ -871,6 +871,10 @@ class Parser:
             if x == "[":
                 return self.array_pattern(let_ctx)
             if x == "(":
+                j = self.matching(self.i)
+                nt = self.toks[j + 1] if j >= 0 else None
+                if nt is not None and nt.kind == "op" and nt.text == "->":
+                    return ast.PType(self.span(s), self.type_expr())  # a function type
                 self.advance()
                 p = self.pattern(True, let_ctx)
                 self.expect(")")
