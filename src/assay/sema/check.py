@@ -55,7 +55,7 @@ _ORDER = {"<", "<=", ">", ">="}
 _BUILTIN_KIND_TYPES = (T.Prim, Lit, Arr, MapT)
 
 _UNSTABLE_RE = re.compile(
-    r"\b([A-Za-z_]\w*)\s*(?:==|!=|\bis\b|\?\?|(?:[-+*/%&|^]|<<|>>)?=(?![=>]))"
+    r"(?<!let )(?<!const )\b([A-Za-z_]\w*)\s*(?:==|!=|\bis\b|\?\?|(?:[-+*/%&|^]|<<|>>)?=(?![=>]))"
     r"|(?:==|!=|\blet\b[^=;{}]*=)\s*([A-Za-z_]\w*)")
 
 
@@ -1022,6 +1022,12 @@ class Checker(LlmChecks):
                 e.direct = ms[0]  # `x.m()` on a builtin type: its `implements … for` block's method
                 return self.fn_type(ms[0])
             kind = _KIND_OF.get(type(tb)) or _KIND_OF.get(tb)
+            if isinstance(tb, (Arr, MapT)) and T.has_unknown(tb):
+                v = self.lookup_var(e.obj.name) if isinstance(getattr(e, "obj", None), ast.Name) else None
+                if v is not None and v.unpinned is not None and not v.used:
+                    self.err(e.span, "E0155", "type annotations needed: the type of this value must "
+                             f"be known before accessing `{name}`")
+                return UNKNOWN
             known = (_ENGINE_MEMBERS[kind] | _EVERY_TYPE_METHODS) if kind in _ENGINE_MEMBERS \
                 else STDLIB_MEMBER_NAMES
             if name not in known and name not in self.impl_names:
@@ -1203,7 +1209,9 @@ class Checker(LlmChecks):
         element type the method does not fix is E0155."""
         o = f.obj
         if f.name not in _UNPINNING_METHODS:
-            return self.expr(o, UNKNOWN)
+            if f.name in _CONTAINER_MEMBERS:
+                return self.expr(o, UNKNOWN)
+            return self.soft_expr(o)  # no container has it: E0155 at the member (member_of)
         hole = _empty_hole(o)
         if hole is not None:
             self.err(hole, "E0155", "type annotations needed")
@@ -1942,6 +1950,9 @@ _ENGINE_MEMBERS = {k: frozenset(v.split()) | frozenset(stdsigs.METHODS.get(k, ()
     "array": "filled from_json generate hash index to_json",
     "map": "from_json hash to_json",
 }.items()}
+
+
+_CONTAINER_MEMBERS = _ENGINE_MEMBERS["array"] | _ENGINE_MEMBERS["map"] | _EVERY_TYPE_METHODS
 
 
 def _elem_lacks(elem: T.Type, name: str) -> bool:
