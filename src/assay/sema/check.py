@@ -116,6 +116,7 @@ class Checker(LlmChecks):
         self.fn: _Fn | None = None
         self.unpinned: list[Var] = []
         self.soft = None  # the Name read where its use fixes no type (E0155)
+        self.path_root = None  # the Name a member is read from (a package name is no value alone)
         self.types = Resolver(index)  # no stdlib types: they stay unknown (conservative)
         self._sig_cache: dict[int, tuple] = {}
         self._native_cache: dict = {}
@@ -761,9 +762,9 @@ class Checker(LlmChecks):
             if isinstance(item, FunctionDef):
                 return self.fn_type(item, self.specialized(e, item))
             return UNKNOWN
-        if e.name in BUILTIN_VALUE_ROOTS or e.name == "root":
+        if e.name == "root" or e.name in BUILTIN_VALUE_ROOTS and self.path_root is e:
             return UNKNOWN
-        self.err(e.span, "E0003", f"unresolved name: `{e.name}`")
+        self.err(e.span, "E0003", f"unresolved name: `{e.name}`")  # a package is no value
         return UNKNOWN
 
     def specialized(self, e, fd: FunctionDef, env: dict | None = None) -> dict | None:
@@ -970,6 +971,7 @@ class Checker(LlmChecks):
             if kind == "type":
                 return val
             return UNKNOWN
+        self.path_root = e.obj
         ot = self.expr(e.obj, UNKNOWN)
         return self.member(e, ot, e.name, e.optional, call=False)
 
@@ -1082,6 +1084,7 @@ class Checker(LlmChecks):
         return NativeFuncT(ps, T.subst(raw.ret, env), _std_throws(stdsigs.METHODS[kind][name]))
 
     def x_Upcast(self, e, x):
+        self.path_root = e.obj
         ot = self.expr(e.obj, UNKNOWN)
         t = self.resolve(e.type) if e.type is not None else UNKNOWN
         if not isinstance(t, IfaceT):
@@ -1093,6 +1096,7 @@ class Checker(LlmChecks):
         return t
 
     def x_Index(self, e, x):
+        self.path_root = e.obj
         ot = self.expr(e.obj, UNKNOWN)
         it = self.expr(e.index, UNKNOWN)
         if e.optional:
@@ -1207,7 +1211,7 @@ class Checker(LlmChecks):
     def receiver(self, f: ast.Field) -> T.Type:
         """A method call's receiver; an empty literal there, or a name bound to one, whose
         element type the method does not fix is E0155."""
-        o = f.obj
+        o = self.path_root = f.obj
         if f.name not in _UNPINNING_METHODS:
             if f.name in _CONTAINER_MEMBERS:
                 return self.expr(o, UNKNOWN)
