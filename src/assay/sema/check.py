@@ -117,6 +117,7 @@ class Checker(LlmChecks):
         self.unpinned: list[Var] = []
         self.soft = None  # the Name read where its use fixes no type (E0155)
         self.path_root = None  # the Name a member is read from (a package name is no value alone)
+        self.no_expected = None  # the call whose result nothing expects a type of (E0002)
         self.types = Resolver(index)  # no stdlib types: they stay unknown (conservative)
         self._sig_cache: dict[int, tuple] = {}
         self._native_cache: dict = {}
@@ -427,6 +428,7 @@ class Checker(LlmChecks):
     def stmt(self, s) -> bool:
         """Check a statement; True when it surely diverges."""
         if isinstance(s, ast.ExprStmt):
+            self.no_expected = s.expr
             t = self.expr(s.expr, UNKNOWN)
             return t is NEVER
         if isinstance(s, ast.Let):
@@ -528,6 +530,7 @@ class Checker(LlmChecks):
         if ann is not None:
             t = self.expect(s.value, ann)
         else:
+            self.no_expected = s.value
             t = self.soft_expr(s.value) if s.type is None and isinstance(pat, ast.PBind) else \
                 self.expr(s.value, UNKNOWN)
         if s.else_block is not None:
@@ -1183,6 +1186,8 @@ class Checker(LlmChecks):
         else:
             ft = self.expr(f, UNKNOWN)
         if fd is not None and not isinstance(ft, NativeFuncT):
+            if fd.decl.generics and not e.type_args and self.no_expected is e:
+                self.uninferable(e, fd)
             if fd.decl.generics and e.type_args:
                 env = dict(env)
                 for g, ta in zip(fd.decl.generics, e.type_args):
@@ -1211,7 +1216,7 @@ class Checker(LlmChecks):
     def receiver(self, f: ast.Field) -> T.Type:
         """A method call's receiver; an empty literal there, or a name bound to one, whose
         element type the method does not fix is E0155."""
-        o = self.path_root = f.obj
+        o = self.path_root = self.no_expected = f.obj
         if f.name not in _UNPINNING_METHODS:
             if f.name in _CONTAINER_MEMBERS:
                 return self.expr(o, UNKNOWN)
@@ -1220,6 +1225,14 @@ class Checker(LlmChecks):
         if hole is not None:
             self.err(hole, "E0155", "type annotations needed")
         return self.soft_expr(o)
+
+    def uninferable(self, e: ast.Call, fd: FunctionDef) -> None:
+        """E0002: a type parameter no parameter mentions, with no expected result to fix it."""
+        ps = self.sig(fd)[0]
+        for g in fd.decl.generics:
+            if not any(_mentions(p[1], g.name) for p in ps):
+                self.err(e.span, "E0002", f"cannot infer type parameter `{g.name}`")
+                return
 
     def std_defaults(self, e: ast.Call, path: str) -> None:
         """A stdlib function's defaulted parameters must be passed by name (E0005)."""
@@ -2256,6 +2269,22 @@ def _irrefutable(p) -> bool:
 
 def _variant_like(te) -> bool:
     return isinstance(te, ast.TName) and len(te.path) == 2 and te.path[0] != "root"
+
+
+def _mentions(t: T.Type, name: str) -> bool:
+    if isinstance(t, TVar):
+        return t.name == name
+    if isinstance(t, Arr):
+        return _mentions(t.elem, name)
+    if isinstance(t, MapT):
+        return _mentions(t.key, name) or _mentions(t.val, name)
+    if isinstance(t, Union):
+        return any(_mentions(m, name) for m in t.members)
+    if isinstance(t, (ClassT, IfaceT)):
+        return any(_mentions(a, name) for a in t.args)
+    if isinstance(t, FuncT):
+        return _mentions(t.ret, name) or any(_mentions(p[1], name) for p in t.params)
+    return t is UNKNOWN  # not read: may mention it
 
 
 def _is_covered(left, a) -> bool:
