@@ -342,10 +342,13 @@ def test_byte_strings_are_symbolic_inputs_and_replay_through_run_args(tmp_path):
 
 
 GENERICS = """
-class Shape { w int h int }
+interface Sized { function size(self) -> int throws never }
+class Shape { w int h int  implements Sized { function size(self) -> int { self.w + self.h } } }
 enum Color { Red Green }
-function Area<T extends Shape>(s: T) -> string { if (s.w + s.h > 12) { "big" } else { "small" } }
-function Col<T extends Color>(c: T) -> string { if (c == Color.Green) { "green" } else { "other" } }
+interface Tinted { function green(self) -> bool throws never }
+implements Tinted for Color { function green(self) -> bool { self == Color.Green } }
+function Area<T extends Sized>(s: T) -> string { if (s.size() > 12) { "big" } else { "small" } }
+function Col<T extends Tinted>(c: T) -> string { if (c.green()) { "green" } else { "other" } }
 function Mx<T extends baml.ops.Compare>(a: T, b: T) -> T { if (a > b) { a } else { b } }
 function First<T>(xs: T[]) -> T { xs[0] }
 function Odd<T extends baml.ops.NoSuchInterface>(x: T) -> int { 1 }
@@ -353,7 +356,8 @@ function Odd<T extends baml.ops.NoSuchInterface>(x: T) -> int { 1 }
 
 
 def test_generic_functions_are_explored_at_their_bounds(tmp_path):
-    """A type parameter bounded by a class or enum is that type (every outcome: exhausted); one
+    """A type parameter bounded by an interface one class or enum implements is that type (every
+    outcome: exhausted); one
     bounded by builtin interfaces, or unbounded, is int — one of several possible types, so at
     most incomplete; an interface no known type implements is a skip with its reason. The
     emitted tests call the function with values of the instantiation and pass."""

@@ -3,7 +3,7 @@ parameter of the function becomes one concrete type (docs/explore.md, "Generic f
 
 - `<T extends C>` with C a class, enum or other concrete type: T := C (a value of C satisfies
   the bound, and BAML has no subclasses). The engine (0.23.0) accepts interface bounds only
-  (E0145); Assay's checker also these.
+  (E0145), and so does Assay's checker: only a view built past it has such bounds.
 - builtin interfaces (`baml.ops.Compare`, `baml.ops.Equals`, `baml.Hash`, `baml.ToString`, or
   several with `&`): T := the first of int, string, bool, float implementing every bound.
 - a user interface: T := its first implementing type (a class or a builtin type; the others

@@ -55,17 +55,19 @@ _ORDER = {"<", "<=", ">", ">="}
 _BUILTIN_KIND_TYPES = (T.Prim, Lit, Arr, MapT)
 
 _UNSTABLE_RE = re.compile(
-    r"\b([A-Za-z_]\w*)\s*(?:==|!=|\bis\b|\?\?|(?:[-+*/%&|^]|<<|>>)?=(?![=>]))"
+    r"(?<!let )(?<!const )\b([A-Za-z_]\w*)\s*(?:==|!=|\bis\b|\?\?|(?:[-+*/%&|^]|<<|>>)?=(?![=>]))"
     r"|(?:==|!=|\blet\b[^=;{}]*=)\s*([A-Za-z_]\w*)")
 
 
-_SHORT = ("&&", "||", "??")  # operators with their own control flow
+_SHORT = ("&&", "||", "??")
+# container methods whose use leaves an empty literal's element type open (E0155)
+_UNPINNING_METHODS = frozenset("length join reverse keys values has".split())  # operators with their own control flow
 # methods of the interfaces every type implements (ToString, ToJson, Equals, Hash, Concrete)
 _EVERY_TYPE_METHODS = frozenset("to_string to_json eq neq hash type".split())
 
 
 class Var:
-    __slots__ = ("name", "ty", "declared", "precise", "used", "unpinned", "assign_ty", "literals")
+    __slots__ = ("name", "ty", "declared", "precise", "used", "unpinned", "assign_ty", "literals", "link")
 
     def __init__(self, name, ty, precise=True, assign_ty=None):
         self.name = name
@@ -73,6 +75,7 @@ class Var:
         self.precise = precise
         self.used = False
         self.unpinned = None
+        self.link = None  # `let b = a` over an unpinned `a`: pinning b pins a
         self.assign_ty = ty if assign_ty is None else assign_ty
         self.literals = []  # the container literals it was given (see Checker.escape)
 
@@ -113,6 +116,9 @@ class Checker(LlmChecks):
         self.assigned_log: list[Var] = []
         self.fn: _Fn | None = None
         self.unpinned: list[Var] = []
+        self.soft = None  # the Name read where its use fixes no type (E0155)
+        self.path_root = None  # the Name a member is read from (a package name is no value alone)
+        self.no_expected = None  # the call whose result nothing expects a type of (E0002)
         self.types = Resolver(index)  # no stdlib types: they stay unknown (conservative)
         self._sig_cache: dict[int, tuple] = {}
         self._native_cache: dict = {}
@@ -226,6 +232,11 @@ class Checker(LlmChecks):
         self.generics = interfaces.generics_of(fd)
         self.bounds = {g.name: [self.resolve(b) for b in g.bounds]
                        for g in d.generics + list(getattr(fd.owner, "decl", d).generics) if g.bounds}
+        for g in d.generics:
+            for b, bt in zip(g.bounds, self.bounds.get(g.name, ())):
+                if isinstance(bt, (T.Prim, Lit, Arr, MapT, Union, ClassT, EnumT, FuncT)) and bt is not UNKNOWN:
+                    self.err(b.span, "E0145", f"generic bound `{show(bt)}` is not an interface; "
+                             "bounds must be interfaces")
         scope: dict[str, Var] = {}
         if d.has_self and fd.owner is not None:
             scope["self"] = Var("self", interfaces.self_type(fd.owner))
@@ -418,6 +429,7 @@ class Checker(LlmChecks):
     def stmt(self, s) -> bool:
         """Check a statement; True when it surely diverges."""
         if isinstance(s, ast.ExprStmt):
+            self.no_expected = s.expr
             t = self.expr(s.expr, UNKNOWN)
             return t is NEVER
         if isinstance(s, ast.Let):
@@ -514,11 +526,15 @@ class Checker(LlmChecks):
         if ann is None and isinstance(pat, ast.PBind) and pat.type is not None:
             ann = self.resolve(pat.type)
             self.require_throws(pat.type)
+        if ann is None and isinstance(pat, ast.PBind):
+            self.unspecialized(s.value, pat.name)
         if ann is not None:
             t = self.expect(s.value, ann)
         else:
             s.value.plain_let = True  # a generic stdlib call cannot infer from an expected type
-            t = self.expr(s.value, UNKNOWN)
+            self.no_expected = s.value
+            t = self.soft_expr(s.value) if s.type is None and isinstance(pat, ast.PBind) else \
+                self.expr(s.value, UNKNOWN)
         if s.else_block is not None:
             self.block(s.else_block, UNKNOWN)
         elif isinstance(pat, ast.PLit) or (isinstance(pat, ast.PArray) and (
@@ -535,13 +551,47 @@ class Checker(LlmChecks):
                 precise = not isinstance(w, EnumT) and not isinstance(w, Union)
                 v = self.declare(pat.name, w, pat.span, precise=precise, assign_ty=at)
                 self._given(v, s.value)
-                val = s.value
-                if ((isinstance(val, ast.ArrayLit) and not val.items)
-                        or (isinstance(val, ast.MapLit) and not val.entries)):
-                    v.unpinned = val.span
-                    self.unpinned.append(v)
+                self.unpinned_let(v, s.value)
         else:
             self.pattern(pat, ann if ann is not None else t, refutable_ok=True)
+
+    def unspecialized(self, val, name: str) -> None:
+        """`let g = id` with `id` generic: the engine wants its type arguments (E0001)."""
+        if not isinstance(val, ast.Name) or getattr(val, "type_args", None) or self.lookup_var(val.name):
+            return
+        fd = self.index.items_in(self.ns).get(val.name)
+        if isinstance(fd, FunctionDef) and fd.decl.generics:
+            self.err(val.span, "E0001", f"generic function `{val.name}` needs concrete type "
+                     f"arguments before it can be stored in `{name}`. Specialize it explicitly, "
+                     f"for example `{val.name}<int>`")
+
+    def unpinned_let(self, v: Var, val) -> None:
+        """E0155: an empty `[]` / `{}` (also inside a literal of empties) bound without a type
+        needs a use that fixes its element type; `let b = a` (or `a[i]`) shares a's."""
+        hole = _empty_hole(val)
+        if hole is not None:
+            v.unpinned = hole
+            self.unpinned.append(v)
+            return
+        src = val.obj if isinstance(val, ast.Index) else val
+        if isinstance(src, ast.Name):
+            a = self.lookup_var(src.name)
+            if a is not None and a.unpinned is not None and not a.used:
+                v.link = a
+
+    def pin(self, v: Var) -> None:
+        while v is not None and not v.used:
+            v.used = True
+            v = v.link
+
+    def soft_expr(self, e, expected: T.Type = UNKNOWN) -> T.Type:
+        """Check `e` where a bare name's use fixes no type (an operand, a hole, a receiver)."""
+        if isinstance(e, ast.Name) or (isinstance(e, ast.Index) and isinstance(e.obj, ast.Name)):
+            self.soft = e if isinstance(e, ast.Name) else e.obj
+        try:
+            return self.expr(e, expected)
+        finally:
+            self.soft = None
 
     def _given(self, v: Var, value: ast.Expr) -> None:
         """`v` holds `value`: a container literal, or what another variable holds (an alias)."""
@@ -560,7 +610,7 @@ class Checker(LlmChecks):
                 self.expr(tgt, UNKNOWN)
                 self.expr(s.value, UNKNOWN)
                 return
-            v.used = True
+            self.pin(v)
             dst = v.assign_ty
             tgt.ty = self.var_type(v)
             if s.op is None:
@@ -597,6 +647,7 @@ class Checker(LlmChecks):
             ty = self.resolve(p.type) if p.type is not None else widen(t)
             self.declare(p.name, ty, p.span)
         elif isinstance(p, ast.PType):
+            self.require_throws(p.type)
             self.pattern_type(p.type)
         elif isinstance(p, ast.POr):
             for a in p.alts:
@@ -721,7 +772,7 @@ class Checker(LlmChecks):
                 if p.else_parts is not None:
                     self.template_parts(p.else_parts)
             elif isinstance(p, ast.Expr):
-                t = self.expr(p, UNKNOWN)
+                t = self.soft_expr(p)
                 if t is NULL and not (isinstance(p, ast.BlockExpr) and p.block.tail is None):
                     self.err(_hole_span(p), "E0001", "cannot interpolate a value of type `null`; "
                              "to run the expression without rendering it, end it with `;`")
@@ -732,18 +783,37 @@ class Checker(LlmChecks):
     def x_Name(self, e, x):
         v = self.lookup_var(e.name)
         if v is not None:
-            v.used = True
+            if self.soft is not e:
+                self.pin(v)
             e.declared = v.ty
             return self.var_type(v)
         item = self.index.items_in(self.ns).get(e.name)
         if item is not None:
             if isinstance(item, FunctionDef):
-                return self.fn_type(item)
+                return self.fn_type(item, self.specialized(e, item))
             return UNKNOWN
-        if e.name in BUILTIN_VALUE_ROOTS or e.name == "root":
+        if e.name == "root" or e.name in BUILTIN_VALUE_ROOTS and self.path_root is e:
             return UNKNOWN
-        self.err(e.span, "E0003", f"unresolved name: `{e.name}`")
+        self.err(e.span, "E0003", f"unresolved name: `{e.name}`")  # a package is no value
         return UNKNOWN
+
+    def specialized(self, e, fd: FunctionDef, env: dict | None = None) -> dict | None:
+        """`id<int>` / `v.m<int>` as a value: its type parameters bound to the type arguments
+        (E0005 when their number differs)."""
+        targs = getattr(e, "type_args", None)
+        if not targs:
+            return env
+        for ta in targs:
+            self.require_throws(ta)
+        ts = [self.resolve(ta) for ta in targs]
+        gens = fd.decl.generics
+        if len(ts) != len(gens):
+            self.err(e.span, "E0005", f"function `{fd.decl.name}` expects {len(gens)} type "
+                     f"argument(s), got {len(ts)}")
+            return env
+        out = dict(env or {})
+        out.update({g.name: t for g, t in zip(gens, ts)})
+        return out
 
     def fn_type(self, fd: FunctionDef, env=None, explicit_self=False) -> T.Type:
         """A function's type; a method named by its path (`I.m`) takes its receiver first."""
@@ -927,10 +997,11 @@ class Checker(LlmChecks):
         if path is not None:
             kind, val = self.resolve_path_expr(e, path)
             if kind == "fn":
-                return self.fn_type(val, explicit_self=True)
+                return self.fn_type(val, self.specialized(e, val), explicit_self=True)
             if kind == "type":
                 return val
             return UNKNOWN
+        self.path_root = e.obj
         ot = self.expr(e.obj, UNKNOWN)
         return self.member(e, ot, e.name, e.optional, call=False)
 
@@ -948,7 +1019,7 @@ class Checker(LlmChecks):
         if (isinstance(tb, Union) and name not in _EVERY_TYPE_METHODS and self.sure_type(widen(tb))
                 and not any(self.may_compare(widen(m)) for m in tb.members)):
             self.err(e.span, "E0007", f"type `{show(widen(ot))}` has no member `{name}`: its "
-                     "members implement no common interface that declares `{name}`")
+                     f"members implement no common interface that declares `{name}`")
             return UNKNOWN
         if isinstance(tb, TVar):
             tb = next((b for b in self.bounds.get(tb.name, ()) if isinstance(b, IfaceT)), tb)
@@ -960,7 +1031,7 @@ class Checker(LlmChecks):
                 return self.field_type(tb, name)
             m = cls.methods.get(name)
             if m is not None:
-                return self.fn_type(m, self.class_env(tb))
+                return self.fn_type(m, self.specialized(e, m, self.class_env(tb)))
             ifaces = interfaces.ambiguous(cls, name)
             if ifaces:
                 return self.ambiguous(e, show(ot), name, ifaces)
@@ -968,6 +1039,10 @@ class Checker(LlmChecks):
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
         if isinstance(tb, (T.Prim, Arr, MapT)) and tb not in (UNKNOWN, NEVER, VOID):
+            if (isinstance(tb, Arr) and _elem_lacks(tb.elem, name) and self.sure_type(tb.elem)
+                    and not T.has_tvar(tb.elem)):
+                self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
+                return UNKNOWN
             nf = self.native_method(tb, name)
             if nf is not None:
                 return nf
@@ -978,7 +1053,16 @@ class Checker(LlmChecks):
             if ms:
                 e.direct = ms[0]  # `x.m()` on a builtin type: its `implements … for` block's method
                 return self.fn_type(ms[0])
-            if name not in STDLIB_MEMBER_NAMES and name not in self.impl_names:
+            kind = _KIND_OF.get(type(tb)) or _KIND_OF.get(tb)
+            if isinstance(tb, (Arr, MapT)) and T.has_unknown(tb):
+                v = self.lookup_var(e.obj.name) if isinstance(getattr(e, "obj", None), ast.Name) else None
+                if v is not None and v.unpinned is not None and not v.used:
+                    self.err(e.span, "E0155", "type annotations needed: the type of this value must "
+                             f"be known before accessing `{name}`")
+                return UNKNOWN
+            known = (_ENGINE_MEMBERS[kind] | _EVERY_TYPE_METHODS) if kind in _ENGINE_MEMBERS \
+                else STDLIB_MEMBER_NAMES
+            if name not in known and name not in self.impl_names:
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
         return UNKNOWN
@@ -1030,6 +1114,7 @@ class Checker(LlmChecks):
         return NativeFuncT(ps, T.subst(raw.ret, env), _std_throws(stdsigs.METHODS[kind][name]))
 
     def x_Upcast(self, e, x):
+        self.path_root = e.obj
         ot = self.expr(e.obj, UNKNOWN)
         t = self.resolve(e.type) if e.type is not None else UNKNOWN
         if not isinstance(t, IfaceT):
@@ -1041,6 +1126,7 @@ class Checker(LlmChecks):
         return t
 
     def x_Index(self, e, x):
+        self.path_root = e.obj
         ot = self.expr(e.obj, UNKNOWN)
         it = self.expr(e.index, UNKNOWN)
         if e.optional:
@@ -1095,8 +1181,13 @@ class Checker(LlmChecks):
                         self.effects.sites[id(e)] = ("type", _std_throws(std))
                     if ".".join(path) in stdsigs.TYPE_ARG_FUNCTIONS:
                         return self.typed_std_call(e, ".".join(path), expected)
+                    if std is not None:
+                        r = _std_prim_ret(std)
+                        if r is not None:
+                            self.args_unknown(e)
+                            return r
             else:
-                ot = self.expr(f.obj, UNKNOWN)
+                ot = self.receiver(f)
                 rt = ot
                 if f.optional or e.optional:
                     rt = T.strip_null(ot)
@@ -1125,6 +1216,8 @@ class Checker(LlmChecks):
         else:
             ft = self.expr(f, UNKNOWN)
         if fd is not None and not isinstance(ft, NativeFuncT):
+            if fd.decl.generics and not e.type_args and self.no_expected is e:
+                self.uninferable(e, fd)
             if fd.decl.generics and e.type_args:
                 env = dict(env)
                 for g, ta in zip(fd.decl.generics, e.type_args):
@@ -1177,6 +1270,27 @@ class Checker(LlmChecks):
         e.std_targs = [env[g] for g in gens]
         r = T.subst(ret, env)
         return UNKNOWN if T.has_unknown(r) else r
+
+    def receiver(self, f: ast.Field) -> T.Type:
+        """A method call's receiver; an empty literal there, or a name bound to one, whose
+        element type the method does not fix is E0155."""
+        o = self.path_root = self.no_expected = f.obj
+        if f.name not in _UNPINNING_METHODS:
+            if f.name in _CONTAINER_MEMBERS:
+                return self.expr(o, UNKNOWN)
+            return self.soft_expr(o)  # no container has it: E0155 at the member (member_of)
+        hole = _empty_hole(o)
+        if hole is not None:
+            self.err(hole, "E0155", "type annotations needed")
+        return self.soft_expr(o)
+
+    def uninferable(self, e: ast.Call, fd: FunctionDef) -> None:
+        """E0002: a type parameter no parameter mentions, with no expected result to fix it."""
+        ps = self.sig(fd)[0]
+        for g in fd.decl.generics:
+            if not any(_mentions(p[1], g.name) for p in ps):
+                self.err(e.span, "E0002", f"cannot infer type parameter `{g.name}`")
+                return
 
     def std_defaults(self, e: ast.Call, path: str) -> None:
         """A stdlib function's defaulted parameters must be passed by name (E0005)."""
@@ -1331,13 +1445,14 @@ class Checker(LlmChecks):
             return self.binary_chain(e)
         if op == "??" and type(e.right) is ast.Binary and e.right.op == "??":
             return self.coalesce_chain(e)
-        lt = self.expr(e.left, UNKNOWN)
         if op == "??":
+            lt = self.expr(e.left, UNKNOWN)
             rt = self.expr(e.right, UNKNOWN)
             if lt is UNKNOWN or rt is UNKNOWN:
                 return UNKNOWN
             return T.union(T.strip_null(lt), rt)
-        rt = self.expr(e.right, UNKNOWN)
+        lt = self.soft_expr(e.left)
+        rt = self.soft_expr(e.right)
         return self.binop_type(op, lt, rt, e)
 
     def logic_chain(self, e) -> T.Type:
@@ -1387,9 +1502,9 @@ class Checker(LlmChecks):
         while type(x) is ast.Binary and x.op not in _SHORT:
             spine.append(x)
             x = x.left
-        lt = self.expr(x, UNKNOWN)
+        lt = self.soft_expr(x)
         for node in reversed(spine):
-            rt = self.expr(node.right, UNKNOWN)
+            rt = self.soft_expr(node.right)
             lt = self.binop_type(node.op, lt, rt, node)
             if node is not e and lt is not UNKNOWN:
                 node.ty = lt
@@ -1663,6 +1778,8 @@ class Checker(LlmChecks):
     def x_Match(self, e, expected):
         st = self.expr(e.scrutinee, UNKNOWN)
         precise = self.is_precise(e.scrutinee)
+        dead = self.covered_arms(st, e.arms) if precise or isinstance(
+            e.scrutinee, (ast.Binary, ast.IntLit, ast.StrLit, ast.BoolLit)) else set()
         saved = dict(self.facts)
         mark = len(self.assigned_log)
         catch_all = False
@@ -1672,10 +1789,9 @@ class Checker(LlmChecks):
             if sv is not None:
                 saved[sv] = UNKNOWN  # the engine narrows the scrutinee inside each arm
                 self.facts[sv] = UNKNOWN
-        for arm in e.arms:
-            if catch_all:
+        for i, arm in enumerate(e.arms):
+            if catch_all or i in dead:
                 self.err(arm.body.span, "E0063", "unreachable arm")
-                catch_all = None  # report once
             self.scopes.append({})
             self.pattern(arm.pattern, st)
             if arm.guard is not None:
@@ -1694,6 +1810,75 @@ class Checker(LlmChecks):
         if expected is not UNKNOWN:
             return T.union(*ts) if ts else NEVER
         return T.union(*(widen(t) for t in ts)) if ts else NEVER
+
+    def covered_arms(self, st: T.Type, arms) -> set[int]:
+        """The arms whose every alternative matches only values the arms before them (without
+        a guard) already match: E0063, as the engine (up to the first arm not understood)."""
+        ms = T.members(st)
+        left: list = []  # per member: remaining atoms (a set), or [covered, literals seen]
+        for m in ms:
+            if m is BOOL:
+                left.append({True, False})
+            elif isinstance(m, EnumT):
+                left.append(set(m.enum.variants) if m.variant is None else {m.variant})
+            elif m is NULL:
+                left.append({None})
+            elif isinstance(m, Lit):
+                left.append({m.value})
+            elif m in (INT, STRING, FLOAT) or isinstance(m, (ClassT, Arr, MapT)):
+                left.append([False, set()])
+            else:
+                return set()
+        dead = set()
+        for i, arm in enumerate(arms):
+            p = arm.pattern
+            effects = [self.pattern_covers(a, ms) for a in (p.alts if isinstance(p, ast.POr) else [p])]
+            if any(ef is None for ef in effects):
+                break
+            if arm.guard is None and all(ef and all(_is_covered(left[j], a) for j, a in ef)
+                                         for ef in effects):
+                dead.add(i)
+            if arm.guard is None:
+                for ef in effects:
+                    for j, a in ef:
+                        _cover(left[j], a)
+        return dead
+
+    def pattern_covers(self, p, ms) -> list | None:
+        """What one pattern alternative matches of each scrutinee member: [(member index,
+        ALL | an atom | ("lit", v) | "part")]; None when not understood."""
+        if _irrefutable(p):
+            return [(j, ALL) for j in range(len(ms))]
+        if isinstance(p, ast.PLit):
+            v = p.value
+            out = []
+            for j, m in enumerate(ms):
+                if (m is BOOL and isinstance(v, bool)) or (m is NULL and v is None) or (
+                        isinstance(m, Lit) and m.value == v and type(m.value) is type(v)):
+                    out.append((j, v))
+                elif (m is INT and type(v) is int) or (m is STRING and isinstance(v, str)):
+                    out.append((j, ("lit", v)))
+            return out
+        if isinstance(p, ast.PClass):
+            part = not all(sp is None or _irrefutable(sp) for _, sp in p.fields)
+            te = p.type
+        elif isinstance(p, (ast.PType, ast.PBind)):
+            part, te = False, p.type
+        else:
+            return None
+        t = self.pattern_type_quiet(te) if _variant_like(te) else self.resolve(te, report=False)
+        if t is UNKNOWN or isinstance(t, Lit) or T.has_tvar(t):
+            return None
+        out = []
+        for j, m in enumerate(ms):
+            if isinstance(t, EnumT) and t.variant is not None:
+                if isinstance(m, EnumT) and m.enum is t.enum and m.variant in (None, t.variant):
+                    out.append((j, t.variant))
+            elif assignable(m, t):
+                out.append((j, "part" if part else ALL))
+            elif assignable(t, m) or isinstance(t, IfaceT):
+                return None  # matches part of this member's values
+        return out
 
     def arm_catches(self, arm) -> object:
         """What a catch arm catches: ALL, a type, or MAYBE (a pattern not read here)."""
@@ -1830,6 +2015,36 @@ class NativeFuncT(FuncT):
 
 _KIND_OF = {Arr: "array", MapT: "map", INT: "int", FLOAT: "float", STRING: "string",
             BOOL: "bool", NULL: "null"}
+# members of builtin types the engine has beyond the signatures in stdsigs (operator
+# interfaces, statics reachable through a value, private helpers): any other is E0007
+_ENGINE_MEMBERS = {k: frozenset(v.split()) | frozenset(stdsigs.METHODS.get(k, ())) for k, v in {
+    "int": "_random_in_range add bit_and bit_or bit_xor div from_json hash max_value min_value "
+           "mul neg parse random rem shl shr sub to_json",
+    "float": "_unit_from_draw add div e epsilon from_json golden_ratio hash inf max_finite "
+             "min_finite mul nan neg parse pi random rem sub to_json",
+    "string": "_as_string _replace_all_literal _replace_literal add from from_code_points "
+              "from_json from_utf8 hash iter to_json",
+    "bool": "from_json hash random to_json",
+    "null": "from_json hash to_json",
+    "array": "filled from_json generate hash index to_json",
+    "map": "from_json hash to_json",
+}.items()}
+
+
+_CONTAINER_MEMBERS = _ENGINE_MEMBERS["array"] | _ENGINE_MEMBERS["map"] | _EVERY_TYPE_METHODS
+
+
+def _elem_lacks(elem: T.Type, name: str) -> bool:
+    """Array methods only some element types have in the engine's stdlib."""
+    if name == "sum":
+        return elem is not INT and elem is not FLOAT
+    if name in ("mean", "median"):
+        return elem is not FLOAT
+    if name == "sort":
+        return isinstance(elem, (Union, MapT, Arr, EnumT))
+    return False
+
+
 _NATIVE_PARSED: dict = {}  # sig text -> (TFunc, generics) | None
 
 
@@ -1905,6 +2120,15 @@ def _param_type_text(sig: str, name: str) -> str:
 def _parse_std_type(text: str):
     te, diags = parse_type(SourceFile("<stdlib>", text))
     return te if te is not None and not diags else None
+
+
+def _std_prim_ret(sig: str) -> T.Type | None:
+    """The result of a non-generic stdlib function returning a primitive (`int.max_value()`
+    is an `int`, not its value's literal type); None otherwise."""
+    if sig.startswith("<"):
+        return None
+    ret = sig.rsplit("->", 1)[1].split(" throws ")[0].strip()
+    return {"int": INT, "float": FLOAT, "string": STRING, "bool": BOOL}.get(ret)
 
 
 _STD_PARAMS: dict = {}
@@ -2169,6 +2393,58 @@ def _opaque(t: T.Type) -> bool:
     ms = T.members(t)
     return (T.has_unknown(t) or T.has_tvar(t) or any(isinstance(m, T.IfaceT) for m in ms)
             or sum(isinstance(m, T.Arr) for m in ms) > 1 or sum(isinstance(m, T.MapT) for m in ms) > 1)
+
+
+def _mentions(t: T.Type, name: str) -> bool:
+    if isinstance(t, TVar):
+        return t.name == name
+    if isinstance(t, Arr):
+        return _mentions(t.elem, name)
+    if isinstance(t, MapT):
+        return _mentions(t.key, name) or _mentions(t.val, name)
+    if isinstance(t, Union):
+        return any(_mentions(m, name) for m in t.members)
+    if isinstance(t, (ClassT, IfaceT)):
+        return any(_mentions(a, name) for a in t.args)
+    if isinstance(t, FuncT):
+        return _mentions(t.ret, name) or any(_mentions(p[1], name) for p in t.params)
+    return t is UNKNOWN  # not read: may mention it
+
+
+def _is_covered(left, a) -> bool:
+    """Is `a` (of covered_arms) already matched, given one member's `left`?"""
+    if isinstance(left, set):
+        return not left if a is ALL else (a not in left if a != "part" else False)
+    covered, seen = left
+    return covered or (isinstance(a, tuple) and a[1] in seen)
+
+
+def _cover(left, a) -> None:
+    if isinstance(left, set):
+        if a is ALL:
+            left.clear()
+        else:
+            left.discard(a)
+    elif a is ALL:
+        left[0] = True
+    elif isinstance(a, tuple):
+        left[1].add(a[1])
+
+
+def _empty_hole(e) -> Span | None:
+    """The first empty `[]` / `{}` of a literal made only of empties (`[]`, `[[]]`,
+    `{"k": []}`): its type cannot be inferred without a use."""
+    if isinstance(e, ast.ArrayLit):
+        if not e.items:
+            return e.span
+        holes = [_empty_hole(x) for x in e.items]
+        return holes[0] if all(holes) else None
+    if isinstance(e, ast.MapLit):
+        if not e.entries:
+            return e.span
+        holes = [_empty_hole(v) for _, v in e.entries]
+        return holes[0] if all(holes) else None
+    return None
 
 
 def _one_kind(t) -> bool:

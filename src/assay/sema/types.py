@@ -348,18 +348,48 @@ def assignable(src: Type, dst: Type) -> bool:
     if isinstance(dst, Lit):
         return src == dst
     if isinstance(dst, Arr):
-        return isinstance(src, Arr) and assignable(src.elem, dst.elem)
+        return isinstance(src, Arr) and same(src.elem, dst.elem)
     if isinstance(dst, MapT):
-        return (isinstance(src, MapT) and assignable(src.key, dst.key)
-                and assignable(src.val, dst.val))
+        return isinstance(src, MapT) and same(src.key, dst.key) and same(src.val, dst.val)
     if isinstance(dst, ClassT):
-        return isinstance(src, ClassT) and src.cls is dst.cls
+        return (isinstance(src, ClassT) and src.cls is dst.cls
+                and (not src.args or not dst.args or len(src.args) != len(dst.args)
+                     or all(same(a, b) for a, b in zip(src.args, dst.args))))
     if isinstance(dst, EnumT):
         return (isinstance(src, EnumT) and src.enum is dst.enum
                 and (dst.variant is None or src.variant == dst.variant))
     if isinstance(dst, FuncT):
-        return isinstance(src, FuncT)
+        return isinstance(src, FuncT) and fn_assignable(src, dst)
     return True
+
+
+def same(a: Type, b: Type) -> bool:
+    """Invariant positions (array elements, map keys and values, class type arguments, as the
+    engine has them): False only when the two types surely differ. Enum variants are not
+    told apart (the checker widens them where the engine keeps them)."""
+    a, b = _enum_wide(a), _enum_wide(b)
+    return assignable(a, b) and assignable(b, a)
+
+
+def _enum_wide(t: Type) -> Type:
+    if isinstance(t, EnumT) and t.variant is not None:
+        return EnumT(t.enum)
+    if isinstance(t, Union) and any(isinstance(m, EnumT) for m in t.members):
+        return union(*(_enum_wide(m) for m in t.members))
+    return t
+
+
+def fn_assignable(src: "FuncT", dst: "FuncT") -> bool:
+    """Function types: as many parameters (a defaulted one may be left out), each taking
+    the destination's; the result and the declared throws within the destination's."""
+    need = sum(1 for p in src.params if not p[2])
+    if not need <= len(dst.params) <= len(src.params):
+        return False
+    if not all(assignable(d[1], s[1]) for s, d in zip(src.params, dst.params)):
+        return False
+    if not assignable(src.ret, dst.ret):
+        return False
+    return src.throws is None or dst.throws is None or assignable(src.throws, dst.throws)
 
 
 def show(t: Type, qualified: bool = False) -> str:

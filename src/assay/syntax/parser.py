@@ -37,6 +37,8 @@ UNSUPPORTED_ITEMS = {
     "retry_policy": "retry_policy", "generator": "generator", "testset": "testset",
 }
 MAX_DEPTH = 150
+# after `a<T>`, tokens that make it a specialized function reference rather than comparisons
+_TYPE_REF_FOLLOW = frozenset([";", ")", "]", "}", ",", ".", "==", "!=", "&&", "||", "??"])
 
 
 class _Bail(Exception):
@@ -869,6 +871,10 @@ class Parser:
             if x == "[":
                 return self.array_pattern(let_ctx)
             if x == "(":
+                j = self.matching(self.i)
+                nt = self.toks[j + 1] if j >= 0 else None
+                if nt is not None and nt.kind == "op" and nt.text == "->":
+                    return ast.PType(self.span(s), self.type_expr())  # a function type
                 self.advance()
                 p = self.pattern(True, let_ctx)
                 self.expect(")")
@@ -971,6 +977,9 @@ class Parser:
                 stmts.append(ast.ExprStmt(tail.span, tail))
                 tail = None
             st, is_tail = self.statement()
+            if (is_tail and isinstance(st, ast.Name) and st.name == "client" and self.i == b + 1
+                    and close is not None and self.at(close)):
+                continue  # the engine reads a lone `client` ending a block as an LLM field, no value
             if st is not None:
                 if is_tail:
                     tail = st
@@ -1093,6 +1102,9 @@ class Parser:
         t = self.tok
         if t.kind == "ident" and t.text not in RESERVED or t.kind == "op" and t.text in ("[", "("):
             pat = self.pattern(True, let_ctx=True)
+        elif t.kind == "ident" and t.text in ("true", "false", "null") and self.peek().text in ("=", ":"):
+            self.advance()  # the engine binds these names (never readable: they stay literals)
+            pat = ast.PBind(self.span(t.start), t.text)
         else:
             self.expected("identifier after 'let'")
             pat = ast.PWild(self.sp(t.start, t.start))
@@ -1339,9 +1351,14 @@ class Parser:
                     if nt.kind == "ident":
                         self.advance()
                         e = ast.Field(self.span(s), e, nt.text)
-                        if self.at("<") and self.generic_call_ahead():
+                        kind = self.at("<") and self.generic_call_ahead()
+                        if kind:
                             targs = self.type_args()
-                            e = self.call(e, s, targs)
+                            if kind == "call":
+                                e = self.call(e, s, targs)
+                            else:  # `v.m<int>`: a specialized method value
+                                e.type_args = targs
+                                e.span = self.span(s)
                     elif nt.kind == "int":
                         # tuple-ish `.0` not supported; treat as field name
                         self.advance()
@@ -1422,8 +1439,10 @@ class Parser:
         self.expect(")")
         return ast.Call(self.span(s), func, args, targs, optional)
 
-    def generic_call_ahead(self) -> bool:
-        """At `<`: is this an explicit type-argument list followed by `(` or `{`?"""
+    def generic_call_ahead(self) -> str | bool:
+        """At `<`: is this an explicit type-argument list? "call" when `(` or `{` follows it,
+        "ref" when what follows cannot continue a comparison (`f<int>;`, `[f<int>]`, `f<int> ==`),
+        as the engine reads `a < b > c` as comparisons and `id<int>` as a specialized function."""
         save_i, save_d, save_err, save_s = self.i, len(self.diags), self.last_err, len(self.splits)
         ok = False
         try:
@@ -1439,7 +1458,10 @@ class Parser:
             t = self.tok
             if len(self.diags) == save_d and t.kind == "op" and t.text == ">":
                 nt = self.peek()
-                ok = nt.kind == "op" and (nt.text == "(" and not nt.nl or nt.text == "{" and not self.no_struct)
+                if nt.kind == "op" and (nt.text == "(" and not nt.nl or nt.text == "{" and not self.no_struct):
+                    ok = "call"
+                elif nt.kind == "eof" or nt.kind == "op" and nt.text in _TYPE_REF_FOLLOW:
+                    ok = "ref"
         except _Bail:
             ok = False
         finally:
@@ -1643,7 +1665,10 @@ class Parser:
         if t.kind == "op" and t.text == "<":
             save = self.i
             self.i = j
-            if self.generic_call_ahead():
+            kind = self.generic_call_ahead()
+            if kind == "ref" and len(path) > 1 and path[-1] == "as":
+                kind = False  # `x.as<I>`: an upcast, read by postfix_ops
+            if kind:
                 targs = self.type_args()
                 if self.at("{"):
                     ty = ast.TName(self.sp(s, self.prev_end), path, targs)
@@ -1654,6 +1679,10 @@ class Parser:
                 for name in path[1:]:
                     k += 2
                     callee = ast.Field(self.sp(s, toks[k - 1].end), callee, name)
+                if kind == "ref":  # `id<int>` as a value: the function specialized
+                    callee.type_args = targs
+                    callee.span = self.span(s)
+                    return callee
                 return self.call(callee, s, targs)
             self.i = save
         return e
