@@ -56,7 +56,7 @@ class _Decoder:
 
     def walk(self, t: tuple, v, path: str):
         k = t[0]
-        tv = type(v)
+        tv = _PLAIN.get(type(v), type(v))
         if k == "any":
             return v
         if k == "int":
@@ -83,7 +83,7 @@ class _Decoder:
                 return v
             raise _Misfit("literal int mismatch" if type(lit) is int else "literal mismatch", path)
         if k == "array":
-            if tv is not list:
+            if not isinstance(v, list):
                 raise _Misfit("expected JSON array", path)
             return [self.walk(t[1], x, f"{path}[{i}]") for i, x in enumerate(v)]
         if k == "map":
@@ -99,7 +99,7 @@ class _Decoder:
         raise _Misfit(f"`{_show(t)}` has no JSON form", path)
 
     def map(self, t: tuple, v, path: str) -> dict:
-        if type(v) is not dict:
+        if not isinstance(v, dict):
             raise _Misfit("expected JSON object", path)
         kt = t[1]
         keys = kt[1] if kt[0] == "union" else (kt,)
@@ -114,7 +114,7 @@ class _Decoder:
     def instance(self, t: tuple, v, path: str, each: bool = False) -> Instance:
         """A class from a JSON object: every required field must be present (checked first,
         unless `each`: as a union member, field by field), extra keys are ignored."""
-        if type(v) is not dict:
+        if not isinstance(v, dict):
             raise _Misfit(f"expected JSON object for class `{_display(t[1])}`", path)
         fields = self.ta.fields(t)
         for name, alias, skip, ft in fields:
@@ -393,13 +393,13 @@ def _bracket(sel: str, i: int, steps: list) -> int:
 def _walk(j, steps: list):
     for s in steps:
         if type(s) is int:
-            if type(j) is not list:
+            if not isinstance(j, list):
                 raise _BadPath(f"index [{s}] on a non-array")
             if not 0 <= s < len(j):
                 raise _BadPath(f"index [{s}] out of bounds (length {len(j)})")
             j = j[s]
         else:
-            if type(j) is not dict:
+            if not isinstance(j, dict):
                 raise _BadPath(f"field access '.{s}' on a non-object")
             if s not in j:
                 raise _BadPath(f"missing field '{s}'")
