@@ -121,7 +121,8 @@ class FnLowerer:
         self.cells: set[str] = free_names_in_lambdas(body)
         self.lambda_ty = None  # a lambda's function type, as the checker gave it
         self.loops: list[tuple[int, int, int]] = []  # (continue block, break block, scope depth)
-        self.defers: list[list[ast.Block]] = [[]]
+        # each deferred block with the bindings visible at its `defer` statement
+        self.defers: list[list[tuple[ast.Block, list[dict[str, int]]]]] = [[]]
         self.unwind = None
         self.scope_unwind: list = [None]
         self.captures: list[int] = []  # parent locals captured, in capture-param order
@@ -198,7 +199,7 @@ class FnLowerer:
         if run_defers and not self.terminated():
             # the scope's names stay visible to its defers (`defer { y = 10; }`)
             for d in reversed(defers):
-                self.lower_block_discard(d)
+                self.lower_deferred(d)
         self.scopes.pop()
 
     def lookup_local(self, name: str) -> int | None:
@@ -515,7 +516,17 @@ class FnLowerer:
         """Run the defers of every scope deeper than `depth` (break/continue/return)."""
         for i in range(len(self.defers) - 1, depth - 1, -1):
             for d in reversed(self.defers[i]):
-                self.lower_block_discard(d)
+                self.lower_deferred(d)
+
+    def lower_deferred(self, d: tuple[ast.Block, list[dict[str, int]]]) -> None:
+        """A deferred block at an exit: its names are those visible at its `defer` statement,
+        not the later shadows in scope at the exit."""
+        body, seen = d
+        saved, self.scopes = self.scopes, [dict(sc) for sc in seen]
+        try:
+            self.lower_block_discard(body)
+        finally:
+            self.scopes = saved
 
     def stmt_Break(self, s: ast.Break) -> None:
         self.leave_loop(s, "break")
@@ -547,7 +558,7 @@ class FnLowerer:
         self.switch(self.new_block())
 
     def stmt_Defer(self, s: ast.Defer) -> None:
-        self.defers[-1].append(s.body)
+        self.defers[-1].append((s.body, [dict(sc) for sc in self.scopes]))
         # an error leaving the rest of this scope runs the deferred block, then goes on
         handler_err = self.new_local()
         handler = self.new_block()

@@ -1110,7 +1110,7 @@ class Parser:
             pat = ast.PWild(self.sp(t.start, t.start))
         ty = None
         if self.eat(":"):
-            ty = self.type_expr()
+            ty = _unless_hole(self.type_expr())
         if not self.at("="):
             self.expected("initializer (=)")
             return ast.Let(self.span(s), pat, ty, ast.NullLit(self.span(s)), None, is_const)
@@ -1806,6 +1806,9 @@ class Parser:
                 throws = self.type_expr()
         elif self.eat("throws"):
             throws = self.type_expr()
+        ret, throws = _unless_hole(ret), _unless_hole(throws)  # `-> _`, `throws _`: inferred
+        for p in params:
+            p.type = _unless_hole(p.type)
         if self.at("{"):
             save = self.no_struct
             body = self.block()
@@ -2127,6 +2130,25 @@ class Parser:
 
 
 _TPL_ESC = {"`": "`", "$": "$", "b": "\b", "f": "\f", "v": "\v"}
+
+
+def _has_hole(t) -> bool:
+    """Whether a written type holds the inference hole `_` (`_`, `map<string, _>`)."""
+    if isinstance(t, ast.TName):
+        return t.path == ["_"] or any(_has_hole(a) for a in t.args)
+    if isinstance(t, (ast.TArray, ast.TOptional)):
+        return _has_hole(t.elem if isinstance(t, ast.TArray) else t.inner)
+    if isinstance(t, ast.TUnion):
+        return any(_has_hole(m) for m in t.members)
+    if isinstance(t, ast.TFunc):
+        return any(_has_hole(pt) for _, pt in t.params) or _has_hole(t.ret) or _has_hole(t.throws)
+    return False
+
+
+def _unless_hole(t):
+    """A written type, or None (inferred, as if omitted) where it holds a hole: the inferred
+    type is what the engine fills the hole with."""
+    return None if t is not None and _has_hole(t) else t
 
 
 def _pattern_type(p) -> ast.TypeExpr | None:
