@@ -21,6 +21,7 @@ from .mir import lower as mirlower
 from .mir import typetest
 from .sema import interfaces
 from .sema.check import check
+from .sema.reflect import Reflector
 from .sema.program import build_index
 from .source import CompileError, Diagnostic, SourceFile
 from .syntax.parser import parse_file
@@ -160,6 +161,7 @@ class Program:
         variants = {fqn: {v: ir.VariantConst(fqn, v) for v in e.variants} for fqn, e in self.runtime.enums.items()}
         builtin_methods = frozenset(f"method:{kind}.{name}" for kind, ms in METHODS.items() for name in ms)
         self.lowering = mirlower.Program(index, builtins, variants, self.runtime.classes, builtin_methods)
+        self.runtime.reflection.program = Reflector(index, self.lowering.types)
 
     def _attach_interfaces(self) -> None:
         """Classes implementing stdlib interfaces get their methods hooked into the operators

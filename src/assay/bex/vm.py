@@ -8,6 +8,7 @@ import contextlib
 import sys
 import threading
 from functools import partial
+from types import MethodType
 
 from .. import gcpause
 from . import futures, ops, stack
@@ -18,7 +19,8 @@ from .llmcall import call_llm
 from .pygen import CLOSURE_NAME, FunctionGen, mangle
 from .stdlib import FUNCTIONS, METHODS, ORDERING, iters
 from ..extension import Run
-from .values import OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, Variant
+from .stdlib import reflect as reflect_std
+from .values import OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, RType, RView, Variant
 
 MAX_DEPTH = 10_000  # BAML frames guaranteed on every path (stack.PY_LIMIT Python frames; the engine allows ~75k)
 
@@ -54,6 +56,14 @@ class Runtime:
         self.natives["$str_int"] = _NativeShim("$str_int", str)
         self.natives["$bytes"] = _NativeShim("$bytes", bytearray)
         self.natives["$array_slice"] = _NativeShim("$array_slice", lambda a, s, e: a[s:e])
+        # reflection: type values share the program's Reflector (set by the compiler)
+        self.reflection = reflect_std.Reflection(None, self.enums, self.function_fqn, self.mir)
+        refl = self.reflection
+        self.natives["$type_of"] = _NativeShim("$type_of", lambda d, targs: reflect_std.type_of(
+            refl, _literal(d), targs))
+        self.natives["$type_of_value"] = _NativeShim("$type_of_value", lambda v: reflect_std.of_value(refl, v))
+        self.natives["$bind_targs"] = _NativeShim("$bind_targs", lambda ds, targs: reflect_std.bind_targs(
+            _literal(ds), targs))
         self._lock = threading.RLock()  # lazy compilation and space creation, across threads
         self.trace_lines: dict = {}  # generated code object → (fqn, file, BAML line per Python line)
         self.plain = CodeSpace(self, ())
@@ -127,6 +137,21 @@ class Runtime:
     def class_arity(self, fqn: str) -> int:
         return len(self.classes[fqn].fields)
 
+    def function_fqn(self, v) -> tuple[str, bool] | None:
+        """The BAML function a function value runs, and whether it is a method bound to its
+        receiver (None: a host callable or a builtin method)."""
+        bound = isinstance(v, MethodType)
+        f = v.__func__ if bound else v
+        if isinstance(f, (_Stub, _LazyMethod)):
+            return f.fqn, bound
+        if isinstance(f, _LazyLambda):
+            return f.mir.fqn, bound
+        code = getattr(f, "__code__", None)
+        if code in CLOSURE_CODES:  # _closure_maker's closure: the function it calls
+            return self.function_fqn(f.__closure__[code.co_freevars.index("f")].cell_contents)
+        info = self.trace_lines.get(code)
+        return (info[0], bound) if info is not None else None
+
     def type_predicate(self, t: tuple):
         """A Python predicate for a run-time type test."""
         k = t[0]
@@ -175,6 +200,10 @@ class Runtime:
             return is_panic
         if k == "bigint":
             return lambda v: type(v) is BigInt
+        if k == "reflect":  # `reflect.Type`, or one of its kind views (`reflect.Class`)
+            if t[1] == "Type":
+                return lambda v: type(v) is RType
+            return lambda v: type(v) is RView and v.kind == t[1]
         return lambda v: False
 
 
@@ -534,7 +563,7 @@ class _LazyMethod:
 
 
 _KINDS = {int: "int", float: "float", str: "string", bool: "bool", list: "array", dict: "map",
-          bytearray: "uint8array", BigInt: "bigint"}
+          bytearray: "uint8array", BigInt: "bigint", RType: "type", RView: "typeview"}
 
 
 def bind_method(recv, name: str):
@@ -555,7 +584,7 @@ def make_dispatcher(name: str, method_of=None):
     table = {}
     for kind, py in (("int", int), ("float", float), ("string", str), ("bool", bool),
                      ("null", type(None)), ("array", list), ("map", dict), ("uint8array", bytearray),
-                     ("bigint", BigInt), ("iter", iters.Iter)):
+                     ("bigint", BigInt), ("iter", iters.Iter), ("type", RType), ("typeview", RView)):
         native = METHODS.get(kind, {}).get(name)
         if native is not None:
             table[py] = native.fn
@@ -649,6 +678,14 @@ def _targs_match(recorded: str | None, wanted: tuple) -> bool:
 
 
 _TARGS: dict[str, tuple] = {}
+
+
+def _literal(text: str):
+    """A descriptor constant (MIR holds it as its repr), parsed once."""
+    got = _TARGS.get(text)
+    if got is None:
+        got = _TARGS[text] = ast.literal_eval(text)
+    return got
 
 
 def iter_items(v):

@@ -93,6 +93,7 @@ def check(index: ProgramIndex) -> list[Diagnostic]:
     c = Checker(index)
     c.diags += interfaces.link(index, c.types)
     c.run()
+    index.effects = c.effects  # what each body may throw (reflected function signatures)
     return c.diags
 
 
