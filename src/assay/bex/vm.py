@@ -201,9 +201,10 @@ class Runtime:
         if k == "bigint":
             return lambda v: type(v) is BigInt
         if k == "reflect":  # `reflect.Type`, or one of its kind views (`reflect.Class`)
-            if t[1] == "Type":
+            kind = t[1].rpartition(".")[2]
+            if kind == "Type":
                 return lambda v: type(v) is RType
-            return lambda v: type(v) is RView and v.kind == t[1]
+            return lambda v: type(v) is RView and v.kind == kind
         return lambda v: False
 
 

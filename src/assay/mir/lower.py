@@ -100,7 +100,7 @@ def _std_types(builtin_classes, variants) -> dict:
     o = "baml.ops.Ordering"
     std[o] = T.StdT("enum", o)
     std.update({f"{o}.{v}": T.StdT("variant", o, v) for v in variants.get(o, ())})
-    std.update({f"reflect.{k}": T.StdT("reflect", k) for k in ("Type", *set(sreflect.KIND_VIEWS.values()))})
+    std.update({f"reflect.{k}": T.StdT("reflect", f"reflect.{k}") for k in ("Type", *set(sreflect.KIND_VIEWS.values()))})
     return std
 
 
@@ -1129,6 +1129,9 @@ class FnLowerer:
         if isinstance(recv, ir.Copy) and not all(_simple(a.value) for a in e.args):
             recv = self.to_temp(ir.Use(recv))
         recv_expr = e.func.obj
+        rt = getattr(recv_expr, "ty", None)
+        if isinstance(rt, T.StdT) and rt.kind == "reflect" and f"method:type.{name}" not in self.prog.builtin_methods:
+            raise LowerError(e.func.span, f"`reflect.Type.{name}` is not supported yet")
         cls = _static_class(recv_expr)
         if cls is not None and name in cls.methods and not e.func.optional:
             return self.call_user(cls.methods[name], e, [recv])

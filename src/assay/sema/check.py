@@ -928,6 +928,13 @@ class Checker(LlmChecks):
             tb = next((b for b in self.bounds.get(tb.name, ()) if isinstance(b, IfaceT)), tb)
         if isinstance(tb, IfaceT):
             return self.iface_member(e, tb, name)
+        if tb == REFLECT_TYPE:
+            nf = self.native_method(tb, name)
+            if nf is not None:
+                return nf
+            if name not in STDLIB_MEMBER_NAMES:
+                self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
+            return UNKNOWN
         if isinstance(tb, ClassT):
             cls = tb.cls
             if cls.field(name) is not None:
@@ -1062,6 +1069,8 @@ class Checker(LlmChecks):
                 elif kind == "error":
                     self.args_unknown(e)
                     return UNKNOWN
+                elif path[0] == "reflect" and kind == "unknown" and path[0] not in self.index.items_in(self.ns):
+                    return self.reflect_call(e, path)
                 else:
                     self.std_defaults(e, ".".join(path))
                     std = stdsigs.FUNCTIONS.get(".".join(path))
@@ -1120,6 +1129,29 @@ class Checker(LlmChecks):
         if tb in (INT, FLOAT, STRING, BOOL, NULL) or isinstance(tb, (Arr, MapT, ClassT, EnumT)):
             self.err(e.span, "E0006", f"`{show(widen(ft))}` is not a function and cannot be called")
         self.args_unknown(e)
+        return UNKNOWN
+
+    def reflect_call(self, e: ast.Call, path: list[str]) -> T.Type:
+        """`reflect.Type.of<T>()` and `reflect.Type.of_value(v)` are `reflect.Type` values;
+        other `reflect` statics stay unknown (lowering reports them as not supported yet)."""
+        self.args_unknown(e)
+        if path[:2] != ["reflect", "Type"] or len(path) != 3:
+            return UNKNOWN
+        name = path[2]
+        if name == "of":
+            if not e.type_args:
+                self.err(e.span, "E0002", "cannot infer type parameter `T`")
+            elif len(e.type_args) != 1:
+                self.err(e.span, "E0005", f"function `of` expects 1 type argument(s), got {len(e.type_args)}")
+            elif e.args:
+                self.err(e.span, "E0005", f"expected 0 argument(s), got {len(e.args)}")
+            return REFLECT_TYPE
+        if name == "of_value":
+            if len(e.args) != 1:
+                self.err(e.span, "E0005", f"expected 1 argument(s), got {len(e.args)}")
+            return REFLECT_TYPE
+        if name not in STDLIB_MEMBER_NAMES:
+            self.err(e.func.span, "E0003", f"unresolved name: `{name}`")
         return UNKNOWN
 
     def std_defaults(self, e: ast.Call, path: str) -> None:
@@ -1768,8 +1800,9 @@ class NativeFuncT(FuncT):
     __slots__ = ()
 
 
+REFLECT_TYPE = T.StdT("reflect", "reflect.Type")  # a `reflect.Type` value (its kind views stay unknown)
 _KIND_OF = {Arr: "array", MapT: "map", INT: "int", FLOAT: "float", STRING: "string",
-            BOOL: "bool", NULL: "null"}
+            BOOL: "bool", NULL: "null", REFLECT_TYPE: "type"}
 _NATIVE_PARSED: dict = {}  # sig text -> (TFunc, generics) | None
 
 

@@ -54,7 +54,7 @@ def describe(t: T.Type, tparams: tuple = ()) -> tuple:
         throws = describe(t.throws, tparams) if t.throws is not None else ("prim", "never")
         return ("fn", ps, describe(t.ret, tparams), throws)
     if isinstance(t, T.StdT) and t.kind == "reflect":
-        return ("reflect", t.name)
+        return ("reflect", t.name.rpartition(".")[2])
     if isinstance(t, T.StdT) and t.kind == "class":
         return ("class", t.name, ())
     if isinstance(t, T.StdT) and t.kind == "enum":
