@@ -819,7 +819,7 @@ class Checker(LlmChecks):
         head = path[0]
         if head == "root" and self.index.lookup(self.ns, path) is None:
             self.err(span, "E0002", f"unresolved type: {'.'.join(path)}")
-        elif head in self.index.namespaces and head not in self.index.items_in(self.ns):
+        elif head in self.index.namespaces and head not in self.index.items_in(self.ns) and head != "reflect":
             p = ".".join(path)
             self.err(span, "E0002", f"unresolved type: {p}. Did you mean `root.{p}`?")
 
@@ -875,7 +875,7 @@ class Checker(LlmChecks):
                 self.err(e.span, "E0003", f"unresolved name: `{path[k]}`")
                 return "error", None
             return "unknown", None
-        if head in idx.namespaces:
+        if head in idx.namespaces and head != "reflect":  # `reflect.…` is the stdlib package
             p = ".".join(path)
             self.err(e.span, "E0003", f"unresolved name: `{p}`. Did you mean `root.{p}`?")
             return "error", None

@@ -167,6 +167,8 @@ KIND_VIEWS = {"prim": "Primitive", "lit": "Literal", "variant": "Literal", "clas
 
 
 def kind_view(d: tuple) -> str:
+    if d == ("reflect", "Type"):
+        return "Primitive"  # the engine's builtin `type`; its kind views are classes
     return KIND_VIEWS.get(d[0], "Primitive")
 
 

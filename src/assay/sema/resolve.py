@@ -80,7 +80,7 @@ class Resolver:
         std = self.std.get(".".join(path))
         if std is not None:
             return std
-        if head in self.index.namespaces and err:
+        if head in self.index.namespaces and err and head != "reflect":  # `reflect`: the stdlib's
             p = ".".join(path)
             err(te.span, "E0002", f"unresolved type: {p}. Did you mean `root.{p}`?")
         elif err and head not in BUILTIN_TYPE_ROOTS and head not in generics and head != "Self":
