@@ -161,7 +161,8 @@ class Program:
         variants = {fqn: {v: ir.VariantConst(fqn, v) for v in e.variants} for fqn, e in self.runtime.enums.items()}
         builtin_methods = frozenset(f"method:{kind}.{name}" for kind, ms in METHODS.items() for name in ms)
         self.lowering = mirlower.Program(index, builtins, variants, self.runtime.classes, builtin_methods)
-        self.runtime.reflection.program = Reflector(index, self.lowering.types)
+        self.runtime.reflection.program = Reflector(index, self.lowering.types,
+                                                    {k: t.decl.body for k, t in self.tests.items()})
 
     def _attach_interfaces(self) -> None:
         """Classes implementing stdlib interfaces get their methods hooked into the operators

@@ -1184,7 +1184,8 @@ class FnLowerer:
             if mreflect.unsupported_type(t, e.type_args[0]):
                 raise LowerError(e.type_args[0].span, "reflecting this type (a stdlib interface, `json`, "
                                  "a media type) is not supported yet")
-            desc = sreflect.describe(t, self.tparams)
+            desc = mreflect.describe_written(e.type_args[0], self.prog.types, self.prog.index, self.namespace,
+                                             self.generics, self.tparams)
             targs: ir.Operand = ir.Const(None)
             if sreflect.has_tvar(desc):
                 targs = self.read_local(self.lookup_local(mreflect.TARGS))

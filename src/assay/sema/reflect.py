@@ -109,8 +109,8 @@ def union(members: list) -> tuple:
 def key(d: tuple):
     """What equality compares: a union is the set of its members."""
     k = d[0]
-    if k == "union":
-        return ("union", frozenset(key(m) for m in d[1]))
+    if k == "union":  # an alias's union inside another counts by its members
+        return ("union", frozenset(x for m in d[1] for x in (key(m)[1] if m[0] == "union" else (key(m),))))
     if k == "array":
         return ("array", key(d[1]))
     if k == "map":
@@ -197,9 +197,10 @@ class Reflector:
     """The program's side of reflection: static types behind descriptors, and what they
     implement, declare and enumerate."""
 
-    def __init__(self, index: ProgramIndex, resolver):
+    def __init__(self, index: ProgramIndex, resolver, test_bodies: dict | None = None):
         self.index = index
         self.resolver = resolver
+        self.test_bodies = test_bodies or {}  # a test block's function name → its body
 
     def static(self, d: tuple) -> T.Type:
         k = d[0]
@@ -263,17 +264,20 @@ class Reflector:
         inferred unions in the engine's order)."""
         base, _, lam = fqn.partition(".<lambda@")
         fdef = self.index.functions.get(base)
-        if fdef is None:
+        body = fdef.decl.body if fdef is not None else self.test_bodies.get(base)
+        if body is None:
             return UNKNOWN
         effects = getattr(self.index, "effects", None)
         if lam:
-            node = self._lambda(fdef, fqn)
+            node = self._lambda(body, fqn)
             ft = getattr(node, "ty", None)
             if not isinstance(ft, T.FuncT):
                 return UNKNOWN
             thrown = effects.throws(id(node)) if effects is not None else None
             ret = ft.ret if node.ret is not None or lambda_ret is None else _sorted(T.widen(lambda_ret))
             return describe(T.FuncT(ft.params, ret, _sorted(thrown) if thrown is not None else T.UNKNOWN))
+        if fdef is None:
+            return UNKNOWN
         d = fdef.decl
         gens = frozenset(g.name for g in d.generics) | frozenset(
             g.name for g in (fdef.owner.decl.generics if fdef.owner is not None else ()))
@@ -287,11 +291,11 @@ class Reflector:
         return describe(T.FuncT(ps, ret, thrown if thrown is not None else T.UNKNOWN))
 
     @staticmethod
-    def _lambda(fdef, fqn: str):
+    def _lambda(body, fqn: str):
         """The lambda a fqn names by its position (`….<lambda@3:9>`, the innermost)."""
         at = fqn.rsplit("<lambda@", 1)[1].split(">")[0]
         line, col = (int(x) for x in at.split(":"))
-        for n in walk(fdef.decl.body):
+        for n in walk(body):
             if isinstance(n, ast.Lambda) and n.span.line_col == (line, col):
                 return n
         return None
