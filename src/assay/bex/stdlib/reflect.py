@@ -96,10 +96,15 @@ def from_test(t: tuple) -> tuple:
 
 
 def type_of(refl, desc: tuple, targs) -> RType:
-    """`reflect.Type.of<T>()`: T's descriptor, the caller's type arguments substituted."""
+    """`reflect.Type.of<T>()`: T's descriptor, the caller's type arguments substituted; one
+    value per type (the engine's `LoadType` gives the same object: `includes` finds it)."""
     if R.has_tvar(desc):
         desc = R.subst(desc, targs if type(targs) is tuple else None)
-    return RType(desc, refl)
+    k = repr(desc)  # as written (`int | string` renders apart from `string | int`)
+    t = refl.interned.get(k)
+    if t is None:
+        t = refl.interned[k] = RType(desc, refl)
+    return t
 
 
 def bind_targs(descs: tuple, targs) -> tuple:
@@ -251,6 +256,7 @@ class Reflection:
         self.enums = enums
         self.function_fqn = function_fqn  # a function value → (fqn, bound) | None (bex/vm.py)
         self.mir = mir  # fqn → lowered MirFunction (a lambda's return type as inferred)
+        self.interned: dict = {}  # a descriptor's repr → the RType `reflect.Type.of` gives for it
 
     def function_desc(self, v) -> tuple:
         """A BAML function value's signature (a bound method's without `self`)."""
