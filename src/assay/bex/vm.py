@@ -62,6 +62,8 @@ class Runtime:
         self.natives["$type_of"] = _NativeShim("$type_of", lambda d, targs: reflect_std.type_of(
             refl, _literal(d), targs))
         self.natives["$type_of_value"] = _NativeShim("$type_of_value", lambda v: reflect_std.of_value(refl, v))
+        for cname, cfn in reflect_std.CONSTRUCTORS.items():
+            self.natives["$" + cname] = _NativeShim("$" + cname, partial(cfn, refl))
         self.natives["$bind_targs"] = _NativeShim("$bind_targs", lambda ds, targs: reflect_std.bind_targs(
             _literal(ds), targs))
         self._lock = threading.RLock()  # lazy compilation and space creation, across threads

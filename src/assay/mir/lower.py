@@ -1195,6 +1195,8 @@ class FnLowerer:
             return self.native("$type_of", ir.Const(repr(desc)), targs, span=e.span)
         if name == "reflect.Type.of_value" and len(e.args) == 1 and e.args[0].name in (None, "value"):
             return self.native("$type_of_value", self.lower_expr(e.args[0].value), span=e.span)
+        if name in mreflect.CONSTRUCTORS and not any(a.name for a in e.args) and not e.type_args:
+            return self.native("$" + name, *(self.lower_expr(a.value) for a in e.args), span=e.span)
         raise LowerError(e.func.span, f"`{name}` is not supported yet")
 
     def targs_for(self, fdef, e: ast.Call, args: list) -> ir.Operand:

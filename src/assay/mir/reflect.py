@@ -16,6 +16,8 @@ from ..sema import types as T
 from ..syntax import ast
 
 TARGS = "$targs"  # the hidden parameter's name
+# the pure static constructors, each a native `$<name>` (bex/stdlib/reflect.py)
+CONSTRUCTORS = ("reflect.Map.new", "reflect.Union.new", "reflect.Literal.new", "reflect.Enum.get_value")
 def call_path_of(e: ast.Call) -> list[str] | None:
     """`a.b.c(…)` as ['a', 'b', 'c'] (None when the callee is no dotted name)."""
     parts, f = [], e.func

@@ -4,7 +4,7 @@ engine does (baml_bridge 0.23.0: `reflect.Type.of<T>()`, `reflect.Type.of_value(
 
 A descriptor is a tuple:
   ('prim', name)            int float string bool null bigint uint8array unknown never
-  ('lit', value)            1, "a", true
+  ('lit', value)            1, "a", true          ('blit', int)   a bigint literal: 1n
   ('class', fqn, args)      a user class (`user.p.Box`) or a stdlib class (`baml.errors.X`)
   ('enum', fqn) ('variant', fqn, name) ('iface', fqn, args)
   ('array', elem) ('map', key, value) ('union', members)   members in written order
@@ -34,7 +34,7 @@ def describe(t: T.Type, tparams: tuple = ()) -> tuple:
     if isinstance(t, T.Prim):
         return ("prim", _PRIM_NAMES.get(t.name, t.name))
     if isinstance(t, T.Lit):
-        return ("lit", t.value)
+        return ("blit", int(t.value)) if t.base is T.BIGINT else ("lit", t.value)
     if isinstance(t, T.TVar):
         return ("tvar", tparams.index(t.name)) if t.name in tparams else UNKNOWN
     if isinstance(t, T.Arr):
@@ -133,6 +133,8 @@ def render(d: tuple) -> str:
     k = d[0]
     if k == "prim":
         return d[1]
+    if k == "blit":
+        return f"{d[1]}n"
     if k == "lit":
         v = d[1]
         if type(v) is bool:
@@ -161,7 +163,7 @@ def render(d: tuple) -> str:
 
 
 # the kind view (`reflect.Class`, …) each descriptor kind answers `kind()` with
-KIND_VIEWS = {"prim": "Primitive", "lit": "Literal", "variant": "Literal", "class": "Class",
+KIND_VIEWS = {"prim": "Primitive", "lit": "Literal", "blit": "Literal", "variant": "Literal", "class": "Class",
               "enum": "Enum", "iface": "Interface", "array": "Array", "map": "Map", "union": "Union",
               "fn": "Function", "reflect": "Class"}
 
@@ -209,6 +211,8 @@ class Reflector:
         if k == "lit":
             v = d[1]
             return T.lit_bool(v) if type(v) is bool else T.lit_int(v) if type(v) is int else T.lit_str(v)
+        if k == "blit":
+            return T.Lit(ast.BigLit(d[1]), T.BIGINT)
         if k == "array":
             return T.Arr(self.static(d[1]))
         if k == "map":

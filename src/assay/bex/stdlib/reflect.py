@@ -19,6 +19,9 @@ METHODS.setdefault("typeview", {})
 _KIND_OF[RType] = "type"
 _KIND_OF[RView] = "typeview"
 
+for _q, _f in (("reflect.errors.CompilationError", ["message", "diagnostics"]),
+               ("reflect.errors.InvalidArgument", ["message"])):
+    ops.BUILTIN_CLASSES.setdefault(_q, ops.ClassInfo(_q, _q.rpartition(".")[2], _f))
 for _n, _f in (("Field", ["name", "type", "meta", "_owner"]), ("Value", ["name", "meta"]),
                ("Parameter", ["name", "type", "optional"])):
     _q = {"Field": "reflect.class.Field", "Value": "reflect.enum.Value",
@@ -215,7 +218,7 @@ def value(self: RView):
     d = self.ty.desc
     if d[0] == "variant":
         return self.ty.refl.variant(d[1], d[2])
-    return d[1]
+    return BigInt(d[1]) if d[0] == "blit" else d[1]
 
 
 @method("typeview")
@@ -245,6 +248,36 @@ def params(self: RView) -> list:
     refl = self.ty.refl
     return [ops.make_builtin("reflect.function.Parameter", name=n, type=RType(d, refl), optional=o)
             for n, d, o in self.ty.desc[1]]
+
+
+# ── the pure constructors (`reflect.Map.new` …): natives bound to the program's Reflection ──
+
+def map_new(refl, key, value) -> RView:
+    return RView("Map", RType(("map", _type(key).desc, _type(value).desc), refl))
+
+
+def union_new(refl, types: list) -> RView:
+    """`reflect.Union.new`: the members as given (the engine keeps duplicates and nesting)."""
+    if not types:
+        ops.throw_error("reflect.errors.CompilationError",
+                        message="a runtime union must contain at least one member", diagnostics=[])
+    return RView("Union", RType(("union", tuple(_type(t).desc for t in types)), refl))
+
+
+def literal_new(refl, value) -> RView:
+    return RView("Literal", RType(("blit", int(value)) if type(value) is BigInt else ("lit", value), refl))
+
+
+def enum_get_value(refl, value) -> str:
+    if type(value) is not Variant:
+        got = "any" if value is None else R.render(describe_value(value, refl))  # null: the engine's word
+        ops.throw_error("reflect.errors.InvalidArgument",
+                        message=f"reflect.Enum.get_value expects an enum value, got {got}")
+    return value.name
+
+
+CONSTRUCTORS = {"reflect.Map.new": map_new, "reflect.Union.new": union_new,
+                "reflect.Literal.new": literal_new, "reflect.Enum.get_value": enum_get_value}
 
 
 class Reflection:
