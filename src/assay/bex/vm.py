@@ -61,7 +61,7 @@ class Runtime:
         refl = self.reflection
         self.natives["$type_of"] = _NativeShim("$type_of", lambda d, targs: reflect_std.type_of(
             refl, _literal(d), targs))
-        self.natives["$type_of_value"] = _NativeShim("$type_of_value", lambda v: reflect_std.of_value(refl, v))
+        self.natives["$type_of_value"] = _NativeShim("$type_of_value", partial(reflect_std.of_value, refl))
         for cname, cfn in reflect_std.CONSTRUCTORS.items():
             self.natives["$" + cname] = _NativeShim("$" + cname, partial(cfn, refl))
         self.natives["$bind_targs"] = _NativeShim("$bind_targs", lambda ds, targs: reflect_std.bind_targs(

@@ -100,7 +100,8 @@ def _std_types(builtin_classes, variants) -> dict:
     o = "baml.ops.Ordering"
     std[o] = T.StdT("enum", o)
     std.update({f"{o}.{v}": T.StdT("variant", o, v) for v in variants.get(o, ())})
-    std.update({f"reflect.{k}": T.StdT("reflect", f"reflect.{k}") for k in ("Type", *set(sreflect.KIND_VIEWS.values()))})
+    for k in ("Type", *set(sreflect.KIND_VIEWS.values())):  # `reflect.Type` and its kind views
+        std[f"reflect.{k}"] = T.StdT("reflect", f"reflect.{k}")
     return std
 
 
@@ -1130,8 +1131,9 @@ class FnLowerer:
             recv = self.to_temp(ir.Use(recv))
         recv_expr = e.func.obj
         rt = getattr(recv_expr, "ty", None)
-        if isinstance(rt, T.StdT) and rt.kind == "reflect" and f"method:type.{name}" not in self.prog.builtin_methods:
-            raise LowerError(e.func.span, f"`reflect.Type.{name}` is not supported yet")
+        if rt is not None and sreflect.is_reflect(rt) and sreflect.member(rt, name) is None:
+            owner = "reflect.TypeKind" if isinstance(rt, T.Union) else T.show(rt)
+            raise LowerError(e.func.span, f"`{owner}.{name}` is not supported yet")
         cls = _static_class(recv_expr)
         if cls is not None and name in cls.methods and not e.func.optional:
             return self.call_user(cls.methods[name], e, [recv])
@@ -1199,7 +1201,7 @@ class FnLowerer:
             return self.native("$" + name, *(self.lower_expr(a.value) for a in e.args), span=e.span)
         raise LowerError(e.func.span, f"`{name}` is not supported yet")
 
-    def targs_for(self, fdef, e: ast.Call, args: list) -> ir.Operand:
+    def targs_for(self, fdef, e: ast.Call) -> ir.Operand:
         """The `$targs` a call to reifying `fdef` passes (mir/reflect.py)."""
         gens = [g.name for g in fdef.decl.generics]
         if e.type_args:
@@ -1244,7 +1246,7 @@ class FnLowerer:
                     raise LowerError(e.span, f"missing argument `{params[i].name}`")
                 args[i] = ir.Const(ir.OMITTED)
         if fqn is None and self.prog.reifying(fdef):
-            args.append(self.targs_for(fdef, e, args))
+            args.append(self.targs_for(fdef, e))
         return self.call(ir.Callee("fn", fqn or fdef.fqn), list(receiver) + args, span=e.span)
 
     # ── patterns ──

@@ -16,6 +16,7 @@ from .effects import ALL, MAYBE, Effects
 from . import types as T
 from .llmcheck import LlmChecks
 from . import interfaces
+from . import reflect as sreflect
 from .program import AliasDef, EnumDef, FunctionDef, InterfaceDef, ProgramIndex
 from .resolve import BUILTIN_TYPE_ROOTS, OPAQUE_TYPES, PRIM_TYPES, Resolver
 from .stdnames import STDLIB_MEMBER_NAMES
@@ -928,13 +929,8 @@ class Checker(LlmChecks):
             tb = next((b for b in self.bounds.get(tb.name, ()) if isinstance(b, IfaceT)), tb)
         if isinstance(tb, IfaceT):
             return self.iface_member(e, tb, name)
-        if tb == REFLECT_TYPE:
-            nf = self.native_method(tb, name)
-            if nf is not None:
-                return nf
-            if name not in STDLIB_MEMBER_NAMES:
-                self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
-            return UNKNOWN
+        if sreflect.is_reflect(tb):
+            return self.reflect_member(e, tb, name)
         if isinstance(tb, ClassT):
             cls = tb.cls
             if cls.field(name) is not None:
@@ -963,6 +959,19 @@ class Checker(LlmChecks):
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
         return UNKNOWN
+
+    def reflect_member(self, e, tb: T.Type, name: str) -> T.Type:
+        """A method of `reflect.Type` or of a kind view, or one all views of a union of them
+        have (sema/reflect.py MEMBERS)."""
+        found = sreflect.member(tb, name)
+        if found is False:
+            why = ": its members implement no common interface that declares `" + name + "`" \
+                if isinstance(tb, Union) else ""
+            self.err(e.span, "E0007", f"type `{show(tb)}` has no member `{name}`{why}")
+            return UNKNOWN
+        ret = found or UNKNOWN
+        params = (("other", UNKNOWN, False),) if name in ("implements", "implemented_by") else ()
+        return NativeFuncT(params, ret, NEVER)
 
     def ambiguous(self, e, owner: str, name: str, ifaces: list[str]) -> T.Type:
         self.err(e.span, "E0121", f"method `{name}` on class `{owner}` is declared by multiple "
@@ -1069,7 +1078,7 @@ class Checker(LlmChecks):
                 elif kind == "error":
                     self.args_unknown(e)
                     return UNKNOWN
-                elif path[0] == "reflect" and kind == "unknown" and path[0] not in self.index.items_in(self.ns):
+                elif path[0] == "reflect" and kind == "unknown" and "reflect" not in self.index.items_in(self.ns):
                     return self.reflect_call(e, path)
                 else:
                     self.std_defaults(e, ".".join(path))
@@ -1800,9 +1809,9 @@ class NativeFuncT(FuncT):
     __slots__ = ()
 
 
-REFLECT_TYPE = T.StdT("reflect", "reflect.Type")  # a `reflect.Type` value (its kind views stay unknown)
+REFLECT_TYPE = sreflect.TYPE  # a `reflect.Type` value
 _KIND_OF = {Arr: "array", MapT: "map", INT: "int", FLOAT: "float", STRING: "string",
-            BOOL: "bool", NULL: "null", REFLECT_TYPE: "type"}
+            BOOL: "bool", NULL: "null"}
 _NATIVE_PARSED: dict = {}  # sig text -> (TFunc, generics) | None
 
 

@@ -163,9 +163,56 @@ def render(d: tuple) -> str:
 
 
 # the kind view (`reflect.Class`, …) each descriptor kind answers `kind()` with
-KIND_VIEWS = {"prim": "Primitive", "lit": "Literal", "blit": "Literal", "variant": "Literal", "class": "Class",
-              "enum": "Enum", "iface": "Interface", "array": "Array", "map": "Map", "union": "Union",
-              "fn": "Function", "reflect": "Class"}
+KIND_VIEWS = {"prim": "Primitive", "lit": "Literal", "blit": "Literal", "variant": "Literal",
+              "class": "Class", "enum": "Enum", "iface": "Interface", "array": "Array", "map": "Map",
+              "union": "Union", "fn": "Function", "reflect": "Class"}
+
+
+# Static types of reflection values (the checker's; the stdlib is otherwise unknown to it)
+TYPE = T.StdT("reflect", "reflect.Type")
+KINDS = ("Class", "Enum", "Union", "Literal", "Array", "Map", "Interface", "Primitive", "Function")
+
+
+def view(kind: str) -> T.StdT:
+    return T.StdT("reflect", f"reflect.{kind}")
+
+
+KIND = T.Union(tuple(view(k) for k in sorted(KINDS)))  # `reflect.TypeKind`, as the engine lists it
+
+# every method the engine's `reflect.Type` and each kind view has, with the static type of what
+# it returns (None: the engine has it, Assay does not yet — lowering says so, located)
+_COMMON = {"to_string": T.STRING, "as_type": TYPE, "kind": KIND, "array": view("Array"),
+           "optional": view("Union"), "implements": T.BOOL, "implemented_by": T.BOOL,
+           "to_baml": None, "meta": None}
+MEMBERS: dict[str, dict] = {
+    "reflect.Type": {**_COMMON, **{f"as_{k.lower()}": T.optional(view(k)) for k in KINDS},
+                     "_validate_renderable": None, "_to_string_impl": None, "_implements": None},
+    "reflect.Class": {**_COMMON, "fields": T.UNKNOWN, "metadata": None, "name": T.STRING},
+    "reflect.Enum": {**_COMMON, "values": T.UNKNOWN, "metadata": None, "name": T.STRING},
+    "reflect.Union": {**_COMMON, "member_types": T.Arr(TYPE)},
+    "reflect.Literal": {**_COMMON, "value": T.UNKNOWN},
+    "reflect.Array": {**_COMMON, "element_type": TYPE},
+    "reflect.Map": {**_COMMON, "key_type": TYPE, "value_type": TYPE},
+    "reflect.Interface": dict(_COMMON),
+    "reflect.Primitive": dict(_COMMON),
+    "reflect.Function": {**_COMMON, "params": T.UNKNOWN, "return_type": TYPE},
+}
+
+
+def is_reflect(t: T.Type) -> bool:
+    """`reflect.Type`, a kind view, or a union of kind views (what `kind()` returns)."""
+    if isinstance(t, T.Union):
+        return all(is_reflect(m) for m in t.members)
+    return isinstance(t, T.StdT) and t.kind == "reflect"
+
+
+def member(t: T.Type, name: str):
+    """What method `name` of such a type returns: a type, None (the engine has it, Assay does
+    not yet), or False (no such method)."""
+    got = [MEMBERS.get(m.name, {}).get(name, False) for m in T.members(t)]
+    if any(g is False for g in got):
+        return False
+    return None if any(g is None for g in got) else got[0]
 
 
 def kind_view(d: tuple) -> str:
