@@ -187,8 +187,8 @@ _COMMON = {"to_string": T.STRING, "as_type": TYPE, "kind": KIND, "array": view("
 MEMBERS: dict[str, dict] = {
     "reflect.Type": {**_COMMON, **{f"as_{k.lower()}": T.optional(view(k)) for k in KINDS},
                      "_validate_renderable": None, "_to_string_impl": None, "_implements": None},
-    "reflect.Class": {**_COMMON, "fields": T.UNKNOWN, "metadata": None, "name": T.STRING},
-    "reflect.Enum": {**_COMMON, "values": T.UNKNOWN, "metadata": None, "name": T.STRING},
+    "reflect.Class": {**_COMMON, "fields": T.UNKNOWN, "metadata": T.UNKNOWN, "name": T.STRING},
+    "reflect.Enum": {**_COMMON, "values": T.UNKNOWN, "metadata": T.UNKNOWN, "name": T.STRING},
     "reflect.Union": {**_COMMON, "member_types": T.Arr(TYPE)},
     "reflect.Literal": {**_COMMON, "value": T.UNKNOWN},
     "reflect.Array": {**_COMMON, "element_type": TYPE},
@@ -219,6 +219,20 @@ def kind_view(d: tuple) -> str:
     if d == ("reflect", "Type"):
         return "Primitive"  # the engine's builtin `type`; its kind views are classes
     return KIND_VIEWS.get(d[0], "Primitive")
+
+
+def meta(attrs: list, doc: str | None, level: int = 1) -> dict:
+    """Schema metadata (`reflect.Meta`) from attributes: a field's or variant's (`@alias`),
+    or a class's or enum's own (level 2: `@@alias`)."""
+    out = {"alias": None, "description": None, "docstring": doc, "other": {}, "skip": False}
+    for a in attrs:
+        if a.level != level:
+            continue
+        if a.name in ("alias", "description") and a.args and isinstance(a.args[0], ast.StrLit):
+            out[a.name] = a.args[0].value
+        elif a.name == "skip":
+            out["skip"] = True
+    return out
 
 
 _CHILD_FIELDS: dict[type, tuple] = {}
@@ -290,9 +304,9 @@ class Reflector:
             return False
         return idef.implemented_by(self.static(t), tuple(self.static(a) for a in iface[2]))
 
-    def class_fields(self, d: tuple) -> list[tuple[str, tuple]]:
-        """A class's fields as (name, descriptor of its declared type), the class's type
-        arguments substituted."""
+    def class_fields(self, d: tuple) -> list[tuple[str, tuple, dict]]:
+        """A class's fields as (name, descriptor of its declared type, schema metadata), the
+        class's type arguments substituted."""
         cd = self.index.classes.get(d[1])
         if not isinstance(cd, ClassDef):
             return []
@@ -301,12 +315,19 @@ class Reflector:
         out = []
         for f in cd.fields:
             ft = self.resolver.resolve(f.type, cd.namespace, frozenset(gens))
-            out.append((f.name, describe(T.subst(ft, env) if env else ft)))
+            out.append((f.name, describe(T.subst(ft, env) if env else ft), meta(f.attrs, f.doc)))
         return out
 
-    def enum_variants(self, d: tuple) -> list[str]:
+    def decl_meta(self, d: tuple) -> dict:
+        """A class's or an enum's own metadata (`@@alias`, `@@description`, its doc comment)."""
+        item = (self.index.classes if d[0] == "class" else self.index.enums).get(d[1])
+        return meta(item.decl.attrs, item.decl.doc, 2) if item is not None else meta([], None)
+
+    def enum_variants(self, d: tuple) -> list[tuple[str, dict]]:
         ed = self.index.enums.get(d[1])
-        return list(ed.variants) if isinstance(ed, EnumDef) else []
+        if not isinstance(ed, EnumDef):
+            return []
+        return [(v.name, meta(v.attrs, None)) for v in ed.decl.variants]
 
     def function_desc(self, fqn: str, bound: bool, lambda_ret=None) -> tuple:
         """The signature of function `fqn` (a lambda's as the checker typed it, its return

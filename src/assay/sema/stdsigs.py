@@ -348,6 +348,7 @@ typeview.value() -> unknown
 typeview.return_type() -> unknown
 typeview.fields() -> unknown[]
 typeview.values() -> unknown[]
+typeview.metadata() -> unknown
 typeview.params() -> unknown[]
 """
 

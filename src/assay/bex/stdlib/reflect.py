@@ -29,6 +29,11 @@ for _n, _f in (("Field", ["name", "type", "meta", "_owner"]), ("Value", ["name",
     ops.BUILTIN_CLASSES.setdefault(_q, ops.ClassInfo(_q, _n, _f))
 ops.BUILTIN_CLASSES.setdefault("reflect.Meta", ops.ClassInfo(
     "reflect.Meta", "Meta", ["alias", "description", "docstring", "other", "skip"]))
+# `reflect.class.Field`'s methods: its metadata, and its value — null, as every descriptor
+# Assay makes describes the type only (`Class.fields()`: no owner)
+_FIELD = ops.BUILTIN_CLASSES["reflect.class.Field"].py
+_FIELD.m_metadata = lambda self: self.f_meta
+_FIELD.m_value = lambda self: None
 
 
 # ── values → descriptors ──
@@ -226,21 +231,26 @@ def return_type(self: RView) -> RType:
     return RType(self.ty.desc[2], self.ty.refl)
 
 
-def _meta():
-    return ops.make_builtin("reflect.Meta", other={}, skip=False)
+def _meta(m: dict):
+    return ops.make_builtin("reflect.Meta", **m)
 
 
 @method("typeview")
 def fields(self: RView) -> list:
     refl = self.ty.refl
-    return [ops.make_builtin("reflect.class.Field", name=n, type=RType(d, refl), meta=_meta())
-            for n, d in refl.program.class_fields(self.ty.desc)]
+    return [ops.make_builtin("reflect.class.Field", name=n, type=RType(d, refl), meta=_meta(m))
+            for n, d, m in refl.program.class_fields(self.ty.desc)]
+
+
+@method("typeview")
+def metadata(self: RView):
+    return _meta(self.ty.refl.program.decl_meta(self.ty.desc))
 
 
 @method("typeview")
 def values(self: RView) -> list:
-    return [ops.make_builtin("reflect.enum.Value", name=n, meta=_meta())
-            for n in self.ty.refl.program.enum_variants(self.ty.desc)]
+    return [ops.make_builtin("reflect.enum.Value", name=n, meta=_meta(m))
+            for n, m in self.ty.refl.program.enum_variants(self.ty.desc)]
 
 
 @method("typeview")
