@@ -182,7 +182,7 @@ class RType:
         return hash(self._key)
 
     def __repr__(self) -> str:
-        return R.render(self.desc)
+        return R.render(self.desc, self.refl.names)
 
 
 class RView:
@@ -200,4 +200,4 @@ class RView:
         return hash((self.kind, self.ty))
 
     def __repr__(self) -> str:
-        return R.render(self.ty.desc)
+        return R.render(self.ty.desc, self.ty.refl.names)

@@ -20,6 +20,7 @@ from .pygen import CLOSURE_NAME, FunctionGen, mangle
 from .stdlib import FUNCTIONS, METHODS, ORDERING, iters
 from ..extension import Run
 from .stdlib import reflect as reflect_std
+from .stdlib import reflect_session
 from .values import OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, RType, RView, Variant
 
 MAX_DEPTH = 10_000  # BAML frames guaranteed on every path (stack.PY_LIMIT Python frames; the engine allows ~75k)
@@ -30,20 +31,28 @@ class Runtime:
     the code spaces that run them (the plain one, and one per set of extensions)."""
 
     def __init__(self, lower, classes: dict[str, list[str]], enums: dict[str, list[str]],
-                 class_names: dict[str, str], enum_names: dict[str, str], methods: dict[str, dict[str, str]]):
+                 class_names: dict[str, str], enum_names: dict[str, str], methods: dict[str, dict[str, str]],
+                 shared: "Runtime | None" = None):
         """`lower(fqn)` returns the MirFunctions of a user function (the function itself first,
         then its lambdas). `classes` maps class fqn → field names; `methods` class fqn →
-        method name → function fqn."""
+        method name → function fqn. `shared`: a runtime whose classes and enums this one keeps
+        where they are declared alike (a `reflect.Session`'s submissions share their values)."""
         self._lower = lower
         self.bytecode: dict[str, BexFunction] = {}
         self.mir: dict[str, object] = {}
         self._groups: dict[str, list] = {}  # function fqn → its MIR and its lambdas' MIR
         self.classes: dict[str, ClassInfo] = dict(ops.BUILTIN_CLASSES)
+        old_classes = shared.classes if shared is not None else {}
+        old_enums = shared.enums if shared is not None else {}
         for fqn, fields in classes.items():
-            self.classes[fqn] = ClassInfo(fqn, class_names[fqn], fields)
+            old = old_classes.get(fqn)
+            same = old is not None and old.fields == list(fields) and old.name == class_names[fqn]
+            self.classes[fqn] = old if same else ClassInfo(fqn, class_names[fqn], fields)
         self.enums: dict[str, EnumInfo] = {"baml.ops.Ordering": ORDERING}
         for fqn, variants in enums.items():
-            self.enums[fqn] = EnumInfo(fqn, enum_names[fqn], variants)
+            old = old_enums.get(fqn)
+            same = old is not None and list(old.variants) == list(variants) and old.name == enum_names[fqn]
+            self.enums[fqn] = old if same else EnumInfo(fqn, enum_names[fqn], variants)
         self.method_fqns = methods
         self.natives = dict(FUNCTIONS)
         for kind, ms in METHODS.items():
@@ -57,13 +66,17 @@ class Runtime:
         self.natives["$bytes"] = _NativeShim("$bytes", bytearray)
         self.natives["$array_slice"] = _NativeShim("$array_slice", lambda a, s, e: a[s:e])
         # reflection: type values share the program's Reflector (set by the compiler)
-        self.reflection = reflect_std.Reflection(None, self.enums, self.function_fqn, self.mir)
+        self.reflection = reflect_std.Reflection(None, self.classes, self.enums, self.function_fqn, self.mir)
         refl = self.reflection
         self.natives["$type_of"] = _NativeShim("$type_of", lambda d, targs: reflect_std.type_of(
             refl, _literal(d), targs))
         self.natives["$type_of_value"] = _NativeShim("$type_of_value", partial(reflect_std.of_value, refl))
-        for cname, cfn in reflect_std.CONSTRUCTORS.items():
+        for cname, cfn in {**reflect_std.CONSTRUCTORS, **reflect_session.CONSTRUCTORS}.items():
             self.natives["$" + cname] = _NativeShim("$" + cname, partial(cfn, refl))
+        for cname in ("reflect.Package.get_function", "reflect.Package.find_function",
+                      "reflect.Session.eval"):  # with their type argument's descriptor
+            self.natives["$" + cname] = _NativeShim("$" + cname, partial(
+                lambda f, p, want, n: f(refl, p, _literal(want), n), reflect_session.CONSTRUCTORS[cname]))
         self.natives["$bind_targs"] = _NativeShim("$bind_targs", lambda ds, targs: reflect_std.bind_targs(
             _literal(ds), targs))
         self._lock = threading.RLock()  # lazy compilation and space creation, across threads
@@ -566,7 +579,8 @@ class _LazyMethod:
 
 
 _KINDS = {int: "int", float: "float", str: "string", bool: "bool", list: "array", dict: "map",
-          bytearray: "uint8array", BigInt: "bigint", RType: "type", RView: "typeview"}
+          bytearray: "uint8array", BigInt: "bigint", RType: "type", RView: "typeview",
+          reflect_session.RPackage: "package", reflect_session.RSession: "session"}
 
 
 def bind_method(recv, name: str):
@@ -587,7 +601,8 @@ def make_dispatcher(name: str, method_of=None):
     table = {}
     for kind, py in (("int", int), ("float", float), ("string", str), ("bool", bool),
                      ("null", type(None)), ("array", list), ("map", dict), ("uint8array", bytearray),
-                     ("bigint", BigInt), ("iter", iters.Iter), ("type", RType), ("typeview", RView)):
+                     ("bigint", BigInt), ("iter", iters.Iter), ("type", RType), ("typeview", RView),
+                     ("package", reflect_session.RPackage), ("session", reflect_session.RSession)):
         native = METHODS.get(kind, {}).get(name)
         if native is not None:
             table[py] = native.fn

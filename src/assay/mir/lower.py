@@ -2,6 +2,8 @@
 enclosing one for captures). Expressions lower to operands; control flow becomes blocks."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from ..sema import interfaces
 from ..sema import reflect as sreflect
 from ..sema import types as T
@@ -1134,6 +1136,12 @@ class FnLowerer:
         if rt is not None and sreflect.is_reflect(rt) and sreflect.member(rt, name) is None:
             owner = "reflect.TypeKind" if isinstance(rt, T.Union) else T.show(rt)
             raise LowerError(e.func.span, f"`{owner}.{name}` is not supported yet")
+        if (rt == sreflect.PACKAGE and name in ("get_function", "find_function") or rt == sreflect.SESSION
+                and name == "eval") and len(e.type_args) == 1:
+            want = sreflect.describe(self.resolve(e.type_args[0]))  # `get_function<F>`, `eval<T>`: checked
+            pos, _ = self.lower_args(e.args)
+            owner = "Package" if rt == sreflect.PACKAGE else "Session"
+            return self.native(f"$reflect.{owner}.{name}", recv, ir.Const(repr(want)), *pos, span=e.span)
         cls = _static_class(recv_expr)
         if cls is not None and name in cls.methods and not e.func.optional:
             return self.call_user(cls.methods[name], e, [recv])
@@ -1197,8 +1205,10 @@ class FnLowerer:
             return self.native("$type_of", ir.Const(repr(desc)), targs, span=e.span)
         if name == "reflect.Type.of_value" and len(e.args) == 1 and e.args[0].name in (None, "value"):
             return self.native("$type_of_value", self.lower_expr(e.args[0].value), span=e.span)
-        if name in mreflect.CONSTRUCTORS and not any(a.name for a in e.args) and not e.type_args:
-            return self.native("$" + name, *(self.lower_expr(a.value) for a in e.args), span=e.span)
+        params = mreflect.CONSTRUCTORS.get(name)
+        if params is not None and not e.type_args:
+            args = self.bind_native(SimpleNamespace(param_names=list(params)), *self.lower_args(e.args), e)
+            return self.native("$" + name, *args, span=e.span)
         raise LowerError(e.func.span, f"`{name}` is not supported yet")
 
     def targs_for(self, fdef, e: ast.Call) -> ir.Operand:

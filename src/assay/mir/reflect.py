@@ -17,7 +17,9 @@ from ..syntax import ast
 
 TARGS = "$targs"  # the hidden parameter's name
 # the pure static constructors, each a native `$<name>` (bex/stdlib/reflect.py)
-CONSTRUCTORS = ("reflect.Map.new", "reflect.Union.new", "reflect.Literal.new", "reflect.Enum.get_value")
+CONSTRUCTORS = {"reflect.Map.new": ("key", "value"), "reflect.Union.new": ("types",),
+                "reflect.Literal.new": ("value",), "reflect.Enum.get_value": ("value",),
+                "reflect.Package.compile": ("files", "packages"), "reflect.Session.new": ("packages",)}
 def call_path_of(e: ast.Call) -> list[str] | None:
     """`a.b.c(…)` as ['a', 'b', 'c'] (None when the callee is no dotted name)."""
     parts, f = [], e.func

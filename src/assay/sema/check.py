@@ -820,7 +820,8 @@ class Checker(LlmChecks):
         head = path[0]
         if head == "root" and self.index.lookup(self.ns, path) is None:
             self.err(span, "E0002", f"unresolved type: {'.'.join(path)}")
-        elif head in self.index.namespaces and head not in self.index.items_in(self.ns) and head != "reflect":
+        elif (head in self.index.namespaces and head not in self.index.items_in(self.ns) and head != "reflect"
+              and head not in self.index.packages):
             p = ".".join(path)
             self.err(span, "E0002", f"unresolved type: {p}. Did you mean `root.{p}`?")
 
@@ -861,7 +862,7 @@ class Checker(LlmChecks):
         """(kind, value): kind 'fn' (FunctionDef), 'type' (T.Type), 'unknown', 'error'."""
         head = path[0]
         idx = self.index
-        if head == "root" or head in idx.items_in(self.ns):
+        if head == "root" or head in idx.items_in(self.ns) or head in idx.packages:
             item, k = idx.resolve_prefix(self.ns, path)
             if item is None:
                 self.err(e.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
@@ -970,7 +971,7 @@ class Checker(LlmChecks):
             self.err(e.span, "E0007", f"type `{show(tb)}` has no member `{name}`{why}")
             return UNKNOWN
         ret = found or UNKNOWN
-        params = (("other", UNKNOWN, False),) if name in ("implements", "implemented_by") else ()
+        params = tuple((p, UNKNOWN, False) for p in sreflect.PARAMS.get(name, ()))
         return NativeFuncT(params, ret, NEVER)
 
     def ambiguous(self, e, owner: str, name: str, ifaces: list[str]) -> T.Type:
@@ -1144,6 +1145,8 @@ class Checker(LlmChecks):
         """`reflect.Type.of<T>()` and `reflect.Type.of_value(v)` are `reflect.Type` values;
         other `reflect` statics stay unknown (lowering reports them as not supported yet)."""
         self.args_unknown(e)
+        if ".".join(path) in sreflect.STATICS:
+            return sreflect.STATICS[".".join(path)]
         if path[:2] != ["reflect", "Type"] or len(path) != 3:
             return UNKNOWN
         name = path[2]

@@ -5,7 +5,8 @@ engine does (baml_bridge 0.23.0: `reflect.Type.of<T>()`, `reflect.Type.of_value(
 A descriptor is a tuple:
   ('prim', name)            int float string bool null bigint uint8array unknown never
   ('lit', value)            1, "a", true          ('blit', int)   a bigint literal: 1n
-  ('class', fqn, args)      a user class (`user.p.Box`) or a stdlib class (`baml.errors.X`)
+  ('class', fqn, args)      a user class (`user.p.Box`) or a stdlib class (`baml.errors.X`);
+                            another program's (`reflect.Session`) adds the name it renders as
   ('enum', fqn) ('variant', fqn, name) ('iface', fqn, args)
   ('array', elem) ('map', key, value) ('union', members)   members in written order
   ('fn', ((name, desc, optional), ...), ret, throws)
@@ -116,7 +117,7 @@ def key(d: tuple):
     if k == "map":
         return ("map", key(d[1]), key(d[2]))
     if k in ("class", "iface"):
-        return (k, d[1], tuple(key(a) for a in d[2]))
+        return (k, d[1], tuple(key(a) for a in d[2]), *d[3:])
     if k == "fn":
         return ("fn", tuple(key(p) for _, p, _ in d[1]), key(d[2]), key(d[3]))
     if k == "lit":
@@ -129,7 +130,9 @@ def display(fqn: str) -> str:
     return fqn[5:] if fqn.startswith("user.") else fqn
 
 
-def render(d: tuple) -> str:
+def render(d: tuple, names: dict | None = None) -> str:
+    """A descriptor as BAML writes the type; `names`: declarations shown under another name
+    (a session's classes, a mounted package's), by fqn."""
     k = d[0]
     if k == "prim":
         return d[1]
@@ -142,24 +145,28 @@ def render(d: tuple) -> str:
         return json.dumps(v, ensure_ascii=False) if type(v) is str else str(v)
     if k in ("class", "iface"):
         args = d[2]
-        return display(d[1]) + ("<" + ", ".join(render(a) for a in args) + ">" if args else "")
+        return (d[3] if len(d) > 3 else _shown(d[1], names)) + ("<" + ", ".join(render(a, names) for a in args) + ">" if args else "")
     if k == "enum":
-        return display(d[1])
+        return _shown(d[1], names)
     if k == "variant":
-        return display(d[1]) + "." + d[2]
+        return _shown(d[1], names) + "." + d[2]
     if k == "array":
-        inner = render(d[1])
+        inner = render(d[1], names)
         return (f"({inner})" if d[1][0] in ("union", "fn") else inner) + "[]"
     if k == "map":
-        return f"map<{render(d[1])}, {render(d[2])}>"
+        return f"map<{render(d[1], names)}, {render(d[2], names)}>"
     if k == "union":
-        return " | ".join(f"({render(m)})" if m[0] == "fn" else render(m) for m in d[1])
+        return " | ".join(f"({render(m, names)})" if m[0] == "fn" else render(m, names) for m in d[1])
     if k == "fn":
-        ps = ", ".join(render(p) for _, p, _ in d[1])
-        return f"({ps}) -> {render(d[2])} throws {render(d[3])}"
+        ps = ", ".join(render(p, names) for _, p, _ in d[1])
+        return f"({ps}) -> {render(d[2], names)} throws {render(d[3], names)}"
     if k == "reflect":
         return "reflect." + d[1]
     return "unknown"
+
+
+def _shown(fqn: str, names: dict | None) -> str:
+    return (names or {}).get(fqn) or display(fqn)
 
 
 # the kind view (`reflect.Class`, …) each descriptor kind answers `kind()` with
@@ -196,7 +203,23 @@ MEMBERS: dict[str, dict] = {
     "reflect.Interface": dict(_COMMON),
     "reflect.Primitive": dict(_COMMON),
     "reflect.Function": {**_COMMON, "params": T.UNKNOWN, "return_type": TYPE},
+    "reflect.Package": {**{f"{a}_{k.lower()}": (view(k) if a == "get" else T.optional(view(k)))
+                           for a in ("get", "find") for k in ("Class", "Enum", "Interface")},
+                        "classes": T.UNKNOWN, "enums": T.UNKNOWN, "interfaces": T.UNKNOWN,
+                        "functions": T.UNKNOWN, "get_function": T.UNKNOWN, "find_function": T.UNKNOWN,
+                        "with_types": None, "globals": None, "get_global": None, "find_global": None,
+                        "tests": None, "diagnostics": None},
+    "reflect.Session": {"eval": T.UNKNOWN, "diagnostics": None},
 }
+# the parameters of those that take any (all of type unknown to the checker)
+PARAMS = {"implements": ("other",), "implemented_by": ("other",), "eval": ("source",),
+          **{f"{a}_{k}": ("name",) for a in ("get", "find") for k in ("class", "enum", "interface", "function")}}
+PACKAGE = T.StdT("reflect", "reflect.Package")
+SESSION = T.StdT("reflect", "reflect.Session")
+# what the supported `reflect` statics return (the checker's types)
+STATICS = {"reflect.Package.compile": PACKAGE, "reflect.Session.new": SESSION,
+           "reflect.Map.new": view("Map"), "reflect.Union.new": view("Union"),
+           "reflect.Literal.new": view("Literal"), "reflect.Enum.get_value": T.STRING}
 
 
 def is_reflect(t: T.Type) -> bool:
@@ -260,9 +283,11 @@ class Reflector:
     """The program's side of reflection: static types behind descriptors, and what they
     implement, declare and enumerate."""
 
-    def __init__(self, index: ProgramIndex, resolver, test_bodies: dict | None = None):
+    def __init__(self, index: ProgramIndex, resolver, test_bodies: dict | None = None,
+                 names: dict | None = None):
         self.index = index
         self.resolver = resolver
+        self.names = names or {}  # fqn → the name a declaration renders as, where not its path
         self.test_bodies = test_bodies or {}  # a test block's function name → its body
 
     def static(self, d: tuple) -> T.Type:
@@ -297,7 +322,7 @@ class Reflector:
     def implements(self, t: tuple, iface: tuple) -> bool:
         """BAML's `t.implements(iface)`: nominal, at iface's type arguments; an interface (or
         anything not concrete) implements nothing."""
-        if iface[0] != "iface" or t[0] in ("iface", "union", "tvar") or t == UNKNOWN:
+        if iface[0] != "iface" or t[0] in ("iface", "union", "tvar") or t == UNKNOWN or len(t) > 3:
             return False
         idef = self.index.interfaces.get(iface[1])
         if idef is None:

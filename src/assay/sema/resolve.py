@@ -66,7 +66,7 @@ class Resolver:
         if len(path) == 1:
             return self._bare(te, ns, generics, args, err)
         head = path[0]
-        if head == "root" or head in self.index.items_in(ns):
+        if head == "root" or head in self.index.items_in(ns) or head in self.index.packages:
             item, k = self.index.resolve_prefix(ns, path)
             if item is not None:
                 if k == len(path):

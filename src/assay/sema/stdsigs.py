@@ -350,6 +350,19 @@ typeview.fields() -> unknown[]
 typeview.values() -> unknown[]
 typeview.metadata() -> unknown
 typeview.params() -> unknown[]
+package.find_class(name: string) -> unknown
+package.get_class(name: string) -> unknown
+package.find_enum(name: string) -> unknown
+package.get_enum(name: string) -> unknown
+package.find_interface(name: string) -> unknown
+package.get_interface(name: string) -> unknown
+package.classes() -> unknown
+package.enums() -> unknown
+package.interfaces() -> unknown
+package.functions() -> unknown
+package.get_function(name: string) -> unknown
+package.find_function(name: string) -> unknown
+session.eval(source: string) -> unknown
 """
 
 

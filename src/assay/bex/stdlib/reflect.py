@@ -58,6 +58,8 @@ def describe_value(v, refl=None) -> tuple:
     if isinstance(v, Instance):
         targs = getattr(v, "_targs", None)
         args = tuple(from_test(a) for a in _parse_targs(targs)) if targs else ()
+        if refl is not None and refl.classes.get(v._class.fqn) is not v._class:
+            return ("class", v._class.fqn, args, v._class.name)  # another program's class
         return ("class", v._class.fqn, args)
     if t is RType:
         return ("reflect", "Type")
@@ -148,7 +150,7 @@ def _type(x) -> RType:
 
 @method("type")
 def to_string(self: RType) -> str:
-    return R.render(self.desc)
+    return R.render(self.desc, self.refl.names)
 
 
 @method("type")
@@ -195,7 +197,7 @@ def view_as_type(self: RView) -> RType:
 
 @method("typeview")
 def name(self: RView) -> str:
-    return R.render(self.ty.desc)
+    return R.render(self.ty.desc, self.ty.refl.names)
 
 
 @method("typeview")
@@ -280,7 +282,7 @@ def literal_new(refl, value) -> RView:
 
 def enum_get_value(refl, value) -> str:
     if type(value) is not Variant:
-        got = "any" if value is None else R.render(describe_value(value, refl))  # null: the engine's word
+        got = "any" if value is None else R.render(describe_value(value, refl), refl.names)  # null: the engine's word
         ops.throw_error("reflect.errors.InvalidArgument",
                         message=f"reflect.Enum.get_value expects an enum value, got {got}")
     return value.name
@@ -294,11 +296,13 @@ class Reflection:
     """What type values of one loaded program share: the program's Reflector (sema) and its
     run-time enum variants (a literal type's `value()`)."""
 
-    def __init__(self, program, enums: dict, function_fqn, mir: dict):
+    def __init__(self, program, classes: dict, enums: dict, function_fqn, mir: dict):
         self.program = program
+        self.classes = classes  # fqn → ClassInfo: an instance of another program's class is foreign
         self.enums = enums
         self.function_fqn = function_fqn  # a function value → (fqn, bound) | None (bex/vm.py)
         self.mir = mir  # fqn → lowered MirFunction (a lambda's return type as inferred)
+        self.compiler = None  # files, mounts, shared runtime, prefix → a program (set by the compiler)
         self.interned: dict = {}  # a descriptor's repr → the RType `reflect.Type.of` gives for it
 
     def function_desc(self, v) -> tuple:
@@ -309,6 +313,10 @@ class Reflection:
         mir = self.mir.get(got[0])
         ret = mir.locals[0].ty if mir is not None else None
         return self.program.function_desc(got[0], got[1], ret)
+
+    @property
+    def names(self) -> dict | None:
+        return self.program.names if self.program is not None else None
 
     def implements(self, t: tuple, iface: tuple) -> bool:
         return self.program.implements(t, iface)
