@@ -31,7 +31,8 @@ for _q, _f in (("reflect.errors.EvaluationError", ["message", "cause"]),
                ("reflect.errors.NotFound", ["message"]), ("reflect.errors.SessionBusy", ["message"]),
                ("reflect.Diagnostic", ["code", "span", "message", "severity", "phase", "headline",
                                        "primary_label", "message_highlights", "annotations", "related_info"]),
-               ("reflect.Span", ["file", "start", "end"])):
+               ("reflect.Span", ["file", "start", "end"]),
+               ("reflect.DiagnosticAnnotation", ["span", "message", "message_highlights", "is_primary"])):
     ops.BUILTIN_CLASSES.setdefault(_q, ops.ClassInfo(_q, _q.rpartition(".")[2], _f))
 
 
@@ -86,17 +87,15 @@ def _diagnostic(d):
                             message_highlights=[], annotations=ann, related_info=[])
 
 
-ops.BUILTIN_CLASSES.setdefault("reflect.DiagnosticAnnotation", ops.ClassInfo(
-    "reflect.DiagnosticAnnotation", "DiagnosticAnnotation", ["span", "message", "message_highlights", "is_primary"]))
-
-
-def _compile(refl, files: dict, mounts: dict, shared=None, prefix: str = ""):
+def _compile(refl, files: dict, mounts: dict, shared=None, prefix: str = "", reword=None):
+    """Compile through the runtime's compiler callback; a compile error (`reword`: its engine
+    wording, for `eval<T>`) is thrown as `reflect.errors.CompilationError`."""
     if refl.compiler is None:
         ops.panic("baml.panics.UserPanic", message="reflect: this runtime has no compiler")
     try:
         return refl.compiler(files, {a: p.program for a, p in mounts.items()}, shared, prefix)
     except CompileError as e:
-        _compilation_error(e)
+        _compilation_error(reword(e) if reword is not None else e)
 
 
 def _mounts(packages) -> dict:
@@ -274,10 +273,8 @@ def _run(s: RSession, source: str, want: tuple | None = None):
     contract = f": {R.render(want)}" if typed else ""
     lines += [f"let __session_value{contract} = {value};", "__session_value", "}"]
     files = {**s.decls, f"$submission_{s.count}.baml": "\n".join(lines)}
-    try:
-        prog = s.refl.compiler(files, {a: p.program for a, p in s.mounts.items()}, _shared(s), s.prefix)
-    except CompileError as e:
-        _compilation_error(_contract_error(e, R.render(want)) if typed else e)
+    reword = (lambda e: _contract_error(e, R.render(want))) if typed else None
+    prog = _compile(s.refl, files, s.mounts, _shared(s), s.prefix, reword)
     fn = prog.runtime.plain.compile(f"user.{EVAL_FN}")
     store = dict(s.globals)
     s.program = prog
