@@ -21,6 +21,7 @@ from .mir import lower as mirlower
 from .mir import typetest
 from .sema import interfaces
 from .sema.check import check
+from .sema.reflect import Reflector
 from .sema.program import build_index
 from .source import CompileError, Diagnostic, SourceFile
 from .syntax.parser import parse_file
@@ -89,8 +90,9 @@ def _line_col(data: bytes, offset: int) -> tuple[int, int]:
     return line, col
 
 
-def analyze(sources: list[SourceFile]):
-    """Parse, index and check. Returns (index, diagnostics)."""
+def analyze(sources: list[SourceFile], packages=()):
+    """Parse, index and check (`packages`: namespaces that are mounted packages, named by their
+    alias from anywhere). Returns (index, diagnostics)."""
     diags: list[Diagnostic] = []
     files = []
     notes: dict = {}
@@ -101,6 +103,7 @@ def analyze(sources: list[SourceFile]):
         files.append(f)
         diags += d
     index, d = build_index(files)
+    index.packages = set(packages)
     diags += d
     index.ingot, d = ingot.collect(files, notes, index)
     diags += d
@@ -144,7 +147,9 @@ class TestOutcome:
 class Program:
     """A compiled BAML program ready to run."""
 
-    def __init__(self, index, diagnostics):
+    def __init__(self, index, diagnostics, shared=None, prefix: str = ""):
+        """`shared`: a runtime whose classes and enums this program keeps where declared alike;
+        `prefix`: put before the rendered names of root classes and enums (a session's)."""
         self.index = index
         self.diagnostics = diagnostics
         self.tests = {f"test:{i}": t for i, t in enumerate(index.tests)}
@@ -152,8 +157,8 @@ class Program:
         enums = {fqn: list(e.variants) for fqn, e in index.enums.items()}
         methods = {fqn: {m: f.fqn for m, f in c.methods.items()} for fqn, c in index.classes.items()}
         self.runtime = bexvm.Runtime(self._lower, classes, enums,
-                                     {fqn: c.name for fqn, c in index.classes.items()},
-                                     {fqn: e.name for fqn, e in index.enums.items()}, methods)
+                                     {fqn: _shown(c, prefix) for fqn, c in index.classes.items()},
+                                     {fqn: _shown(e, prefix) for fqn, e in index.enums.items()}, methods, shared)
         self._attach_interfaces()
         self._attach_json_names()
         self.mirx_view = None  # made by assay.mirx.view, once per program
@@ -162,6 +167,11 @@ class Program:
         variants = {fqn: {v: ir.VariantConst(fqn, v) for v in e.variants} for fqn, e in self.runtime.enums.items()}
         builtin_methods = frozenset(f"method:{kind}.{name}" for kind, ms in METHODS.items() for name in ms)
         self.lowering = mirlower.Program(index, builtins, variants, self.runtime.classes, builtin_methods)
+        self.runtime.reflection.program = Reflector(index, self.lowering.types,
+                                                    {k: t.decl.body for k, t in self.tests.items()},
+                                                    _shown_names(index, prefix))
+        self.runtime.reflection.compiler = compile_nested  # reflect.Package.compile, reflect.Session
+        self.sources: list[SourceFile] = []  # set by compile_sources
 
     def _attach_interfaces(self) -> None:
         """Classes implementing stdlib interfaces get their methods hooked into the operators
@@ -297,13 +307,36 @@ def describe_error(value, panic: bool) -> dict:
     return {"type": "BamlError", "message": render(value), "fields": {}, "value": value, "panic": panic}
 
 
-def compile_sources(sources: list[SourceFile]) -> Program:
+def _shown(item, prefix: str) -> str:
+    return prefix + item.name if item.namespace is None else item.name
+
+
+def _shown_names(index, prefix: str) -> dict[str, str]:
+    """Declarations reflection renders under another name than their path: a session's own
+    (`prefix` + name) and a mounted package's (without its alias), as the engine does."""
+    out = {}
+    for item in index.all_items():
+        if getattr(item, "owner", None) is not None:
+            continue
+        ns = item.namespace
+        if ns is None and prefix:
+            out[item.fqn] = prefix + item.name
+        elif ns is not None and ns.split(".")[0] in index.packages:
+            rest = ns.split(".")[1:]
+            out[item.fqn] = ".".join([*rest, item.name])
+    return out
+
+
+def compile_sources(sources: list[SourceFile], shared=None, prefix: str = "", packages=()) -> Program:
     with gcpause.paused():
-        index, diags = analyze(sources)
+        index, diags = analyze(sources, packages)
         errors = [d for d in diags if d.severity == "error"]
         if errors:
             raise CompileError(errors)
-        return Program(index, diags)
+        prog = Program(index, diags, shared, prefix)
+        prog.sources = list(sources)
+        return prog
+
 
 
 def _json_name(attrs) -> tuple:
@@ -311,3 +344,17 @@ def _json_name(attrs) -> tuple:
     alias = next((a.args[0].value for a in attrs if a.name == "alias" and a.level == 1 and a.args
                   and isinstance(getattr(a.args[0], "value", None), str)), None)
     return alias, any(a.name == "skip" and a.level == 1 for a in attrs)
+
+
+def compile_nested(files: dict[str, str], mounts: dict, shared=None, prefix: str = "") -> Program:
+    """BAML compiled at run time (`reflect.Package.compile`, `reflect.Session`: the runtime's
+    callback, bex/stdlib/reflect_session.py): `files` in the root namespace, each mounted
+    package's sources under its alias as a namespace; the classes and enums of runtime `shared`
+    kept where declared alike; `prefix` before the rendered names of the root's classes and
+    enums (a session's: `__baml_session_0_Foo`, as the engine shows them). Raises CompileError."""
+    sources = [SourceFile(path, text, None) for path, text in files.items()]
+    for alias, prog in mounts.items():
+        for s in prog.sources:
+            ns = alias if s.namespace is None else f"{alias}.{s.namespace}"
+            sources.append(SourceFile(f"{alias}/{s.path}", s.text, ns))
+    return compile_sources(sources, shared, prefix, set(mounts))

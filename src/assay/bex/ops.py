@@ -18,7 +18,7 @@ from functools import partial
 from types import MethodType
 from typing import NoReturn
 
-from .values import INT_MAX, INT_MIN, BamlRaise, BigInt, ClassInfo, Instance, TypedList, TypedMap, Variant
+from .values import INT_MAX, INT_MIN, BamlRaise, BigInt, ClassInfo, Instance, RType, RView, TypedList, TypedMap, Variant
 
 _NoneType = type(None)
 _INF = math.inf
@@ -302,7 +302,7 @@ def bit_not(a):
 # The VM registers them; `==` (and everything built on it) then honours the override.
 EQ_OVERRIDES: dict = {}
 
-_SIMPLE = {int, str, bool, _NoneType, bytearray, BigInt}
+_SIMPLE = {int, str, bool, _NoneType, bytearray, BigInt, RType, RView}  # RType/RView: by the type described
 _PLAIN = {list: list, TypedList: list, dict: dict, TypedMap: dict}  # recorded types aside
 
 

@@ -23,6 +23,7 @@ is an Instance of a builtin class named `baml.panics.*`.
 from __future__ import annotations
 
 from ..mir import ir
+from ..sema import reflect as R
 
 INT_MIN = -(1 << 62)
 INT_MAX = (1 << 62) - 1
@@ -193,3 +194,40 @@ def from_const(v, enums: dict):
     if t is ir.BigIntConst:
         return BigInt(v.value)
     return OMITTED if v is ir.OMITTED else v
+
+
+# `reflect.Type` values (bex/stdlib/reflect.py has their methods)
+class RType:
+    __slots__ = ("desc", "refl", "_key")
+
+    def __init__(self, desc: tuple, refl):
+        self.desc = desc
+        self.refl = refl
+        self._key = R.key(desc)
+
+    def __eq__(self, o):
+        return type(o) is RType and o._key == self._key
+
+    def __hash__(self):
+        return hash(self._key)
+
+    def __repr__(self) -> str:
+        return R.render(self.desc, self.refl.names)
+
+
+class RView:
+    """A kind view (`reflect.<kind>`) of a type value."""
+    __slots__ = ("kind", "ty")
+
+    def __init__(self, kind: str, ty: RType):
+        self.kind = kind
+        self.ty = ty
+
+    def __eq__(self, o):
+        return type(o) is RView and o.kind == self.kind and o.ty == self.ty
+
+    def __hash__(self):
+        return hash((self.kind, self.ty))
+
+    def __repr__(self) -> str:
+        return R.render(self.ty.desc, self.ty.refl.names)

@@ -8,6 +8,7 @@ import contextlib
 import sys
 import threading
 from functools import partial
+from types import MethodType
 
 from .. import gcpause
 from . import futures, ops, stack
@@ -18,10 +19,11 @@ from .llmcall import call_llm
 from .pygen import CLOSURE_NAME, FunctionGen, mangle
 from .stdlib import FUNCTIONS, METHODS, STD_ENUMS, iters
 from .typeargs import TypeArg
-from ..mir import ir
 from ..extension import Run
-from ..mir import typetest
-from .values import OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, TypedList, TypedMap, Variant, typed_list, typed_map
+from ..mir import ir, typetest
+from .stdlib import reflect as reflect_std
+from .stdlib import reflect_session
+from .values import OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, RType, RView, TypedList, TypedMap, Variant, typed_list, typed_map
 
 MAX_DEPTH = 10_000  # BAML frames guaranteed on every path (stack.PY_LIMIT Python frames; the engine allows ~75k)
 
@@ -31,20 +33,28 @@ class Runtime:
     the code spaces that run them (the plain one, and one per set of extensions)."""
 
     def __init__(self, lower, classes: dict[str, list[str]], enums: dict[str, list[str]],
-                 class_names: dict[str, str], enum_names: dict[str, str], methods: dict[str, dict[str, str]]):
+                 class_names: dict[str, str], enum_names: dict[str, str], methods: dict[str, dict[str, str]],
+                 shared: "Runtime | None" = None):
         """`lower(fqn)` returns the MirFunctions of a user function (the function itself first,
         then its lambdas). `classes` maps class fqn → field names; `methods` class fqn →
-        method name → function fqn."""
+        method name → function fqn. `shared`: a runtime whose classes and enums this one keeps
+        where they are declared alike (a `reflect.Session`'s submissions share their values)."""
         self._lower = lower
         self.bytecode: dict[str, BexFunction] = {}
         self.mir: dict[str, object] = {}
         self._groups: dict[str, list] = {}  # function fqn → its MIR and its lambdas' MIR
         self.classes: dict[str, ClassInfo] = dict(ops.BUILTIN_CLASSES)
+        old_classes = shared.classes if shared is not None else {}
+        old_enums = shared.enums if shared is not None else {}
         for fqn, fields in classes.items():
-            self.classes[fqn] = ClassInfo(fqn, class_names[fqn], fields)
+            old = old_classes.get(fqn)
+            same = old is not None and old.fields == list(fields) and old.name == class_names[fqn]
+            self.classes[fqn] = old if same else ClassInfo(fqn, class_names[fqn], fields)
         self.enums: dict[str, EnumInfo] = dict(STD_ENUMS)
         for fqn, variants in enums.items():
-            self.enums[fqn] = EnumInfo(fqn, enum_names[fqn], variants)
+            old = old_enums.get(fqn)
+            same = old is not None and list(old.variants) == list(variants) and old.name == enum_names[fqn]
+            self.enums[fqn] = old if same else EnumInfo(fqn, enum_names[fqn], variants)
         self.method_fqns = methods
         self._type_args: dict = {}
         self.natives = dict(FUNCTIONS)
@@ -58,6 +68,20 @@ class Runtime:
         self.natives["$str_int"] = _NativeShim("$str_int", str)
         self.natives["$bytes"] = _NativeShim("$bytes", bytearray)
         self.natives["$array_slice"] = _NativeShim("$array_slice", lambda a, s, e: a[s:e])
+        # reflection: type values share the program's Reflector (set by the compiler)
+        self.reflection = reflect_std.Reflection(None, self.classes, self.enums, self.function_fqn, self.mir)
+        refl = self.reflection
+        self.natives["$type_of"] = _NativeShim("$type_of", lambda d, targs: reflect_std.type_of(
+            refl, _literal(d), targs))
+        self.natives["$type_of_value"] = _NativeShim("$type_of_value", partial(reflect_std.of_value, refl))
+        for cname, cfn in {**reflect_std.CONSTRUCTORS, **reflect_session.CONSTRUCTORS}.items():
+            self.natives["$" + cname] = _NativeShim("$" + cname, partial(cfn, refl))
+        for cname in ("reflect.Package.get_function", "reflect.Package.find_function",
+                      "reflect.Session.eval"):  # with their type argument's descriptor
+            self.natives["$" + cname] = _NativeShim("$" + cname, partial(
+                lambda f, p, want, n: f(refl, p, _literal(want), n), reflect_session.CONSTRUCTORS[cname]))
+        self.natives["$bind_targs"] = _NativeShim("$bind_targs", lambda ds, targs: reflect_std.bind_targs(
+            _literal(ds), targs))
         self._lock = threading.RLock()  # lazy compilation and space creation, across threads
         self.trace_lines: dict = {}  # generated code object → (fqn, file, BAML line per Python line)
         self.plain = CodeSpace(self, ())
@@ -139,6 +163,21 @@ class Runtime:
             got = self._type_args[key] = TypeArg(c.root, dict(c.defs), self.classes, self.enums)
         return got
 
+    def function_fqn(self, v) -> tuple[str, bool] | None:
+        """The BAML function a function value runs, and whether it is a method bound to its
+        receiver (None: a host callable or a builtin method)."""
+        bound = isinstance(v, MethodType)
+        f = v.__func__ if bound else v
+        if isinstance(f, (_Stub, _LazyMethod)):
+            return f.fqn, bound
+        if isinstance(f, _LazyLambda):
+            return f.mir.fqn, bound
+        code = getattr(f, "__code__", None)
+        if code in CLOSURE_CODES:  # _closure_maker's closure: the function it calls
+            return self.function_fqn(f.__closure__[code.co_freevars.index("f")].cell_contents)
+        info = self.trace_lines.get(code)
+        return (info[0], bound) if info is not None else None
+
     def type_predicate(self, t: tuple):
         """A Python predicate for a run-time type test."""
         k = t[0]
@@ -203,6 +242,11 @@ class Runtime:
             return is_panic
         if k == "bigint":
             return lambda v: type(v) is BigInt
+        if k == "reflect":  # `reflect.Type`, or one of its kind views (`reflect.Class`)
+            kind = t[1].rpartition(".")[2]
+            if kind == "Type":
+                return lambda v: type(v) is RType
+            return lambda v: type(v) is RView and v.kind == kind
         return lambda v: False
 
 
@@ -563,7 +607,7 @@ class _LazyMethod:
 
 
 _KINDS = {int: "int", float: "float", str: "string", bool: "bool", list: "array", TypedList: "array", dict: "map", TypedMap: "map",
-          bytearray: "uint8array", BigInt: "bigint"}
+          bytearray: "uint8array", BigInt: "bigint", RType: "type", RView: "typeview"}
 
 
 def bind_method(recv, name: str):
@@ -584,7 +628,8 @@ def make_dispatcher(name: str, method_of=None):
     table = {}
     for kind, py in (("int", int), ("float", float), ("string", str), ("bool", bool),
                      ("null", type(None)), ("array", list), ("map", dict), ("uint8array", bytearray),
-                     ("bigint", BigInt), ("iter", iters.Iter)):
+                     ("bigint", BigInt), ("iter", iters.Iter), ("type", RType), ("typeview", RView),
+                     ("package", reflect_session.RPackage), ("session", reflect_session.RSession)):
         native = METHODS.get(kind, {}).get(name)
         if native is not None:
             table[py] = native.fn
@@ -680,6 +725,14 @@ def _targs_match(recorded: str | None, wanted: tuple) -> bool:
 
 
 _TARGS: dict[str, tuple] = {}
+
+
+def _literal(text: str):
+    """A descriptor constant (MIR holds it as its repr), parsed once."""
+    got = _TARGS.get(text)
+    if got is None:
+        got = _TARGS[text] = ast.literal_eval(text)
+    return got
 
 
 def iter_items(v):

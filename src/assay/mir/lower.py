@@ -2,12 +2,16 @@
 enclosing one for captures). Expressions lower to operands; control flow becomes blocks."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from ..sema import interfaces
+from ..sema import reflect as sreflect
 from ..sema import types as T
 from ..sema.resolve import Resolver, carrier_path
 from ..source import Span
 from ..syntax import ast
 from . import ir
+from . import reflect as mreflect
 from . import typetest
 from .checks import add_checks
 from .cleanup import cleanup
@@ -64,6 +68,7 @@ class Program:
         self.builtin_classes = builtin_classes
         self.variants = variants  # enum fqn -> {name: ir.VariantConst}
         self.types = Resolver(index, _std_types(builtin_classes, variants))
+        self.reifying = mreflect.Reifying(index)  # generic functions taking `$targs`
         # a field access whose name is no class's field reads a bound method (`p.area`)
         self.field_names = {f.name for c in index.classes.values() for f in c.fields} | {
             f for c in builtin_classes.values() for f in c.fields}
@@ -102,6 +107,8 @@ def _std_types(builtin_classes, variants) -> dict:
     for o in (n for n in variants if n.startswith("baml.")):  # stdlib enums
         std[o] = T.StdT("enum", o)
         std.update({f"{o}.{v}": T.StdT("variant", o, v) for v in variants[o]})
+    for k in ("Type", *set(sreflect.KIND_VIEWS.values())):  # `reflect.Type` and its kind views
+        std[f"reflect.{k}"] = T.StdT("reflect", f"reflect.{k}")
     return std
 
 
@@ -133,6 +140,13 @@ class FnLowerer:
         self.pattern_origin = "match"  # the construct whose pattern tests are being lowered
         self.body = body
         names = (["self"] if has_self else []) + [p.name for p in decl_params]
+        fdef = prog.index.functions.get(fqn) if parent is None else None
+        # the type parameters `$targs` carries (a lambda reads its maker's)
+        self.tparams: tuple = parent.tparams if parent is not None else ()
+        if fdef is not None and prog.reifying(fdef):
+            self.tparams = tuple(g.name for g in fdef.decl.generics)
+            names.append(mreflect.TARGS)
+            self.cells.add(mreflect.TARGS)
         self.param_names = names
         self.decl_params = decl_params
         self.has_self = has_self
@@ -295,6 +309,8 @@ class FnLowerer:
             has_default.append(p.default is not None)
             if p.default is not None:
                 self.fill_default(p)
+        if len(has_default) < len(self.param_names):
+            has_default.append(True)  # `$targs`: absent when called through a value
         value = self.lower_block_value(self.body)
         if not self.terminated():
             end = _value_span(self.body)
@@ -659,6 +675,8 @@ class FnLowerer:
         found = self.prog.lookup_type(self.namespace, path)
         if isinstance(found, ir.VariantConst):
             return ir.Const(found)
+        if path[0] == "reflect" and item is None:
+            raise LowerError(e.span, f"`{name}` is not supported yet")
         raise LowerError(e.span, f"unresolved name: {name}")
 
     def dotted(self, e: ast.Expr) -> list[str] | None:
@@ -1129,6 +1147,16 @@ class FnLowerer:
         if isinstance(recv, ir.Copy) and not all(_simple(a.value) for a in e.args):
             recv = self.to_temp(ir.Use(recv))
         recv_expr = e.func.obj
+        rt = getattr(recv_expr, "ty", None)
+        if rt is not None and sreflect.is_reflect(rt) and sreflect.member(rt, name) is None:
+            owner = "reflect.TypeKind" if isinstance(rt, T.Union) else T.show(rt)
+            raise LowerError(e.func.span, f"`{owner}.{name}` is not supported yet")
+        if (rt == sreflect.PACKAGE and name in ("get_function", "find_function") or rt == sreflect.SESSION
+                and name == "eval") and len(e.type_args) == 1:
+            want = sreflect.describe(self.resolve(e.type_args[0]))  # `get_function<F>`, `eval<T>`: checked
+            pos, _ = self.lower_args(e.args)
+            owner = "Package" if rt == sreflect.PACKAGE else "Session"
+            return self.native(f"$reflect.{owner}.{name}", recv, ir.Const(repr(want)), *pos, span=e.span)
         cls = _static_class(recv_expr)
         if cls is not None and name in cls.methods and not e.func.optional:
             return self.call_user(cls.methods[name], e, [recv])
@@ -1150,6 +1178,8 @@ class FnLowerer:
 
     def call_path(self, path: list[str], e: ast.Call) -> ir.Operand:
         item = self.prog.index.lookup(self.namespace, path)
+        if path[0] == "reflect" and item is None:
+            return self.reflect_call(path, e)
         if type(item).__name__ == "FunctionDef" and item.decl.has_self and item.owner is not None and e.args:
             recv = self.lower_expr(e.args[0].value)  # `I.m(x, …)`: the receiver passed first
             return self.call_user(item, ast.Call(e.span, e.func, e.args[1:], e.type_args), [recv],
@@ -1183,6 +1213,45 @@ class FnLowerer:
         targs = (list(targs) + [T.UNKNOWN] * n)[:n]
         return [ir.Const(ir.TypeArg(*typetest.type_arg(t, self.prog.field_type))) for t in targs]
 
+    def reflect_call(self, path: list[str], e: ast.Call) -> ir.Operand:
+        """`reflect.Type.of<T>()`, `reflect.Type.of_value(v)` (mir/reflect.py)."""
+        name = ".".join(path)
+        if name == "reflect.Type.of" and len(e.type_args) == 1 and not e.args:
+            t = self.resolve(e.type_args[0])
+            if mreflect.unsupported_type(t, e.type_args[0]):
+                raise LowerError(e.type_args[0].span, "reflecting this type (a stdlib interface, `json`, "
+                                 "a media type) is not supported yet")
+            desc = mreflect.describe_written(e.type_args[0], self.prog.types, self.prog.index, self.namespace,
+                                             self.generics, self.tparams)
+            targs: ir.Operand = ir.Const(None)
+            if sreflect.has_tvar(desc):
+                targs = self.read_local(self.lookup_local(mreflect.TARGS))
+            elif T.has_tvar(t):
+                raise LowerError(e.type_args[0].span, "`reflect.Type.of` of a method's or a class's type "
+                                 "parameter is not supported yet")
+            return self.native("$type_of", ir.Const(repr(desc)), targs, span=e.span)
+        if name == "reflect.Type.of_value" and len(e.args) == 1 and e.args[0].name in (None, "value"):
+            return self.native("$type_of_value", self.lower_expr(e.args[0].value), span=e.span)
+        params = mreflect.CONSTRUCTORS.get(name)
+        if params is not None and not e.type_args:
+            args = self.bind_native(SimpleNamespace(param_names=list(params)), *self.lower_args(e.args), e)
+            return self.native("$" + name, *args, span=e.span)
+        raise LowerError(e.func.span, f"`{name}` is not supported yet")
+
+    def targs_for(self, fdef, e: ast.Call) -> ir.Operand:
+        """The `$targs` a call to reifying `fdef` passes (mir/reflect.py)."""
+        gens = [g.name for g in fdef.decl.generics]
+        if e.type_args:
+            env = {g: self.resolve(ta) for g, ta in zip(gens, e.type_args)}
+        else:
+            ps = [self.prog.types.resolve(p.type, fdef.namespace, frozenset(gens)) for p in fdef.decl.params]
+            env = mreflect.infer_targs(gens, ps, [a.value for a in e.args if a.name is None])
+        descs = tuple(sreflect.describe(env.get(g, T.UNKNOWN), self.tparams) for g in gens)
+        own: ir.Operand = ir.Const(None)
+        if sreflect.has_tvar(descs):
+            own = self.read_local(self.lookup_local(mreflect.TARGS))
+        return self.native("$bind_targs", ir.Const(repr(descs)), own, span=e.span)
+
     def bind_native(self, native, pos, kw, e):
         if not kw:
             return pos
@@ -1213,6 +1282,8 @@ class FnLowerer:
                 if params[i].default is None:
                     raise LowerError(e.span, f"missing argument `{params[i].name}`")
                 args[i] = ir.Const(ir.OMITTED)
+        if fqn is None and self.prog.reifying(fdef):
+            args.append(self.targs_for(fdef, e))
         return self.call(ir.Callee("fn", fqn or fdef.fqn), list(receiver) + args, span=e.span)
 
     # ── patterns ──

@@ -16,6 +16,7 @@ from .effects import ALL, MAYBE, Effects
 from . import types as T
 from .llmcheck import LlmChecks
 from . import interfaces
+from . import reflect as sreflect
 from .program import AliasDef, EnumDef, FunctionDef, InterfaceDef, ProgramIndex
 from .resolve import BUILTIN_TYPE_ROOTS, OPAQUE_TYPES, PRIM_TYPES, Resolver, carrier_path
 from .stdnames import STDLIB_MEMBER_NAMES
@@ -97,6 +98,7 @@ def check(index: ProgramIndex) -> list[Diagnostic]:
     c = Checker(index)
     c.diags += interfaces.link(index, c.types)
     c.run()
+    index.effects = c.effects  # what each body may throw (reflected function signatures)
     return c.diags
 
 
@@ -915,7 +917,8 @@ class Checker(LlmChecks):
         head = path[0]
         if head == "root" and self.index.lookup(self.ns, path) is None:
             self.err(span, "E0002", f"unresolved type: {'.'.join(path)}")
-        elif head in self.index.namespaces and head not in self.index.items_in(self.ns):
+        elif (head in self.index.namespaces and head not in self.index.items_in(self.ns) and head != "reflect"
+              and head not in self.index.packages):
             p = ".".join(path)
             self.err(span, "E0002", f"unresolved type: {p}. Did you mean `root.{p}`?")
 
@@ -956,7 +959,7 @@ class Checker(LlmChecks):
         """(kind, value): kind 'fn' (FunctionDef), 'type' (T.Type), 'unknown', 'error'."""
         head = path[0]
         idx = self.index
-        if head == "root" or head in idx.items_in(self.ns):
+        if head == "root" or head in idx.items_in(self.ns) or head in idx.packages:
             item, k = idx.resolve_prefix(self.ns, path)
             if item is None:
                 self.err(e.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
@@ -971,7 +974,7 @@ class Checker(LlmChecks):
                 self.err(e.span, "E0003", f"unresolved name: `{path[k]}`")
                 return "error", None
             return "unknown", None
-        if head in idx.namespaces:
+        if head in idx.namespaces and head != "reflect":  # `reflect.…` is the stdlib package
             p = ".".join(path)
             self.err(e.span, "E0003", f"unresolved name: `{p}`. Did you mean `root.{p}`?")
             return "error", None
@@ -1025,6 +1028,8 @@ class Checker(LlmChecks):
             tb = next((b for b in self.bounds.get(tb.name, ()) if isinstance(b, IfaceT)), tb)
         if isinstance(tb, IfaceT):
             return self.iface_member(e, tb, name)
+        if sreflect.is_reflect(tb):
+            return self.reflect_member(e, tb, name)
         if isinstance(tb, ClassT):
             cls = tb.cls
             if cls.field(name) is not None:
@@ -1066,6 +1071,19 @@ class Checker(LlmChecks):
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
         return UNKNOWN
+
+    def reflect_member(self, e, tb: T.Type, name: str) -> T.Type:
+        """A method of `reflect.Type` or of a kind view, or one all views of a union of them
+        have (sema/reflect.py MEMBERS)."""
+        found = sreflect.member(tb, name)
+        if found is False:
+            why = ": its members implement no common interface that declares `" + name + "`" \
+                if isinstance(tb, Union) else ""
+            self.err(e.span, "E0007", f"type `{show(tb)}` has no member `{name}`{why}")
+            return UNKNOWN
+        ret = found or UNKNOWN
+        params = tuple((p, UNKNOWN, False) for p in sreflect.PARAMS.get(name, ()))
+        return NativeFuncT(params, ret, NEVER)
 
     def ambiguous(self, e, owner: str, name: str, ifaces: list[str]) -> T.Type:
         self.err(e.span, "E0121", f"method `{name}` on class `{owner}` is declared by multiple "
@@ -1174,6 +1192,8 @@ class Checker(LlmChecks):
                 elif kind == "error":
                     self.args_unknown(e)
                     return UNKNOWN
+                elif path[0] == "reflect" and kind == "unknown" and "reflect" not in self.index.items_in(self.ns):
+                    return self.reflect_call(e, path)
                 else:
                     self.std_defaults(e, ".".join(path))
                     std = stdsigs.FUNCTIONS.get(".".join(path))
@@ -1291,6 +1311,31 @@ class Checker(LlmChecks):
             if not any(_mentions(p[1], g.name) for p in ps):
                 self.err(e.span, "E0002", f"cannot infer type parameter `{g.name}`")
                 return
+
+    def reflect_call(self, e: ast.Call, path: list[str]) -> T.Type:
+        """`reflect.Type.of<T>()` and `reflect.Type.of_value(v)` are `reflect.Type` values;
+        other `reflect` statics stay unknown (lowering reports them as not supported yet)."""
+        self.args_unknown(e)
+        if ".".join(path) in sreflect.STATICS:
+            return sreflect.STATICS[".".join(path)]
+        if path[:2] != ["reflect", "Type"] or len(path) != 3:
+            return UNKNOWN
+        name = path[2]
+        if name == "of":
+            if not e.type_args:
+                self.err(e.span, "E0002", "cannot infer type parameter `T`")
+            elif len(e.type_args) != 1:
+                self.err(e.span, "E0005", f"function `of` expects 1 type argument(s), got {len(e.type_args)}")
+            elif e.args:
+                self.err(e.span, "E0005", f"expected 0 argument(s), got {len(e.args)}")
+            return REFLECT_TYPE
+        if name == "of_value":
+            if len(e.args) != 1:
+                self.err(e.span, "E0005", f"expected 1 argument(s), got {len(e.args)}")
+            return REFLECT_TYPE
+        if name not in STDLIB_MEMBER_NAMES:
+            self.err(e.func.span, "E0003", f"unresolved name: `{name}`")
+        return UNKNOWN
 
     def std_defaults(self, e: ast.Call, path: str) -> None:
         """A stdlib function's defaulted parameters must be passed by name (E0005)."""
@@ -2013,6 +2058,7 @@ class NativeFuncT(FuncT):
     __slots__ = ()
 
 
+REFLECT_TYPE = sreflect.TYPE  # a `reflect.Type` value
 _KIND_OF = {Arr: "array", MapT: "map", INT: "int", FLOAT: "float", STRING: "string",
             BOOL: "bool", NULL: "null"}
 # members of builtin types the engine has beyond the signatures in stdsigs (operator

@@ -66,6 +66,11 @@ class Effects:
             todo += [(v, filters, bound) for k, v in vars(node).items() if k not in ("span", "ty")]
 
     # ───────────── solving ─────────────
+    def throws(self, key: int) -> "T.Type | None":
+        """What a function or lambda (by id of its FunctionDef or Lambda node) may throw, as
+        solved (None: no body of that key)."""
+        return self._values.get(key)
+
     def solve(self) -> None:
         keys = list(self._items)
         vals = self._values

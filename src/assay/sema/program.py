@@ -226,6 +226,8 @@ class ProgramIndex:
         # namespace (None = root) -> item name -> item (free functions, classes, enums, aliases)
         self.scopes: dict[str | None, dict[str, Item]] = {None: {}}
         self.namespaces: set[str] = set()
+        # packages mounted under an alias (`reflect.Session`): `alias.X` names X from anywhere
+        self.packages: set[str] = set()
 
     # ── resolution ──
     def items_in(self, namespace: str | None) -> dict[str, Item]:
@@ -237,6 +239,10 @@ class ProgramIndex:
         consumes that too (→ the method's FunctionDef). (None, 0) when nothing resolves."""
         if not path:
             return None, 0
+        if path[0] in self.packages and path[0] not in self.scopes.get(namespace, {}):
+            path = ["root", *path]  # a mounted package's item
+            item, n = self.resolve_prefix(namespace, path)
+            return item, max(n - 1, 0)
         if path[0] == "root":
             # root.<ns parts>.<item>: try the longest namespace prefix that exists
             best: tuple[Item | None, int] = (None, 0)

@@ -75,7 +75,7 @@ class Resolver:
         if len(path) == 1:
             return self._bare(te, ns, generics, args, err)
         head = path[0]
-        if head == "root" or head in self.index.items_in(ns):
+        if head == "root" or head in self.index.items_in(ns) or head in self.index.packages:
             item, k = self.index.resolve_prefix(ns, path)
             if item is not None:
                 if k == len(path):
@@ -89,7 +89,7 @@ class Resolver:
         std = self.std.get(".".join(path))
         if std is not None:
             return std
-        if head in self.index.namespaces and err:
+        if head in self.index.namespaces and err and head != "reflect":  # `reflect`: the stdlib's
             p = ".".join(path)
             err(te.span, "E0002", f"unresolved type: {p}. Did you mean `root.{p}`?")
         elif err and head not in BUILTIN_TYPE_ROOTS and head not in generics and head != "Self":

@@ -324,6 +324,58 @@ baml.iter.Repeat.new(value: unknown, count: int = -1) -> unknown
 """
 
 
+# `reflect` (bex/stdlib/reflect.py): type values (receiver kind "type") and their kind views
+# ("typeview"); sema types them as unknown, so these only name the natives.
+_METHODS += """type.to_string() -> string
+type.as_type() -> unknown
+type.kind() -> unknown
+type.array() -> unknown
+type.optional() -> unknown
+type.implements(other: unknown) -> bool
+type.implemented_by(other: unknown) -> bool
+type.as_class() -> unknown
+type.as_enum() -> unknown
+type.as_union() -> unknown
+type.as_literal() -> unknown
+type.as_array() -> unknown
+type.as_map() -> unknown
+type.as_interface() -> unknown
+type.as_primitive() -> unknown
+type.as_function() -> unknown
+typeview.to_string() -> string
+typeview.as_type() -> unknown
+typeview.kind() -> unknown
+typeview.array() -> unknown
+typeview.optional() -> unknown
+typeview.implements(other: unknown) -> bool
+typeview.implemented_by(other: unknown) -> bool
+typeview.name() -> string
+typeview.element_type() -> unknown
+typeview.key_type() -> unknown
+typeview.value_type() -> unknown
+typeview.member_types() -> unknown[]
+typeview.value() -> unknown
+typeview.return_type() -> unknown
+typeview.fields() -> unknown[]
+typeview.values() -> unknown[]
+typeview.metadata() -> unknown
+typeview.params() -> unknown[]
+package.find_class(name: string) -> unknown
+package.get_class(name: string) -> unknown
+package.find_enum(name: string) -> unknown
+package.get_enum(name: string) -> unknown
+package.find_interface(name: string) -> unknown
+package.get_interface(name: string) -> unknown
+package.classes() -> unknown
+package.enums() -> unknown
+package.interfaces() -> unknown
+package.functions() -> unknown
+package.get_function(name: string) -> unknown
+package.find_function(name: string) -> unknown
+session.eval(source: string) -> unknown
+"""
+
+
 def _parse(stubs: str) -> dict[str, str]:
     """`name<sig>` per line → {name: sig} (a signature starts at its first `<` or `(`)."""
     out = {}

@@ -11,7 +11,7 @@ import unicodedata2 as unicodedata  # the engine's Unicode (17.0): stdlib/string
 from ..futures import Future
 from .iters import _NOTHING as _NO_AHEAD, Iter
 from ..ops import unkey
-from ..values import Instance, TypedList, TypedMap, Variant
+from ..values import Instance, RType, RView, TypedList, TypedMap, Variant
 
 # Classes with an explicit `baml.ToString` implementation: ClassInfo -> callable(obj) -> str.
 # The VM registers them; rendering honours them at every depth.
@@ -125,6 +125,8 @@ def _nested(v) -> str:
         return v.decode("utf-8", "replace")
     if t is Iter:
         return _iter_text(v)
+    if t is RType or t is RView:
+        return repr(v)  # a type value renders as the type is written
     return _function_text(v)
 
 

@@ -1,0 +1,405 @@
+"""`reflect.Type` descriptors: a BAML type as plain, hashable data, so MIR can hold one as a
+constant, bex can build one from a run-time value, and both render and compare them as the
+engine does (baml_bridge 0.23.0: `reflect.Type.of<T>()`, `reflect.Type.of_value(v)`).
+
+A descriptor is a tuple:
+  ('prim', name)            int float string bool null bigint uint8array unknown never
+  ('lit', value)            1, "a", true          ('blit', int)   a bigint literal: 1n
+  ('class', fqn, args)      a user class (`user.p.Box`) or a stdlib class (`baml.errors.X`);
+                            another program's (`reflect.Session`) adds the name it renders as
+  ('enum', fqn) ('variant', fqn, name) ('iface', fqn, args)
+  ('array', elem) ('map', key, value) ('union', members)   members in written order
+  ('fn', ((name, desc, optional), ...), ret, throws)
+  ('tvar', k)               the k-th type parameter of the enclosing generic function
+  ('reflect', name)         a value of `reflect.Type` or of one of its kind views
+
+`Reflector` answers the questions that need the program: `implements`, a class's fields, an
+enum's variants, the static type behind a descriptor.
+"""
+from __future__ import annotations
+
+import json
+
+from ..syntax import ast
+from . import types as T
+from .program import ClassDef, EnumDef, ProgramIndex
+
+UNKNOWN = ("prim", "unknown")
+NULL = ("prim", "null")
+_PRIM_NAMES = {"void": "null"}
+
+
+def describe(t: T.Type, tparams: tuple = ()) -> tuple:
+    """The descriptor of static type `t`; a type variable named in `tparams` (the enclosing
+    function's type parameters) becomes ('tvar', k), any other unknown part `unknown`."""
+    if isinstance(t, T.Prim):
+        return ("prim", _PRIM_NAMES.get(t.name, t.name))
+    if isinstance(t, T.Lit):
+        return ("blit", int(t.value)) if t.base is T.BIGINT else ("lit", t.value)
+    if isinstance(t, T.TVar):
+        return ("tvar", tparams.index(t.name)) if t.name in tparams else UNKNOWN
+    if isinstance(t, T.Arr):
+        return ("array", describe(t.elem, tparams))
+    if isinstance(t, T.MapT):
+        return ("map", describe(t.key, tparams), describe(t.val, tparams))
+    if isinstance(t, T.Union):
+        return ("union", tuple(describe(m, tparams) for m in t.members))
+    if isinstance(t, T.ClassT):
+        return ("class", t.cls.fqn, tuple(describe(a, tparams) for a in t.args))
+    if isinstance(t, T.IfaceT):
+        return ("iface", t.iface.fqn, tuple(describe(a, tparams) for a in t.args))
+    if isinstance(t, T.EnumT):
+        return ("variant", t.enum.fqn, t.variant) if t.variant else ("enum", t.enum.fqn)
+    if isinstance(t, T.FuncT):
+        ps = tuple((n, describe(p, tparams), bool(d)) for n, p, d in t.params)
+        throws = describe(t.throws, tparams) if t.throws is not None else ("prim", "never")
+        return ("fn", ps, describe(t.ret, tparams), throws)
+    if isinstance(t, T.StdT) and t.kind == "reflect":
+        return ("reflect", t.name.rpartition(".")[2])
+    if isinstance(t, T.StdT) and t.kind == "class":
+        return ("class", t.name, ())
+    if isinstance(t, T.StdT) and t.kind == "enum":
+        return ("enum", t.name)
+    if isinstance(t, T.StdT) and t.kind == "variant":
+        return ("variant", t.name, t.variant)
+    return UNKNOWN
+
+
+def has_tvar(d) -> bool:
+    """Does a descriptor (or any tuple inside one) mention a type parameter?"""
+    if type(d) is not tuple:
+        return False
+    return (len(d) == 2 and d[0] == "tvar") or any(has_tvar(x) for x in d)
+
+
+def subst(d: tuple, targs: tuple | None) -> tuple:
+    """Replace ('tvar', k) by the k-th type argument (unknown when not passed)."""
+    k = d[0]
+    if k == "tvar":
+        return targs[d[1]] if targs is not None and d[1] < len(targs) else UNKNOWN
+    if k == "array":
+        return ("array", subst(d[1], targs))
+    if k == "map":
+        return ("map", subst(d[1], targs), subst(d[2], targs))
+    if k == "union":
+        return union([subst(m, targs) for m in d[1]])
+    if k in ("class", "iface"):
+        return (k, d[1], tuple(subst(a, targs) for a in d[2]))
+    if k == "fn":
+        ps = tuple((n, subst(p, targs), o) for n, p, o in d[1])
+        return ("fn", ps, subst(d[2], targs), subst(d[3], targs))
+    return d
+
+
+def union(members: list) -> tuple:
+    """The union of descriptors as written: flattened, duplicates (by `key`) dropped."""
+    out, seen = [], set()
+    for m in members:
+        for x in (m[1] if m[0] == "union" else (m,)):
+            if x == UNKNOWN:
+                return UNKNOWN
+            kx = key(x)
+            if kx not in seen and x != ("prim", "never"):
+                seen.add(kx)
+                out.append(x)
+    if not out:
+        return ("prim", "never")
+    return out[0] if len(out) == 1 else ("union", tuple(out))
+
+
+def key(d: tuple):
+    """What equality compares: a union is the set of its members."""
+    k = d[0]
+    if k == "union":  # an alias's union inside another counts by its members
+        return ("union", frozenset(x for m in d[1] for x in (key(m)[1] if m[0] == "union" else (key(m),))))
+    if k == "array":
+        return ("array", key(d[1]))
+    if k == "map":
+        return ("map", key(d[1]), key(d[2]))
+    if k in ("class", "iface"):
+        return (k, d[1], tuple(key(a) for a in d[2]), *d[3:])
+    if k == "fn":
+        return ("fn", tuple(key(p) for _, p, _ in d[1]), key(d[2]), key(d[3]))
+    if k == "lit":
+        return ("lit", type(d[1]).__name__, d[1])
+    return d
+
+
+def display(fqn: str) -> str:
+    """A declaration's name as the engine renders it: namespace-qualified, no `user.` root."""
+    return fqn[5:] if fqn.startswith("user.") else fqn
+
+
+def render(d: tuple, names: dict | None = None) -> str:
+    """A descriptor as BAML writes the type; `names`: declarations shown under another name
+    (a session's classes, a mounted package's), by fqn."""
+    k = d[0]
+    if k == "prim":
+        return d[1]
+    if k == "blit":
+        return f"{d[1]}n"
+    if k == "lit":
+        v = d[1]
+        if type(v) is bool:
+            return "true" if v else "false"
+        return json.dumps(v, ensure_ascii=False) if type(v) is str else str(v)
+    if k in ("class", "iface"):
+        args = d[2]
+        return (d[3] if len(d) > 3 else _shown(d[1], names)) + ("<" + ", ".join(render(a, names) for a in args) + ">" if args else "")
+    if k == "enum":
+        return _shown(d[1], names)
+    if k == "variant":
+        return _shown(d[1], names) + "." + d[2]
+    if k == "array":
+        inner = render(d[1], names)
+        return (f"({inner})" if d[1][0] in ("union", "fn") else inner) + "[]"
+    if k == "map":
+        return f"map<{render(d[1], names)}, {render(d[2], names)}>"
+    if k == "union":
+        return " | ".join(f"({render(m, names)})" if m[0] == "fn" else render(m, names) for m in d[1])
+    if k == "fn":
+        ps = ", ".join(render(p, names) for _, p, _ in d[1])
+        return f"({ps}) -> {render(d[2], names)} throws {render(d[3], names)}"
+    if k == "reflect":
+        return "reflect." + d[1]
+    return "unknown"
+
+
+def _shown(fqn: str, names: dict | None) -> str:
+    return (names or {}).get(fqn) or display(fqn)
+
+
+# the kind view (`reflect.Class`, …) each descriptor kind answers `kind()` with
+KIND_VIEWS = {"prim": "Primitive", "lit": "Literal", "blit": "Literal", "variant": "Literal",
+              "class": "Class", "enum": "Enum", "iface": "Interface", "array": "Array", "map": "Map",
+              "union": "Union", "fn": "Function", "reflect": "Class"}
+
+
+# Static types of reflection values (the checker's; the stdlib is otherwise unknown to it)
+TYPE = T.StdT("reflect", "reflect.Type")
+KINDS = ("Class", "Enum", "Union", "Literal", "Array", "Map", "Interface", "Primitive", "Function")
+
+
+def view(kind: str) -> T.StdT:
+    return T.StdT("reflect", f"reflect.{kind}")
+
+
+KIND = T.Union(tuple(view(k) for k in sorted(KINDS)))  # `reflect.TypeKind`, as the engine lists it
+
+# every method the engine's `reflect.Type` and each kind view has, with the static type of what
+# it returns (None: the engine has it, Assay does not yet — lowering says so, located)
+_COMMON = {"to_string": T.STRING, "as_type": TYPE, "kind": KIND, "array": view("Array"),
+           "optional": view("Union"), "implements": T.BOOL, "implemented_by": T.BOOL,
+           "to_baml": None, "meta": None}
+MEMBERS: dict[str, dict] = {
+    "reflect.Type": {**_COMMON, **{f"as_{k.lower()}": T.optional(view(k)) for k in KINDS},
+                     "_validate_renderable": None, "_to_string_impl": None, "_implements": None},
+    "reflect.Class": {**_COMMON, "fields": T.UNKNOWN, "metadata": T.UNKNOWN, "name": T.STRING},
+    "reflect.Enum": {**_COMMON, "values": T.UNKNOWN, "metadata": T.UNKNOWN, "name": T.STRING},
+    "reflect.Union": {**_COMMON, "member_types": T.Arr(TYPE)},
+    "reflect.Literal": {**_COMMON, "value": T.UNKNOWN},
+    "reflect.Array": {**_COMMON, "element_type": TYPE},
+    "reflect.Map": {**_COMMON, "key_type": TYPE, "value_type": TYPE},
+    "reflect.Interface": dict(_COMMON),
+    "reflect.Primitive": dict(_COMMON),
+    "reflect.Function": {**_COMMON, "params": T.UNKNOWN, "return_type": TYPE},
+    "reflect.Package": {**{f"{a}_{k.lower()}": (view(k) if a == "get" else T.optional(view(k)))
+                           for a in ("get", "find") for k in ("Class", "Enum", "Interface")},
+                        "classes": T.UNKNOWN, "enums": T.UNKNOWN, "interfaces": T.UNKNOWN,
+                        "functions": T.UNKNOWN, "get_function": T.UNKNOWN, "find_function": T.UNKNOWN,
+                        "with_types": None, "globals": None, "get_global": None, "find_global": None,
+                        "tests": None, "diagnostics": None},
+    "reflect.Session": {"eval": T.UNKNOWN, "diagnostics": None},
+}
+# the parameters of those that take any (all of type unknown to the checker)
+PARAMS = {"implements": ("other",), "implemented_by": ("other",), "eval": ("source",),
+          **{f"{a}_{k}": ("name",) for a in ("get", "find") for k in ("class", "enum", "interface", "function")}}
+PACKAGE = T.StdT("reflect", "reflect.Package")
+SESSION = T.StdT("reflect", "reflect.Session")
+# what the supported `reflect` statics return (the checker's types)
+STATICS = {"reflect.Package.compile": PACKAGE, "reflect.Session.new": SESSION,
+           "reflect.Map.new": view("Map"), "reflect.Union.new": view("Union"),
+           "reflect.Literal.new": view("Literal"), "reflect.Enum.get_value": T.STRING}
+
+
+def is_reflect(t: T.Type) -> bool:
+    """`reflect.Type`, a kind view, or a union of kind views (what `kind()` returns)."""
+    if isinstance(t, T.Union):
+        return all(is_reflect(m) for m in t.members)
+    return isinstance(t, T.StdT) and t.kind == "reflect"
+
+
+def member(t: T.Type, name: str):
+    """What method `name` of such a type returns: a type, None (the engine has it, Assay does
+    not yet), or False (no such method)."""
+    got = [MEMBERS.get(m.name, {}).get(name, False) for m in T.members(t)]
+    if any(g is False for g in got):
+        return False
+    return None if any(g is None for g in got) else got[0]
+
+
+def kind_view(d: tuple) -> str:
+    if d == ("reflect", "Type"):
+        return "Primitive"  # the engine's builtin `type`; its kind views are classes
+    return KIND_VIEWS.get(d[0], "Primitive")
+
+
+def meta(attrs: list, doc: str | None, level: int = 1) -> dict:
+    """Schema metadata (`reflect.Meta`) from attributes: a field's or variant's (`@alias`),
+    or a class's or enum's own (level 2: `@@alias`)."""
+    out = {"alias": None, "description": None, "docstring": doc, "other": {}, "skip": False}
+    for a in attrs:
+        if a.level != level:
+            continue
+        if a.name in ("alias", "description") and a.args and isinstance(a.args[0], ast.StrLit):
+            out[a.name] = a.args[0].value
+        elif a.name == "skip":
+            out["skip"] = True
+    return out
+
+
+_CHILD_FIELDS: dict[type, tuple] = {}
+
+
+def walk(node):
+    """Every AST node under `node` (a work list: deep chains do not recurse)."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        t = type(n)
+        if t is list or t is tuple:
+            todo.extend(n)
+            continue
+        fields = _CHILD_FIELDS.get(t)
+        if fields is None:
+            if t.__module__ != ast.__name__ or not hasattr(n, "__dataclass_fields__"):
+                continue  # AST nodes only (not sema's annotations on them)
+            fields = _CHILD_FIELDS[t] = tuple(f for f in n.__dataclass_fields__ if f != "span")
+        yield n
+        todo.extend(getattr(n, f) for f in fields)
+
+
+class Reflector:
+    """The program's side of reflection: static types behind descriptors, and what they
+    implement, declare and enumerate."""
+
+    def __init__(self, index: ProgramIndex, resolver, test_bodies: dict | None = None,
+                 names: dict | None = None):
+        self.index = index
+        self.resolver = resolver
+        self.names = names or {}  # fqn → the name a declaration renders as, where not its path
+        self.test_bodies = test_bodies or {}  # a test block's function name → its body
+
+    def static(self, d: tuple) -> T.Type:
+        k = d[0]
+        if k == "prim":
+            return T.PRIMS.get(d[1], T.UNKNOWN)
+        if k == "lit":
+            v = d[1]
+            return T.lit_bool(v) if type(v) is bool else T.lit_int(v) if type(v) is int else T.lit_str(v)
+        if k == "blit":
+            return T.Lit(ast.BigLit(d[1]), T.BIGINT)
+        if k == "array":
+            return T.Arr(self.static(d[1]))
+        if k == "map":
+            return T.MapT(self.static(d[1]), self.static(d[2]))
+        if k == "union":
+            return T.union(*(self.static(m) for m in d[1]))
+        if k == "class":
+            cd = self.index.classes.get(d[1])
+            return T.ClassT(cd, tuple(self.static(a) for a in d[2])) if cd else T.StdT("class", d[1])
+        if k == "iface":
+            idef = self.index.interfaces.get(d[1])
+            return T.IfaceT(idef, tuple(self.static(a) for a in d[2])) if idef else T.UNKNOWN
+        if k in ("enum", "variant"):
+            ed = self.index.enums.get(d[1])
+            return T.EnumT(ed, d[2] if k == "variant" else None) if ed else T.UNKNOWN
+        if k == "fn":
+            ps = tuple((n, self.static(p), o) for n, p, o in d[1])
+            return T.FuncT(ps, self.static(d[2]), self.static(d[3]))
+        return T.UNKNOWN
+
+    def implements(self, t: tuple, iface: tuple) -> bool:
+        """BAML's `t.implements(iface)`: nominal, at iface's type arguments; an interface (or
+        anything not concrete) implements nothing."""
+        if iface[0] != "iface" or t[0] in ("iface", "union", "tvar") or t == UNKNOWN or len(t) > 3:
+            return False
+        idef = self.index.interfaces.get(iface[1])
+        if idef is None:
+            return False
+        return idef.implemented_by(self.static(t), tuple(self.static(a) for a in iface[2]))
+
+    def class_fields(self, d: tuple) -> list[tuple[str, tuple, dict]]:
+        """A class's fields as (name, descriptor of its declared type, schema metadata), the
+        class's type arguments substituted."""
+        cd = self.index.classes.get(d[1])
+        if not isinstance(cd, ClassDef):
+            return []
+        gens = tuple(g.name for g in cd.decl.generics)
+        env = {g: self.static(a) for g, a in zip(gens, d[2])}
+        out = []
+        for f in cd.fields:
+            ft = self.resolver.resolve(f.type, cd.namespace, frozenset(gens))
+            out.append((f.name, describe(T.subst(ft, env) if env else ft), meta(f.attrs, f.doc)))
+        return out
+
+    def decl_meta(self, d: tuple) -> dict:
+        """A class's or an enum's own metadata (`@@alias`, `@@description`, its doc comment)."""
+        item = (self.index.classes if d[0] == "class" else self.index.enums).get(d[1])
+        return meta(item.decl.attrs, item.decl.doc, 2) if item is not None else meta([], None)
+
+    def enum_variants(self, d: tuple) -> list[tuple[str, dict]]:
+        ed = self.index.enums.get(d[1])
+        if not isinstance(ed, EnumDef):
+            return []
+        return [(v.name, meta(v.attrs, None)) for v in ed.decl.variants]
+
+    def function_desc(self, fqn: str, bound: bool, lambda_ret=None) -> tuple:
+        """The signature of function `fqn` (a lambda's as the checker typed it, its return
+        type `lambda_ret` when it declares none); what it throws is its declared `throws`, else
+        what sema's effects inferred (widened for a named function, as the engine does;
+        inferred unions in the engine's order)."""
+        base, _, lam = fqn.partition(".<lambda@")
+        fdef = self.index.functions.get(base)
+        body = fdef.decl.body if fdef is not None else self.test_bodies.get(base)
+        if body is None:
+            return UNKNOWN
+        effects = getattr(self.index, "effects", None)
+        if lam:
+            node = self._lambda(body, fqn)
+            ft = getattr(node, "ty", None)
+            if not isinstance(ft, T.FuncT):
+                return UNKNOWN
+            thrown = effects.throws(id(node)) if effects is not None else None
+            ret = ft.ret if node.ret is not None or lambda_ret is None else _sorted(T.widen(lambda_ret))
+            return describe(T.FuncT(ft.params, ret, _sorted(thrown) if thrown is not None else T.UNKNOWN))
+        if fdef is None:
+            return UNKNOWN
+        d = fdef.decl
+        gens = frozenset(g.name for g in d.generics) | frozenset(
+            g.name for g in (fdef.owner.decl.generics if fdef.owner is not None else ()))
+        ps = tuple((p.name, self.resolver.resolve(p.type, fdef.namespace, gens), p.default is not None)
+                   for p in d.params)
+        thrown = (self.resolver.resolve(d.throws, fdef.namespace, gens) if d.throws is not None
+                  else effects.throws(id(fdef)) if effects is not None else None)
+        if thrown is not None and d.throws is None:
+            thrown = _sorted(T.widen(thrown))
+        ret = self.resolver.resolve(d.ret, fdef.namespace, gens)
+        return describe(T.FuncT(ps, ret, thrown if thrown is not None else T.UNKNOWN))
+
+    @staticmethod
+    def _lambda(body, fqn: str):
+        """The lambda a fqn names by its position (`….<lambda@3:9>`, the innermost)."""
+        at = fqn.rsplit("<lambda@", 1)[1].split(">")[0]
+        line, col = (int(x) for x in at.split(":"))
+        for n in walk(body):
+            if isinstance(n, ast.Lambda) and n.span.line_col == (line, col):
+                return n
+        return None
+
+
+def _sorted(t: T.Type) -> T.Type:
+    """An inferred union as the engine lists it: by name."""
+    if isinstance(t, T.Union):
+        return T.Union(tuple(sorted(t.members, key=lambda m: render(describe(m)))))
+    return t
