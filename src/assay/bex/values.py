@@ -152,7 +152,7 @@ del _name
 
 class TypedList(list):
     """An array that records the element type it was built with (`elem`: the canonical run-time
-    test, mir/typetest.key), for `is` tests: an empty `string[]` is not an `int[]`. Built by
+    test, ordered as written: mir/typetest.py), for `is` tests: an empty `string[]` is not an `int[]`. Built by
     array literals whose elements cannot tell (empty, or of a union type); everything else of
     the VM treats it as the list it is."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import sys
 import threading
 from functools import partial
@@ -24,6 +25,12 @@ from ..mir import ir, typetest
 from .stdlib import reflect as reflect_std
 from .stdlib import reflect_session
 from .values import OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, RType, RView, TypedList, TypedMap, Variant, typed_list, typed_map
+
+@functools.cache
+def elem_key(elem: tuple):
+    """The canonical key of a container's recorded element type(s) (typetest.key)."""
+    return tuple(map(typetest.key, elem)) if type(elem[0]) is tuple else typetest.key(elem)
+
 
 MAX_DEPTH = 10_000  # BAML frames guaranteed on every path (stack.PY_LIMIT Python frames; the engine allows ~75k)
 
@@ -215,14 +222,14 @@ class Runtime:
             return lambda v: isinstance(v, list)
         if k == "array":  # by the element type it recorded, else by its elements
             el, want = self.type_predicate(t[1]), typetest.key(t[1])
-            return lambda v: (v.elem == want if type(v) is TypedList else
+            return lambda v: (elem_key(v.elem) == want if type(v) is TypedList else
                               type(v) is list and all(el(x) for x in v))
         if k == "map":
             kp, vp = self.type_predicate(t[1]), self.type_predicate(t[2])
             want = (typetest.key(t[1]), typetest.key(t[2]))
             if want == (("any",), ("any",)):
                 return lambda v: isinstance(v, dict)
-            return lambda v: (v.elem == want if type(v) is TypedMap else
+            return lambda v: (elem_key(v.elem) == want if type(v) is TypedMap else
                               type(v) is dict and all(kp(ops.unkey(a)) and vp(b) for a, b in v.items()))
         if k in ("arrays", "maps"):  # the element type it recorded, else the first of the
             built = [self.type_predicate(("array", m) if k == "arrays" else ("map", *m)) for m in t[1]]
@@ -230,9 +237,9 @@ class Runtime:
             fits = lambda v: first(v) and not any(p(v) for p in earlier)  # noqa: E731
             if k == "maps":
                 want = tuple(typetest.key(x) for x in t[1][t[2]])
-                return lambda v: v.elem == want if type(v) is TypedMap else fits(v)
+                return lambda v: elem_key(v.elem) == want if type(v) is TypedMap else fits(v)
             want = typetest.key(t[1][t[2]])
-            return lambda v: v.elem == want if type(v) is TypedList else fits(v)
+            return lambda v: elem_key(v.elem) == want if type(v) is TypedList else fits(v)
         if k == "union":
             ps = [self.type_predicate(m) for m in t[1]]
             return lambda v: any(p(v) for p in ps)

@@ -140,7 +140,7 @@ class Truthy:
 @dataclass(slots=True)
 class ArrayAgg:
     items: list[Operand]
-    elem: tuple | None = None  # the recorded element type (typetest.key), where items cannot tell
+    elem: tuple | None = None  # the recorded element type (a typetest), where items cannot tell
 
 
 @dataclass(slots=True)
@@ -152,7 +152,7 @@ class Concat:
 @dataclass(slots=True)
 class MapAgg:
     entries: list[tuple[Operand, Operand]]
-    elem: tuple | None = None  # the recorded (key, value) types (typetest.key), where entries cannot tell
+    elem: tuple | None = None  # the recorded (key, value) types (typetests), where entries cannot tell
 
 
 @dataclass(slots=True)

@@ -740,11 +740,11 @@ class FnLowerer:
 
     def expr_ArrayLit(self, e):
         items = [self.lower_expr(x) for x in e.items]
-        return self.to_temp(ir.ArrayAgg(items, _recorded_elem(e, bool(items))), e.span)
+        return self.to_temp(ir.ArrayAgg(items, _recorded_elem(e)), e.span)
 
     def expr_MapLit(self, e):
         entries = [(self.lower_expr(k), self.lower_expr(v)) for k, v in e.entries]
-        return self.to_temp(ir.MapAgg(entries, _recorded_entry(e, bool(entries))), e.span)
+        return self.to_temp(ir.MapAgg(entries, _recorded_entry(e)), e.span)
 
     def expr_ClassLit(self, e: ast.ClassLit):
         cls = self.prog.index.lookup(self.namespace, e.type.path)
@@ -1498,26 +1498,22 @@ def _renumber(fn: ir.MirFunction, remap: dict[int, int]) -> None:
             b.unwind = (b.unwind[0], remap[b.unwind[1]])
 
 
-def _recorded_elem(e: ast.ArrayLit, has_items: bool) -> tuple | None:
-    """The element type an array literal records, where its items cannot tell it (none, or of
-    a union type) and its value reaches a place whose type does not tell it (`records`: set by
-    the checker); None where no test can see it, or the type is not known."""
+def _recorded_elem(e: ast.ArrayLit) -> tuple | None:
+    """The element type an array literal records: where its value reaches a place whose type
+    does not tell it (`records`: set by the checker, Checker.escape); None where no test can
+    see it (a plain list: its elements decide), or the type is not known."""
     t = e.ty
     if not getattr(e, "records", False) or not isinstance(t, T.Arr) or T.has_tvar(t) or T.has_unknown(t):
         return None
-    if has_items and not isinstance(t.elem, T.Union):
-        return None
-    return typetest.key(typetest.of(t.elem))
+    return typetest.of(t.elem)
 
 
-def _recorded_entry(e: ast.MapLit, has_entries: bool) -> tuple | None:
+def _recorded_entry(e: ast.MapLit) -> tuple | None:
     """The (key, value) types a map literal records, as `_recorded_elem`."""
     t = e.ty
     if not getattr(e, "records", False) or not isinstance(t, T.MapT) or T.has_tvar(t) or T.has_unknown(t):
         return None
-    if has_entries and not isinstance(t.key, T.Union) and not isinstance(t.val, T.Union):
-        return None
-    return typetest.key(typetest.of(t.key)), typetest.key(typetest.of(t.val))
+    return typetest.of(t.key), typetest.of(t.val)
 
 
 def _static(e: ast.Expr):

@@ -1315,6 +1315,8 @@ class Checker(LlmChecks):
     def reflect_call(self, e: ast.Call, path: list[str]) -> T.Type:
         """`reflect.Type.of<T>()` and `reflect.Type.of_value(v)` are `reflect.Type` values;
         other `reflect` statics stay unknown (lowering reports them as not supported yet)."""
+        for a in e.args:  # `of_value` sees the element types a container was built with
+            self.escape(a.value)
         self.args_unknown(e)
         if ".".join(path) in sreflect.STATICS:
             return sreflect.STATICS[".".join(path)]

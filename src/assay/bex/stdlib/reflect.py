@@ -10,7 +10,7 @@ import ast
 
 from ...sema import reflect as R
 from .. import ops
-from ..values import BigInt, Instance, RType, RView, Variant
+from ..values import BigInt, Instance, RType, RView, TypedList, TypedMap, Variant
 from ._registry import _KIND_OF, METHODS, method
 
 
@@ -44,11 +44,16 @@ _PRIM_OF = {int: "int", float: "float", str: "string", bool: "bool", type(None):
 
 def describe_value(v, refl=None) -> tuple:
     """The concrete run-time type of `v` (never a literal type). Arrays and maps record no
-    element type in Assay: theirs is the union of their elements' types (`unknown` if empty)."""
+    element type where their literal needs none (values.TypedList): theirs is the union of their
+    elements' types (`unknown` if empty)."""
     t = type(v)
     p = _PRIM_OF.get(t)
     if p is not None:
         return ("prim", p)
+    if t is TypedList:  # the element type it was built with
+        return ("array", from_test(v.elem))
+    if t is TypedMap:
+        return ("map", from_test(v.elem[0]), from_test(v.elem[1]))
     if t is list:
         return ("array", _elements(v, refl))
     if t is dict:
