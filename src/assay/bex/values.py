@@ -8,8 +8,8 @@ int             int (always within [INT_MIN, INT_MAX]: 63-bit two's complement)
 float           float
 string          str
 map<K, V>       dict, or TypedMap likewise (both insertion ordered, as BAML maps are)
-T[]             list, or TypedList where elements alone do not tell the element type the
-                array was built with (an empty `string[]`, an `(int|string)[]` of ints)
+T[]             list, or TypedList where a test may need the element type the array was
+                built with (an empty `string[]`, an `(int|string)[]` of ints)
 class instance  an instance of the Python class generated for the BAML class
                 (a subclass of Instance, with __slots__ = the field names)
 enum variant    a Variant (one object per variant per program)
@@ -151,10 +151,10 @@ del _name
 
 
 class TypedList(list):
-    """An array that records the element type it was built with (`elem`: the canonical run-time
-    test, ordered as written: mir/typetest.py), for `is` tests: an empty `string[]` is not an `int[]`. Built by
-    array literals whose elements cannot tell (empty, or of a union type); everything else of
-    the VM treats it as the list it is."""
+    """An array that records the element type it was built with (`elem`: its run-time test,
+    mir/typetest.py), for `is` tests and `reflect.Type.of_value`: an empty `string[]` is not an
+    `int[]`. Built by the array literals the checker sees reach a place whose type does not
+    tell it (Checker.escape); everything else of the VM treats it as the list it is."""
 
     __slots__ = ("elem",)
 
