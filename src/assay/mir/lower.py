@@ -415,7 +415,7 @@ class FnLowerer:
         te = s.type or getattr(s.pattern, "type", None)
         if te is not None:
             return self.resolve(te)
-        return T.widen(_static(s.value)) if s.value.ty is not None else None
+        return T.widen(s.value.ty) if s.value.ty is not None else None
 
     def stmt_Assign(self, s: ast.Assign) -> None:
         t = s.target
