@@ -70,6 +70,7 @@ class Runtime:
         self.natives["$error_context"] = _NativeShim("$error_context", partial(errctx.context_of, self))
         self.natives["$handling_enter"] = _NativeShim("$handling_enter", errctx.handling_enter)
         self.natives["$handling_exit"] = _NativeShim("$handling_exit", errctx.handling_exit)
+        self.natives["$bind_method_or"] = _NativeShim("$bind_method_or", bind_method_or)
         self.natives["$array_slice"] = _NativeShim("$array_slice", lambda a, s, e: a[s:e])
         # reflection: type values share the program's Reflector (set by the compiler)
         self.reflection = reflect_std.Reflection(None, self.classes, self.enums, self.function_fqn, self.mir)
@@ -623,6 +624,14 @@ def bind_method(recv, name: str):
     if native is None:
         raise TypeError(f"{type(recv).__name__} has no method {name}")
     return partial(native.fn, recv)
+
+
+def bind_method_or(recv, name: str, fn):
+    """`recv.name` as a value where `name` is an interface's method (or a builtin type's from an
+    `implements … for` block): an instance's own method, else `fn` (the interface's dispatcher
+    or that block's method) bound to the receiver (`let f = seven.echo<string>`)."""
+    m = getattr(recv, "m_" + name, None)
+    return m if m is not None else partial(fn, recv)
 
 
 def make_dispatcher(name: str, method_of=None):

@@ -724,8 +724,14 @@ class FnLowerer:
             return self.path_value(path, e)
         obj = self.lower_expr(e.obj)
         dispatch = getattr(e, "dispatch", None)
+        target = getattr(e, "direct", None)
         if dispatch is not None and not dispatch[1].startswith("field:"):
-            dispatch = None  # a method as a value: bound by name on the receiver at run time
+            target, dispatch = interfaces.dispatcher_fqn(*dispatch), None
+        elif target is not None:
+            target = _target(target)
+        if target is not None:  # a method as a value: an instance's own, else the interface's
+            bind = lambda o: self.native("$bind_method_or", o, ir.Const(e.name), ir.Const(ir.FnRef(target)))  # noqa: E731
+            return self.null_guard(obj, bind) if e.optional else bind(obj)
         if dispatch is not None:  # an interface's field: read through its implementation
             fqn = interfaces.dispatcher_fqn(*dispatch)
             if e.optional:
