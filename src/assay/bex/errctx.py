@@ -15,7 +15,7 @@ from collections import deque
 
 from . import ops
 from .values import BamlRaise, BigInt, ClassInfo, Instance, TypedList, TypedMap, Variant
-from .stdlib.render import quote, render_float
+from .stdlib.render import quote, render, render_float
 
 CONTEXT = "baml.errors.Context"
 ops.BUILTIN_CLASSES.setdefault(CONTEXT, ClassInfo(CONTEXT, "Context", ["error", "cause", "_frames"]))
@@ -69,12 +69,11 @@ def rethrown(v) -> BamlRaise:
     return BamlRaise(v, isinstance(v, Instance) and v._class.fqn.startswith("baml.panics."))
 
 
-def context_of(rt, v):
-    """The context of the caught error whose value is `v`."""
-    from .vm import baml_traceback  # noqa: PLC0415 — vm imports this module
+def context_of(frames_of, v):
+    """The context of the caught error whose value is `v` (`frames_of(e)`: its BAML frames)."""
     for e in reversed(_caught):
         if e.value is v:
-            return make_context(v, e.cause, baml_traceback(rt, e))
+            return make_context(v, e.cause, frames_of(e))
     return make_context(v, None, [])
 
 
@@ -172,7 +171,6 @@ class _Struct:
                 w(info.fqn + " ")
                 self.items("{ ", " }", fields, depth, stack + (v,), "{ … }")
         else:
-            from .stdlib.render import render  # noqa: PLC0415
             w(render(v))
 
     def items(self, open_: str, close: str, items: list, depth: int, stack: tuple, elided=None) -> None:

@@ -67,7 +67,7 @@ class Runtime:
         self.natives["$await"] = _NativeShim("$await", futures.await_)
         self.natives["$str_int"] = _NativeShim("$str_int", str)
         self.natives["$bytes"] = _NativeShim("$bytes", bytearray)
-        self.natives["$error_context"] = _NativeShim("$error_context", partial(errctx.context_of, self))
+        self.natives["$error_context"] = _NativeShim("$error_context", partial(errctx.context_of, partial(baml_traceback, self)))
         self.natives["$handling_enter"] = _NativeShim("$handling_enter", errctx.handling_enter)
         self.natives["$handling_exit"] = _NativeShim("$handling_exit", errctx.handling_exit)
         self.natives["$bind_method_or"] = _NativeShim("$bind_method_or", bind_method_or)
