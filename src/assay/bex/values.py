@@ -117,6 +117,8 @@ class BamlRaise(Exception):
         super().__init__(value)
         self.value = value
         self.panic = panic
+        self.seen = False  # caught once: its cause is fixed (bex.errctx)
+        self.cause = None  # the baml.errors.Context being handled when it was thrown
 
 
 class BigInt(int):

@@ -12,7 +12,7 @@ from functools import partial
 from types import MethodType
 
 from .. import gcpause
-from . import futures, ops, stack
+from . import errctx, futures, ops, stack
 from .bytecode import BexFunction
 from .emit import emit_function
 from .instrument import InstrumentedGen, Node, compile_half, mir_nodes
@@ -74,6 +74,10 @@ class Runtime:
         self.natives["$await"] = _NativeShim("$await", futures.await_)
         self.natives["$str_int"] = _NativeShim("$str_int", str)
         self.natives["$bytes"] = _NativeShim("$bytes", bytearray)
+        self.natives["$error_context"] = _NativeShim("$error_context", partial(errctx.context_of, partial(baml_traceback, self)))
+        self.natives["$handling_enter"] = _NativeShim("$handling_enter", errctx.handling_enter)
+        self.natives["$handling_exit"] = _NativeShim("$handling_exit", errctx.handling_exit)
+        self.natives["$bind_method_or"] = _NativeShim("$bind_method_or", bind_method_or)
         self.natives["$array_slice"] = _NativeShim("$array_slice", lambda a, s, e: a[s:e])
         # reflection: type values share the program's Reflector (set by the compiler)
         self.reflection = reflect_std.Reflection(None, self.classes, self.enums, self.function_fqn, self.mir)
@@ -629,6 +633,14 @@ def bind_method(recv, name: str):
     return partial(native.fn, recv)
 
 
+def bind_method_or(recv, name: str, fn):
+    """`recv.name` as a value where `name` is an interface's method (or a builtin type's from an
+    `implements … for` block): an instance's own method, else `fn` (the interface's dispatcher
+    or that block's method) bound to the receiver (`let f = seven.echo<string>`)."""
+    m = getattr(recv, "m_" + name, None)
+    return m if m is not None else partial(fn, recv)
+
+
 def make_dispatcher(name: str, method_of=None):
     """`recv.name(args)` on a receiver whose type is known only at run time. `method_of(recv,
     name)` finds an instance's method (instrumented spaces); by default the class's binding."""
@@ -788,7 +800,7 @@ def is_panic(v) -> bool:
 
 
 def rethrow(v):
-    return BamlRaise(v, is_panic(v))
+    return errctx.rethrown(v)
 
 
 def unreachable():
@@ -799,6 +811,7 @@ def error_value(e: Exception):
     """The BAML value of an error caught by a handler (generated handlers catch Exception
     only: KeyboardInterrupt, TimeLimit and extension aborts pass them by)."""
     if isinstance(e, BamlRaise):
+        errctx.caught(e)
         return e.value
     if isinstance(e, RecursionError):
         return ops.make_builtin("baml.panics.StackOverflow", message="stack overflow")
@@ -894,6 +907,8 @@ def baml_traceback(rt: Runtime, exc: BaseException) -> list[tuple[str, str, int]
     tb = exc.__traceback__
     while tb is not None:
         info = rt.trace_lines.get(tb.tb_frame.f_code)
+        if tb.tb_next is not None and tb.tb_next.tb_frame is tb.tb_frame:
+            info = None  # rethrown where it was caught: the frame's first entry says where
         if info is not None:
             fqn, file, lines = info
             # generated functions carry extension wrappers (try:) — map through the line table

@@ -131,6 +131,7 @@ class FnLowerer:
         # each deferred block with the bindings visible at its `defer` statement
         self.defers: list[list[tuple[ast.Block, list[dict[str, int]]]]] = [[]]
         self.unwind = None
+        self.handling_depth = 0  # handler bodies (catch arms, defer pads) around the code lowered
         self.scope_unwind: list = [None]
         self.captures: list[int] = []  # parent locals captured, in capture-param order
         self.capture_map: dict[int, int] = {}  # parent local -> own local
@@ -585,10 +586,31 @@ class FnLowerer:
         self.switch(handler)
         self.blocks[handler].unwind = saved
         self.unwind = saved
+        depth = self.handling_enter(ir.Copy(ir.Local(handler_err)))
         self.lower_block_discard(s.body)
+        if depth is not None:
+            self.handling_depth = depth
         self.terminate(ir.Rethrow(ir.Copy(ir.Local(handler_err))))
         self.unwind = (handler, handler_err)
         self.switch(rest)
+
+    def handling_enter(self, err: ir.Operand) -> int | None:
+        """A handler body starts (catch arms, a defer's unwind pad): in programs reading error
+        contexts, errors thrown until it ends are caused by `err` (bex.errctx). Returns the
+        body's lexical depth, for handling_exit."""
+        if not self.prog.index.error_contexts:
+            return None
+        depth = self.handling_depth
+        self.native("$handling_enter", ir.Const(depth), self.native("$error_context", err))
+        self.handling_depth += 1
+        return depth
+
+    def handling_exit(self, depth: int | None) -> None:
+        if depth is None:
+            return
+        self.handling_depth = depth
+        if not self.terminated():
+            self.native("$handling_exit", ir.Const(depth))
 
     # ── expressions ──
 
@@ -702,8 +724,14 @@ class FnLowerer:
             return self.path_value(path, e)
         obj = self.lower_expr(e.obj)
         dispatch = getattr(e, "dispatch", None)
+        target = getattr(e, "direct", None)
         if dispatch is not None and not dispatch[1].startswith("field:"):
-            dispatch = None  # a method as a value: bound by name on the receiver at run time
+            target, dispatch = interfaces.dispatcher_fqn(*dispatch), None
+        elif target is not None:
+            target = _target(target)
+        if target is not None:  # a method as a value: an instance's own, else the interface's
+            bind = lambda o: self.native("$bind_method_or", o, ir.Const(e.name), ir.Const(ir.FnRef(target)))  # noqa: E731
+            return self.null_guard(obj, bind) if e.optional else bind(obj)
         if dispatch is not None:  # an interface's field: read through its implementation
             fqn = interfaces.dispatcher_fqn(*dispatch)
             if e.optional:
@@ -1070,9 +1098,13 @@ class FnLowerer:
         self.push_scope()
         bound = self.declare(e.binding, ir.Copy(ir.Local(err)))
         errv = self.read_local(bound)
+        if e.ctx is not None:
+            self.declare(e.ctx, self.native("$error_context", errv))
+        depth = self.handling_enter(errv)
         r = self.match_arms(errv, e.arms, lambda: self.terminate(ir.Rethrow(errv)), "catch",
                             panics_pass=e.kind != "catch_all_panics")
         self.emit(result, ir.Use(r))
+        self.handling_exit(depth)
         self.goto(join)
         self.pop_scope()
         self.switch(join)

@@ -2033,8 +2033,12 @@ class Checker(LlmChecks):
         ts = [self.expr(e.expr, expected)]
         self.fn.catch -= 1
         self.effects.catches[id(e)] = [self.arm_catches(arm) for arm in e.arms]
+        if e.ctx is not None:  # handlers then track the error being handled (causes)
+            self.index.error_contexts = True
         for arm in e.arms:
             self.scopes.append({e.binding: Var(e.binding, UNKNOWN)})
+            if e.ctx is not None:
+                self.scopes[-1][e.ctx] = Var(e.ctx, UNKNOWN)
             self.pattern(arm.pattern, UNKNOWN)
             if arm.guard is not None:
                 self.expr(arm.guard, UNKNOWN)

@@ -228,6 +228,8 @@ class ProgramIndex:
         self.namespaces: set[str] = set()
         # packages mounted under an alias (`reflect.Session`): `alias.X` names X from anywhere
         self.packages: set[str] = set()
+        # some `catch (e, ctx)` reads an error's context: handlers track what they handle
+        self.error_contexts = False
 
     # ── resolution ──
     def items_in(self, namespace: str | None) -> dict[str, Item]:

@@ -330,12 +330,14 @@ class Match(Expr):
 
 @dataclass(eq=False)
 class Catch(Expr):
-    """Postfix `expr catch (e) { arms }`; kind is 'catch', 'catch_all' or 'catch_all_panics'.
+    """Postfix `expr catch (e) { arms }` or `catch (e, ctx)` (ctx: the error's
+    `baml.errors.Context`); kind is 'catch', 'catch_all' or 'catch_all_panics'.
     Chained clauses nest: the inner Catch is this one's `expr`."""
     expr: Expr
     binding: str
     arms: list[MatchArm]
     kind: str = "catch"
+    ctx: str | None = None
 
 
 @dataclass(eq=False)

@@ -1397,15 +1397,20 @@ class Parser:
             if t.kind == "ident" and t.text in ("catch", "catch_all", "catch_all_panics") \
                     and self.depth != self.no_catch:
                 kind = self.advance().text
-                binding = "_"
+                binding, ctx = "_", None
                 if self.expect("(", "'('"):
                     if self.tok.kind == "ident":
                         binding = self.advance().text
                     else:
                         self.expected("identifier")
+                    if self.eat(","):
+                        if self.tok.kind == "ident":
+                            ctx = self.advance().text
+                        else:
+                            self.expected("identifier")
                     self.expect(")")
                 arms = self.arms()
-                e = ast.Catch(self.span(s), e, binding, arms, kind)
+                e = ast.Catch(self.span(s), e, binding, arms, kind, ctx)
                 continue
             return e
 
