@@ -82,6 +82,13 @@ class Runtime:
                 lambda f, p, want, n: f(refl, p, _literal(want), n), reflect_session.CONSTRUCTORS[cname]))
         self.natives["$bind_targs"] = _NativeShim("$bind_targs", lambda ds, targs: reflect_std.bind_targs(
             _literal(ds), targs))
+        # a generic function's type parameters at run time (mir/reflect.py)
+        self.natives["$method_targs"] = _NativeShim("$method_targs", reflect_std.method_targs)
+        self._reified: dict = {}  # a descriptor's repr → its test's predicate / its TypeArg
+        self.natives["$is_reified"] = _NativeShim("$is_reified", lambda v, d, targs: self.reified(
+            d, targs, self._reified_test)(v))
+        self.natives["$reified_type_arg"] = _NativeShim("$reified_type_arg", lambda d, targs: self.reified(
+            d, targs, self._reified_arg))
         self._lock = threading.RLock()  # lazy compilation and space creation, across threads
         self.trace_lines: dict = {}  # generated code object → (fqn, file, BAML line per Python line)
         self.plain = CodeSpace(self, ())
@@ -163,6 +170,21 @@ class Runtime:
             got = self._type_args[key] = TypeArg(c.root, dict(c.defs), self.classes, self.enums)
         return got
 
+    def reified(self, d: str, targs, make):
+        """`make(descriptor)` of descriptor `d` at type arguments `targs`, once per type."""
+        desc = reflect_std.bind_targs((_literal(d),), targs)[0]
+        k = (make, repr(desc))
+        got = self._reified.get(k)
+        if got is None:
+            got = self._reified[k] = make(self.reflection.program.static(desc))
+        return got
+
+    def _reified_test(self, t):
+        return self.type_predicate(typetest.of(t))
+
+    def _reified_arg(self, t):
+        return self.type_arg(ir.TypeArg(*typetest.type_arg(t, self.reflection.program.field_type)))
+
     def function_fqn(self, v) -> tuple[str, bool] | None:
         """The BAML function a function value runs, and whether it is a method bound to its
         receiver (None: a host callable or a builtin method)."""
@@ -190,8 +212,9 @@ class Runtime:
             return lambda v: type(v) is py
         if k == "null":
             return lambda v: v is None
-        if k == "function":
-            return lambda v: callable(v) and not isinstance(v, (Instance, type))
+        if k == "function":  # a function value whose signature fits (a host callable's: any)
+            refl, sig = self.reflection, t[1]
+            return lambda v: callable(v) and not isinstance(v, (Instance, type)) and refl.fn_is(v, sig)
         if k == "lit":
             lit = t[1]
             if isinstance(lit, int) and type(lit) not in (int, bool):  # a bigint literal (`3n`)

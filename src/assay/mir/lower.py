@@ -143,9 +143,13 @@ class FnLowerer:
         fdef = prog.index.functions.get(fqn) if parent is None else None
         # the type parameters `$targs` carries (a lambda reads its maker's)
         self.tparams: tuple = parent.tparams if parent is not None else ()
-        if fdef is not None and prog.reifying(fdef):
-            self.tparams = tuple(g.name for g in fdef.decl.generics)
-            names.append(mreflect.TARGS)
+        self.class_targs = 0  # a generic class's method: its receiver's type arguments come first
+        if fdef is not None and prog.reifying.reads(fdef):
+            cls = mreflect.class_generics(fdef)
+            self.tparams = cls + tuple(g.name for g in fdef.decl.generics)
+            self.class_targs = len(cls)
+            if prog.reifying(fdef):
+                names.append(mreflect.OWN_TARGS if cls else mreflect.TARGS)
             self.cells.add(mreflect.TARGS)
         self.param_names = names
         self.decl_params = decl_params
@@ -304,6 +308,11 @@ class FnLowerer:
                 self.scopes[-1][name] = cell
             else:
                 self.scopes[-1][name] = loc
+        if self.class_targs:  # `$targs`: the receiver's class's, then its own (mir/reflect.py)
+            own = self.lookup_local(mreflect.OWN_TARGS)
+            self.declare(mreflect.TARGS, self.native(
+                "$method_targs", self.read_local(self.lookup_local("self")),
+                self.read_local(own) if own is not None else ir.Const(None), ir.Const(self.class_targs)))
         has_default = [False] * (1 if self.has_self else 0)
         for p in self.decl_params:
             has_default.append(p.default is not None)
@@ -1205,13 +1214,19 @@ class FnLowerer:
 
     def type_arg_consts(self, n: int, e: ast.Call) -> list:
         """The run-time forms (ir.TypeArg) of a builtin call's `n` type arguments: as the checker
-        resolved or inferred them (`std_targs`), else as written; a type variable or a missing
-        one is unknown."""
+        resolved or inferred them (`std_targs`), else as written; a type parameter `$targs`
+        carries by its type argument; any other type variable or a missing one is unknown."""
         targs = getattr(e, "std_targs", None)
         if targs is None:
             targs = [self.resolve(ta) for ta in e.type_args]
         targs = (list(targs) + [T.UNKNOWN] * n)[:n]
-        return [ir.Const(ir.TypeArg(*typetest.type_arg(t, self.prog.field_type))) for t in targs]
+        return [self.type_arg_const(t, e) for t in targs]
+
+    def type_arg_const(self, t: T.Type, e: ast.Call) -> ir.Operand:
+        desc = self.reified(t)
+        if desc is not None:  # this function's type argument, made a TypeArg at run time
+            return self.native("$reified_type_arg", ir.Const(repr(desc)), self.targs(), span=e.span)
+        return ir.Const(ir.TypeArg(*typetest.type_arg(t, self.prog.field_type)))
 
     def reflect_call(self, path: list[str], e: ast.Call) -> ir.Operand:
         """`reflect.Type.of<T>()`, `reflect.Type.of_value(v)` (mir/reflect.py)."""
@@ -1225,7 +1240,7 @@ class FnLowerer:
                                              self.generics, self.tparams)
             targs: ir.Operand = ir.Const(None)
             if sreflect.has_tvar(desc):
-                targs = self.read_local(self.lookup_local(mreflect.TARGS))
+                targs = self.targs()
             elif T.has_tvar(t):
                 raise LowerError(e.type_args[0].span, "`reflect.Type.of` of a method's or a class's type "
                                  "parameter is not supported yet")
@@ -1247,10 +1262,13 @@ class FnLowerer:
             ps = [self.prog.types.resolve(p.type, fdef.namespace, frozenset(gens)) for p in fdef.decl.params]
             env = mreflect.infer_targs(gens, ps, [a.value for a in e.args if a.name is None])
         descs = tuple(sreflect.describe(env.get(g, T.UNKNOWN), self.tparams) for g in gens)
-        own: ir.Operand = ir.Const(None)
-        if sreflect.has_tvar(descs):
-            own = self.read_local(self.lookup_local(mreflect.TARGS))
+        own: ir.Operand = self.targs() if sreflect.has_tvar(descs) else ir.Const(None)
         return self.native("$bind_targs", ir.Const(repr(descs)), own, span=e.span)
+
+    def targs(self) -> ir.Operand:
+        """This function's `$targs` (None where it has none: its type arguments unknown)."""
+        loc = self.lookup_local(mreflect.TARGS)
+        return self.read_local(loc) if loc is not None else ir.Const(None)
 
     def bind_native(self, native, pos, kw, e):
         if not kw:
@@ -1300,7 +1318,7 @@ class FnLowerer:
             return
         if isinstance(pat, ast.PBind):
             if pat.type is not None and fail is not None:
-                self.test(ir.IsType(value, typetest.against(self.resolve(pat.type), static)), fail)
+                self.test(self.type_test(value, self.resolve(pat.type), static), fail)
             self.declare(pat.name, value, pat.span, self.resolve(pat.type) if pat.type is not None else None)
             return
         if isinstance(pat, ast.PLit):
@@ -1308,7 +1326,7 @@ class FnLowerer:
             self.test(ir.BinaryOp("==", value, ir.Const(lit)), fail)
             return
         if isinstance(pat, ast.PType):
-            self.test(ir.IsType(value, typetest.against(self.resolve(pat.type), static)), fail)
+            self.test(self.type_test(value, self.resolve(pat.type), static), fail)
             return
         if isinstance(pat, ast.POr):
             ok = self.new_block()
@@ -1334,7 +1352,7 @@ class FnLowerer:
             return
         if isinstance(pat, ast.PClass):
             if fail is not None:
-                self.test(ir.IsType(value, typetest.against(self.resolve(pat.type), static)), fail)
+                self.test(self.type_test(value, self.resolve(pat.type), static), fail)
             iface = self.resolve(pat.type)
             for fname, sub in pat.fields:
                 if isinstance(iface, T.IfaceT):  # an interface's field: through its implementation
@@ -1374,6 +1392,21 @@ class FnLowerer:
                     self.declare(pat.rest_name, rest, pat.span)
             return
         raise LowerError(getattr(pat, "span", None), "unsupported pattern")
+
+    def type_test(self, value: ir.Operand, t: T.Type, static):
+        """`value is t`: a type parameter of this function's by its type argument
+        (`$is_reified`, mir/reflect.py), any other type by its compiled test."""
+        desc = self.reified(t)
+        if desc is not None:
+            return ir.Use(self.native("$is_reified", value, ir.Const(repr(desc)), self.targs()))
+        return ir.IsType(value, typetest.against(t, static))
+
+    def reified(self, t: T.Type) -> tuple | None:
+        """The descriptor of `t` when it mentions a type parameter `$targs` carries."""
+        if not self.tparams or not T.has_tvar(t):
+            return None
+        desc = sreflect.describe(t, self.tparams)
+        return desc if sreflect.has_tvar(desc) else None
 
     def test(self, rvalue, fail: int | None) -> None:
         if fail is None:

@@ -123,6 +123,15 @@ def bind_targs(descs: tuple, targs) -> tuple:
     return tuple(R.subst(d, own) if R.has_tvar(d) else d for d in descs)
 
 
+def method_targs(recv, own, n: int) -> tuple:
+    """A generic class's method's `$targs`: its receiver's recorded type arguments (unknown
+    where it recorded none), then its own."""
+    rec = getattr(recv, "_targs", None)
+    cls = tuple(from_test(a) for a in _parse_targs(rec)) if rec else ()
+    cls = (cls + (R.UNKNOWN,) * n)[:n]
+    return cls + (own if type(own) is tuple else ())
+
+
 def of_value(refl, v) -> RType:
     return RType(describe_value(v, refl), refl)
 
@@ -304,6 +313,7 @@ class Reflection:
         self.mir = mir  # fqn → lowered MirFunction (a lambda's return type as inferred)
         self.compiler = None  # files, mounts, shared runtime, prefix → a program (set by the compiler)
         self.interned: dict = {}  # a descriptor's repr → the RType `reflect.Type.of` gives for it
+        self._sigs: dict = {}  # (fqn, bound) → the function's signature, type parameters open
 
     def function_desc(self, v) -> tuple:
         """A BAML function value's signature (a bound method's without `self`)."""
@@ -313,6 +323,33 @@ class Reflection:
         mir = self.mir.get(got[0])
         ret = mir.locals[0].ty if mir is not None else None
         return self.program.function_desc(got[0], got[1], ret)
+
+    def fn_is(self, v, sig: tuple) -> bool:
+        """Run-time `v is <function type sig>`: v's own signature within it; a value whose
+        signature Assay does not know (a host callable, a builtin's method) fits any."""
+        got = self.function_fqn(v)
+        if got is None or self.program is None:
+            return True
+        own = self._sigs.get(got)
+        if own is None:
+            mir = self.mir.get(got[0])
+            ret = mir.locals[0].ty if mir is not None else None
+            own = self._sigs[got] = self.program.function_desc(got[0], got[1], ret, tvars=True)
+        if own == R.UNKNOWN:
+            return True
+        if R.has_tvar(own):
+            own = R.subst(own, self.targs_of(v))
+        return R.fn_within(own, sig, self.implements)
+
+    def targs_of(self, v) -> tuple:
+        """The type arguments a function value's signature is at, as far as it shows them:
+        a bound method's class's from its receiver, a specialized generic function's
+        (`id<int>`) its own; the others left open (('tvar', k))."""
+        bound = getattr(v, "__self__", None)
+        recv = getattr(bound, "_targs", None) if isinstance(bound, Instance) else None
+        known = tuple(from_test(a) for a in _parse_targs(recv)) if recv else ()
+        known += getattr(v, "baml_targs", None) or ()
+        return known + tuple(("tvar", k) for k in range(len(known), 16))
 
     @property
     def names(self) -> dict | None:
