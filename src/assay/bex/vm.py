@@ -84,6 +84,8 @@ class Runtime:
             _literal(ds), targs))
         # a generic function's type parameters at run time (mir/reflect.py)
         self.natives["$method_targs"] = _NativeShim("$method_targs", reflect_std.method_targs)
+        self.natives["$specialize"] = _NativeShim("$specialize", specialize)
+        self.natives["$with_reified_targs"] = _NativeShim("$with_reified_targs", self._with_reified_targs)
         self._reified: dict = {}  # a descriptor's repr → its test's predicate / its TypeArg
         self.natives["$is_reified"] = _NativeShim("$is_reified", lambda v, d, targs: self.reified(
             d, targs, self._reified_test)(v))
@@ -171,13 +173,24 @@ class Runtime:
         return got
 
     def reified(self, d: str, targs, make):
-        """`make(descriptor)` of descriptor `d` at type arguments `targs`, once per type."""
-        desc = reflect_std.bind_targs((_literal(d),), targs)[0]
+        """`make` of the static type of descriptor `d` at type arguments `targs`, once per
+        type (`make` of the descriptors themselves where `d` is a tuple of them)."""
+        ds = _literal(d)
+        many = type(ds[0]) is tuple
+        desc = reflect_std.bind_targs(ds if many else (ds,), targs)
         k = (make, repr(desc))
         got = self._reified.get(k)
         if got is None:
-            got = self._reified[k] = make(self.reflection.program.static(desc))
+            got = self._reified[k] = make(desc if many else self.reflection.program.static(desc[0]))
         return got
+
+    def _with_reified_targs(self, obj, descs: str, targs):
+        """`Box<T> { … }` in a generic function: the instance records T's type argument."""
+        obj._targs = self.reified(descs, targs, self._targs_of)
+        return obj
+
+    def _targs_of(self, descs: tuple) -> str:
+        return repr(tuple(typetest.of(self.reflection.program.static(d)) for d in descs))
 
     def _reified_test(self, t):
         return self.type_predicate(typetest.of(t))
@@ -893,6 +906,18 @@ def _inner_code(make):
 
 
 CLOSURE_CODES: set = set()  # code objects of closures made by _closure_maker (BAML function values)
+
+
+def specialize(f, n: int, targs: tuple):
+    """`$specialize`: generic function `f` (of `n` parameters, then `$targs`) as a value at
+    type arguments `targs` (`id<int>`)."""
+    def specialized(*args):
+        return f(*args, *(OMITTED,) * (n - len(args)), targs)
+    specialized.baml_targs = targs
+    return specialized
+
+
+CLOSURE_CODES.add(_inner_code(specialize))
 
 
 def is_baml_function(rt: "Runtime", v) -> bool:

@@ -669,7 +669,11 @@ class FnLowerer:
         item = self.prog.index.lookup(self.namespace, path)
         kind = type(item).__name__
         if kind == "FunctionDef":
-            return ir.Const(ir.FnRef(_target(item)))
+            f = ir.Const(ir.FnRef(_target(item)))
+            if getattr(e, "type_args", None) and self.prog.reifying(item):  # `id<int>`: it keeps them
+                return self.native("$specialize", f, ir.Const(len(item.decl.params)),
+                                   self.targs_for(item, e), span=e.span)
+            return f
         if item is None and len(path) >= 2:
             enum = self.prog.index.lookup(self.namespace, path[:-1])
             if type(enum).__name__ == "EnumDef":
@@ -785,7 +789,12 @@ class FnLowerer:
             else:
                 fields.append(ir.Const(None))
         obj = self.to_temp(ir.ClassAgg(cls.fqn, fields), e.span)
-        if cls.decl.generics:
+        args = _static_type_args(cls, e) if cls.decl.generics else ()
+        if any(self.reified(a) for a in args):
+            # this function's type arguments, recorded as the instance's at run time
+            descs = tuple(sreflect.describe(a, self.tparams) for a in args)
+            obj = self.native("$with_reified_targs", obj, ir.Const(repr(descs)), self.targs(), span=e.span)
+        elif cls.decl.generics:
             # a generic instance records its type arguments (`Box<string>` is not `Box<int>`)
             targs = _type_args(cls, e)
             obj = self.native("$with_targs", obj, ir.Const(repr(targs)), span=e.span)
@@ -1622,6 +1631,23 @@ def _elem_is_float(e) -> bool:
 def _op_kind(le, re) -> str:
     a, b = _static_kind(le), _static_kind(re)
     return a if a == b and a in ("int", "float", "string", "bool") else ""
+
+
+def _static_type_args(cls, e: ast.ClassLit) -> tuple:
+    """A generic class literal's type arguments as the checker has them, else the static type
+    of the value given for the field declared as that parameter (unknown if none)."""
+    args = e.ty.args if isinstance(e.ty, T.ClassT) else ()
+    given = dict((n, v) for n, v in e.entries if n is not None)
+    out = []
+    for i, g in enumerate(cls.decl.generics):
+        a = args[i] if i < len(args) else None
+        if a is None or a == T.UNKNOWN:
+            f = next((f for f in cls.fields if isinstance(f.type, ast.TName) and f.type.path == [g.name]
+                      and not f.type.args), None)
+            vt = getattr(given.get(f.name), "ty", None) if f is not None else None
+            a = T.widen(vt) if vt is not None else T.UNKNOWN
+        out.append(a)
+    return tuple(out)
 
 
 def _type_args(cls, e: ast.ClassLit) -> tuple:

@@ -104,6 +104,10 @@ def reified_names(n, names: set) -> set:
                 return set(names)  # inferred from a type parameter: which one is not said
     elif isinstance(n, ast.ClassLit):
         tes.append(n.type)
+        if not n.type.args:  # `Box { v: x }`, x of type T: the instance records T
+            ts = [getattr(v, "ty", None) for _, v in n.entries]
+            if any(t is not None and T.has_tvar(t) for t in ts):
+                return set(names)
     elif isinstance(n, (ast.Name, ast.Field)):
         tes += getattr(n, "type_args", None) or ()  # `id<T>` as a value
     return {x.path[0] for te in tes for x in walk(te)
