@@ -10,7 +10,7 @@ import ast
 
 from ...sema import reflect as R
 from .. import ops
-from ..values import BigInt, Instance, RType, RView, Variant
+from ..values import OMITTED, BigInt, Instance, RType, RView, Variant
 from ._registry import _KIND_OF, METHODS, method
 
 
@@ -130,6 +130,46 @@ def method_targs(recv, own, n: int) -> tuple:
     cls = tuple(from_test(a) for a in _parse_targs(rec)) if rec else ()
     cls = (cls + (R.UNKNOWN,) * n)[:n]
     return cls + (own if type(own) is tuple else ())
+
+
+def host_targs(params: list, values: list, n: int, refl) -> tuple:
+    """The type arguments a host call's values show for parameter descriptors `params` (over
+    ('tvar', k)): each the union of what the values bound it to; unknown where a null or an
+    empty container is all there is (the engine's internal `$rust_type`); None where no
+    parameter's type names it."""
+    seen: dict[int, list] = {}
+    named: set = set()
+    for p, v in zip(params, values):
+        if v is not OMITTED:
+            named |= {k for k in range(n) if _names(p, k)}
+            _unify(p, describe_value(v, refl), seen)
+    return tuple(R.union(seen[k]) if k in seen else R.UNKNOWN if k in named else None for k in range(n))
+
+
+def _names(d, k: int) -> bool:
+    if type(d) is not tuple:
+        return False
+    return d == ("tvar", k) or any(_names(x, k) for x in d)
+
+
+def _unify(p: tuple, d: tuple, seen: dict) -> None:
+    k = p[0]
+    if d == R.UNKNOWN or d == R.NULL:
+        return
+    if k == "tvar":
+        seen.setdefault(p[1], []).append(d)
+    elif k == "array" and d[0] == "array":
+        _unify(p[1], d[1], seen)
+    elif k == "map" and d[0] == "map":
+        _unify(p[1], d[1], seen)
+        _unify(p[2], d[2], seen)
+    elif k == "union":  # `T?`: a value that is not null binds T
+        rest = [m for m in p[1] if m != R.NULL]
+        if len(rest) == 1:
+            _unify(rest[0], d, seen)
+    elif k == "class" and d[0] == "class" and d[1] == p[1] and len(d[2]) == len(p[2]):
+        for pa, da in zip(p[2], d[2]):
+            _unify(pa, da, seen)
 
 
 def of_value(refl, v) -> RType:
