@@ -84,7 +84,8 @@ class Runtime:
             _literal(ds), targs))
         # a generic function's type parameters at run time (mir/reflect.py)
         self.natives["$method_targs"] = _NativeShim("$method_targs", reflect_std.method_targs)
-        self.natives["$specialize"] = _NativeShim("$specialize", specialize)
+        self._specialized: dict = {}  # (function, type arguments) → its one value (`id<int> == id<int>`)
+        self.natives["$specialize"] = _NativeShim("$specialize", self.specialize)
         self.natives["$with_reified_targs"] = _NativeShim("$with_reified_targs", self._with_reified_targs)
         self._reified: dict = {}  # a descriptor's repr → its test's predicate / its TypeArg
         self.natives["$is_reified"] = _NativeShim("$is_reified", lambda v, d, targs: self.reified(
@@ -182,6 +183,13 @@ class Runtime:
         got = self._reified.get(k)
         if got is None:
             got = self._reified[k] = make(desc if many else self.reflection.program.static(desc[0]))
+        return got
+
+    def specialize(self, f, n: int, targs: tuple):
+        k = (self.function_fqn(f), targs)
+        got = self._specialized.get(k)
+        if got is None:
+            got = self._specialized[k] = specialize(f, n, targs)
         return got
 
     def _with_reified_targs(self, obj, descs: str, targs):

@@ -1270,6 +1270,10 @@ class FnLowerer:
         else:
             ps = [self.prog.types.resolve(p.type, fdef.namespace, frozenset(gens)) for p in fdef.decl.params]
             env = mreflect.infer_targs(gens, ps, [a.value for a in e.args if a.name is None])
+            expected = getattr(e, "expected_ty", None)
+            if expected is not None and len(env) < len(gens):  # `let x: int = decode_as(s)`
+                ret = self.prog.types.resolve(fdef.decl.ret, fdef.namespace, frozenset(gens))
+                mreflect.bind_expected(ret, expected, env, set(gens))
         descs = tuple(sreflect.describe(env.get(g, T.UNKNOWN), self.tparams) for g in gens)
         own: ir.Operand = self.targs() if sreflect.has_tvar(descs) else ir.Const(None)
         return self.native("$bind_targs", ir.Const(repr(descs)), own, span=e.span)

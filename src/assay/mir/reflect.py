@@ -124,6 +124,11 @@ def infer_targs(generics: list[str], params: list[T.Type], args: list) -> dict:
     return env
 
 
+def bind_expected(ret, expected, env: dict, names: set) -> None:
+    """Type arguments a call's expected type binds through the function's return type."""
+    _bind(ret, expected, env, names)
+
+
 def _bind(pt, at, env: dict, names: set) -> None:
     if isinstance(pt, T.TVar):
         if pt.name in names and pt.name not in env and at is not T.UNKNOWN and at is not T.NEVER:
