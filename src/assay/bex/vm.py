@@ -917,15 +917,19 @@ CLOSURE_CODES: set = set()  # code objects of closures made by _closure_maker (B
 
 
 def specialize(f, n: int, targs: tuple):
-    """`$specialize`: generic function `f` (of `n` parameters, then `$targs`) as a value at
-    type arguments `targs` (`id<int>`)."""
-    def specialized(*args):
-        return f(*args, *(OMITTED,) * (n - len(args)), targs)
+    """`$specialize`: generic function `f` (of `n` parameters, then `$targs`; n = -1: it takes
+    none) as a value at type arguments `targs` (`id<int>`), which its signature is at."""
+    if n < 0:
+        def specialized(*args):
+            return f(*args)
+    else:
+        def specialized(*args):
+            return f(*args, *(OMITTED,) * (n - len(args)), targs)
     specialized.baml_targs = targs
     return specialized
 
 
-CLOSURE_CODES.add(_inner_code(specialize))
+CLOSURE_CODES.update(c for c in specialize.__code__.co_consts if hasattr(c, "co_code"))
 
 
 def is_baml_function(rt: "Runtime", v) -> bool:

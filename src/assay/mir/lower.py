@@ -670,9 +670,9 @@ class FnLowerer:
         kind = type(item).__name__
         if kind == "FunctionDef":
             f = ir.Const(ir.FnRef(_target(item)))
-            if getattr(e, "type_args", None) and self.prog.reifying(item):  # `id<int>`: it keeps them
-                return self.native("$specialize", f, ir.Const(len(item.decl.params)),
-                                   self.targs_for(item, e), span=e.span)
+            if getattr(e, "type_args", None) and item.decl.generics:  # `id<int>`: it keeps them
+                n = len(item.decl.params) if self.prog.reifying(item) else -1  # -1: for its signature only
+                return self.native("$specialize", f, ir.Const(n), self.targs_for(item, e), span=e.span)
             return f
         if item is None and len(path) >= 2:
             enum = self.prog.index.lookup(self.namespace, path[:-1])

@@ -130,7 +130,7 @@ def within(a: tuple, b: tuple, implements) -> bool:
     Strict where the checker is conservative (`unknown` holds only `unknown`); a type
     parameter the value's function left open (('tvar', k)) fits anything.
     `implements(a, iface)`: the program's interface links."""
-    if a == b or b == UNKNOWN or a[0] == "tvar" or b[0] == "tvar" or a == ("prim", "never"):
+    if b == UNKNOWN or a[0] == "tvar" or b[0] == "tvar" or a == ("prim", "never") or key(a) == key(b):
         return True
     if a[0] == "union":
         return all(within(m, b, implements) for m in a[1])
@@ -143,22 +143,33 @@ def within(a: tuple, b: tuple, implements) -> bool:
         return (a[0] == "lit" and _lit_prim(a[1]) == b[1]) or (a[0] == "blit" and b[1] == "bigint")
     if k == "enum":
         return a[0] == "variant" and a[1] == b[1]
-    if k in ("array", "map", "class"):
-        return a[0] == k and key(a) == key(b)
+    if k == "array":  # containers and type arguments are invariant
+        return a[0] == k and _same(a[1], b[1], implements)
+    if k == "map":
+        return a[0] == k and _same(a[1], b[1], implements) and _same(a[2], b[2], implements)
+    if k == "class":
+        return (a[0] == k and a[1] == b[1] and len(a[2]) == len(b[2])
+                and all(_same(x, y, implements) for x, y in zip(a[2], b[2])))
     if k == "fn":
         return a[0] == "fn" and fn_within(a, b, implements)
     return False
 
 
+def _same(a: tuple, b: tuple, implements) -> bool:
+    return within(a, b, implements) and within(b, a, implements)
+
+
 def fn_within(v: tuple, t: tuple, implements) -> bool:
     """A function value of signature `v` is a `t`: its required parameters, as many as `t`'s,
-    each taking `t`'s (optional ones are not counted: `(int, int?) -> int` with a default
-    is only `(int) -> int`, as the engine checks), its result and what it throws within `t`'s."""
+    each taking `t`'s (defaulted ones are not counted: `(x: int, y: int = 1)` is a
+    `(int) -> int`, not a `(int, int) -> int`, as the engine checks), its result and what it
+    throws within `t`'s."""
     need = [p for _, p, opt in v[1] if not opt]
     if len(need) != len(t[1]):
         return False
+    # what it throws where sema's effects cannot tell (unknown) fits
     return (all(within(tp, vp, implements) for vp, (_, tp, _) in zip(need, t[1]))
-            and within(v[2], t[2], implements) and within(v[3], t[3], implements))
+            and within(v[2], t[2], implements) and (v[3] == UNKNOWN or within(v[3], t[3], implements)))
 
 
 def _lit_prim(v) -> str:
