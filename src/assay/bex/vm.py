@@ -186,6 +186,8 @@ class Runtime:
         return got
 
     def specialize(self, f, n: int, targs: tuple):
+        if isinstance(f, MethodType):  # bound to its receiver: a value of its own
+            return specialize(f, n, targs)
         k = (self.function_fqn(f), targs)
         got = self._specialized.get(k)
         if got is None:

@@ -722,6 +722,12 @@ class FnLowerer:
             if e.optional:
                 return self.null_guard(obj, lambda o: self.call(ir.Callee("fn", fqn), [o], span=e.span))
             return self.call(ir.Callee("fn", fqn), [obj], span=e.span)
+        cls = _static_class(e.obj)
+        m = cls.methods.get(e.name) if cls is not None and getattr(e, "type_args", None) else None
+        if m is not None and m.decl.generics and not e.optional:  # `v.m<int>`: it keeps them
+            bound = self.to_temp(ir.BoundMethod(obj, e.name), e.span)
+            n = len(m.decl.params) if self.prog.reifying(m) else -1
+            return self.native("$specialize", bound, ir.Const(n), self.targs_for(m, e), span=e.span)
         if e.name in self.prog.field_names and not _fieldless(e.obj):
             read = lambda o: ir.Load(ir.FieldPlace(o, e.name))  # noqa: E731
         else:
