@@ -21,6 +21,8 @@ from .bex.llmcall import LlmCallError, NoLlmClient
 from .compiler import Program, SourceError, compile_sources, describe_error, discover
 from .llm.handler import LlmHandler
 from .mir import typetest
+from .bex.stdlib import reflect as reflect_std
+from .sema.reflect import describe
 from .sema.types import show as show_type
 from .source import CompileError, SourceFile
 from .syntax import ingot as _ingot
@@ -259,7 +261,24 @@ class BamlProgram:
         if kwargs:
             raise MissingArgument(f"unknown argument `{next(iter(kwargs))}` of {fdef.name}",
                                   f"Invalid argument: extra arguments: {', '.join(kwargs)}")
+        if fdef.owner is None and self._p.lowering.reifying(fdef):
+            out.append(self._host_targs(fdef, out))
         return out
+
+    def _host_targs(self, fdef, values: list) -> tuple:
+        """A generic function's type arguments from the host's argument values (`$targs`), as
+        the engine infers them: each type parameter the union of the values' run-time types
+        where a parameter's type names it; one no value shows is a TypeError (the engine's)."""
+        gens = tuple(g.name for g in fdef.decl.generics)
+        resolve = self._p.lowering.types.resolve
+        descs = [describe(resolve(p.type, fdef.namespace, frozenset(gens)), gens) for p in fdef.decl.params]
+        got = reflect_std.host_targs(descs, values, len(gens), self._p.runtime.reflection)
+        for g, d in zip(gens, got):
+            if d is None:
+                raise TypeError(f"`{fdef.name}` is a generic BAML function, and BAML could not infer a type "
+                                f"for its type parameter `{g}` from the call arguments. Python callers must "
+                                f"specify it explicitly as a subscript — e.g. `{fdef.name}[int](...)`.")
+        return got
 
     def _omit(self):
         return OMITTED

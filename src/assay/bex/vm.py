@@ -93,6 +93,16 @@ class Runtime:
                 lambda f, p, want, n: f(refl, p, _literal(want), n), reflect_session.CONSTRUCTORS[cname]))
         self.natives["$bind_targs"] = _NativeShim("$bind_targs", lambda ds, targs: reflect_std.bind_targs(
             _literal(ds), targs))
+        # a generic function's type parameters at run time (mir/reflect.py)
+        self.natives["$method_targs"] = _NativeShim("$method_targs", reflect_std.method_targs)
+        self._specialized: dict = {}  # (function, type arguments) → its one value (`id<int> == id<int>`)
+        self.natives["$specialize"] = _NativeShim("$specialize", self.specialize)
+        self.natives["$with_reified_targs"] = _NativeShim("$with_reified_targs", self._with_reified_targs)
+        self._reified: dict = {}  # a descriptor's repr → its test's predicate / its TypeArg
+        self.natives["$is_reified"] = _NativeShim("$is_reified", lambda v, d, targs: self.reified(
+            d, targs, self._reified_test)(v))
+        self.natives["$reified_type_arg"] = _NativeShim("$reified_type_arg", lambda d, targs: self.reified(
+            d, targs, self._reified_arg))
         self._lock = threading.RLock()  # lazy compilation and space creation, across threads
         self.trace_lines: dict = {}  # generated code object → (fqn, file, BAML line per Python line)
         self.plain = CodeSpace(self, ())
@@ -174,6 +184,41 @@ class Runtime:
             got = self._type_args[key] = TypeArg(c.root, dict(c.defs), self.classes, self.enums)
         return got
 
+    def reified(self, d: str, targs, make):
+        """`make` of the static type of descriptor `d` at type arguments `targs`, once per
+        type (`make` of the descriptors themselves where `d` is a tuple of them)."""
+        ds = _literal(d)
+        many = type(ds[0]) is tuple
+        desc = reflect_std.bind_targs(ds if many else (ds,), targs)
+        k = (make, repr(desc))
+        got = self._reified.get(k)
+        if got is None:
+            got = self._reified[k] = make(desc if many else self.reflection.program.static(desc[0]))
+        return got
+
+    def specialize(self, f, n: int, targs: tuple):
+        if isinstance(f, MethodType):  # bound to its receiver: a value of its own
+            return specialize(f, n, targs)
+        k = (self.function_fqn(f), targs)
+        got = self._specialized.get(k)
+        if got is None:
+            got = self._specialized[k] = specialize(f, n, targs)
+        return got
+
+    def _with_reified_targs(self, obj, descs: str, targs):
+        """`Box<T> { … }` in a generic function: the instance records T's type argument."""
+        obj._targs = self.reified(descs, targs, self._targs_of)
+        return obj
+
+    def _targs_of(self, descs: tuple) -> str:
+        return repr(tuple(typetest.of(self.reflection.program.static(d)) for d in descs))
+
+    def _reified_test(self, t):
+        return self.type_predicate(typetest.of(t))
+
+    def _reified_arg(self, t):
+        return self.type_arg(ir.TypeArg(*typetest.type_arg(t, self.reflection.program.field_type)))
+
     def function_fqn(self, v) -> tuple[str, bool] | None:
         """The BAML function a function value runs, and whether it is a method bound to its
         receiver (None: a host callable or a builtin method)."""
@@ -201,8 +246,9 @@ class Runtime:
             return lambda v: type(v) is py
         if k == "null":
             return lambda v: v is None
-        if k == "function":
-            return lambda v: callable(v) and not isinstance(v, (Instance, type))
+        if k == "function":  # a function value whose signature fits (a host callable's: any)
+            refl, sig = self.reflection, t[1]
+            return lambda v: callable(v) and not isinstance(v, (Instance, type)) and refl.fn_is(v, sig)
         if k == "lit":
             lit = t[1]
             if isinstance(lit, int) and type(lit) not in (int, bool):  # a bigint literal (`3n`)
@@ -890,6 +936,22 @@ def _inner_code(make):
 
 
 CLOSURE_CODES: set = set()  # code objects of closures made by _closure_maker (BAML function values)
+
+
+def specialize(f, n: int, targs: tuple):
+    """`$specialize`: generic function `f` (of `n` parameters, then `$targs`; n = -1: it takes
+    none) as a value at type arguments `targs` (`id<int>`), which its signature is at."""
+    if n < 0:
+        def specialized(*args):
+            return f(*args)
+    else:
+        def specialized(*args):
+            return f(*args, *(OMITTED,) * (n - len(args)), targs)
+    specialized.baml_targs = targs
+    return specialized
+
+
+CLOSURE_CODES.update(c for c in specialize.__code__.co_consts if hasattr(c, "co_code"))
 
 
 def is_baml_function(rt: "Runtime", v) -> bool:

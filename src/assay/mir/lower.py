@@ -144,9 +144,13 @@ class FnLowerer:
         fdef = prog.index.functions.get(fqn) if parent is None else None
         # the type parameters `$targs` carries (a lambda reads its maker's)
         self.tparams: tuple = parent.tparams if parent is not None else ()
-        if fdef is not None and prog.reifying(fdef):
-            self.tparams = tuple(g.name for g in fdef.decl.generics)
-            names.append(mreflect.TARGS)
+        self.class_targs = 0  # a generic class's method: its receiver's type arguments come first
+        if fdef is not None and prog.reifying.reads(fdef):
+            cls = mreflect.class_generics(fdef)
+            self.tparams = cls + tuple(g.name for g in fdef.decl.generics)
+            self.class_targs = len(cls)
+            if prog.reifying(fdef):
+                names.append(mreflect.OWN_TARGS if cls else mreflect.TARGS)
             self.cells.add(mreflect.TARGS)
         self.param_names = names
         self.decl_params = decl_params
@@ -305,6 +309,11 @@ class FnLowerer:
                 self.scopes[-1][name] = cell
             else:
                 self.scopes[-1][name] = loc
+        if self.class_targs:  # `$targs`: the receiver's class's, then its own (mir/reflect.py)
+            own = self.lookup_local(mreflect.OWN_TARGS)
+            self.declare(mreflect.TARGS, self.native(
+                "$method_targs", self.read_local(self.lookup_local("self")),
+                self.read_local(own) if own is not None else ir.Const(None), ir.Const(self.class_targs)))
         has_default = [False] * (1 if self.has_self else 0)
         for p in self.decl_params:
             has_default.append(p.default is not None)
@@ -682,7 +691,11 @@ class FnLowerer:
         item = self.prog.index.lookup(self.namespace, path)
         kind = type(item).__name__
         if kind == "FunctionDef":
-            return ir.Const(ir.FnRef(_target(item)))
+            f = ir.Const(ir.FnRef(_target(item)))
+            if getattr(e, "type_args", None) and item.decl.generics:  # `id<int>`: it keeps them
+                n = len(item.decl.params) if self.prog.reifying(item) else -1  # -1: for its signature only
+                return self.native("$specialize", f, ir.Const(n), self.targs_for(item, e), span=e.span)
+            return f
         if item is None and len(path) >= 2:
             enum = self.prog.index.lookup(self.namespace, path[:-1])
             if type(enum).__name__ == "EnumDef":
@@ -737,6 +750,12 @@ class FnLowerer:
             if e.optional:
                 return self.null_guard(obj, lambda o: self.call(ir.Callee("fn", fqn), [o], span=e.span))
             return self.call(ir.Callee("fn", fqn), [obj], span=e.span)
+        cls = _static_class(e.obj)
+        m = cls.methods.get(e.name) if cls is not None and getattr(e, "type_args", None) else None
+        if m is not None and m.decl.generics and not e.optional:  # `v.m<int>`: it keeps them
+            bound = self.to_temp(ir.BoundMethod(obj, e.name), e.span)
+            n = len(m.decl.params) if self.prog.reifying(m) else -1
+            return self.native("$specialize", bound, ir.Const(n), self.targs_for(m, e), span=e.span)
         if e.name in self.prog.field_names and not _fieldless(e.obj):
             read = lambda o: ir.Load(ir.FieldPlace(o, e.name))  # noqa: E731
         else:
@@ -804,7 +823,12 @@ class FnLowerer:
             else:
                 fields.append(ir.Const(None))
         obj = self.to_temp(ir.ClassAgg(cls.fqn, fields), e.span)
-        if cls.decl.generics:
+        args = _static_type_args(cls, e) if cls.decl.generics else ()
+        if any(self.reified(a) for a in args):
+            # this function's type arguments, recorded as the instance's at run time
+            descs = tuple(sreflect.describe(a, self.tparams) for a in args)
+            obj = self.native("$with_reified_targs", obj, ir.Const(repr(descs)), self.targs(), span=e.span)
+        elif cls.decl.generics:
             # a generic instance records its type arguments (`Box<string>` is not `Box<int>`)
             targs = _type_args(cls, e)
             obj = self.native("$with_targs", obj, ir.Const(repr(targs)), span=e.span)
@@ -1237,13 +1261,19 @@ class FnLowerer:
 
     def type_arg_consts(self, n: int, e: ast.Call) -> list:
         """The run-time forms (ir.TypeArg) of a builtin call's `n` type arguments: as the checker
-        resolved or inferred them (`std_targs`), else as written; a type variable or a missing
-        one is unknown."""
+        resolved or inferred them (`std_targs`), else as written; a type parameter `$targs`
+        carries by its type argument; any other type variable or a missing one is unknown."""
         targs = getattr(e, "std_targs", None)
         if targs is None:
             targs = [self.resolve(ta) for ta in e.type_args]
         targs = (list(targs) + [T.UNKNOWN] * n)[:n]
-        return [ir.Const(ir.TypeArg(*typetest.type_arg(t, self.prog.field_type))) for t in targs]
+        return [self.type_arg_const(t, e) for t in targs]
+
+    def type_arg_const(self, t: T.Type, e: ast.Call) -> ir.Operand:
+        desc = self.reified(t)
+        if desc is not None:  # this function's type argument, made a TypeArg at run time
+            return self.native("$reified_type_arg", ir.Const(repr(desc)), self.targs(), span=e.span)
+        return ir.Const(ir.TypeArg(*typetest.type_arg(t, self.prog.field_type)))
 
     def reflect_call(self, path: list[str], e: ast.Call) -> ir.Operand:
         """`reflect.Type.of<T>()`, `reflect.Type.of_value(v)` (mir/reflect.py)."""
@@ -1257,7 +1287,7 @@ class FnLowerer:
                                              self.generics, self.tparams)
             targs: ir.Operand = ir.Const(None)
             if sreflect.has_tvar(desc):
-                targs = self.read_local(self.lookup_local(mreflect.TARGS))
+                targs = self.targs()
             elif T.has_tvar(t):
                 raise LowerError(e.type_args[0].span, "`reflect.Type.of` of a method's or a class's type "
                                  "parameter is not supported yet")
@@ -1278,11 +1308,18 @@ class FnLowerer:
         else:
             ps = [self.prog.types.resolve(p.type, fdef.namespace, frozenset(gens)) for p in fdef.decl.params]
             env = mreflect.infer_targs(gens, ps, [a.value for a in e.args if a.name is None])
+            expected = getattr(e, "expected_ty", None)
+            if expected is not None and len(env) < len(gens):  # `let x: int = decode_as(s)`
+                ret = self.prog.types.resolve(fdef.decl.ret, fdef.namespace, frozenset(gens))
+                mreflect.bind_expected(ret, expected, env, set(gens))
         descs = tuple(sreflect.describe(env.get(g, T.UNKNOWN), self.tparams) for g in gens)
-        own: ir.Operand = ir.Const(None)
-        if sreflect.has_tvar(descs):
-            own = self.read_local(self.lookup_local(mreflect.TARGS))
+        own: ir.Operand = self.targs() if sreflect.has_tvar(descs) else ir.Const(None)
         return self.native("$bind_targs", ir.Const(repr(descs)), own, span=e.span)
+
+    def targs(self) -> ir.Operand:
+        """This function's `$targs` (None where it has none: its type arguments unknown)."""
+        loc = self.lookup_local(mreflect.TARGS)
+        return self.read_local(loc) if loc is not None else ir.Const(None)
 
     def bind_native(self, native, pos, kw, e):
         if not kw:
@@ -1332,7 +1369,7 @@ class FnLowerer:
             return
         if isinstance(pat, ast.PBind):
             if pat.type is not None and fail is not None:
-                self.test(ir.IsType(value, typetest.against(self.resolve(pat.type), static)), fail)
+                self.test(self.type_test(value, self.resolve(pat.type), static), fail)
             self.declare(pat.name, value, pat.span, self.resolve(pat.type) if pat.type is not None else None)
             return
         if isinstance(pat, ast.PLit):
@@ -1340,7 +1377,7 @@ class FnLowerer:
             self.test(ir.BinaryOp("==", value, ir.Const(lit)), fail)
             return
         if isinstance(pat, ast.PType):
-            self.test(ir.IsType(value, typetest.against(self.resolve(pat.type), static)), fail)
+            self.test(self.type_test(value, self.resolve(pat.type), static), fail)
             return
         if isinstance(pat, ast.POr):
             ok = self.new_block()
@@ -1366,7 +1403,7 @@ class FnLowerer:
             return
         if isinstance(pat, ast.PClass):
             if fail is not None:
-                self.test(ir.IsType(value, typetest.against(self.resolve(pat.type), static)), fail)
+                self.test(self.type_test(value, self.resolve(pat.type), static), fail)
             iface = self.resolve(pat.type)
             for fname, sub in pat.fields:
                 if isinstance(iface, T.IfaceT):  # an interface's field: through its implementation
@@ -1406,6 +1443,21 @@ class FnLowerer:
                     self.declare(pat.rest_name, rest, pat.span)
             return
         raise LowerError(getattr(pat, "span", None), "unsupported pattern")
+
+    def type_test(self, value: ir.Operand, t: T.Type, static):
+        """`value is t`: a type parameter of this function's by its type argument
+        (`$is_reified`, mir/reflect.py), any other type by its compiled test."""
+        desc = self.reified(t)
+        if desc is not None:
+            return ir.Use(self.native("$is_reified", value, ir.Const(repr(desc)), self.targs()))
+        return ir.IsType(value, typetest.against(t, static))
+
+    def reified(self, t: T.Type) -> tuple | None:
+        """The descriptor of `t` when it mentions a type parameter `$targs` carries."""
+        if not self.tparams or not T.has_tvar(t):
+            return None
+        desc = sreflect.describe(t, self.tparams)
+        return desc if sreflect.has_tvar(desc) else None
 
     def test(self, rvalue, fail: int | None) -> None:
         if fail is None:
@@ -1617,6 +1669,23 @@ def _elem_is_float(e) -> bool:
 def _op_kind(le, re) -> str:
     a, b = _static_kind(le), _static_kind(re)
     return a if a == b and a in ("int", "float", "string", "bool") else ""
+
+
+def _static_type_args(cls, e: ast.ClassLit) -> tuple:
+    """A generic class literal's type arguments as the checker has them, else the static type
+    of the value given for the field declared as that parameter (unknown if none)."""
+    args = e.ty.args if isinstance(e.ty, T.ClassT) else ()
+    given = dict((n, v) for n, v in e.entries if n is not None)
+    out = []
+    for i, g in enumerate(cls.decl.generics):
+        a = args[i] if i < len(args) else None
+        if a is None or a == T.UNKNOWN:
+            f = next((f for f in cls.fields if isinstance(f.type, ast.TName) and f.type.path == [g.name]
+                      and not f.type.args), None)
+            vt = getattr(given.get(f.name), "ty", None) if f is not None else None
+            a = T.widen(vt) if vt is not None else T.UNKNOWN
+        out.append(a)
+    return tuple(out)
 
 
 def _type_args(cls, e: ast.ClassLit) -> tuple:

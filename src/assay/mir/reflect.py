@@ -2,12 +2,14 @@
 made a type value by the native `$type_of`; `reflect.Type.of_value(v)` the native
 `$type_of_value`. Any other `reflect.*` name is a located "not supported yet".
 
-Type arguments at run time: a generic free function that reifies its type parameters (its
-body, lambdas included, asks `reflect.Type.of<…T…>()`, or calls such a function) takes one
-hidden trailing parameter `$targs`, the descriptors of its type arguments in declaration
-order. A direct call passes them (written, or inferred from the arguments' static types), made
-from the caller's own `$targs` where they mention the caller's type parameters. A call that
-passes none (through a function value, or from the host) leaves them unknown."""
+Type arguments at run time: a generic function that reifies its type parameters (`Reifying`)
+takes one hidden trailing parameter `$targs`, the descriptors of its type arguments in
+declaration order. A direct call passes them (written, or inferred from the arguments' static
+types), made from the caller's own `$targs` where they mention the caller's type parameters;
+a specialized function value (`id<int>`) carries them. A call that passes none (through an
+unspecialized function value, from the host) leaves them unknown. A method of a generic class
+reads its class's from its receiver: in its body `$targs` is the class's type arguments, then
+its own (its hidden parameter `$own_targs`)."""
 from __future__ import annotations
 
 from ..sema import reflect as R
@@ -16,6 +18,7 @@ from ..sema import types as T
 from ..syntax import ast
 
 TARGS = "$targs"  # the hidden parameter's name
+OWN_TARGS = "$own_targs"  # a generic class's method's own
 # the pure static constructors, each a native `$<name>` (bex/stdlib/reflect.py)
 CONSTRUCTORS = {"reflect.Map.new": ("key", "value"), "reflect.Union.new": ("types",),
                 "reflect.Literal.new": ("value",), "reflect.Enum.get_value": ("value",),
@@ -32,40 +35,83 @@ def call_path_of(e: ast.Call) -> list[str] | None:
     return parts[::-1]
 
 
-def mentions(te, names: set) -> bool:
-    return any(isinstance(n, ast.TName) and len(n.path) == 1 and n.path[0] in names for n in walk(te))
-
-
 class Reifying:
-    """Which generic free functions take `$targs` (memoised; a cycle counts as not)."""
+    """Which generic functions need their type arguments at run time (memoised; a cycle
+    counts as not): those whose body, lambdas included, reifies a type parameter (`x is T`, a
+    typed pattern on T, `decode<T>`, `reflect.Type.of<T>()`, `Box<T> { … }`, `f<T>(…)`) or
+    calls such a function. `__call__`: takes the hidden `$targs` (its own type parameters);
+    `reads`: needs `$targs` in its body (a method of a generic class: also its class's, from
+    the receiver)."""
 
     def __init__(self, index):
         self.index = index
-        self._memo: dict[int, bool] = {}
+        self._memo: dict[int, tuple[bool, bool]] = {}
 
     def __call__(self, fdef) -> bool:
+        return self._scan(fdef)[0]
+
+    def reads(self, fdef) -> bool:
+        own, cls = self._scan(fdef)
+        return own or cls
+
+    def _scan(self, fdef) -> tuple[bool, bool]:
         k = id(fdef)
         if k not in self._memo:
-            self._memo[k] = False  # while busy: a recursive call adds nothing
+            self._memo[k] = (False, False)  # while busy: a recursive call adds nothing
             self._memo[k] = self._reifies(fdef)
         return self._memo[k]
 
-    def _reifies(self, fdef) -> bool:
+    def _reifies(self, fdef) -> tuple[bool, bool]:
         d = fdef.decl
-        if fdef.owner is not None or not d.generics or d.body is None:
-            return False
-        names = {g.name for g in d.generics}
+        owner = class_generics(fdef)
+        if (not d.generics and not owner) or d.body is None:
+            return False, False
+        own, cls = {g.name for g in d.generics}, set(owner)
+        got: set = set()
         for n in walk(d.body):
-            if not isinstance(n, ast.Call):
-                continue
-            path = call_path_of(n)
-            if path == ["reflect", "Type", "of"] and any(mentions(ta, names) for ta in n.type_args):
-                return True
-            if path is not None and path[0] != "reflect":
-                item = self.index.lookup(fdef.namespace, path)
-                if type(item).__name__ == "FunctionDef" and item is not fdef and self(item):
-                    return True
-        return False
+            got |= reified_names(n, own | cls)
+            if isinstance(n, ast.Call) and self._calls_reifying(fdef, n):
+                got |= own | cls
+            if own <= got and cls <= got:
+                break
+        return bool(own & got), bool(cls & got)
+
+    def _calls_reifying(self, fdef, n: ast.Call) -> bool:
+        path = call_path_of(n)
+        if path is None or path[0] == "reflect":
+            return False
+        item = self.index.lookup(fdef.namespace, path)
+        return type(item).__name__ == "FunctionDef" and item is not fdef and self(item)
+
+
+def class_generics(fdef) -> tuple:
+    """The type parameters of a method's generic class (its receiver carries them)."""
+    o = fdef.owner
+    if o is None or type(o).__name__ != "ClassDef" or not fdef.decl.has_self:
+        return ()
+    return tuple(g.name for g in o.decl.generics)
+
+
+def reified_names(n, names: set) -> set:
+    """The type parameters among `names` that AST node `n` needs at run time."""
+    tes: list = []
+    if isinstance(n, (ast.PType, ast.PClass)) or (isinstance(n, ast.PBind) and n.type is not None):
+        tes.append(n.type)
+    elif isinstance(n, ast.Call):
+        tes += n.type_args
+        for t in getattr(n, "std_targs", None) or ():
+            if T.has_tvar(t):
+                return set(names)  # inferred from a type parameter: which one is not said
+    elif isinstance(n, ast.ClassLit):
+        tes.append(n.type)
+        if not n.type.args:  # `Box { v: x }`, x of type T: the instance records T
+            ts = [getattr(v, "ty", None) for _, v in n.entries]
+            if any(t is not None and T.has_tvar(t) for t in ts):
+                return set(names)
+    elif isinstance(n, (ast.Name, ast.Field)):
+        tes += getattr(n, "type_args", None) or ()  # `id<T>` as a value
+    return {x.path[0] for te in tes for x in walk(te)
+            if isinstance(x, ast.TName) and len(x.path) == 1 and x.path[0] in names}
 
 
 def infer_targs(generics: list[str], params: list[T.Type], args: list) -> dict:
@@ -76,6 +122,11 @@ def infer_targs(generics: list[str], params: list[T.Type], args: list) -> dict:
         if at is not None:
             _bind(pt, T.widen(at), env, set(generics))
     return env
+
+
+def bind_expected(ret, expected, env: dict, names: set) -> None:
+    """Type arguments a call's expected type binds through the function's return type."""
+    _bind(ret, expected, env, names)
 
 
 def _bind(pt, at, env: dict, names: set) -> None:

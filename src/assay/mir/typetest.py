@@ -2,7 +2,8 @@
 a static type (sema/types.py) as the one resolver (sema/resolve.py) produced it.
 
 A test is a small tuple, hashable and printable:
-  ('any',) ('never',) ('int',) ('float',) ('string',) ('bool',) ('null',) ('function',)
+  ('any',) ('never',) ('int',) ('float',) ('string',) ('bool',) ('null',)
+  ('function', signature) (a descriptor of sema/reflect.py: a function value whose own is within it)
   ('lit', value) ('class', fqn) ('class', fqn, (arg, ...)) ('enum', fqn) ('variant', enum_fqn, name)
   ('array', elem) ('map', key, value) ('union', (t, ...)) ('panic',) (any baml.panics.*)
   ('arrays', (elem, ...), k) ('maps', ((key, value), ...), k): a container built as the k-th of
@@ -10,6 +11,7 @@ A test is a small tuple, hashable and printable:
 """
 from __future__ import annotations
 
+from ..sema import reflect as R
 from ..sema import types as T
 
 # uint8array has no run-time test yet: it tests as any, as before the one resolver
@@ -34,14 +36,35 @@ def of(t: T.Type) -> tuple:
         return ("class", t.cls.fqn, tuple(of(a) for a in t.args)) if t.args else ("class", t.cls.fqn)
     if isinstance(t, T.EnumT):
         return ("variant", t.enum.fqn, t.variant) if t.variant else ("enum", t.enum.fqn)
-    if isinstance(t, T.FuncT):
-        return ("function",)
+    if isinstance(t, T.FuncT):  # a function value's signature within this one (R.fn_within)
+        return ("function", R.describe(t, _tvar_names(t)))
     if isinstance(t, T.IfaceT):  # any implementing type (at these type arguments)
         impls = [i for i in t.iface.impls_at(t.args) if i.target is not None]
         return _union([of(i.target) for i in impls]) if impls else ("never",)
     if isinstance(t, T.StdT):
         return _std(t)
     return ("any",)
+
+
+def _tvar_names(t: T.Type) -> tuple:
+    """The type variables `t` mentions: described as ('tvar', k), which any type fits."""
+    out: list = []
+    todo = [t]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, T.TVar):
+            out.append(x.name)
+        elif isinstance(x, T.FuncT):
+            todo += [p for _, p, _ in x.params] + [x.ret] + ([x.throws] if x.throws is not None else [])
+        elif isinstance(x, T.Union):
+            todo += list(x.members)
+        elif isinstance(x, T.Arr):
+            todo.append(x.elem)
+        elif isinstance(x, T.MapT):
+            todo += [x.key, x.val]
+        elif isinstance(x, (T.ClassT, T.IfaceT)):
+            todo += list(x.args)
+    return tuple(dict.fromkeys(out))
 
 
 def against(t: T.Type, static: "T.Type | None") -> tuple:

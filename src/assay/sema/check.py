@@ -1238,6 +1238,8 @@ class Checker(LlmChecks):
         if fd is not None and not isinstance(ft, NativeFuncT):
             if fd.decl.generics and not e.type_args and self.no_expected is e:
                 self.uninferable(e, fd)
+            if fd.decl.generics and not e.type_args and expected is not UNKNOWN:
+                e.expected_ty = expected  # type arguments the result binds, for lowering (`$targs`)
             if fd.decl.generics and e.type_args:
                 env = dict(env)
                 for g, ta in zip(fd.decl.generics, e.type_args):

@@ -125,6 +125,57 @@ def key(d: tuple):
     return d
 
 
+def within(a: tuple, b: tuple, implements) -> bool:
+    """Run-time `is` of a function's signature: is every value of descriptor `a` a `b`?
+    Strict where the checker is conservative (`unknown` holds only `unknown`); a type
+    parameter the value's function left open (('tvar', k)) fits anything.
+    `implements(a, iface)`: the program's interface links."""
+    if b == UNKNOWN or a[0] == "tvar" or b[0] == "tvar" or a == ("prim", "never") or key(a) == key(b):
+        return True
+    if a[0] == "union":
+        return all(within(m, b, implements) for m in a[1])
+    if b[0] == "union":
+        return any(within(a, m, implements) for m in b[1])
+    if b[0] == "iface":
+        return implements(a, b)
+    k = b[0]
+    if k == "prim":
+        return (a[0] == "lit" and _lit_prim(a[1]) == b[1]) or (a[0] == "blit" and b[1] == "bigint")
+    if k == "enum":
+        return a[0] == "variant" and a[1] == b[1]
+    if k == "array":  # containers and type arguments are invariant
+        return a[0] == k and _same(a[1], b[1], implements)
+    if k == "map":
+        return a[0] == k and _same(a[1], b[1], implements) and _same(a[2], b[2], implements)
+    if k == "class":
+        return (a[0] == k and a[1] == b[1] and len(a[2]) == len(b[2])
+                and all(_same(x, y, implements) for x, y in zip(a[2], b[2])))
+    if k == "fn":
+        return a[0] == "fn" and fn_within(a, b, implements)
+    return False
+
+
+def _same(a: tuple, b: tuple, implements) -> bool:
+    return within(a, b, implements) and within(b, a, implements)
+
+
+def fn_within(v: tuple, t: tuple, implements) -> bool:
+    """A function value of signature `v` is a `t`: its required parameters, as many as `t`'s,
+    each taking `t`'s (defaulted ones are not counted: `(x: int, y: int = 1)` is a
+    `(int) -> int`, not a `(int, int) -> int`, as the engine checks), its result and what it
+    throws within `t`'s."""
+    need = [p for _, p, opt in v[1] if not opt]
+    if len(need) != len(t[1]):
+        return False
+    # what it throws where sema's effects cannot tell (unknown) fits
+    return (all(within(tp, vp, implements) for vp, (_, tp, _) in zip(need, t[1]))
+            and within(v[2], t[2], implements) and (v[3] == UNKNOWN or within(v[3], t[3], implements)))
+
+
+def _lit_prim(v) -> str:
+    return "bool" if type(v) is bool else "int" if type(v) is int else "float" if type(v) is float else "string"
+
+
 def display(fqn: str) -> str:
     """A declaration's name as the engine renders it: namespace-qualified, no `user.` root."""
     return fqn[5:] if fqn.startswith("user.") else fqn
@@ -319,6 +370,10 @@ class Reflector:
             return T.FuncT(ps, self.static(d[2]), self.static(d[3]))
         return T.UNKNOWN
 
+    def field_type(self, cls, f) -> T.Type:
+        """A class field's static type, over the class's own type parameters."""
+        return self.resolver.resolve(f.type, cls.namespace, frozenset(g.name for g in cls.decl.generics))
+
     def implements(self, t: tuple, iface: tuple) -> bool:
         """BAML's `t.implements(iface)`: nominal, at iface's type arguments; an interface (or
         anything not concrete) implements nothing."""
@@ -354,11 +409,12 @@ class Reflector:
             return []
         return [(v.name, meta(v.attrs, None)) for v in ed.decl.variants]
 
-    def function_desc(self, fqn: str, bound: bool, lambda_ret=None) -> tuple:
+    def function_desc(self, fqn: str, bound: bool, lambda_ret=None, tvars: bool = False) -> tuple:
         """The signature of function `fqn` (a lambda's as the checker typed it, its return
         type `lambda_ret` when it declares none); what it throws is its declared `throws`, else
         what sema's effects inferred (widened for a named function, as the engine does;
-        inferred unions in the engine's order)."""
+        inferred unions in the engine's order). `tvars`: type parameters as ('tvar', k), k
+        over the owner class's then the function's own (a lambda's: its maker's), not unknown."""
         base, _, lam = fqn.partition(".<lambda@")
         fdef = self.index.functions.get(base)
         body = fdef.decl.body if fdef is not None else self.test_bodies.get(base)
@@ -372,7 +428,8 @@ class Reflector:
                 return UNKNOWN
             thrown = effects.throws(id(node)) if effects is not None else None
             ret = ft.ret if node.ret is not None or lambda_ret is None else _sorted(T.widen(lambda_ret))
-            return describe(T.FuncT(ft.params, ret, _sorted(thrown) if thrown is not None else T.UNKNOWN))
+            return describe(T.FuncT(ft.params, ret, _sorted(thrown) if thrown is not None else T.UNKNOWN),
+                            _tparams(fdef) if tvars and fdef is not None else ())
         if fdef is None:
             return UNKNOWN
         d = fdef.decl
@@ -385,7 +442,8 @@ class Reflector:
         if thrown is not None and d.throws is None:
             thrown = _sorted(T.widen(thrown))
         ret = self.resolver.resolve(d.ret, fdef.namespace, gens)
-        return describe(T.FuncT(ps, ret, thrown if thrown is not None else T.UNKNOWN))
+        return describe(T.FuncT(ps, ret, thrown if thrown is not None else T.UNKNOWN),
+                        _tparams(fdef) if tvars else ())
 
     @staticmethod
     def _lambda(body, fqn: str):
@@ -396,6 +454,12 @@ class Reflector:
             if isinstance(n, ast.Lambda) and n.span.line_col == (line, col):
                 return n
         return None
+
+
+def _tparams(fdef) -> tuple:
+    """A function's type parameters: its owner class's, then its own."""
+    owner = fdef.owner.decl.generics if fdef.owner is not None and hasattr(fdef.owner.decl, "generics") else ()
+    return tuple(g.name for g in owner) + tuple(g.name for g in fdef.decl.generics)
 
 
 def _sorted(t: T.Type) -> T.Type:

@@ -10,7 +10,7 @@ import ast
 
 from ...sema import reflect as R
 from .. import ops
-from ..values import BigInt, Instance, RType, RView, TypedList, TypedMap, Variant
+from ..values import OMITTED, BigInt, Instance, RType, RView, TypedList, TypedMap, Variant
 from ._registry import _KIND_OF, METHODS, method
 
 
@@ -126,6 +126,55 @@ def bind_targs(descs: tuple, targs) -> tuple:
     """The type arguments a call passes to a reifying generic function (`$targs`)."""
     own = targs if type(targs) is tuple else None
     return tuple(R.subst(d, own) if R.has_tvar(d) else d for d in descs)
+
+
+def method_targs(recv, own, n: int) -> tuple:
+    """A generic class's method's `$targs`: its receiver's recorded type arguments (unknown
+    where it recorded none), then its own."""
+    rec = getattr(recv, "_targs", None)
+    cls = tuple(from_test(a) for a in _parse_targs(rec)) if rec else ()
+    cls = (cls + (R.UNKNOWN,) * n)[:n]
+    return cls + (own if type(own) is tuple else ())
+
+
+def host_targs(params: list, values: list, n: int, refl) -> tuple:
+    """The type arguments a host call's values show for parameter descriptors `params` (over
+    ('tvar', k)): each the union of what the values bound it to; unknown where a null or an
+    empty container is all there is (the engine's internal `$rust_type`); None where no
+    parameter's type names it."""
+    seen: dict[int, list] = {}
+    named: set = set()
+    for p, v in zip(params, values):
+        if v is not OMITTED:
+            named |= {k for k in range(n) if _names(p, k)}
+            _unify(p, describe_value(v, refl), seen)
+    return tuple(R.union(seen[k]) if k in seen else R.UNKNOWN if k in named else None for k in range(n))
+
+
+def _names(d, k: int) -> bool:
+    if type(d) is not tuple:
+        return False
+    return d == ("tvar", k) or any(_names(x, k) for x in d)
+
+
+def _unify(p: tuple, d: tuple, seen: dict) -> None:
+    k = p[0]
+    if d == R.UNKNOWN or d == R.NULL:
+        return
+    if k == "tvar":
+        seen.setdefault(p[1], []).append(d)
+    elif k == "array" and d[0] == "array":
+        _unify(p[1], d[1], seen)
+    elif k == "map" and d[0] == "map":
+        _unify(p[1], d[1], seen)
+        _unify(p[2], d[2], seen)
+    elif k == "union":  # `T?`: a value that is not null binds T
+        rest = [m for m in p[1] if m != R.NULL]
+        if len(rest) == 1:
+            _unify(rest[0], d, seen)
+    elif k == "class" and d[0] == "class" and d[1] == p[1] and len(d[2]) == len(p[2]):
+        for pa, da in zip(p[2], d[2]):
+            _unify(pa, da, seen)
 
 
 def of_value(refl, v) -> RType:
@@ -309,6 +358,7 @@ class Reflection:
         self.mir = mir  # fqn → lowered MirFunction (a lambda's return type as inferred)
         self.compiler = None  # files, mounts, shared runtime, prefix → a program (set by the compiler)
         self.interned: dict = {}  # a descriptor's repr → the RType `reflect.Type.of` gives for it
+        self._sigs: dict = {}  # (fqn, bound) → the function's signature, type parameters open
 
     def function_desc(self, v) -> tuple:
         """A BAML function value's signature (a bound method's without `self`)."""
@@ -318,6 +368,33 @@ class Reflection:
         mir = self.mir.get(got[0])
         ret = mir.locals[0].ty if mir is not None else None
         return self.program.function_desc(got[0], got[1], ret)
+
+    def fn_is(self, v, sig: tuple) -> bool:
+        """Run-time `v is <function type sig>`: v's own signature within it; a value whose
+        signature Assay does not know (a host callable, a builtin's method) fits any."""
+        got = self.function_fqn(v)
+        if got is None or self.program is None:
+            return True
+        own = self._sigs.get(got)
+        if own is None:
+            mir = self.mir.get(got[0])
+            ret = mir.locals[0].ty if mir is not None else None
+            own = self._sigs[got] = self.program.function_desc(got[0], got[1], ret, tvars=True)
+        if own == R.UNKNOWN:
+            return True
+        if R.has_tvar(own):
+            own = R.subst(own, self.targs_of(v))
+        return R.fn_within(own, sig, self.implements)
+
+    def targs_of(self, v) -> tuple:
+        """The type arguments a function value's signature is at, as far as it shows them:
+        a bound method's class's from its receiver, a specialized generic function's
+        (`id<int>`) its own; the others left open (('tvar', k))."""
+        bound = getattr(v, "__self__", None)
+        recv = getattr(bound, "_targs", None) if isinstance(bound, Instance) else None
+        known = tuple(from_test(a) for a in _parse_targs(recv)) if recv else ()
+        known += getattr(v, "baml_targs", None) or ()
+        return known + tuple(("tvar", k) for k in range(len(known), 16))
 
     @property
     def names(self) -> dict | None:
