@@ -28,7 +28,6 @@ HERE = os.path.dirname(__file__)
 _SECTION = re.compile(r"^// ---- (\w+)\n", re.M)
 _DIAG = re.compile(r"""(?:^|\\n|['"])(\w+)\.baml:(\d+):(\d+)(?:-\d+:\d+)? error\[(E\d+)\]""", re.M)
 
-_VARIANT = "an enum variant's literal type (`let x = E.A`, `[E.A]`, `{k: E.A}`) is widened to the enum"
 # programs where Assay still differs from the engine: name -> why (each must still differ)
 KNOWN: dict[str, str] = {
     "optional_field2": "`let q = p` counts as a test of p, whose union type is then not trusted",
@@ -37,17 +36,6 @@ KNOWN: dict[str, str] = {
     "throws_ucallback": "`throws unknown` over a callback: what a callback throws is not inferred",
     "throws_ullm": "`throws unknown` on an LLM function: what an LLM call throws is not inferred",
     "throws_ucallsllm": "`throws unknown` over an LLM call: what an LLM call throws is not inferred",
-    "invariance_inv2_enum1": _VARIANT,
-    "invariance_inv3_enum4": _VARIANT,
-    "invariance_inv3_enum6": _VARIANT,
-    "inference_en_e1": _VARIANT,
-    "inference_en_e5": _VARIANT,
-    "inference_en2_v1": _VARIANT,
-    "inference_en2_v3": _VARIANT,
-    "inference_en2_v6": _VARIANT,
-    "inference_en2_v7": _VARIANT,
-    "inference_en2_v9": _VARIANT,
-    "inference_en2_v11": _VARIANT,
     "invariance_inv3_nar6": "a variable bound from a narrowed one keeps the declared type",
     "invariance_inv3_nar7": "inside a match arm the scrutinee variable is not narrowed to the arm's type",
     "invariance_inv3_nar10": "after `if (x is string) { return … }` the variable is not narrowed",
@@ -56,7 +44,7 @@ KNOWN: dict[str, str] = {
     "inference_em_u20": "an argument of an unresolved callee counts as a use that fixes an empty literal's type",
     "inference_en_em17": "empty literals as the branches of an `if` are not E0155",
     "unreachable_un2_m2": "a guard after every case is covered sees its variable as `never` (E0004)",
-    "unreachable_isfn_f5": "a pattern type no scrutinee member can match is not E0001",
+    "variants_v_o": "a type argument is not inferred from a later assignment of the result (E0002)",
     "members_roots_ok4": "the type of `env.NAME` is not known",
 }
 

@@ -547,10 +547,10 @@ class Checker(LlmChecks):
             if ann is not None:
                 self._given(self.declare(pat.name, ann, pat.span), s.value)
             else:
-                w = widen(t)
+                w = T.widen_scalar(t)
                 # assignments are checked against the initial type only when it is complete
                 at = w if (w is not NULL and not T.has_unknown(w) and not T.has_tvar(w)) else UNKNOWN
-                precise = not isinstance(w, EnumT) and not isinstance(w, Union)
+                precise = not (isinstance(w, EnumT) and w.variant is None) and not isinstance(w, Union)
                 v = self.declare(pat.name, w, pat.span, precise=precise, assign_ty=at)
                 self._given(v, s.value)
                 self.unpinned_let(v, s.value)
@@ -646,7 +646,7 @@ class Checker(LlmChecks):
         if isinstance(p, ast.PLit) and isinstance(p.value, float):
             self.err(p.span, "E0010", "invalid syntax", "float literal patterns are not allowed")
         elif isinstance(p, ast.PBind):
-            ty = self.resolve(p.type) if p.type is not None else widen(t)
+            ty = self.resolve(p.type) if p.type is not None else T.widen_scalar(t)
             self.declare(p.name, ty, p.span)
         elif isinstance(p, ast.PType):
             self.require_throws(p.type)
@@ -833,19 +833,19 @@ class Checker(LlmChecks):
             for it in e.items:
                 self.expect(it, exp.elem)
             return exp if exp.elem is not UNKNOWN or not e.items else Arr(
-                T.union(*(widen(it.ty or UNKNOWN) for it in e.items)))
+                T.union(*(T.widen_scalar(it.ty or UNKNOWN) for it in e.items)))
         if isinstance(expected, Union):
             for it in e.items:
                 self.expr(it, UNKNOWN)
             return UNKNOWN
         ts = [self.expr(it, UNKNOWN) for it in e.items]
         if expected is not UNKNOWN and not isinstance(expected, TVar):
-            t = Arr(T.union(*(widen(t) for t in ts)) if ts else UNKNOWN)
+            t = Arr(T.union(*(T.widen_scalar(t) for t in ts)) if ts else UNKNOWN)
             if not assignable(t, expected):
                 self.mismatch(e.span, expected, t)
         if not ts:
             return Arr(UNKNOWN)
-        return Arr(T.union(*(widen(t) for t in ts)))
+        return Arr(T.union(*(T.widen_scalar(t) for t in ts)))
 
     def x_MapLit(self, e, expected):
         exp = T.base(expected)
@@ -859,7 +859,7 @@ class Checker(LlmChecks):
         if not ks:
             t = MapT(UNKNOWN, UNKNOWN)
         else:
-            t = MapT(T.union(*(widen(k) for k in ks)), T.union(*(widen(v) for v in vs)))
+            t = MapT(T.union(*(widen(k) for k in ks)), T.union(*(T.widen_scalar(v) for v in vs)))
         if (expected is not UNKNOWN and not isinstance(expected, (TVar, Union))
                 and not assignable(t, expected)):
             self.mismatch(e.span, expected, t)
@@ -1749,7 +1749,7 @@ class Checker(LlmChecks):
         self.invalidate(mark)
         if expected is not UNKNOWN:
             return NEVER if (tt is NEVER and et is NEVER) else T.union(tt, et)
-        return T.union(widen(tt), widen(et))
+        return T.union(T.widen_scalar(tt), T.widen_scalar(et))
 
     def x_IfLet(self, e, expected):
         vt = self.expr(e.value, UNKNOWN)
@@ -1835,6 +1835,8 @@ class Checker(LlmChecks):
                 saved[sv] = UNKNOWN  # the engine narrows the scrutinee inside each arm
                 self.facts[sv] = UNKNOWN
         for i, arm in enumerate(e.arms):
+            self.pattern_fits(arm.pattern, st if isinstance(
+                e.scrutinee, (ast.IntLit, ast.StrLit, ast.BoolLit)) else T.widen_scalar(st))
             if catch_all or i in dead:
                 self.err(arm.body.span, "E0063", "unreachable arm")
             self.scopes.append({})
@@ -1855,6 +1857,33 @@ class Checker(LlmChecks):
         if expected is not UNKNOWN:
             return T.union(*ts) if ts else NEVER
         return T.union(*(widen(t) for t in ts)) if ts else NEVER
+
+    def pattern_fits(self, p, st: T.Type) -> None:
+        """E0001: a match pattern that no value of the scrutinee's type can match. `int |
+        string` is one union type (it fits when any member may match); an or-pattern of
+        literals or variants fits when each alternative may match."""
+        alts = p.alts if isinstance(p, ast.POr) else [p]
+        ts = [self.alt_type(a) for a in alts]
+        if any(t is None for t in ts) or not _sure_scrutinee(st):
+            return
+        ms = T.members(st)
+        fits = [any(T.assignable(t, m) or T.assignable(m, t) for m in ms) for t in ts]
+        one_type = all(isinstance(a, ast.PType) and not _variant_like(a.type) for a in alts)
+        if not (any(fits) if one_type else all(fits)):
+            self.err(p.span, "E0001", "mismatched types",
+                     f"expected `{show(st)}`, found `{show(T.union(*ts))}`")
+
+    def alt_type(self, p) -> T.Type | None:
+        """The type a literal or type pattern matches; None when not read here."""
+        if isinstance(p, ast.PLit):
+            v = p.value
+            return NULL if v is None else T.lit_bool(v) if type(v) is bool else \
+                T.lit_int(v) if type(v) is int else T.lit_str(v) if type(v) is str else None
+        if not isinstance(p, ast.PType):
+            return None
+        t = self.pattern_type_quiet(p.type) if _variant_like(p.type) else \
+            self.resolve(p.type, report=False)
+        return None if not _sure_scrutinee(t) else t
 
     def covered_arms(self, st: T.Type, arms) -> set[int]:
         """The arms whose every alternative matches only values the arms before them (without
@@ -2411,6 +2440,13 @@ def _breaks(node) -> bool:
         elif hasattr(n, "__dataclass_fields__") and not isinstance(n, _LOOPS):
             todo.extend(v for k, v in vars(n).items() if k not in ("span", "ty"))
     return False
+
+
+def _sure_scrutinee(t: T.Type) -> bool:
+    """A type whose every member the checker knows well enough to tell a pattern misses it."""
+    return all(isinstance(m, (T.Prim, Lit, ClassT, EnumT, Arr, MapT)) and m is not UNKNOWN
+               and not T.has_unknown(m) and not T.has_tvar(m) and not _opaque(m)
+               for m in T.members(t))
 
 
 def _irrefutable(p) -> bool:
