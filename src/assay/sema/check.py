@@ -68,7 +68,8 @@ _EVERY_TYPE_METHODS = frozenset("to_string to_json eq neq hash type".split())
 
 
 class Var:
-    __slots__ = ("name", "ty", "declared", "precise", "used", "unpinned", "assign_ty", "literals", "link")
+    __slots__ = ("name", "ty", "declared", "precise", "used", "unpinned", "assign_ty", "literals",
+                 "link", "origin")
 
     def __init__(self, name, ty, precise=True, assign_ty=None):
         self.name = name
@@ -79,6 +80,7 @@ class Var:
         self.link = None  # `let b = a` over an unpinned `a`: pinning b pins a
         self.assign_ty = ty if assign_ty is None else assign_ty
         self.literals = []  # the container literals it was given (see Checker.escape)
+        self.origin = None  # `let y = x`: x's declared type, for the tests of y
 
 
 class _Fn:
@@ -552,6 +554,10 @@ class Checker(LlmChecks):
                 at = w if (w is not NULL and not T.has_unknown(w) and not T.has_tvar(w)) else UNKNOWN
                 precise = not (isinstance(w, EnumT) and w.variant is None) and not isinstance(w, Union)
                 v = self.declare(pat.name, w, pat.span, precise=precise, assign_ty=at)
+                if w is UNKNOWN and isinstance(s.value, ast.Name):
+                    src = self.lookup_var(s.value.name)
+                    if src is not None and src not in self.facts:
+                        v.origin = src.ty
                 self._given(v, s.value)
                 self.unpinned_let(v, s.value)
         else:
@@ -1678,9 +1684,7 @@ class Checker(LlmChecks):
                 if name is not None:
                     v = self.lookup_var(name)
                     if v is not None:
-                        t = self.var_type(v)
-                        if t is UNKNOWN:
-                            t = v.ty
+                        t = self.tested_type(v)
                         isnull = {v: NULL}
                         notnull = {v: T.strip_null(t)} if t is not UNKNOWN else {}
                         return (isnull, notnull) if c.op == "==" else (notnull, isnull)
@@ -1692,8 +1696,14 @@ class Checker(LlmChecks):
                     spine.append(x)
                     x = x.left
                 pos, neg = self.cond_facts(x)
+                saved = self.facts
                 for node in reversed(spine):
-                    p2, n2 = self.cond_facts(node.right)
+                    # the right operand is tested where the left one held (`&&`) or failed
+                    self.facts = {**saved, **(pos if node.op == "&&" else neg)}
+                    try:
+                        p2, n2 = self.cond_facts(node.right)
+                    finally:
+                        self.facts = saved
                     if node.op == "&&":
                         pos, neg = {**pos, **p2}, {}
                     else:
@@ -1711,8 +1721,25 @@ class Checker(LlmChecks):
                     if rt is NULL:
                         return {v: NULL}, {v: T.strip_null(v.ty)}
                     if isinstance(rt, (T.Prim, ClassT)) and rt is not UNKNOWN:
-                        return {v: rt}, {}
+                        return {v: rt}, self.not_is(v, rt)
         return {}, {}
+
+    def tested_type(self, v: Var) -> T.Type:
+        """What a test of `v` narrows from: its type here, else its declared type, else (for
+        `let y = x` over an untested `x`) the type of x it was bound from."""
+        t = self.var_type(v)
+        if t is UNKNOWN:
+            t = v.ty
+        return v.origin if t is UNKNOWN and v.origin is not None else t
+
+    def not_is(self, v: Var, rt: T.Type) -> dict:
+        """Where `v is rt` is false: v's union less the members that are surely `rt`."""
+        t = self.tested_type(v)
+        if not isinstance(t, Union) or not _sure_scrutinee(t) or (
+                isinstance(rt, ClassT) and (rt.args or rt.cls.decl.generics)):
+            return {}
+        rest = [m for m in t.members if not (m == rt or (isinstance(m, Lit) and m.base is rt))]
+        return {v: T.union(*rest)} if len(rest) < len(t.members) else {}
 
     def x_Is(self, e, x):
         self.expr(e.expr, UNKNOWN)
@@ -1829,12 +1856,13 @@ class Checker(LlmChecks):
         mark = len(self.assigned_log)
         catch_all = False
         ts = []
-        if isinstance(e.scrutinee, ast.Name):
-            sv = self.lookup_var(e.scrutinee.name)
-            if sv is not None:
-                saved[sv] = UNKNOWN  # the engine narrows the scrutinee inside each arm
-                self.facts[sv] = UNKNOWN
+        sv = self.lookup_var(e.scrutinee.name) if isinstance(e.scrutinee, ast.Name) else None
+        if sv is not None:
+            saved[sv] = UNKNOWN  # the engine narrows the scrutinee inside each arm
+            tested = self.tested_type(sv)
         for i, arm in enumerate(e.arms):
+            if sv is not None:
+                self.facts[sv] = self.arm_narrows(arm.pattern, tested)
             self.pattern_fits(arm.pattern, st if isinstance(
                 e.scrutinee, (ast.IntLit, ast.StrLit, ast.BoolLit)) else T.widen_scalar(st))
             if catch_all or i in dead:
@@ -1857,6 +1885,22 @@ class Checker(LlmChecks):
         if expected is not UNKNOWN:
             return T.union(*ts) if ts else NEVER
         return T.union(*(widen(t) for t in ts)) if ts else NEVER
+
+    def arm_narrows(self, p, st: T.Type) -> T.Type:
+        """The scrutinee's type inside an arm of type patterns (`int`, `P`, `int | string`):
+        the members of `st` they match; unknown for any other arm."""
+        alts = p.alts if isinstance(p, ast.POr) else [p]
+        if not _sure_scrutinee(st) or not all(
+                isinstance(a, ast.PType) and not _variant_like(a.type) for a in alts):
+            return UNKNOWN
+        out = []
+        for a in alts:
+            rt = self.resolve(a.type, report=False)
+            if not isinstance(rt, (T.Prim, ClassT)) or rt is UNKNOWN or (
+                    isinstance(rt, ClassT) and (rt.args or rt.cls.decl.generics)):
+                return UNKNOWN
+            out += [m for m in T.members(st) if m == rt or (isinstance(m, Lit) and m.base is rt)]
+        return T.union(*out) if out else UNKNOWN
 
     def pattern_fits(self, p, st: T.Type) -> None:
         """E0001: a match pattern that no value of the scrutinee's type can match. `int |
@@ -1974,7 +2018,7 @@ class Checker(LlmChecks):
     def is_precise(self, e) -> bool:
         if isinstance(e, ast.Name):
             v = self.lookup_var(e.name)
-            return v is not None and v.precise and v not in self.facts
+            return v is not None and v.precise and self.facts.get(v, NULL) is not UNKNOWN
         return isinstance(e, (ast.Field, ast.Call)) and not getattr(e, "optional", False)
 
     def missing_cases(self, st: T.Type, arms) -> list[str]:
