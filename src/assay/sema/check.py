@@ -551,7 +551,7 @@ class Checker(LlmChecks):
             else:
                 w = T.widen_scalar(t)
                 # assignments are checked against the initial type only when it is complete
-                at = w if (w is not NULL and not T.has_unknown(w) and not T.has_tvar(w)) else UNKNOWN
+                at = w if not (T.has_unknown(w) or T.has_tvar(w)) else UNKNOWN
                 precise = not (isinstance(w, EnumT) and w.variant is None) and not isinstance(w, Union)
                 v = self.declare(pat.name, w, pat.span, precise=precise, assign_ty=at)
                 if w is UNKNOWN and isinstance(s.value, ast.Name):
@@ -1754,7 +1754,11 @@ class Checker(LlmChecks):
         saved = dict(self.facts)
         mark = len(self.assigned_log)
         self.facts.update(pos)
-        tt = self.block(e.then, expected)
+        valued = getattr(e, "plain_let", False)
+        if valued and e.else_ is not None and not e.else_.stmts and isinstance(e.else_.tail, ast.If):
+            e.else_.tail.plain_let = True  # `let x = if … else if …`
+        # `let x = if (c) { … }`: without `else` its value is null, so the branch's must be too
+        tt = self.block(e.then, NULL if valued and e.else_ is None else expected)
         self.facts = dict(saved)
         self.invalidate(mark)
         if e.else_ is None:
