@@ -36,8 +36,6 @@ KNOWN: dict[str, str] = {
     "throws_ucallback": "`throws unknown` over a callback: what a callback throws is not inferred",
     "throws_ullm": "`throws unknown` on an LLM function: what an LLM call throws is not inferred",
     "throws_ucallsllm": "`throws unknown` over an LLM call: what an LLM call throws is not inferred",
-    "inference_em_u20": "an argument of an unresolved callee counts as a use that fixes an empty literal's type",
-    "inference_en_em17": "empty literals as the branches of an `if` are not E0155",
     "unreachable_un2_m2": "a guard after every case is covered sees its variable as `never` (E0004)",
     "variants_v_o": "a type argument is not inferred from a later assignment of the result (E0002)",
     "members_roots_ok4": "the type of `env.NAME` is not known",

@@ -62,14 +62,14 @@ _UNSTABLE_RE = re.compile(
 
 _SHORT = ("&&", "||", "??")
 # container methods whose use leaves an empty literal's element type open (E0155)
-_UNPINNING_METHODS = frozenset("length join reverse keys values has".split())  # operators with their own control flow
+_UNPINNING_METHODS = frozenset("length join reverse keys values has to_string to_json hash".split())  # operators with their own control flow
 # methods of the interfaces every type implements (ToString, ToJson, Equals, Hash, Concrete)
 _EVERY_TYPE_METHODS = frozenset("to_string to_json eq neq hash type".split())
 
 
 class Var:
     __slots__ = ("name", "ty", "declared", "precise", "used", "unpinned", "assign_ty", "literals",
-                 "link", "origin")
+                 "link", "origin", "branch_hole")
 
     def __init__(self, name, ty, precise=True, assign_ty=None):
         self.name = name
@@ -81,6 +81,7 @@ class Var:
         self.assign_ty = ty if assign_ty is None else assign_ty
         self.literals = []  # the container literals it was given (see Checker.escape)
         self.origin = None  # `let y = x`: x's declared type, for the tests of y
+        self.branch_hole = False  # unpinned by an empty literal as an `if`/`match` branch
 
 
 class _Fn:
@@ -474,7 +475,9 @@ class Checker(LlmChecks):
             self.invalidate(mark)
             return False
         if isinstance(s, ast.ForIn):
-            it = self.expr(s.iterable, UNKNOWN)
+            v = self.lookup_var(s.iterable.name) if isinstance(s.iterable, ast.Name) else None
+            it = self.soft_expr(s.iterable) if v is not None and v.branch_hole else \
+                self.expr(s.iterable, UNKNOWN)
             elem = self.iter_elem(it, s.iterable)
             self.scopes.append({})
             self.pattern(s.pattern, elem, refutable_ok=True)
@@ -577,6 +580,9 @@ class Checker(LlmChecks):
         """E0155: an empty `[]` / `{}` (also inside a literal of empties) bound without a type
         needs a use that fixes its element type; `let b = a` (or `a[i]`) shares a's."""
         hole = _empty_hole(val)
+        if hole is None:
+            hole = _branch_hole(val)
+            v.branch_hole = hole is not None
         if hole is not None:
             v.unpinned = hole
             self.unpinned.append(v)
@@ -1266,6 +1272,11 @@ class Checker(LlmChecks):
             return tb.ret if not T.has_tvar(tb.ret) else UNKNOWN
         if tb in (INT, FLOAT, STRING, BOOL, NULL) or isinstance(tb, (Arr, MapT, ClassT, EnumT)):
             self.err(e.span, "E0006", f"`{show(widen(ft))}` is not a function and cannot be called")
+        if isinstance(f, ast.Name) and self.lookup_var(f.name) is None and fd is None and \
+                self.index.items_in(self.ns).get(f.name) is None:
+            for a in e.args:  # an unresolved callee (E0003) types none of its arguments
+                self.soft_expr(a.value)
+            return UNKNOWN
         self.args_unknown(e)
         return UNKNOWN
 
@@ -1301,6 +1312,11 @@ class Checker(LlmChecks):
         """A method call's receiver; an empty literal there, or a name bound to one, whose
         element type the method does not fix is E0155."""
         o = self.path_root = self.no_expected = f.obj
+        v = self.lookup_var(o.name) if isinstance(o, ast.Name) else None
+        if v is not None and v.branch_hole and not v.used:
+            self.pin(v)  # `let a = if (c) { [] } else { … }`: no method fixes its type
+            self.err(f.span, "E0155", "type annotations needed: the type of this value must be "
+                     f"known before accessing `{f.name}`")
         if f.name not in _UNPINNING_METHODS:
             if f.name in _CONTAINER_MEMBERS:
                 return self.expr(o, UNKNOWN)
@@ -2574,6 +2590,25 @@ def _empty_hole(e) -> Span | None:
             return e.span
         holes = [_empty_hole(v) for _, v in e.entries]
         return holes[0] if all(holes) else None
+    return None
+
+
+def _branch_hole(e) -> Span | None:
+    """The first branch of an `if` / `match` whose value is an empty literal: each branch's
+    element type is inferred on its own, so the other branches do not fix it."""
+    if isinstance(e, ast.If) and e.else_ is not None:
+        blocks = [e.then, e.else_]
+    elif isinstance(e, ast.Match):
+        blocks = [a.body for a in e.arms]
+    else:
+        return None
+    for b in blocks:
+        tail = b.tail if isinstance(b, ast.Block) else b
+        if isinstance(tail, ast.BlockExpr):
+            tail = tail.block.tail
+        hole = _empty_hole(tail) or _branch_hole(tail)
+        if hole is not None:
+            return hole
     return None
 
 
