@@ -38,7 +38,9 @@ KNOWN: dict[str, str] = {
     "throws_ucallsllm": "`throws unknown` over an LLM call: what an LLM call throws is not inferred",
     "unreachable_un2_m2": "a guard after every case is covered sees its variable as `never` (E0004)",
     "variants_v_o": "a type argument is not inferred from a later assignment of the result (E0002)",
-    "members_roots_ok4": "the type of `env.NAME` is not known",
+    "envref_r2": "operators on `env.NAME` (a `baml.env.Ref`) are not checked",
+    "envref_r9": "patterns over a `baml.env.Ref` scrutinee are not checked",
+    "envref_r12": "patterns over a `baml.env.Ref` scrutinee are not checked",
 }
 
 

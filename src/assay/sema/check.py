@@ -60,6 +60,7 @@ _UNSTABLE_RE = re.compile(
     r"|(?:==|!=|\blet\b[^=;{}]*=)\s*([A-Za-z_]\w*)")
 
 
+_ENV_REF = T.StdT("class", "baml.env.Ref")
 _SHORT = ("&&", "||", "??")
 # container methods whose use leaves an empty literal's element type open (E0155)
 _UNPINNING_METHODS = frozenset("length join reverse keys values has to_string to_json hash".split())  # operators with their own control flow
@@ -990,6 +991,8 @@ class Checker(LlmChecks):
             p = ".".join(path)
             self.err(e.span, "E0003", f"unresolved name: `{p}`. Did you mean `root.{p}`?")
             return "error", None
+        if head == "env" and len(path) == 2 and head not in idx.items_in(self.ns):
+            return "type", _ENV_REF  # `env.NAME`: a reference the runtime resolves, no string
         if head in BUILTIN_VALUE_ROOTS and not (
                 (head in _CARRIERS and (path[1] not in STDLIB_MEMBER_NAMES or (
                     path[1] in _ANY_CARRIER_STATIC and path[1] not in _CARRIER_STATICS[head]
