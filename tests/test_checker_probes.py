@@ -31,7 +31,6 @@ _DIAG = re.compile(r"""(?:^|\\n|['"])(\w+)\.baml:(\d+):(\d+)(?:-\d+:\d+)? error\
 # programs where Assay still differs from the engine: name -> why (each must still differ)
 KNOWN: dict[str, str] = {
     "optional_field2": "`let q = p` counts as a test of p, whose union type is then not trusted",
-    "optional_unioneq": "interface methods over a union's erased Self are not checked",
     "optional_unionhash": "interface methods over a union's erased Self are not checked",
     "throws_ucallback": "`throws unknown` over a callback: what a callback throws is not inferred",
     "throws_ullm": "`throws unknown` on an LLM function: what an LLM call throws is not inferred",

@@ -1032,12 +1032,23 @@ class Checker(LlmChecks):
             t = T.optional(t)
         return t
 
+    def erased_self(self, e, ot: T.Type, name: str) -> bool:
+        """E0001: `eq` / `neq` take a second `Self`, which a union receiver does not fix."""
+        if name in ("eq", "neq") and isinstance(ot, Union) and _sure_scrutinee(ot):
+            self.err(e.span, "E0001", f"method `{name}` on interface `baml.ops.Equals` uses "
+                     "`Self` in more than one parameter, or nested in a parameter, so it requires"
+                     " a concrete `Self`, not an erased one (an interface-existential or union)")
+            return True
+        return False
+
     def member_of(self, e, ot: T.Type, name: str, call: bool):
         tb = T.base(ot)
         if (isinstance(tb, Union) and name not in _EVERY_TYPE_METHODS and self.sure_type(widen(tb))
                 and not any(self.may_compare(widen(m)) for m in tb.members)):
             self.err(e.span, "E0007", f"type `{show(widen(ot))}` has no member `{name}`: its "
                      f"members implement no common interface that declares `{name}`")
+            return UNKNOWN
+        if call and self.erased_self(e, ot, name):
             return UNKNOWN
         if isinstance(tb, TVar):
             tb = next((b for b in self.bounds.get(tb.name, ()) if isinstance(b, IfaceT)), tb)
@@ -1055,6 +1066,9 @@ class Checker(LlmChecks):
             ifaces = interfaces.ambiguous(cls, name)
             if ifaces:
                 return self.ambiguous(e, show(ot), name, ifaces)
+            if call and name in ("eq", "neq") and name not in self.impl_names and (
+                    len(tb.args) == len(cls.decl.generics) and _sure_scrutinee(tb)):
+                return NativeFuncT((("other", tb, False),), BOOL, NEVER)  # Equals' `other: Self`
             if name not in STDLIB_MEMBER_NAMES and name not in self.impl_names:
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
