@@ -32,10 +32,8 @@ _DIAG = re.compile(r"""(?:^|\\n|['"])(\w+)\.baml:(\d+):(\d+)(?:-\d+:\d+)? error\
 KNOWN: dict[str, str] = {
     "optional_field2": "`let q = p` counts as a test of p, whose union type is then not trusted",
     "optional_unionhash": "interface methods over a union's erased Self are not checked",
-    "throws_ucallback": "`throws unknown` over a callback: what a callback throws is not inferred",
-    "throws_ullm": "`throws unknown` on an LLM function: what an LLM call throws is not inferred",
-    "throws_ucallsllm": "`throws unknown` over an LLM call: what an LLM call throws is not inferred",
     "unreachable_un2_m2": "a guard after every case is covered sees its variable as `never` (E0004)",
+    "throws2_t8": "what a function's callbacks throw is not taken from the call's arguments",
     "variants_v_o": "a type argument is not inferred from a later assignment of the result (E0002)",
     "envref_r2": "operators on `env.NAME` (a `baml.env.Ref`) are not checked",
     "envref_r9": "patterns over a `baml.env.Ref` scrutinee are not checked",

@@ -1873,7 +1873,7 @@ class Checker(LlmChecks):
         outer = self.fn
         saved_facts = self.facts
         self.facts = {}
-        self.fn = _Fn(ret, throws, outer.unstable)
+        self.fn = _Fn(ret, throws, outer.unstable, outer.callbacks)  # the function's callbacks
         # variables of the enclosing function may change between calls: no facts apply
         self.scopes.append(scope)
         self.body(e.body, ret)
