@@ -883,7 +883,9 @@ class Checker(LlmChecks):
         if ct is UNKNOWN:
             self.class_path_error(e.type, e.span)
         for name, val in e.entries:
-            if name is None or not isinstance(ct, ClassT):
+            if name is None and isinstance(ct, ClassT):
+                self.expect(val, ct)  # `...p`: a value of the literal's own class
+            elif name is None or not isinstance(ct, ClassT):
                 self.expr(val, UNKNOWN)
         if not isinstance(ct, ClassT):
             return UNKNOWN
@@ -1158,7 +1160,10 @@ class Checker(LlmChecks):
         elif isinstance(tb, MapT):
             env["K"], env["V"] = tb.key, tb.val
         ps = tuple((n, T.subst(p, env), d) for n, p, d in raw.params)
-        return NativeFuncT(ps, T.subst(raw.ret, env), _std_throws(stdsigs.METHODS[kind][name]))
+        t = NativeFuncT(ps, T.subst(raw.ret, env), _std_throws(stdsigs.METHODS[kind][name]))
+        env = {**{v: TVar(v) for v in ("U", "R", "A", "B")}, **env}  # the method's own
+        t.open = FuncT(tuple((n, T.subst(p, env), d) for n, p, d in raw.params), T.subst(raw.ret, env))
+        return t
 
     def x_Upcast(self, e, x):
         self.path_root = e.obj
@@ -1257,6 +1262,8 @@ class Checker(LlmChecks):
                         self.effects.sites[id(e)] = ("type", ft.throws or NEVER)
                         self.check_args(e, ft.params, {}, native=True)
                         r = ft.ret
+                        if ft.open is not None and T.has_tvar(ft.open.ret):
+                            r = T.subst(ft.open.ret, _lambda_results(ft.open, e))
                         if (f.optional or e.optional) and r is not UNKNOWN:
                             r = T.optional(r)
                         return r
@@ -1267,13 +1274,22 @@ class Checker(LlmChecks):
         if fd is not None and not isinstance(ft, NativeFuncT):
             if fd.decl.generics and not e.type_args and self.no_expected is e:
                 self.uninferable(e, fd)
+            if e.type_args and len(e.type_args) != len(fd.decl.generics) and fd.owner is None:
+                self.err(e.span, "E0005", f"function `{fd.decl.name}` expects "
+                         f"{len(fd.decl.generics)} type argument(s), got {len(e.type_args)}")
             if fd.decl.generics and e.type_args:
                 env = dict(env)
                 for g, ta in zip(fd.decl.generics, e.type_args):
                     env[g.name] = self.resolve(ta, report=False)
             ps, ret = self.sig(fd, explicit_self=isinstance(f, ast.Field) and getattr(f, "direct", None) is None
                                and self.item_path(f) is not None)
+            infer = bool(fd.decl.generics) and not e.type_args and T.has_tvar(ret)
+            if infer and isinstance(ret, (Arr, MapT)) and _sure_scrutinee(expected):
+                env = {**_binds([(ret, expected)]), **env}  # `-> T[]`: T from the expected type
             self.check_args(e, ps, env)
+            if infer:  # the rest from the arguments (`id(1)`: T is `1`)
+                env = {**_binds([(pt, _arg_type(a.value)) for (_, pt, _), a in zip(ps, e.args)
+                                 if a.name is None]), **env}
             self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env))
             self.check_bounds(e, fd, ps)
             if T.has_tvar(ret):
@@ -1530,7 +1546,7 @@ class Checker(LlmChecks):
         if op == "??" and type(e.right) is ast.Binary and e.right.op == "??":
             return self.coalesce_chain(e)
         if op == "??":
-            lt = self.expr(e.left, UNKNOWN)
+            lt = self.coalesced(e.left)
             rt = self.expr(e.right, UNKNOWN)
             if lt is UNKNOWN or rt is UNKNOWN:
                 return UNKNOWN
@@ -1570,13 +1586,19 @@ class Checker(LlmChecks):
         while type(x) is ast.Binary and x.op == "??":
             spine.append(x)
             x = x.right
-        lefts = [self.expr(node.left, UNKNOWN) for node in spine]
+        lefts = [self.coalesced(node.left) for node in spine]
         rt = self.expr(x, UNKNOWN)
         for node, lt in reversed(list(zip(spine, lefts))):
             rt = UNKNOWN if lt is UNKNOWN or rt is UNKNOWN else T.union(T.strip_null(lt), rt)
             if node is not e and rt is not UNKNOWN:
                 node.ty = rt
         return rt
+
+    def coalesced(self, left) -> T.Type:
+        """The left of `??`: a variable's type here, else the type its test narrows from."""
+        t = self.expr(left, UNKNOWN)
+        v = self.lookup_var(left.name) if t is UNKNOWN and isinstance(left, ast.Name) else None
+        return self.tested_type(v) if v is not None else t
 
     def binary_chain(self, e) -> T.Type:
         """A left-associative chain of operators (`x + x - x * 2 …`) in a loop, not by
@@ -2164,8 +2186,13 @@ class FnRefT(FuncT):
 
 
 class NativeFuncT(FuncT):
-    """A stdlib method's type (its defaults are unknown: only excess arguments are errors)."""
-    __slots__ = ()
+    """A stdlib method's type (its defaults are unknown: only excess arguments are errors);
+    `open` keeps the method's own type parameters (`map<U>`), which the type leaves unknown."""
+    __slots__ = ("open",)
+
+    def __init__(self, params, ret, throws=None):
+        super().__init__(params, ret, throws)
+        self.open = None
 
 
 REFLECT_TYPE = sreflect.TYPE  # a `reflect.Type` value
@@ -2608,6 +2635,47 @@ def _empty_hole(e) -> Span | None:
         holes = [_empty_hole(v) for _, v in e.entries]
         return holes[0] if all(holes) else None
     return None
+
+
+def _arg_type(e: ast.Expr) -> T.Type:
+    """An argument's type as a type parameter takes it: a literal type only from a literal."""
+    t = getattr(e, "ty", None) or UNKNOWN
+    lit = any(isinstance(m, Lit) for m in T.members(t))
+    return UNKNOWN if lit and not isinstance(e, (ast.IntLit, ast.StrLit, ast.BoolLit)) else t
+
+
+def _binds(pairs: list) -> dict:
+    """Type variables bound by matching (parameter type, argument type) pairs structurally;
+    one bound two ways stays unbound."""
+    out: dict = {}
+    bad: set = set()
+    todo = list(pairs)
+    while todo:
+        pt, at = todo.pop()
+        if isinstance(pt, TVar):
+            if not _sure_scrutinee(at) or out.get(pt.name, at) != at:
+                bad.add(pt.name)
+            out[pt.name] = at
+        elif isinstance(pt, Arr) and isinstance(at, Arr):
+            todo.append((pt.elem, at.elem))
+        elif isinstance(pt, MapT) and isinstance(at, MapT):
+            todo += [(pt.key, at.key), (pt.val, at.val)]
+        elif (isinstance(pt, ClassT) and isinstance(at, ClassT) and pt.cls is at.cls
+              and len(pt.args) == len(at.args)):
+            todo += list(zip(pt.args, at.args))
+    return {k: v for k, v in out.items() if k not in bad}
+
+
+def _lambda_results(ft: FuncT, e: ast.Call) -> dict:
+    """A stdlib method's type parameters that are its callbacks' results (`map<U>(f: (T) ->
+    U)`), from lambdas passed with a declared return type."""
+    env: dict = {}
+    for (_, pt, _), a in zip(ft.params, e.args):
+        at = getattr(a.value, "ty", None)
+        if (a.name is None and isinstance(pt, FuncT) and isinstance(pt.ret, TVar)
+                and isinstance(at, LambdaT) and _sure_scrutinee(at.ret)):
+            env.setdefault(pt.ret.name, at.ret)
+    return env
 
 
 def _branch_hole(e) -> Span | None:

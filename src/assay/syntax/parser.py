@@ -1384,6 +1384,12 @@ class Parser:
                         self.expected("field name after `'?.'`")
                         return e
                     continue
+                if x == "!" and not t.nl:  # `p!.n`: a TypeScript habit
+                    self.error("invalid syntax: unexpected '!'; BAML has no non-null assertion "
+                               "operator — unwrap optionals with '?? <default>' or "
+                               "'if let x: T = opt { ... }'")
+                    self.advance()
+                    continue
                 if x == "(" and not t.nl:
                     e = self.call(e, s, [])
                     continue
