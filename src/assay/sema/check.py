@@ -253,6 +253,7 @@ class Checker(LlmChecks):
         for p in d.params:
             self.require_throws(p.type, param=True)
         self.require_throws(d.ret)
+        self.hashable_keys([p.type for p in d.params] + [d.ret], d.generics)
         defaulted = False
         for p, (_, pt, _) in zip(d.params, params):
             if defaulted and p.default is None:
@@ -284,6 +285,24 @@ class Checker(LlmChecks):
                     and not any(map(_diverges, d.body.stmts))):
                 self.missing_value(d.body, UNKNOWN)  # a declared `unknown` still wants a value
         self.finish_fn()
+
+    def hashable_keys(self, tes: list, generics) -> None:
+        """E0067: a map keyed by a type parameter without bounds (`map<K, V>` for `f<K, V>`)."""
+        free = {g.name for g in generics if not g.bounds}
+        todo = [t for t in tes if t is not None]
+        while todo:
+            te = todo.pop()
+            if isinstance(te, ast.TName):
+                k = te.args[0] if te.path == ["map"] and len(te.args) == 2 else None
+                if isinstance(k, ast.TName) and len(k.path) == 1 and k.path[0] in free and not k.args:
+                    self.err(te.span, "E0067", f"map keys must implement `baml.Hash`; got `{k.path[0]}`")
+                todo += te.args
+            elif isinstance(te, ast.TArray):
+                todo.append(te.elem)
+            elif isinstance(te, ast.TOptional):
+                todo.append(te.inner)
+            elif isinstance(te, ast.TUnion):
+                todo += te.members
 
     def duplicate_params(self, params, where: str) -> None:
         """E0012 at a parameter that repeats an earlier one's name (the engine's check)."""
@@ -1287,9 +1306,10 @@ class Checker(LlmChecks):
             if infer and isinstance(ret, (Arr, MapT)) and _sure_scrutinee(expected):
                 env = {**_binds([(ret, expected)]), **env}  # `-> T[]`: T from the expected type
             self.check_args(e, ps, env)
-            if infer:  # the rest from the arguments (`id(1)`: T is `1`)
-                env = {**_binds([(pt, _arg_type(a.value)) for (_, pt, _), a in zip(ps, e.args)
-                                 if a.name is None]), **env}
+            if infer:  # the rest from the arguments: `id(1)` is `1`, `wrap(1)` an `int[]`
+                direct = isinstance(ret, TVar)
+                env = {**_binds([(pt, _arg_type(a.value) if direct else widen(a.value.ty or UNKNOWN))
+                                 for (_, pt, _), a in zip(ps, e.args) if a.name is None]), **env}
             self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env))
             self.check_bounds(e, fd, ps)
             if T.has_tvar(ret):
