@@ -1942,8 +1942,8 @@ class Checker(LlmChecks):
         for i, arm in enumerate(e.arms):
             if sv is not None:
                 self.facts[sv] = self.arm_narrows(arm.pattern, tested)
-            self.pattern_fits(arm.pattern, st if isinstance(
-                e.scrutinee, (ast.IntLit, ast.StrLit, ast.BoolLit)) else T.widen_scalar(st))
+            self.pattern_fits(arm.pattern, st if isinstance(  # literal types Assay folds: no
+                e.scrutinee, (ast.Name, ast.IntLit, ast.StrLit, ast.BoolLit)) else T.widen_scalar(st))
             if catch_all or i in dead:
                 self.err(arm.body.span, "E0063", "unreachable arm")
             self.scopes.append({})
@@ -2001,7 +2001,8 @@ class Checker(LlmChecks):
         if isinstance(p, ast.PLit):
             v = p.value
             return NULL if v is None else T.lit_bool(v) if type(v) is bool else \
-                T.lit_int(v) if type(v) is int else T.lit_str(v) if type(v) is str else None
+                T.lit_int(v) if type(v) is int else T.lit_str(v) if type(v) is str else \
+                Lit(v, T.BIGINT) if type(v) is ast.BigLit else None
         if not isinstance(p, ast.PType):
             return None
         t = self.pattern_type_quiet(p.type) if _variant_like(p.type) else \
