@@ -1965,11 +1965,12 @@ class Checker(LlmChecks):
             return T.union(*ts) if ts else NEVER
         return T.union(*(widen(t) for t in ts)) if ts else NEVER
 
-    def arm_narrows(self, p, st: T.Type) -> T.Type:
+    def arm_narrows(self, p, st: T.Type | None) -> T.Type:
         """The scrutinee's type inside an arm of type patterns (`int`, `P`, `int | string`):
         the members of `st` they match; unknown for any other arm."""
         alts = p.alts if isinstance(p, ast.POr) else [p]
-        if not _sure_scrutinee(st) or not all(
+        anything = st is None  # a caught value: the pattern's type itself
+        if not (anything or _sure_scrutinee(st)) or not all(
                 isinstance(a, ast.PType) and not _variant_like(a.type) for a in alts):
             return UNKNOWN
         out = []
@@ -1978,7 +1979,8 @@ class Checker(LlmChecks):
             if not isinstance(rt, (T.Prim, ClassT)) or rt is UNKNOWN or (
                     isinstance(rt, ClassT) and (rt.args or rt.cls.decl.generics)):
                 return UNKNOWN
-            out += [m for m in T.members(st) if m == rt or (isinstance(m, Lit) and m.base is rt)]
+            out += [rt] if anything else [
+                m for m in T.members(st) if m == rt or (isinstance(m, Lit) and m.base is rt)]
         return T.union(*out) if out else UNKNOWN
 
     def pattern_fits(self, p, st: T.Type) -> None:
@@ -2181,11 +2183,13 @@ class Checker(LlmChecks):
 
     def x_Catch(self, e, expected):
         self.fn.catch += 1
-        ts = [self.expr(e.expr, expected)]
+        ts = [self.expect(e.expr, expected) if expected not in (NULL, VOID) else
+              self.expr(e.expr, expected)]
         self.fn.catch -= 1
         self.effects.catches[id(e)] = [self.arm_catches(arm) for arm in e.arms]
         for arm in e.arms:
-            self.scopes.append({e.binding: Var(e.binding, UNKNOWN)})
+            # the binding is what the arm's type pattern catches (`string => e`), else unknown
+            self.scopes.append({e.binding: Var(e.binding, self.arm_narrows(arm.pattern, None))})
             self.pattern(arm.pattern, UNKNOWN)
             if arm.guard is not None:
                 self.expr(arm.guard, UNKNOWN)

@@ -1072,8 +1072,8 @@ class Parser:
         return e, True
 
     def diverge_stmt(self) -> "ast.Return | ast.Throw | ast.Break | ast.Continue":
-        """`return e?` / `throw e` / `break` / `continue`; the operand takes no postfix `catch`
-        (`throw 1 catch (e) { … }` catches the throw, as the engine parses it)."""
+        """`return e?` / `throw e` / `break` / `continue`; a throw's operand takes no postfix
+        `catch` (`throw 1 catch (e) { … }` catches the throw, as the engine parses it)."""
         t = self.advance()
         s, x = t.start, t.text
         if x == "break" or x == "continue":
@@ -1082,7 +1082,8 @@ class Parser:
         nt = self.tok
         if x == "throw" or not (nt.kind == "eof" or nt.kind == "op" and nt.text in (";", "}", ",", ")", "]")):
             save = self.no_catch
-            self.no_catch = self.depth + 1
+            if x == "throw":  # `return g() catch (e) { … }` returns the catch's value
+                self.no_catch = self.depth + 1
             try:
                 v = self.expr()
             finally:
