@@ -57,7 +57,7 @@ _BUILTIN_KIND_TYPES = (T.Prim, Lit, Arr, MapT)
 
 _UNSTABLE_RE = re.compile(
     r"(?<!let )(?<!const )\b([A-Za-z_]\w*)\s*(?:==|!=|\bis\b|\?\?|(?:[-+*/%&|^]|<<|>>)?=(?![=>]))"
-    r"|(?:==|!=|\blet\b[^=;{}]*=)\s*([A-Za-z_]\w*)")
+    r"|(?:==|!=)\s*([A-Za-z_]\w*)")
 
 
 _ENV_REF = T.StdT("class", "baml.env.Ref")
@@ -555,7 +555,9 @@ class Checker(LlmChecks):
             self.require_throws(pat.type)
         if ann is None and isinstance(pat, ast.PBind):
             self.unspecialized(s.value, pat.name)
-        if ann is not None:
+        if ann is not None and s.else_block is not None:
+            t = self.expr(s.value, UNKNOWN)  # `let n: int = v else { … }` tests v's type
+        elif ann is not None:
             t = self.expect(s.value, ann)
         else:
             s.value.plain_let = True  # a generic stdlib call cannot infer from an expected type
