@@ -30,7 +30,6 @@ _DIAG = re.compile(r"""(?:^|\\n|['"])(\w+)\.baml:(\d+):(\d+)(?:-\d+:\d+)? error\
 
 # programs where Assay still differs from the engine: name -> why (each must still differ)
 KNOWN: dict[str, str] = {
-    "optional_unionhash": "interface methods over a union's erased Self are not checked",
     "unreachable_un2_m2": "a guard after every case is covered sees its variable as `never` (E0004)",
     "throws2_t8": "what a function's callbacks throw is not taken from the call's arguments",
     "more_y5": "stdlib types such as `baml.ops.Ordering` are unknown to the checker (sort_by's callback)",

@@ -61,6 +61,8 @@ _UNSTABLE_RE = re.compile(
 
 
 _ENV_REF = T.StdT("class", "baml.env.Ref")
+# every type's `hash` is baml.Hash's: it feeds a hasher (which no value of a known type is)
+_HASH_FN = FuncT((("hasher", T.Prim("baml.Hasher"), False),), NULL, NEVER)
 _SHORT = ("&&", "||", "??")
 # container methods whose use leaves an empty literal's element type open (E0155)
 _UNPINNING_METHODS = frozenset("length join reverse keys values has to_string to_json hash".split())  # operators with their own control flow
@@ -1073,6 +1075,9 @@ class Checker(LlmChecks):
             return UNKNOWN
         if call and self.erased_self(e, ot, name):
             return UNKNOWN
+        if (call and name == "hash" and name not in self.impl_names and _sure_scrutinee(ot)
+                and not isinstance(T.base(ot), ClassT)):
+            return _HASH_FN
         if isinstance(tb, TVar):
             tb = next((b for b in self.bounds.get(tb.name, ()) if isinstance(b, IfaceT)), tb)
         if isinstance(tb, IfaceT):
@@ -1089,6 +1094,8 @@ class Checker(LlmChecks):
             ifaces = interfaces.ambiguous(cls, name)
             if ifaces:
                 return self.ambiguous(e, show(ot), name, ifaces)
+            if call and name == "hash" and name not in self.impl_names and _sure_scrutinee(tb):
+                return _HASH_FN
             if call and name in ("eq", "neq") and name not in self.impl_names and (
                     len(tb.args) == len(cls.decl.generics) and _sure_scrutinee(tb)):
                 return NativeFuncT((("other", tb, False),), BOOL, NEVER)  # Equals' `other: Self`
