@@ -469,6 +469,9 @@ class Checker(LlmChecks):
             ret = self.fn.ret
             if s.value is not None:
                 self.expect(s.value, ret)
+            elif ret not in (UNKNOWN, VOID, NULL) and not T.has_unknown(ret):  # even `int?`
+                self.err(s.span, "E0029", "missing value", f"expected a value of type "
+                         f"`{show(ret)}`, but a bare `return` returns `null`")
             return True
         if isinstance(s, ast.Throw):
             t = self.expr(s.value, UNKNOWN)
@@ -1895,7 +1898,10 @@ class Checker(LlmChecks):
         return UNKNOWN  # a future (baml.future): typed loosely, as its awaited value is
 
     def x_Await(self, e, expected):
-        self.expr(e.value, UNKNOWN)
+        t = self.expr(e.value, UNKNOWN)
+        if t is not NULL and _sure_scrutinee(t):  # futures are unknown here: this is none
+            self.err(e.span, "E0001", "mismatched types", f"expected `baml.future.Future<unknown, "
+                     f"unknown>`, found `{show(t)}`")
         return UNKNOWN  # futures do not carry their value's type here: the checker stays permissive
 
     def x_Lambda(self, e, expected):

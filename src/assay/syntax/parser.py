@@ -1584,13 +1584,15 @@ class Parser:
                     return self.diverge_expr()
                 self.expected("expression")
                 return ast.NullLit(self.sp(s, s))
-            if x in ("spawn", "await") and (self.peek().kind in ("ident", "op") and not self.peek().nl
+            if x in ("spawn", "await") and (self.peek().kind in ("ident", "op", "int", "float", "str")
+                                            and not self.peek().nl
                                             and self.peek().text not in (".", ")", ",", ";", "=", "}", "?.")):
                 self.advance()
                 if x == "await":
                     v = self.unary()
                     return ast.Await(self.span(s), v)
                 if not self.at("{"):
+                    self.expr()  # `spawn g(1)`: the engine reads an expression, then wants `{`
                     self.expected("'{' after spawn")
                     return ast.NullLit(self.span(s))
                 body = self.block()
