@@ -36,6 +36,7 @@ KNOWN: dict[str, str] = {
     "more_y9": "a declared `unknown` is the checker's own don't-know type: operators on it are not E0004",
     "flow_w20": "after an assignment a variable of a union type is not narrowed to the assigned type",
     "spawn_s12": "a future's value type is not tracked (`await` of a spawn is unknown)",
+    "assigned_a6": "after an assignment a variable is not narrowed to the assigned value's type",
     "variants_v_o": "a type argument is not inferred from a later assignment of the result (E0002)",
     "envref_r2": "operators on `env.NAME` (a `baml.env.Ref`) are not checked",
     "envref_r9": "patterns over a `baml.env.Ref` scrutinee are not checked",

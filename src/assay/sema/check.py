@@ -122,6 +122,7 @@ class Checker(LlmChecks):
         self.scopes: list[dict[str, Var]] = []
         self.facts: dict[Var, T.Type] = {}
         self.assigned_log: list[Var] = []
+        self.loose: set[Var] = set()  # variables whose facts stand for a write, not a test
         self.fn: _Fn | None = None
         self.unpinned: list[Var] = []
         self.soft = None  # the Name read where its use fixes no type (E0155)
@@ -393,6 +394,7 @@ class Checker(LlmChecks):
         has one run-time kind (every accepted assignment is assignable to it), else unknown."""
         t = v.assign_ty
         self.facts[v] = t if _one_kind(t) else UNKNOWN
+        self.loose.add(v)  # its type here may be narrower (what was written): not exhaustive
 
     def invalidate(self, since: int) -> None:
         for v in self.assigned_log[since:]:
@@ -2115,7 +2117,8 @@ class Checker(LlmChecks):
     def is_precise(self, e) -> bool:
         if isinstance(e, ast.Name):
             v = self.lookup_var(e.name)
-            return v is not None and v.precise and self.facts.get(v, NULL) is not UNKNOWN
+            return (v is not None and v.precise and v not in self.loose
+                    and self.facts.get(v, NULL) is not UNKNOWN)
         return isinstance(e, (ast.Field, ast.Call)) and not getattr(e, "optional", False)
 
     def missing_cases(self, st: T.Type, arms) -> list[str]:
