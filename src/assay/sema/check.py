@@ -1325,7 +1325,7 @@ class Checker(LlmChecks):
                 env = {**_binds([(pt, _arg_type(a.value) if direct else widen(a.value.ty or UNKNOWN))
                                  for (_, pt, _), a in zip(ps, e.args) if a.name is None]), **env}
             self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env))
-            self.check_bounds(e, fd, ps)
+            self.check_bounds(e, fd, ps, env)
             if T.has_tvar(ret):
                 ret = T.subst(ret, env)
                 if T.has_unknown(ret):
@@ -1452,19 +1452,22 @@ class Checker(LlmChecks):
         return next((m for i in impl.iface.ancestors() for n, m in i.methods.items()
                      if n == f.name and m.decl.body is not None), None)
 
-    def check_bounds(self, e: ast.Call, fd: FunctionDef, params) -> None:
+    def check_bounds(self, e: ast.Call, fd: FunctionDef, params, env: dict) -> None:
         """Arguments for a type parameter `T extends I` must implement I."""
         bounded = {g.name: g.bounds for g in fd.decl.generics if g.bounds}
         if not bounded:
             return
-        for a, (_, pt, _) in zip(e.args, params):
-            if a.name is None and isinstance(pt, TVar) and pt.name in bounded:
-                at = widen(a.value.ty) if getattr(a.value, "ty", None) is not None else UNKNOWN
-                for b in bounded[pt.name]:
-                    bt = self.types.resolve(b, fd.namespace, interfaces.generics_of(fd))
-                    if isinstance(bt, IfaceT) and at is not UNKNOWN and not self.satisfies(at, bt):
-                        self.err(e.span, "E0001", f"type `{show(at)}` does not implement interface `{show(bt)}`")
-                        return
+        # the type arguments: written (`total<Bag>(…)`), else bound by the arguments (`T[]` too)
+        targs = {g.name: self.resolve(ta, report=False) for g, ta in zip(fd.decl.generics, e.type_args)} \
+            if e.type_args else _binds([(pt, widen(a.value.ty or UNKNOWN)) for a, (_, pt, _)
+                                        in zip(e.args, params) if a.name is None])
+        for name, bounds in bounded.items():
+            at = env.get(name) or targs.get(name, UNKNOWN)  # env: also from the expected type
+            for b in bounds:
+                bt = self.types.resolve(b, fd.namespace, interfaces.generics_of(fd))
+                if isinstance(bt, IfaceT) and _sure_scrutinee(at) and not self.satisfies(at, bt):
+                    self.err(e.span, "E0001", f"type `{show(at)}` does not implement interface `{show(bt)}`")
+                    return
 
     def value_callee(self, f, ft: FuncT) -> tuple:
         """What a call through a function value calls, for `throws` effects."""
