@@ -57,18 +57,22 @@ _BUILTIN_KIND_TYPES = (T.Prim, Lit, Arr, MapT)
 
 _UNSTABLE_RE = re.compile(
     r"(?<!let )(?<!const )\b([A-Za-z_]\w*)\s*(?:==|!=|\bis\b|\?\?|(?:[-+*/%&|^]|<<|>>)?=(?![=>]))"
-    r"|(?:==|!=|\blet\b[^=;{}]*=)\s*([A-Za-z_]\w*)")
+    r"|(?:==|!=)\s*([A-Za-z_]\w*)")
 
 
+_ENV_REF = T.StdT("class", "baml.env.Ref")
+# every type's `hash` is baml.Hash's: it feeds a hasher (which no value of a known type is)
+_HASH_FN = FuncT((("hasher", T.Prim("baml.Hasher"), False),), NULL, NEVER)
 _SHORT = ("&&", "||", "??")
 # container methods whose use leaves an empty literal's element type open (E0155)
-_UNPINNING_METHODS = frozenset("length join reverse keys values has".split())  # operators with their own control flow
+_UNPINNING_METHODS = frozenset("length join reverse keys values has to_string to_json hash".split())  # operators with their own control flow
 # methods of the interfaces every type implements (ToString, ToJson, Equals, Hash, Concrete)
 _EVERY_TYPE_METHODS = frozenset("to_string to_json eq neq hash type".split())
 
 
 class Var:
-    __slots__ = ("name", "ty", "declared", "precise", "used", "unpinned", "assign_ty", "literals", "link")
+    __slots__ = ("name", "ty", "declared", "precise", "used", "unpinned", "assign_ty", "literals",
+                 "link", "origin", "branch_hole")
 
     def __init__(self, name, ty, precise=True, assign_ty=None):
         self.name = name
@@ -79,6 +83,8 @@ class Var:
         self.link = None  # `let b = a` over an unpinned `a`: pinning b pins a
         self.assign_ty = ty if assign_ty is None else assign_ty
         self.literals = []  # the container literals it was given (see Checker.escape)
+        self.origin = None  # `let y = x`: x's declared type, for the tests of y
+        self.branch_hole = False  # unpinned by an empty literal as an `if`/`match` branch
 
 
 class _Fn:
@@ -116,6 +122,7 @@ class Checker(LlmChecks):
         self.scopes: list[dict[str, Var]] = []
         self.facts: dict[Var, T.Type] = {}
         self.assigned_log: list[Var] = []
+        self.loose: set[Var] = set()  # variables whose facts stand for a write, not a test
         self.fn: _Fn | None = None
         self.unpinned: list[Var] = []
         self.soft = None  # the Name read where its use fixes no type (E0155)
@@ -249,6 +256,7 @@ class Checker(LlmChecks):
         for p in d.params:
             self.require_throws(p.type, param=True)
         self.require_throws(d.ret)
+        self.hashable_keys([p.type for p in d.params] + [d.ret], d.generics)
         defaulted = False
         for p, (_, pt, _) in zip(d.params, params):
             if defaulted and p.default is None:
@@ -280,6 +288,24 @@ class Checker(LlmChecks):
                     and not any(map(_diverges, d.body.stmts))):
                 self.missing_value(d.body, UNKNOWN)  # a declared `unknown` still wants a value
         self.finish_fn()
+
+    def hashable_keys(self, tes: list, generics) -> None:
+        """E0067: a map keyed by a type parameter without bounds (`map<K, V>` for `f<K, V>`)."""
+        free = {g.name for g in generics if not g.bounds}
+        todo = [t for t in tes if t is not None]
+        while todo:
+            te = todo.pop()
+            if isinstance(te, ast.TName):
+                k = te.args[0] if te.path == ["map"] and len(te.args) == 2 else None
+                if isinstance(k, ast.TName) and len(k.path) == 1 and k.path[0] in free and not k.args:
+                    self.err(te.span, "E0067", f"map keys must implement `baml.Hash`; got `{k.path[0]}`")
+                todo += te.args
+            elif isinstance(te, ast.TArray):
+                todo.append(te.elem)
+            elif isinstance(te, ast.TOptional):
+                todo.append(te.inner)
+            elif isinstance(te, ast.TUnion):
+                todo += te.members
 
     def duplicate_params(self, params, where: str) -> None:
         """E0012 at a parameter that repeats an earlier one's name (the engine's check)."""
@@ -368,6 +394,7 @@ class Checker(LlmChecks):
         has one run-time kind (every accepted assignment is assignable to it), else unknown."""
         t = v.assign_ty
         self.facts[v] = t if _one_kind(t) else UNKNOWN
+        self.loose.add(v)  # its type here may be narrower (what was written): not exhaustive
 
     def invalidate(self, since: int) -> None:
         for v in self.assigned_log[since:]:
@@ -444,6 +471,9 @@ class Checker(LlmChecks):
             ret = self.fn.ret
             if s.value is not None:
                 self.expect(s.value, ret)
+            elif ret not in (UNKNOWN, VOID, NULL) and not T.has_unknown(ret):  # even `int?`
+                self.err(s.span, "E0029", "missing value", f"expected a value of type "
+                         f"`{show(ret)}`, but a bare `return` returns `null`")
             return True
         if isinstance(s, ast.Throw):
             t = self.expr(s.value, UNKNOWN)
@@ -472,7 +502,9 @@ class Checker(LlmChecks):
             self.invalidate(mark)
             return False
         if isinstance(s, ast.ForIn):
-            it = self.expr(s.iterable, UNKNOWN)
+            v = self.lookup_var(s.iterable.name) if isinstance(s.iterable, ast.Name) else None
+            it = self.soft_expr(s.iterable) if v is not None and v.branch_hole else \
+                self.expr(s.iterable, UNKNOWN)
             elem = self.iter_elem(it, s.iterable)
             self.scopes.append({})
             self.pattern(s.pattern, elem, refutable_ok=True)
@@ -530,7 +562,9 @@ class Checker(LlmChecks):
             self.require_throws(pat.type)
         if ann is None and isinstance(pat, ast.PBind):
             self.unspecialized(s.value, pat.name)
-        if ann is not None:
+        if ann is not None and s.else_block is not None:
+            t = self.expr(s.value, UNKNOWN)  # `let n: int = v else { … }` tests v's type
+        elif ann is not None:
             t = self.expect(s.value, ann)
         else:
             s.value.plain_let = True  # a generic stdlib call cannot infer from an expected type
@@ -547,11 +581,15 @@ class Checker(LlmChecks):
             if ann is not None:
                 self._given(self.declare(pat.name, ann, pat.span), s.value)
             else:
-                w = widen(t)
+                w = T.widen_scalar(t)
                 # assignments are checked against the initial type only when it is complete
-                at = w if (w is not NULL and not T.has_unknown(w) and not T.has_tvar(w)) else UNKNOWN
-                precise = not isinstance(w, EnumT) and not isinstance(w, Union)
+                at = w if not (T.has_unknown(w) or T.has_tvar(w)) else UNKNOWN
+                precise = not (isinstance(w, EnumT) and w.variant is None) and not isinstance(w, Union)
                 v = self.declare(pat.name, w, pat.span, precise=precise, assign_ty=at)
+                if w is UNKNOWN and isinstance(s.value, ast.Name):
+                    src = self.lookup_var(s.value.name)
+                    if src is not None and src not in self.facts:
+                        v.origin = src.ty
                 self._given(v, s.value)
                 self.unpinned_let(v, s.value)
         else:
@@ -571,6 +609,9 @@ class Checker(LlmChecks):
         """E0155: an empty `[]` / `{}` (also inside a literal of empties) bound without a type
         needs a use that fixes its element type; `let b = a` (or `a[i]`) shares a's."""
         hole = _empty_hole(val)
+        if hole is None:
+            hole = _branch_hole(val)
+            v.branch_hole = hole is not None
         if hole is not None:
             v.unpinned = hole
             self.unpinned.append(v)
@@ -646,7 +687,7 @@ class Checker(LlmChecks):
         if isinstance(p, ast.PLit) and isinstance(p.value, float):
             self.err(p.span, "E0010", "invalid syntax", "float literal patterns are not allowed")
         elif isinstance(p, ast.PBind):
-            ty = self.resolve(p.type) if p.type is not None else widen(t)
+            ty = self.resolve(p.type) if p.type is not None else T.widen_scalar(t)
             self.declare(p.name, ty, p.span)
         elif isinstance(p, ast.PType):
             self.require_throws(p.type)
@@ -833,19 +874,19 @@ class Checker(LlmChecks):
             for it in e.items:
                 self.expect(it, exp.elem)
             return exp if exp.elem is not UNKNOWN or not e.items else Arr(
-                T.union(*(widen(it.ty or UNKNOWN) for it in e.items)))
+                T.union(*(T.widen_scalar(it.ty or UNKNOWN) for it in e.items)))
         if isinstance(expected, Union):
             for it in e.items:
                 self.expr(it, UNKNOWN)
             return UNKNOWN
         ts = [self.expr(it, UNKNOWN) for it in e.items]
         if expected is not UNKNOWN and not isinstance(expected, TVar):
-            t = Arr(T.union(*(widen(t) for t in ts)) if ts else UNKNOWN)
+            t = Arr(T.union(*(T.widen_scalar(t) for t in ts)) if ts else UNKNOWN)
             if not assignable(t, expected):
                 self.mismatch(e.span, expected, t)
         if not ts:
             return Arr(UNKNOWN)
-        return Arr(T.union(*(widen(t) for t in ts)))
+        return Arr(T.union(*(T.widen_scalar(t) for t in ts)))
 
     def x_MapLit(self, e, expected):
         exp = T.base(expected)
@@ -859,7 +900,7 @@ class Checker(LlmChecks):
         if not ks:
             t = MapT(UNKNOWN, UNKNOWN)
         else:
-            t = MapT(T.union(*(widen(k) for k in ks)), T.union(*(widen(v) for v in vs)))
+            t = MapT(T.union(*(widen(k) for k in ks)), T.union(*(T.widen_scalar(v) for v in vs)))
         if (expected is not UNKNOWN and not isinstance(expected, (TVar, Union))
                 and not assignable(t, expected)):
             self.mismatch(e.span, expected, t)
@@ -870,7 +911,9 @@ class Checker(LlmChecks):
         if ct is UNKNOWN:
             self.class_path_error(e.type, e.span)
         for name, val in e.entries:
-            if name is None or not isinstance(ct, ClassT):
+            if name is None and isinstance(ct, ClassT):
+                self.expect(val, ct)  # `...p`: a value of the literal's own class
+            elif name is None or not isinstance(ct, ClassT):
                 self.expr(val, UNKNOWN)
         if not isinstance(ct, ClassT):
             return UNKNOWN
@@ -978,6 +1021,8 @@ class Checker(LlmChecks):
             p = ".".join(path)
             self.err(e.span, "E0003", f"unresolved name: `{p}`. Did you mean `root.{p}`?")
             return "error", None
+        if head == "env" and len(path) == 2 and head not in idx.items_in(self.ns):
+            return "type", _ENV_REF  # `env.NAME`: a reference the runtime resolves, no string
         if head in BUILTIN_VALUE_ROOTS and not (
                 (head in _CARRIERS and (path[1] not in STDLIB_MEMBER_NAMES or (
                     path[1] in _ANY_CARRIER_STATIC and path[1] not in _CARRIER_STATICS[head]
@@ -1017,6 +1062,15 @@ class Checker(LlmChecks):
             t = T.optional(t)
         return t
 
+    def erased_self(self, e, ot: T.Type, name: str) -> bool:
+        """E0001: `eq` / `neq` take a second `Self`, which a union receiver does not fix."""
+        if name in ("eq", "neq") and isinstance(ot, Union) and _sure_scrutinee(ot):
+            self.err(e.span, "E0001", f"method `{name}` on interface `baml.ops.Equals` uses "
+                     "`Self` in more than one parameter, or nested in a parameter, so it requires"
+                     " a concrete `Self`, not an erased one (an interface-existential or union)")
+            return True
+        return False
+
     def member_of(self, e, ot: T.Type, name: str, call: bool):
         tb = T.base(ot)
         if (isinstance(tb, Union) and name not in _EVERY_TYPE_METHODS and self.sure_type(widen(tb))
@@ -1024,6 +1078,11 @@ class Checker(LlmChecks):
             self.err(e.span, "E0007", f"type `{show(widen(ot))}` has no member `{name}`: its "
                      f"members implement no common interface that declares `{name}`")
             return UNKNOWN
+        if call and self.erased_self(e, ot, name):
+            return UNKNOWN
+        if (call and name == "hash" and name not in self.impl_names and _sure_scrutinee(ot)
+                and not isinstance(T.base(ot), ClassT)):
+            return _HASH_FN
         if isinstance(tb, TVar):
             tb = next((b for b in self.bounds.get(tb.name, ()) if isinstance(b, IfaceT)), tb)
         if isinstance(tb, IfaceT):
@@ -1040,6 +1099,11 @@ class Checker(LlmChecks):
             ifaces = interfaces.ambiguous(cls, name)
             if ifaces:
                 return self.ambiguous(e, show(ot), name, ifaces)
+            if call and name == "hash" and name not in self.impl_names and _sure_scrutinee(tb):
+                return _HASH_FN
+            if call and name in ("eq", "neq") and name not in self.impl_names and (
+                    len(tb.args) == len(cls.decl.generics) and _sure_scrutinee(tb)):
+                return NativeFuncT((("other", tb, False),), BOOL, NEVER)  # Equals' `other: Self`
             if name not in STDLIB_MEMBER_NAMES and name not in self.impl_names:
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
@@ -1129,7 +1193,10 @@ class Checker(LlmChecks):
         elif isinstance(tb, MapT):
             env["K"], env["V"] = tb.key, tb.val
         ps = tuple((n, T.subst(p, env), d) for n, p, d in raw.params)
-        return NativeFuncT(ps, T.subst(raw.ret, env), _std_throws(stdsigs.METHODS[kind][name]))
+        t = NativeFuncT(ps, T.subst(raw.ret, env), _std_throws(stdsigs.METHODS[kind][name]))
+        env = {**{v: TVar(v) for v in ("U", "R", "A", "B")}, **env}  # the method's own
+        t.open = FuncT(tuple((n, T.subst(p, env), d) for n, p, d in raw.params), T.subst(raw.ret, env))
+        return t
 
     def x_Upcast(self, e, x):
         self.path_root = e.obj
@@ -1228,6 +1295,8 @@ class Checker(LlmChecks):
                         self.effects.sites[id(e)] = ("type", ft.throws or NEVER)
                         self.check_args(e, ft.params, {}, native=True)
                         r = ft.ret
+                        if ft.open is not None and T.has_tvar(ft.open.ret):
+                            r = T.subst(ft.open.ret, _lambda_results(ft.open, e))
                         if (f.optional or e.optional) and r is not UNKNOWN:
                             r = T.optional(r)
                         return r
@@ -1238,6 +1307,9 @@ class Checker(LlmChecks):
         if fd is not None and not isinstance(ft, NativeFuncT):
             if fd.decl.generics and not e.type_args and self.no_expected is e:
                 self.uninferable(e, fd)
+            if e.type_args and len(e.type_args) != len(fd.decl.generics) and fd.owner is None:
+                self.err(e.span, "E0005", f"function `{fd.decl.name}` expects "
+                         f"{len(fd.decl.generics)} type argument(s), got {len(e.type_args)}")
             if fd.decl.generics and not e.type_args and expected is not UNKNOWN:
                 e.expected_ty = expected  # type arguments the result binds, for lowering (`$targs`)
             if fd.decl.generics and e.type_args:
@@ -1246,9 +1318,16 @@ class Checker(LlmChecks):
                     env[g.name] = self.resolve(ta, report=False)
             ps, ret = self.sig(fd, explicit_self=isinstance(f, ast.Field) and getattr(f, "direct", None) is None
                                and self.item_path(f) is not None)
+            infer = bool(fd.decl.generics) and not e.type_args and T.has_tvar(ret)
+            if infer and isinstance(ret, (Arr, MapT)) and _sure_scrutinee(expected):
+                env = {**_binds([(ret, expected)]), **env}  # `-> T[]`: T from the expected type
             self.check_args(e, ps, env)
+            if infer:  # the rest from the arguments: `id(1)` is `1`, `wrap(1)` an `int[]`
+                direct = isinstance(ret, TVar)
+                env = {**_binds([(pt, _arg_type(a.value) if direct else widen(a.value.ty or UNKNOWN))
+                                 for (_, pt, _), a in zip(ps, e.args) if a.name is None]), **env}
             self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env))
-            self.check_bounds(e, fd, ps)
+            self.check_bounds(e, fd, ps, env)
             if T.has_tvar(ret):
                 ret = T.subst(ret, env)
                 if T.has_unknown(ret):
@@ -1262,6 +1341,11 @@ class Checker(LlmChecks):
             return tb.ret if not T.has_tvar(tb.ret) else UNKNOWN
         if tb in (INT, FLOAT, STRING, BOOL, NULL) or isinstance(tb, (Arr, MapT, ClassT, EnumT)):
             self.err(e.span, "E0006", f"`{show(widen(ft))}` is not a function and cannot be called")
+        if isinstance(f, ast.Name) and self.lookup_var(f.name) is None and fd is None and \
+                self.index.items_in(self.ns).get(f.name) is None:
+            for a in e.args:  # an unresolved callee (E0003) types none of its arguments
+                self.soft_expr(a.value)
+            return UNKNOWN
         self.args_unknown(e)
         return UNKNOWN
 
@@ -1297,6 +1381,11 @@ class Checker(LlmChecks):
         """A method call's receiver; an empty literal there, or a name bound to one, whose
         element type the method does not fix is E0155."""
         o = self.path_root = self.no_expected = f.obj
+        v = self.lookup_var(o.name) if isinstance(o, ast.Name) else None
+        if v is not None and v.branch_hole and not v.used:
+            self.pin(v)  # `let a = if (c) { [] } else { … }`: no method fixes its type
+            self.err(f.span, "E0155", "type annotations needed: the type of this value must be "
+                     f"known before accessing `{f.name}`")
         if f.name not in _UNPINNING_METHODS:
             if f.name in _CONTAINER_MEMBERS:
                 return self.expr(o, UNKNOWN)
@@ -1367,19 +1456,22 @@ class Checker(LlmChecks):
         return next((m for i in impl.iface.ancestors() for n, m in i.methods.items()
                      if n == f.name and m.decl.body is not None), None)
 
-    def check_bounds(self, e: ast.Call, fd: FunctionDef, params) -> None:
+    def check_bounds(self, e: ast.Call, fd: FunctionDef, params, env: dict) -> None:
         """Arguments for a type parameter `T extends I` must implement I."""
         bounded = {g.name: g.bounds for g in fd.decl.generics if g.bounds}
         if not bounded:
             return
-        for a, (_, pt, _) in zip(e.args, params):
-            if a.name is None and isinstance(pt, TVar) and pt.name in bounded:
-                at = widen(a.value.ty) if getattr(a.value, "ty", None) is not None else UNKNOWN
-                for b in bounded[pt.name]:
-                    bt = self.types.resolve(b, fd.namespace, interfaces.generics_of(fd))
-                    if isinstance(bt, IfaceT) and at is not UNKNOWN and not self.satisfies(at, bt):
-                        self.err(e.span, "E0001", f"type `{show(at)}` does not implement interface `{show(bt)}`")
-                        return
+        # the type arguments: written (`total<Bag>(…)`), else bound by the arguments (`T[]` too)
+        targs = {g.name: self.resolve(ta, report=False) for g, ta in zip(fd.decl.generics, e.type_args)} \
+            if e.type_args else _binds([(pt, widen(a.value.ty or UNKNOWN)) for a, (_, pt, _)
+                                        in zip(e.args, params) if a.name is None])
+        for name, bounds in bounded.items():
+            at = env.get(name) or targs.get(name, UNKNOWN)  # env: also from the expected type
+            for b in bounds:
+                bt = self.types.resolve(b, fd.namespace, interfaces.generics_of(fd))
+                if isinstance(bt, IfaceT) and _sure_scrutinee(at) and not self.satisfies(at, bt):
+                    self.err(e.span, "E0001", f"type `{show(at)}` does not implement interface `{show(bt)}`")
+                    return
 
     def value_callee(self, f, ft: FuncT) -> tuple:
         """What a call through a function value calls, for `throws` effects."""
@@ -1495,7 +1587,7 @@ class Checker(LlmChecks):
         if op == "??" and type(e.right) is ast.Binary and e.right.op == "??":
             return self.coalesce_chain(e)
         if op == "??":
-            lt = self.expr(e.left, UNKNOWN)
+            lt = self.coalesced(e.left)
             rt = self.expr(e.right, UNKNOWN)
             if lt is UNKNOWN or rt is UNKNOWN:
                 return UNKNOWN
@@ -1535,13 +1627,19 @@ class Checker(LlmChecks):
         while type(x) is ast.Binary and x.op == "??":
             spine.append(x)
             x = x.right
-        lefts = [self.expr(node.left, UNKNOWN) for node in spine]
+        lefts = [self.coalesced(node.left) for node in spine]
         rt = self.expr(x, UNKNOWN)
         for node, lt in reversed(list(zip(spine, lefts))):
             rt = UNKNOWN if lt is UNKNOWN or rt is UNKNOWN else T.union(T.strip_null(lt), rt)
             if node is not e and rt is not UNKNOWN:
                 node.ty = rt
         return rt
+
+    def coalesced(self, left) -> T.Type:
+        """The left of `??`: a variable's type here, else the type its test narrows from."""
+        t = self.expr(left, UNKNOWN)
+        v = self.lookup_var(left.name) if t is UNKNOWN and isinstance(left, ast.Name) else None
+        return self.tested_type(v) if v is not None else t
 
     def binary_chain(self, e) -> T.Type:
         """A left-associative chain of operators (`x + x - x * 2 …`) in a loop, not by
@@ -1682,9 +1780,7 @@ class Checker(LlmChecks):
                 if name is not None:
                     v = self.lookup_var(name)
                     if v is not None:
-                        t = self.var_type(v)
-                        if t is UNKNOWN:
-                            t = v.ty
+                        t = self.tested_type(v)
                         isnull = {v: NULL}
                         notnull = {v: T.strip_null(t)} if t is not UNKNOWN else {}
                         return (isnull, notnull) if c.op == "==" else (notnull, isnull)
@@ -1696,8 +1792,14 @@ class Checker(LlmChecks):
                     spine.append(x)
                     x = x.left
                 pos, neg = self.cond_facts(x)
+                saved = self.facts
                 for node in reversed(spine):
-                    p2, n2 = self.cond_facts(node.right)
+                    # the right operand is tested where the left one held (`&&`) or failed
+                    self.facts = {**saved, **(pos if node.op == "&&" else neg)}
+                    try:
+                        p2, n2 = self.cond_facts(node.right)
+                    finally:
+                        self.facts = saved
                     if node.op == "&&":
                         pos, neg = {**pos, **p2}, {}
                     else:
@@ -1715,8 +1817,25 @@ class Checker(LlmChecks):
                     if rt is NULL:
                         return {v: NULL}, {v: T.strip_null(v.ty)}
                     if isinstance(rt, (T.Prim, ClassT)) and rt is not UNKNOWN:
-                        return {v: rt}, {}
+                        return {v: rt}, self.not_is(v, rt)
         return {}, {}
+
+    def tested_type(self, v: Var) -> T.Type:
+        """What a test of `v` narrows from: its type here, else its declared type, else (for
+        `let y = x` over an untested `x`) the type of x it was bound from."""
+        t = self.var_type(v)
+        if t is UNKNOWN:
+            t = v.ty
+        return v.origin if t is UNKNOWN and v.origin is not None else t
+
+    def not_is(self, v: Var, rt: T.Type) -> dict:
+        """Where `v is rt` is false: v's union less the members that are surely `rt`."""
+        t = self.tested_type(v)
+        if not isinstance(t, Union) or not _sure_scrutinee(t) or (
+                isinstance(rt, ClassT) and (rt.args or rt.cls.decl.generics)):
+            return {}
+        rest = [m for m in t.members if not (m == rt or (isinstance(m, Lit) and m.base is rt))]
+        return {v: T.union(*rest)} if len(rest) < len(t.members) else {}
 
     def x_Is(self, e, x):
         self.expr(e.expr, UNKNOWN)
@@ -1731,7 +1850,11 @@ class Checker(LlmChecks):
         saved = dict(self.facts)
         mark = len(self.assigned_log)
         self.facts.update(pos)
-        tt = self.block(e.then, expected)
+        valued = getattr(e, "plain_let", False)
+        if valued and e.else_ is not None and not e.else_.stmts and isinstance(e.else_.tail, ast.If):
+            e.else_.tail.plain_let = True  # `let x = if … else if …`
+        # `let x = if (c) { … }`: without `else` its value is null, so the branch's must be too
+        tt = self.block(e.then, NULL if valued and e.else_ is None else expected)
         self.facts = dict(saved)
         self.invalidate(mark)
         if e.else_ is None:
@@ -1753,7 +1876,7 @@ class Checker(LlmChecks):
         self.invalidate(mark)
         if expected is not UNKNOWN:
             return NEVER if (tt is NEVER and et is NEVER) else T.union(tt, et)
-        return T.union(widen(tt), widen(et))
+        return T.union(T.widen_scalar(tt), T.widen_scalar(et))
 
     def x_IfLet(self, e, expected):
         vt = self.expr(e.value, UNKNOWN)
@@ -1784,7 +1907,10 @@ class Checker(LlmChecks):
         return UNKNOWN  # a future (baml.future): typed loosely, as its awaited value is
 
     def x_Await(self, e, expected):
-        self.expr(e.value, UNKNOWN)
+        t = self.expr(e.value, UNKNOWN)
+        if t is not NULL and _sure_scrutinee(t):  # futures are unknown here: this is none
+            self.err(e.span, "E0001", "mismatched types", f"expected `baml.future.Future<unknown, "
+                     f"unknown>`, found `{show(t)}`")
         return UNKNOWN  # futures do not carry their value's type here: the checker stays permissive
 
     def x_Lambda(self, e, expected):
@@ -1813,7 +1939,7 @@ class Checker(LlmChecks):
         outer = self.fn
         saved_facts = self.facts
         self.facts = {}
-        self.fn = _Fn(ret, throws, outer.unstable)
+        self.fn = _Fn(ret, throws, outer.unstable, outer.callbacks)  # the function's callbacks
         # variables of the enclosing function may change between calls: no facts apply
         self.scopes.append(scope)
         self.body(e.body, ret)
@@ -1833,12 +1959,15 @@ class Checker(LlmChecks):
         mark = len(self.assigned_log)
         catch_all = False
         ts = []
-        if isinstance(e.scrutinee, ast.Name):
-            sv = self.lookup_var(e.scrutinee.name)
-            if sv is not None:
-                saved[sv] = UNKNOWN  # the engine narrows the scrutinee inside each arm
-                self.facts[sv] = UNKNOWN
+        sv = self.lookup_var(e.scrutinee.name) if isinstance(e.scrutinee, ast.Name) else None
+        if sv is not None:
+            saved[sv] = UNKNOWN  # the engine narrows the scrutinee inside each arm
+            tested = self.tested_type(sv)
         for i, arm in enumerate(e.arms):
+            if sv is not None:
+                self.facts[sv] = self.arm_narrows(arm.pattern, tested)
+            self.pattern_fits(arm.pattern, st if isinstance(  # literal types Assay folds: no
+                e.scrutinee, (ast.Name, ast.IntLit, ast.StrLit, ast.BoolLit)) else T.widen_scalar(st))
             if catch_all or i in dead:
                 self.err(arm.body.span, "E0063", "unreachable arm")
             self.scopes.append({})
@@ -1859,6 +1988,52 @@ class Checker(LlmChecks):
         if expected is not UNKNOWN:
             return T.union(*ts) if ts else NEVER
         return T.union(*(widen(t) for t in ts)) if ts else NEVER
+
+    def arm_narrows(self, p, st: T.Type | None) -> T.Type:
+        """The scrutinee's type inside an arm of type patterns (`int`, `P`, `int | string`):
+        the members of `st` they match; unknown for any other arm."""
+        alts = p.alts if isinstance(p, ast.POr) else [p]
+        anything = st is None  # a caught value: the pattern's type itself
+        if not (anything or _sure_scrutinee(st)) or not all(
+                isinstance(a, ast.PType) and not _variant_like(a.type) for a in alts):
+            return UNKNOWN
+        out = []
+        for a in alts:
+            rt = self.resolve(a.type, report=False)
+            if not isinstance(rt, (T.Prim, ClassT)) or rt is UNKNOWN or (
+                    isinstance(rt, ClassT) and (rt.args or rt.cls.decl.generics)):
+                return UNKNOWN
+            out += [rt] if anything else [
+                m for m in T.members(st) if m == rt or (isinstance(m, Lit) and m.base is rt)]
+        return T.union(*out) if out else UNKNOWN
+
+    def pattern_fits(self, p, st: T.Type) -> None:
+        """E0001: a match pattern that no value of the scrutinee's type can match. `int |
+        string` is one union type (it fits when any member may match); an or-pattern of
+        literals or variants fits when each alternative may match."""
+        alts = p.alts if isinstance(p, ast.POr) else [p]
+        ts = [self.alt_type(a) for a in alts]
+        if any(t is None for t in ts) or not _sure_scrutinee(st):
+            return
+        ms = T.members(st)
+        fits = [any(T.assignable(t, m) or T.assignable(m, t) for m in ms) for t in ts]
+        one_type = all(isinstance(a, ast.PType) and not _variant_like(a.type) for a in alts)
+        if not (any(fits) if one_type else all(fits)):
+            self.err(p.span, "E0001", "mismatched types",
+                     f"expected `{show(st)}`, found `{show(T.union(*ts))}`")
+
+    def alt_type(self, p) -> T.Type | None:
+        """The type a literal or type pattern matches; None when not read here."""
+        if isinstance(p, ast.PLit):
+            v = p.value
+            return NULL if v is None else T.lit_bool(v) if type(v) is bool else \
+                T.lit_int(v) if type(v) is int else T.lit_str(v) if type(v) is str else \
+                Lit(v, T.BIGINT) if type(v) is ast.BigLit else None
+        if not isinstance(p, ast.PType):
+            return None
+        t = self.pattern_type_quiet(p.type) if _variant_like(p.type) else \
+            self.resolve(p.type, report=False)
+        return None if not _sure_scrutinee(t) else t
 
     def covered_arms(self, st: T.Type, arms) -> set[int]:
         """The arms whose every alternative matches only values the arms before them (without
@@ -1949,7 +2124,8 @@ class Checker(LlmChecks):
     def is_precise(self, e) -> bool:
         if isinstance(e, ast.Name):
             v = self.lookup_var(e.name)
-            return v is not None and v.precise and v not in self.facts
+            return (v is not None and v.precise and v not in self.loose
+                    and self.facts.get(v, NULL) is not UNKNOWN)
         return isinstance(e, (ast.Field, ast.Call)) and not getattr(e, "optional", False)
 
     def missing_cases(self, st: T.Type, arms) -> list[str]:
@@ -2032,13 +2208,15 @@ class Checker(LlmChecks):
 
     def x_Catch(self, e, expected):
         self.fn.catch += 1
-        ts = [self.expr(e.expr, expected)]
+        ts = [self.expect(e.expr, expected) if expected not in (NULL, VOID) else
+              self.expr(e.expr, expected)]
         self.fn.catch -= 1
         self.effects.catches[id(e)] = [self.arm_catches(arm) for arm in e.arms]
         if e.ctx is not None:  # handlers then track the error being handled (causes)
             self.index.error_contexts = True
         for arm in e.arms:
-            self.scopes.append({e.binding: Var(e.binding, UNKNOWN)})
+            # the binding is what the arm's type pattern catches (`string => e`), else unknown
+            self.scopes.append({e.binding: Var(e.binding, self.arm_narrows(arm.pattern, None))})
             if e.ctx is not None:
                 self.scopes[-1][e.ctx] = Var(e.ctx, UNKNOWN)
             self.pattern(arm.pattern, UNKNOWN)
@@ -2062,8 +2240,13 @@ class FnRefT(FuncT):
 
 
 class NativeFuncT(FuncT):
-    """A stdlib method's type (its defaults are unknown: only excess arguments are errors)."""
-    __slots__ = ()
+    """A stdlib method's type (its defaults are unknown: only excess arguments are errors);
+    `open` keeps the method's own type parameters (`map<U>`), which the type leaves unknown."""
+    __slots__ = ("open",)
+
+    def __init__(self, params, ret, throws=None):
+        super().__init__(params, ret, throws)
+        self.open = None
 
 
 REFLECT_TYPE = sreflect.TYPE  # a `reflect.Type` value
@@ -2421,6 +2604,13 @@ def _breaks(node) -> bool:
     return False
 
 
+def _sure_scrutinee(t: T.Type) -> bool:
+    """A type whose every member the checker knows well enough to tell a pattern misses it."""
+    return all(isinstance(m, (T.Prim, Lit, ClassT, EnumT, Arr, MapT)) and m is not UNKNOWN
+               and not T.has_unknown(m) and not T.has_tvar(m) and not _opaque(m)
+               for m in T.members(t))
+
+
 def _irrefutable(p) -> bool:
     return isinstance(p, ast.PWild) or (isinstance(p, ast.PBind) and p.type is None)
 
@@ -2498,6 +2688,66 @@ def _empty_hole(e) -> Span | None:
             return e.span
         holes = [_empty_hole(v) for _, v in e.entries]
         return holes[0] if all(holes) else None
+    return None
+
+
+def _arg_type(e: ast.Expr) -> T.Type:
+    """An argument's type as a type parameter takes it: a literal type only from a literal."""
+    t = getattr(e, "ty", None) or UNKNOWN
+    lit = any(isinstance(m, Lit) for m in T.members(t))
+    return UNKNOWN if lit and not isinstance(e, (ast.IntLit, ast.StrLit, ast.BoolLit)) else t
+
+
+def _binds(pairs: list) -> dict:
+    """Type variables bound by matching (parameter type, argument type) pairs structurally;
+    one bound two ways stays unbound."""
+    out: dict = {}
+    bad: set = set()
+    todo = list(pairs)
+    while todo:
+        pt, at = todo.pop()
+        if isinstance(pt, TVar):
+            if not _sure_scrutinee(at) or out.get(pt.name, at) != at:
+                bad.add(pt.name)
+            out[pt.name] = at
+        elif isinstance(pt, Arr) and isinstance(at, Arr):
+            todo.append((pt.elem, at.elem))
+        elif isinstance(pt, MapT) and isinstance(at, MapT):
+            todo += [(pt.key, at.key), (pt.val, at.val)]
+        elif (isinstance(pt, ClassT) and isinstance(at, ClassT) and pt.cls is at.cls
+              and len(pt.args) == len(at.args)):
+            todo += list(zip(pt.args, at.args))
+    return {k: v for k, v in out.items() if k not in bad}
+
+
+def _lambda_results(ft: FuncT, e: ast.Call) -> dict:
+    """A stdlib method's type parameters that are its callbacks' results (`map<U>(f: (T) ->
+    U)`), from lambdas passed with a declared return type."""
+    env: dict = {}
+    for (_, pt, _), a in zip(ft.params, e.args):
+        at = getattr(a.value, "ty", None)
+        if (a.name is None and isinstance(pt, FuncT) and isinstance(pt.ret, TVar)
+                and isinstance(at, LambdaT) and _sure_scrutinee(at.ret)):
+            env.setdefault(pt.ret.name, at.ret)
+    return env
+
+
+def _branch_hole(e) -> Span | None:
+    """The first branch of an `if` / `match` whose value is an empty literal: each branch's
+    element type is inferred on its own, so the other branches do not fix it."""
+    if isinstance(e, ast.If) and e.else_ is not None:
+        blocks = [e.then, e.else_]
+    elif isinstance(e, ast.Match):
+        blocks = [a.body for a in e.arms]
+    else:
+        return None
+    for b in blocks:
+        tail = b.tail if isinstance(b, ast.Block) else b
+        if isinstance(tail, ast.BlockExpr):
+            tail = tail.block.tail
+        hole = _empty_hole(tail) or _branch_hole(tail)
+        if hole is not None:
+            return hole
     return None
 
 

@@ -14,6 +14,8 @@ from ..syntax import ast
 from . import types as T
 from .types import NEVER, UNKNOWN, assignable, show, widen
 
+_LLM = T.StdT("class", "ai.errors.Failure")  # stands for everything an LLM call may throw
+_CALLBACK = T.StdT("class", "callback")  # what a callback without `throws` may throw
 ALL = "all"  # an arm that catches everything
 MAYBE = "maybe"  # an arm whose pattern the checker does not read (catches anything it might)
 _MAX_ROUNDS = 64
@@ -28,6 +30,7 @@ class Effects:
         self.declared_unknown: dict[int, object] = {}  # id(fd or Lambda) declaring `throws unknown` -> body span
         self._items: dict[int, list] = {}  # id(body owner) -> summary items
         self._values: dict[int, T.Type] = {}
+        self._marked = False  # LLM calls and callbacks throw markers, not unknown
 
     # ───────────── summaries ─────────────
     def summarize(self, key: int, body) -> None:
@@ -53,7 +56,7 @@ class Effects:
                 todo += [(arm, filters, (node.binding, id(node), i)) for i, arm in enumerate(node.arms)]
                 continue
             if isinstance(node, ast.LlmCall):  # what an LLM call throws: llmcheck's
-                items.append(("call", ("type", UNKNOWN), filters, None))
+                items.append(("call", ("llm",), filters, None))
             elif isinstance(node, ast.Call):
                 site = self.sites.get(id(node), ("type", UNKNOWN))
                 items.append(("call", site, filters, node.func.span))
@@ -105,10 +108,14 @@ class Effects:
             t = self._values.get(id(callee[1]), UNKNOWN)
             if T.has_tvar(t):  # a generic function's: its type arguments at this call
                 t = T.subst(t, callee[2] if len(callee) > 2 else {})
+            if kind == "fn" and _CALLBACK in T.members(t):
+                return UNKNOWN  # what its callbacks throw: the arguments' at this call
             return t
         if kind == "caught":
             return self.caught(callee[1], callee[2])
-        return UNKNOWN  # a callback: per call site in the engine
+        if self._marked:  # known to throw something, though not what (see report)
+            return _LLM if kind == "llm" else _CALLBACK
+        return UNKNOWN  # an LLM call's errors, or a callback's (per call site in the engine)
 
     def thrown_in(self, catch_id: int) -> T.Type:
         """What the expression part of a catch may throw."""
@@ -150,6 +157,30 @@ class Effects:
         not allow (direct `throw`s are the checker's own); E0097 for a `throws unknown` where
         what the body throws is known."""
         self.solve()
+        self.report_declared(err)
+        self.report_unknown(err)
+
+    def report_unknown(self, err) -> None:
+        """E0097: what escapes a `throws unknown` body is known; an LLM call's errors and a
+        callback's throws count as known here (the engine names them)."""
+        pending = [(declared, it) for key, declared in self.declared.items() if _known(declared)
+                   for it in self._items.get(key, ()) if it[3] is not None
+                   and it[1][0] != "callback" and self.escaping(it) is UNKNOWN]
+        values, self._values, self._marked = self._values, {}, True
+        try:
+            self.solve()
+            self._report_unknown(err)
+            for declared, it in pending:  # E0096 for what reaches a call only through markers
+                t = self.escaping(it)
+                extra = [m for m in T.members(t) if m is not NEVER and not assignable(m, declared)]
+                if not T.has_unknown(t) and not T.has_tvar(t) and any(
+                        m in (_LLM, _CALLBACK) for m in extra):
+                    err(it[3], "E0096", f"declared throws is `{show(declared)}`, but this "
+                        f"function may also throw `{show(widen(T.union(*extra)))}`")
+        finally:
+            self._values, self._marked = values, False
+
+    def _report_unknown(self, err) -> None:
         for key, span in self.declared_unknown.items():
             t = T.union(*(self.escaping(it) for it in self._items.get(key, ())))
             if t is NEVER:
@@ -159,8 +190,10 @@ class Effects:
                 err(span, "E0097", f"`throws unknown` is imprecise: this function only throws "
                     f"`{show(widen(t))}`. BAML infers thrown types automatically, so remove the "
                     "declaration")
+
+    def report_declared(self, err) -> None:
         for key, declared in self.declared.items():
-            if declared is UNKNOWN or T.has_tvar(declared) or T.has_unknown(declared):
+            if not _known(declared):
                 continue
             for it in self._items.get(key, ()):
                 if it[3] is None:
@@ -180,3 +213,7 @@ class Effects:
                 if extra:
                     err(it[3], "E0096", f"declared throws is `{show(declared)}`, but this function "
                         f"may also throw `{show(widen(T.union(*extra)))}`")
+
+
+def _known(t: T.Type) -> bool:
+    return t is not UNKNOWN and not T.has_tvar(t) and not T.has_unknown(t)

@@ -79,7 +79,7 @@ class Resolver:
             item, k = self.index.resolve_prefix(ns, path)
             if item is not None:
                 if k == len(path):
-                    return self.item_type(item, args, err)
+                    return self.item_type(item, args, err, te)
                 if isinstance(item, EnumDef) and k == len(path) - 1 and path[k] in item.variants:
                     return T.EnumT(item, path[k])
                 return T.UNKNOWN
@@ -102,7 +102,7 @@ class Resolver:
             return T.TVar(n)
         item = self.index.items_in(ns).get(n)
         if item is not None:
-            return self.item_type(item, args, err)
+            return self.item_type(item, args, err, te)
         p = PRIM_TYPES.get(n)
         if p is not None:
             return p
@@ -116,8 +116,11 @@ class Resolver:
             err(te.span, "E0002", f"unresolved type: {n}")
         return T.UNKNOWN
 
-    def item_type(self, item, args, err=None) -> T.Type:
+    def item_type(self, item, args, err=None, te=None) -> T.Type:
         if isinstance(item, ClassDef):
+            if err and te is not None and len(args) != len(item.decl.generics):
+                err(te.span, "E0001", f"type `{item.name}` expects {len(item.decl.generics)} "
+                    f"type argument(s), got {len(args)}")
             if item.decl.generics and len(args) != len(item.decl.generics):
                 args = [T.UNKNOWN] * len(item.decl.generics)
             return T.ClassT(item, tuple(args))

@@ -204,6 +204,8 @@ def union(*ts: Type) -> Type:
     if not out:
         return NEVER
     if len(out) > 1:
+        out = _whole_enums(out)
+    if len(out) > 1:
         bases = {m for m in out if isinstance(m, Prim)}
         enums = {m.enum for m in out if isinstance(m, EnumT) and m.variant is None}
         if bases or enums:
@@ -213,6 +215,23 @@ def union(*ts: Type) -> Type:
     if len(out) == 1:
         return out[0]
     return Union(tuple(out))
+
+
+def _whole_enums(out: list) -> list:
+    """Every variant of an enum together is the enum (`E.A | E.B` is `E` when E has just A, B)."""
+    seen: dict = {}
+    for m in out:
+        if isinstance(m, EnumT) and m.variant is not None:
+            seen.setdefault(m.enum, set()).add(m.variant)
+    whole = {en for en, vs in seen.items() if vs >= set(en.variants)}
+    if not whole:
+        return out
+    res: list = []
+    for m in out:
+        m = EnumT(m.enum) if isinstance(m, EnumT) and m.enum in whole else m
+        if m not in res:
+            res.append(m)
+    return res
 
 
 def optional(t: Type) -> Type:
@@ -231,6 +250,16 @@ def widen(t: Type) -> Type:
         return EnumT(t.enum)
     if isinstance(t, Union):
         return union(*(widen(m) for m in t.members))
+    return t
+
+
+def widen_scalar(t: Type) -> Type:
+    """What a `let`, an array or map literal and an `if` keep of a literal type: the engine
+    widens `1`, `"a"`, `true` to their primitive but keeps an enum variant (`E.A`)."""
+    if isinstance(t, Lit):
+        return t.base
+    if isinstance(t, Union):
+        return union(*(widen_scalar(m) for m in t.members))
     return t
 
 
@@ -365,18 +394,8 @@ def assignable(src: Type, dst: Type) -> bool:
 
 def same(a: Type, b: Type) -> bool:
     """Invariant positions (array elements, map keys and values, class type arguments, as the
-    engine has them): False only when the two types surely differ. Enum variants are not
-    told apart (the checker widens them where the engine keeps them)."""
-    a, b = _enum_wide(a), _enum_wide(b)
+    engine has them): False only when the two types surely differ."""
     return assignable(a, b) and assignable(b, a)
-
-
-def _enum_wide(t: Type) -> Type:
-    if isinstance(t, EnumT) and t.variant is not None:
-        return EnumT(t.enum)
-    if isinstance(t, Union) and any(isinstance(m, EnumT) for m in t.members):
-        return union(*(_enum_wide(m) for m in t.members))
-    return t
 
 
 def fn_assignable(src: "FuncT", dst: "FuncT") -> bool:

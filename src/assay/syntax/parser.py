@@ -1072,8 +1072,8 @@ class Parser:
         return e, True
 
     def diverge_stmt(self) -> "ast.Return | ast.Throw | ast.Break | ast.Continue":
-        """`return e?` / `throw e` / `break` / `continue`; the operand takes no postfix `catch`
-        (`throw 1 catch (e) { … }` catches the throw, as the engine parses it)."""
+        """`return e?` / `throw e` / `break` / `continue`; a throw's operand takes no postfix
+        `catch` (`throw 1 catch (e) { … }` catches the throw, as the engine parses it)."""
         t = self.advance()
         s, x = t.start, t.text
         if x == "break" or x == "continue":
@@ -1082,7 +1082,8 @@ class Parser:
         nt = self.tok
         if x == "throw" or not (nt.kind == "eof" or nt.kind == "op" and nt.text in (";", "}", ",", ")", "]")):
             save = self.no_catch
-            self.no_catch = self.depth + 1
+            if x == "throw":  # `return g() catch (e) { … }` returns the catch's value
+                self.no_catch = self.depth + 1
             try:
                 v = self.expr()
             finally:
@@ -1384,6 +1385,12 @@ class Parser:
                         self.expected("field name after `'?.'`")
                         return e
                     continue
+                if x == "!" and not t.nl:  # `p!.n`: a TypeScript habit
+                    self.error("invalid syntax: unexpected '!'; BAML has no non-null assertion "
+                               "operator — unwrap optionals with '?? <default>' or "
+                               "'if let x: T = opt { ... }'")
+                    self.advance()
+                    continue
                 if x == "(" and not t.nl:
                     e = self.call(e, s, [])
                     continue
@@ -1582,13 +1589,15 @@ class Parser:
                     return self.diverge_expr()
                 self.expected("expression")
                 return ast.NullLit(self.sp(s, s))
-            if x in ("spawn", "await") and (self.peek().kind in ("ident", "op") and not self.peek().nl
+            if x in ("spawn", "await") and (self.peek().kind in ("ident", "op", "int", "float", "str")
+                                            and not self.peek().nl
                                             and self.peek().text not in (".", ")", ",", ";", "=", "}", "?.")):
                 self.advance()
                 if x == "await":
                     v = self.unary()
                     return ast.Await(self.span(s), v)
                 if not self.at("{"):
+                    self.expr()  # `spawn g(1)`: the engine reads an expression, then wants `{`
                     self.expected("'{' after spawn")
                     return ast.NullLit(self.span(s))
                 body = self.block()
