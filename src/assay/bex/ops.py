@@ -311,15 +311,14 @@ def eq(a, b) -> bool:
     containers and instances, identity for enums and functions, cycle-safe."""
     if a is b:
         return True
-    ta, tb = type(a), type(b)
-    if ta is not tb or ta in _PLAIN:
-        ta = _PLAIN.get(ta)
-        if ta is None or ta is not _PLAIN.get(tb):
-            return False
-    if ta in _SIMPLE:
-        return a == b
-    if ta is float:
-        return a == b or (a != a and b != b)
+    ta = type(a)
+    if ta is type(b):
+        if ta in _SIMPLE:
+            return a == b
+        if ta is float:
+            return a == b or (a != a and b != b)
+    elif ta not in _PLAIN or _PLAIN[ta] is not _PLAIN.get(type(b)):  # a TypedList is a list
+        return False
     return _eq_deep(a, b, set())
 
 
@@ -330,15 +329,15 @@ def ne(a, b) -> bool:
 def _eq_deep(a, b, seen: set) -> bool:
     if a is b:
         return True
-    ta, tb = type(a), type(b)
-    if ta is not tb or ta in _PLAIN:
-        ta = _PLAIN.get(ta)
-        if ta is None or ta is not _PLAIN.get(tb):
+    ta = type(a)
+    if ta is not type(b):
+        if ta not in _PLAIN or _PLAIN[ta] is not _PLAIN.get(type(b)):  # a TypedList is a list
             return False
-    if ta in _SIMPLE:
+    elif ta in _SIMPLE:
         return a == b
-    if ta is float:
+    elif ta is float:
         return a == b or (a != a and b != b)
+    ta = _PLAIN.get(ta, ta)
     if ta is list:
         if len(a) != len(b):
             return False

@@ -640,7 +640,7 @@ class Checker(LlmChecks):
         """`v` holds `value`: a container literal, or what another variable holds (an alias)."""
         if isinstance(value, (ast.ArrayLit, ast.MapLit)):
             v.literals.append(value)
-            if any(isinstance(x, ast.Name) for x in v.literals):
+            if _ESCAPED in v.literals:
                 _records(value)
         elif isinstance(value, ast.Name) and (src := self.lookup_var(value.name)) is not None:
             v.literals = src.literals
@@ -747,7 +747,7 @@ class Checker(LlmChecks):
         elif isinstance(e, ast.Name) and (v := self.lookup_var(e.name)) is not None:
             for lit in v.literals:
                 _records(lit)
-            v.literals.append(e)  # (a mark: literals it is given later record theirs too)
+            v.literals.append(_ESCAPED)  # literals it is given later record theirs too
 
     def expr(self, e: ast.Expr, expected: T.Type) -> T.Type:
         m = getattr(self, "x_" + type(e).__name__, None)
@@ -2619,7 +2619,10 @@ def _variant_like(te) -> bool:
     return isinstance(te, ast.TName) and len(te.path) == 2 and te.path[0] != "root"
 
 
-def _records(e: ast.Expr) -> None:
+_ESCAPED = object()  # in Var.literals: the variable's value reached an opaque place
+
+
+def _records(e) -> None:
     """A container literal, and the literals nested in it, record their element types."""
     if isinstance(e, ast.ArrayLit):
         e.records = True

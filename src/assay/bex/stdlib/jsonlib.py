@@ -93,23 +93,22 @@ class _Parser:
         out: dict = {}
 
         def entry():
-            self.ws()
-            if self.i >= self.n:
-                self.eof("an object")
-            if self.s[self.i] != '"':
-                self.fail("key must be a string")
-            self.i += 1
+            self.want('"', "key must be a string")
             k = self.string()
-            self.ws()
-            if self.i >= self.n:
-                self.eof("an object")
-            if self.s[self.i] != ":":
-                self.fail("expected `:`")
-            self.i += 1
+            self.want(":", "expected `:`")
             out[k] = self.value()
 
         self.seq("}", "an object", entry)
         return out
+
+    def want(self, ch: str, message: str) -> None:
+        """Skip whitespace, then `ch` (inside an object), else fail with `message`."""
+        self.ws()
+        if self.i >= self.n:
+            self.eof("an object")
+        if self.s[self.i] != ch:
+            self.fail(message)
+        self.i += 1
 
     def string(self) -> str:
         parts: list[str] = []
