@@ -24,7 +24,8 @@ from ..extension import Run
 from ..mir import ir, typetest
 from .stdlib import reflect as reflect_std
 from .stdlib import reflect_session
-from .values import OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, RType, RView, TypedList, TypedMap, Variant, typed_list, typed_map
+from .values import (JSON_ENTRY, JSON_TEST, OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, RType, RView,
+                     TypedList, TypedMap, Variant, typed_list, typed_map)
 
 @functools.cache
 def elem_key(elem: tuple):
@@ -246,6 +247,8 @@ class Runtime:
             return lambda v: type(v) is py
         if k == "null":
             return lambda v: v is None
+        if k == "json":
+            return is_json
         if k == "function":  # a function value whose signature fits (a host callable's: any)
             refl, sig = self.reflection, t[1]
             return lambda v: callable(v) and not isinstance(v, (Instance, type)) and refl.fn_is(v, sig)
@@ -270,6 +273,10 @@ class Runtime:
             return lambda v: v is var
         if t == ("array", ("any",)):
             return lambda v: isinstance(v, list)
+        if k == "array" and t[1] == JSON_TEST:  # json arrays are built recording it
+            return lambda v: type(v) is TypedList and v.elem == JSON_TEST
+        if k == "map" and (t[1], t[2]) == JSON_ENTRY:
+            return lambda v: type(v) is TypedMap and v.elem == JSON_ENTRY
         if k == "array":  # by the element type it recorded, else by its elements
             el, want = self.type_predicate(t[1]), typetest.key(t[1])
             return lambda v: (elem_key(v.elem) == want if type(v) is TypedList else
@@ -760,6 +767,18 @@ def with_targs(obj, targs: str):
         targs = repr(tuple(_value_test(getattr(obj, "f_" + a[1])) if a[0] == "field" else a for a in spec))
     obj._targs = targs
     return obj
+
+
+_JSON_SCALARS = frozenset({int, float, str, bool, type(None), BigInt})
+
+
+def is_json(v) -> bool:
+    """`v is json`: a scalar, or an array or map built as json (`json[]`, `map<string, json>`:
+    a BAML container records its element types, and only those are json)."""
+    t = type(v)
+    if t in _JSON_SCALARS:
+        return True
+    return (t is TypedList and v.elem == JSON_TEST) or (t is TypedMap and v.elem == JSON_ENTRY)
 
 
 _VALUE_TESTS = {int: ("int",), float: ("float",), str: ("string",), bool: ("bool",), type(None): ("null",),

@@ -869,7 +869,11 @@ class Checker(LlmChecks):
         return t
 
     def x_ArrayLit(self, e, expected):
+        if T.has_json(expected):
+            expected = JSON_ARR
         exp = T.base(expected)
+        if isinstance(exp, Arr) and exp.elem is T.JSON:
+            e.records = True  # built as `json[]`, as the engine records it
         if isinstance(exp, Arr):
             for it in e.items:
                 self.expect(it, exp.elem)
@@ -879,7 +883,7 @@ class Checker(LlmChecks):
             for it in e.items:
                 self.expr(it, UNKNOWN)
             return UNKNOWN
-        ts = [self.expr(it, UNKNOWN) for it in e.items]
+        ts = self.items_inferred(e.items)
         if expected is not UNKNOWN and not isinstance(expected, TVar):
             t = Arr(T.union(*(T.widen_scalar(t) for t in ts)) if ts else UNKNOWN)
             if not assignable(t, expected):
@@ -888,8 +892,25 @@ class Checker(LlmChecks):
             return Arr(UNKNOWN)
         return Arr(T.union(*(T.widen_scalar(t) for t in ts)))
 
+    def items_inferred(self, items) -> list:
+        """The item types of an array literal that expects no element type, as the engine
+        infers them: empty literals (`[]`, `[[]]`, `{}`) take the others' type where that is
+        one container type they fit (`[[1], []]` is `int[][]`), and come after them."""
+        full = [self.expr(it, UNKNOWN) for it in items if not _hollow(it)]
+        one = T.union(*(T.widen_scalar(t) for t in full))
+        rest = []
+        for it in filter(_hollow, items):
+            if _shaped(it, one):
+                _records(it)  # its (empty) elements cannot tell the type it was given
+            rest.append(self.expr(it, one if _shaped(it, one) else UNKNOWN))
+        return full + rest
+
     def x_MapLit(self, e, expected):
+        if T.has_json(expected):
+            expected = JSON_MAP
         exp = T.base(expected)
+        if isinstance(exp, MapT) and exp.val is T.JSON:
+            e.records = True  # built as `map<string, json>`, as the engine records it
         if isinstance(exp, MapT):
             for k, v in e.entries:
                 self.expect(k, exp.key)
@@ -953,7 +974,7 @@ class Checker(LlmChecks):
         if len(path) == 1:
             n = path[0]
             if (n in self.generics or n in PRIM_TYPES or n in self.index.items_in(self.ns)
-                    or n in OPAQUE_TYPES or n in BUILTIN_TYPE_ROOTS or n in ("map", "Map", "Array")):
+                    or n in OPAQUE_TYPES or n in BUILTIN_TYPE_ROOTS or n in ("map", "Map", "Array", "json")):
                 return
             self.err(span, "E0002", f"unresolved type: {n}")
             return
@@ -1079,6 +1100,10 @@ class Checker(LlmChecks):
                      f"members implement no common interface that declares `{name}`")
             return UNKNOWN
         if call and self.erased_self(e, ot, name):
+            return UNKNOWN
+        if tb is T.JSON and name not in _EVERY_TYPE_METHODS:
+            self.err(e.span, "E0007", f"type `{show(tb)}` has no member `{name}`: its members "
+                     f"implement no common interface that declares `{name}`")
             return UNKNOWN
         if (call and name == "hash" and name not in self.impl_names and _sure_scrutinee(ot)
                 and not isinstance(T.base(ot), ClassT)):
@@ -1226,7 +1251,7 @@ class Checker(LlmChecks):
             r = INT
             if not assignable(it, INT):
                 self.mismatch(e.index.span, INT, it)
-        elif tb in (STRING, INT, FLOAT, BOOL, NULL, T.BIGINT) or (
+        elif tb in (STRING, INT, FLOAT, BOOL, NULL, T.BIGINT, T.JSON) or (
                 isinstance(tb, (ClassT, EnumT, Union)) and self.sure_type(tb)
                 and not self.may_compare(widen(tb))):
             self.err(e.span, "E0008", f"cannot index into type `{show(widen(ot))}`")
@@ -1554,7 +1579,7 @@ class Checker(LlmChecks):
                 return Lit(ast.BigLit(-t.value), T.BIGINT)
             if tb in (INT, FLOAT, T.BIGINT):
                 return tb
-            if tb in (BOOL, STRING, NULL) or isinstance(tb, (Arr, MapT)):
+            if tb in (BOOL, STRING, NULL, T.JSON) or isinstance(tb, (Arr, MapT)):
                 self.err(e.operand.span, "E0004",
                          f"operator `-` cannot be applied to `{show(widen(t))}`")
             return UNKNOWN
@@ -1563,7 +1588,7 @@ class Checker(LlmChecks):
                 return T.lit_int(~t.value)
             if tb in (INT, FLOAT, T.BIGINT):
                 return tb
-            if tb in (BOOL, STRING, NULL) or isinstance(tb, (Arr, MapT)):
+            if tb in (BOOL, STRING, NULL, T.JSON) or isinstance(tb, (Arr, MapT)):
                 # sic: the engine names the operator `-` here
                 self.err(e.operand.span, "E0004", f"operator `-` cannot be applied to `{show(widen(t))}`")
             return UNKNOWN
@@ -1737,7 +1762,7 @@ class Checker(LlmChecks):
         """A type the checker knows exactly (no unknown part, no stdlib or function type)."""
         if isinstance(t, T.Prim):
             return t not in (UNKNOWN, NEVER, VOID)
-        if isinstance(t, Lit):
+        if isinstance(t, Lit) or t is T.JSON:
             return True
         if isinstance(t, Arr):
             return self.sure_type(t.elem)
@@ -1812,11 +1837,12 @@ class Checker(LlmChecks):
                 if isinstance(p, ast.PLit) and p.value is None:
                     t = v.ty
                     return {v: NULL}, ({v: T.strip_null(t)} if t is not UNKNOWN else {})
-                if isinstance(p, ast.PType) and isinstance(p.type, ast.TName):
+                if isinstance(p, ast.PType) and isinstance(p.type, (ast.TName, ast.TArray)):
                     rt = self.resolve(p.type, report=False)
                     if rt is NULL:
                         return {v: NULL}, {v: T.strip_null(v.ty)}
-                    if isinstance(rt, (T.Prim, ClassT)) and rt is not UNKNOWN:
+                    if (isinstance(rt, (T.Prim, ClassT)) and rt is not UNKNOWN or isinstance(
+                            rt, (Arr, MapT)) and T.has_json(self.tested_type(v))):
                         return {v: rt}, self.not_is(v, rt)
         return {}, {}
 
@@ -1831,11 +1857,12 @@ class Checker(LlmChecks):
     def not_is(self, v: Var, rt: T.Type) -> dict:
         """Where `v is rt` is false: v's union less the members that are surely `rt`."""
         t = self.tested_type(v)
-        if not isinstance(t, Union) or not _sure_scrutinee(t) or (
+        ms = T.members(t)  # `json`: the types it is made of
+        if len(ms) < 2 or not _sure_scrutinee(t) or (
                 isinstance(rt, ClassT) and (rt.args or rt.cls.decl.generics)):
             return {}
-        rest = [m for m in t.members if not (m == rt or (isinstance(m, Lit) and m.base is rt))]
-        return {v: T.union(*rest)} if len(rest) < len(t.members) else {}
+        rest = [m for m in ms if not (m == rt or (isinstance(m, Lit) and m.base is rt))]
+        return {v: T.union(*rest)} if len(rest) < len(ms) else {}
 
     def x_Is(self, e, x):
         self.expr(e.expr, UNKNOWN)
@@ -2000,7 +2027,8 @@ class Checker(LlmChecks):
         out = []
         for a in alts:
             rt = self.resolve(a.type, report=False)
-            if not isinstance(rt, (T.Prim, ClassT)) or rt is UNKNOWN or (
+            part = isinstance(rt, (Arr, MapT)) and not anything and T.has_json(st)  # `json[]` of json
+            if not part and not isinstance(rt, (T.Prim, ClassT)) or rt is UNKNOWN or (
                     isinstance(rt, ClassT) and (rt.args or rt.cls.decl.generics)):
                 return UNKNOWN
             out += [rt] if anything else [
@@ -2165,7 +2193,7 @@ class Checker(LlmChecks):
             if r is None:
                 return []
             missing.extend(r)
-        if missing and not isinstance(st, Union) and st in (INT, STRING, FLOAT):
+        if missing and not isinstance(st, Union) and st in (INT, STRING, FLOAT, T.JSON):
             return ["_"]
         return missing
 
@@ -2198,7 +2226,7 @@ class Checker(LlmChecks):
             if any(k == "lit" and v == m.value and type(v) is type(m.value) for k, v in pats):
                 return []
             return None
-        if m in (INT, STRING, FLOAT):
+        if m in (INT, STRING, FLOAT, T.BIGINT) or isinstance(m, (Arr, MapT)):
             return [show(m)]
         if isinstance(m, ClassT):
             return [show(m)]
@@ -2619,6 +2647,7 @@ def _variant_like(te) -> bool:
     return isinstance(te, ast.TName) and len(te.path) == 2 and te.path[0] != "root"
 
 
+JSON_ARR, JSON_MAP = T.Arr(T.JSON), T.MapT(STRING, T.JSON)  # what json literals build
 _ESCAPED = object()  # in Var.literals: the variable's value reached an opaque place
 
 
@@ -2632,6 +2661,19 @@ def _records(e) -> None:
         e.records = True
         for _, x in e.entries:
             _records(x)
+
+
+def _hollow(e) -> bool:
+    """A container literal with no value in it (`[]`, `[[], []]`, `{}`): its type is unknown."""
+    return (isinstance(e, ast.ArrayLit) and all(map(_hollow, e.items))) or (
+        isinstance(e, ast.MapLit) and not e.entries)
+
+
+def _shaped(e, t: T.Type) -> bool:
+    """Can hollow literal `e` be of container type `t`?"""
+    if isinstance(e, ast.ArrayLit):
+        return isinstance(t, Arr) and all(_shaped(x, t.elem) for x in e.items)
+    return isinstance(t, MapT)
 
 
 def _opaque(t: T.Type) -> bool:

@@ -11,7 +11,7 @@ from ...mir.typetest import show
 from ..futures import Future
 from ..ops import BUILTIN_CLASSES, make_builtin
 from ..typeargs import TypeArg
-from ..values import BamlRaise, BigInt, ClassInfo, Instance, Variant
+from ..values import BamlRaise, BigInt, ClassInfo, Instance, Variant, json_value
 from ._registry import NAMING, function
 from .jsonlib import _PLAIN, _quote, _write, parse
 
@@ -59,6 +59,8 @@ class _Decoder:
         tv = _PLAIN.get(type(v), type(v))
         if k == "any":
             return v
+        if k == "json":
+            return json_value(v)
         if k == "int":
             if tv is int:
                 return v
@@ -168,7 +170,7 @@ class _Decoder:
     def rank(self, m: tuple, v) -> int:
         """How specific a union member is for this value (lower is tried first)."""
         k = m[0]
-        if k == "any" or (k == "map" and m[2] == ("any",)):
+        if k in ("any", "json") or (k == "map" and m[2] == ("any",)):
             return 1 << 30
         tv = _PLAIN.get(type(v), type(v))
         if tv is dict:
@@ -210,7 +212,7 @@ class _Decoder:
 
 
 def _admits_null(t: tuple) -> bool:
-    return t[0] in ("null", "any") or (t[0] == "union" and any(_admits_null(m) for m in t[1]))
+    return t[0] in ("null", "any", "json") or (t[0] == "union" and any(_admits_null(m) for m in t[1]))
 
 
 def _decode_error(e: _Misfit):
