@@ -549,7 +549,7 @@ class Checker(LlmChecks):
             return t0.elem
         if t0 is STRING:
             return STRING
-        if isinstance(t0, MapT) or t0 in (INT, FLOAT, BOOL, NULL):
+        if isinstance(t0, MapT) or t0 in (INT, FLOAT, BOOL, NULL, T.JSON):
             self.err(e.span, "E0006", f"cannot iterate over type `{show(t)}`")
         return UNKNOWN
 
@@ -1293,6 +1293,10 @@ class Checker(LlmChecks):
                         self.effects.sites[id(e)] = ("type", _std_throws(std))
                     if ".".join(path) in stdsigs.TYPE_ARG_FUNCTIONS:
                         return self.typed_std_call(e, ".".join(path), expected)
+                    if std is not None and ".".join(path) in _JSON_STD:
+                        _, params, r = _typed_sig(".".join(path), self)
+                        self.check_args(e, params, {})
+                        return r
                     if std is not None:
                         r = _std_prim_ret(std)
                         if r is not None:
@@ -2346,6 +2350,8 @@ def _native_sig(kind: str, name: str, checker: "Checker"):
 
 
 _TYPED_SIGS: dict = {}
+# stdlib functions whose signatures name `json`: their arguments are checked, they return it
+_JSON_STD = frozenset(("baml.json.parse", "baml.json.from", "baml.json.field"))
 
 
 def _typed_sig(path: str, checker: "Checker") -> tuple[list[str], list, T.Type]:

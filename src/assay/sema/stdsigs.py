@@ -267,10 +267,10 @@ float.min_finite() -> float
 float.epsilon() -> float
 string.from<T>(value: T) -> string
 string.from_utf8(utf8: uint8array) -> string throws baml.errors.InvalidArgument
-baml.json.parse(s: string) -> unknown throws baml.json.ParseError
+baml.json.parse(s: string) -> json throws baml.json.ParseError
 baml.json.stringify(value: unknown, naming: baml.json.Naming = baml.json.Naming.Declared, indent: int | string = 0, omit_nulls: bool = false) -> string throws baml.json.SerializationError
-baml.json.from(value: unknown, naming: baml.json.Naming = baml.json.Naming.Declared, omit_nulls: bool = false) -> unknown throws baml.json.SerializationError
-baml.json.field(j: unknown, key: string) -> unknown
+baml.json.from(value: unknown, naming: baml.json.Naming = baml.json.Naming.Declared, omit_nulls: bool = false) -> json throws baml.json.SerializationError
+baml.json.field(j: json, key: string) -> json
 log.info(data: unknown, event_name: string? = null) -> null
 log.debug(data: unknown, event_name: string? = null) -> null
 log.warn(data: unknown, event_name: string? = null) -> null
@@ -286,9 +286,9 @@ string.from_code_points(unicode: int[]) -> string throws baml.errors.InvalidArgu
 # one per type parameter): the checker resolves or infers them, lowering passes them.
 _TYPED_FUNCTIONS = """
 baml.json.decode<T>(s: string, naming: baml.json.Naming = baml.json.Naming.Declared) -> T throws baml.json.ParseError | baml.json.DecodeError
-baml.json.to<T>(j: unknown, naming: baml.json.Naming = baml.json.Naming.Declared) -> T throws baml.json.DecodeError
-baml.json.path<T>(j: unknown, selector: string) -> T throws baml.json.PathError
-baml.json.path_or<T>(j: unknown, selector: string, default: T) -> T
+baml.json.to<T>(j: json, naming: baml.json.Naming = baml.json.Naming.Declared) -> T throws baml.json.DecodeError
+baml.json.path<T>(j: json, selector: string) -> T throws baml.json.PathError
+baml.json.path_or<T>(j: json, selector: string, default: T) -> T
 """
 _FUNCTIONS += _TYPED_FUNCTIONS
 

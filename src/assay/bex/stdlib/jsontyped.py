@@ -307,7 +307,7 @@ def _to_json(value, naming, omit_nulls, finite: bool = False):
 
 @function("baml.json.from")
 def from_(value, naming=DECLARED, omit_nulls=False):
-    return _to_json(value, naming, omit_nulls)
+    return json_value(_to_json(value, naming, omit_nulls))  # its containers `json[]`, as built
 
 
 @function("baml.json.stringify")
