@@ -1617,7 +1617,7 @@ class Checker(LlmChecks):
             return self.coalesce_chain(e)
         if op == "??":
             lt = self.coalesced(e.left)
-            rt = self.expr(e.right, UNKNOWN)
+            rt = self.expr(e.right, T.JSON if T.has_json(expected) else UNKNOWN)  # `j ?? [1]`
             if lt is UNKNOWN or rt is UNKNOWN:
                 return UNKNOWN
             return T.union(T.strip_null(lt), rt)

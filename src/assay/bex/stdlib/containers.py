@@ -5,11 +5,17 @@ import functools
 
 from .. import ops, stack
 from ..ops import MapKey, mkey, panic, throw_error
-from ..values import INT_MAX, INT_MIN
+from ..values import INT_MAX, INT_MIN, TypedList, TypedMap, typed_list
 from ._registry import function, method
 from .render import render
 
 _nested_len = len
+
+
+def _like(arr, items: list) -> list:
+    """An array derived from `arr` (`slice`, `concat`, …): it records the element type `arr`
+    recorded (values.TypedList), as the engine's `T[]` result does."""
+    return typed_list(items, arr.elem) if type(arr) is TypedList else items
 
 # ----------------------------------------------------------------------------- statics
 
@@ -64,12 +70,12 @@ def remove_at(self, index):
 
 @method("array")
 def concat(self, other):
-    return self + other
+    return _like(self, self + other)
 
 
 @method("array")
 def reverse(self):
-    return self[::-1]
+    return _like(self, self[::-1])
 
 
 @method("array")
@@ -80,8 +86,8 @@ def slice(self, start, end):
     if end < 0:
         end = max(end + n, 0)
     if end <= start:
-        return []
-    return self[start:end]
+        return _like(self, [])
+    return _like(self, self[start:end])
 
 
 @method("array")
@@ -139,7 +145,7 @@ def for_each(self, fn):
 
 @method("array")
 def filter(self, predicate):
-    return [x for x in self[:] if predicate(x)]
+    return _like(self, [x for x in self[:] if predicate(x)])
 
 
 @method("array")
@@ -390,12 +396,13 @@ def has(self, key):
 
 @method("map")
 def keys(self):
-    return [k.v if type(k) is MapKey else k for k in self]
+    out = [k.v if type(k) is MapKey else k for k in self]
+    return typed_list(out, self.elem[0]) if type(self) is TypedMap else out
 
 
 @method("map")
 def values(self):
-    return list(self.values())
+    return typed_list(list(self.values()), self.elem[1]) if type(self) is TypedMap else list(self.values())
 
 
 @method("map", "set")

@@ -11,7 +11,7 @@ from ...mir.typetest import show
 from ..futures import Future
 from ..ops import BUILTIN_CLASSES, make_builtin
 from ..typeargs import TypeArg
-from ..values import BamlRaise, BigInt, ClassInfo, Instance, Variant, json_value
+from ..values import JSON_ENTRY, JSON_TEST, BamlRaise, BigInt, ClassInfo, Instance, Variant, json_value
 from ._registry import NAMING, function
 from .jsonlib import _PLAIN, _quote, _write, parse
 
@@ -87,7 +87,8 @@ class _Decoder:
         if k == "array":
             if not isinstance(v, list):
                 raise _Misfit("expected JSON array", path)
-            return [self.walk(t[1], x, f"{path}[{i}]") for i, x in enumerate(v)]
+            items = [self.walk(t[1], x, f"{path}[{i}]") for i, x in enumerate(v)]
+            return json_value(items) if t[1] == JSON_TEST else items  # `json[]` records it
         if k == "map":
             return self.map(t, v, path)
         if k == "class":
@@ -111,7 +112,8 @@ class _Decoder:
             allowed = {m[1] for m in keys if m[0] == "lit"}
             if ("string",) not in keys and any(a not in allowed for a in v):
                 raise _Misfit("map key does not match declared key type", path)
-        return {a: self.walk(t[2], b, f"{path}[{_quote(a)}]") for a, b in v.items()}
+        out = {a: self.walk(t[2], b, f"{path}[{_quote(a)}]") for a, b in v.items()}
+        return json_value(out) if (kt, t[2]) == JSON_ENTRY else out  # `map<string, json>` records it
 
     def instance(self, t: tuple, v, path: str, each: bool = False) -> Instance:
         """A class from a JSON object: every required field must be present (checked first,
