@@ -1846,7 +1846,7 @@ class Checker(LlmChecks):
                     if rt is NULL:
                         return {v: NULL}, {v: T.strip_null(v.ty)}
                     if (isinstance(rt, (T.Prim, ClassT)) and rt is not UNKNOWN or isinstance(
-                            rt, (Arr, MapT)) and T.has_json(self.tested_type(v))):
+                            rt, (Arr, MapT)) and rt in T.members(self.tested_type(v))):  # `json[]` of json
                         return {v: rt}, self.not_is(v, rt)
         return {}, {}
 
@@ -2031,7 +2031,7 @@ class Checker(LlmChecks):
         out = []
         for a in alts:
             rt = self.resolve(a.type, report=False)
-            part = isinstance(rt, (Arr, MapT)) and not anything and T.has_json(st)  # `json[]` of json
+            part = isinstance(rt, (Arr, MapT)) and not anything and rt in T.members(st)  # `json[]` of json
             if not part and not isinstance(rt, (T.Prim, ClassT)) or rt is UNKNOWN or (
                     isinstance(rt, ClassT) and (rt.args or rt.cls.decl.generics)):
                 return UNKNOWN
