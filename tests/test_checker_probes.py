@@ -42,7 +42,6 @@ KNOWN: dict[str, str] = {
     "envref_r9": "patterns over a `baml.env.Ref` scrutinee are not checked",
     "envref_r12": "patterns over a `baml.env.Ref` scrutinee are not checked",
     "jsontype_unknown_to_json": "a declared `unknown` is the checker's own don't-know type: it fits `json`",
-    "jsontype_generic_to_json": "a type parameter's value fits any type in the checker (`json` too)",
 }
 
 

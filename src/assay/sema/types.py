@@ -383,7 +383,7 @@ def assignable(src: Type, dst: Type) -> bool:
     if src is dst or src is UNKNOWN or dst is UNKNOWN or src is NEVER:
         return True
     if isinstance(src, TVar) or isinstance(dst, TVar):
-        return True
+        return dst is not JSON  # a type parameter's value may be of any type: not json
     if isinstance(src, Union):
         return all(assignable(m, dst) for m in src.members)
     if isinstance(dst, IfaceT):
