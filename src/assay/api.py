@@ -348,7 +348,8 @@ class BamlProgram:
                     ft = self._test_in(cdef, f.type)
                     if f.name in v:
                         vals.append(self.from_python(v[f.name], ft, f"{where}.{f.name}"))
-                    elif ft == ("null",) or (ft[0] == "union" and ("null",) in ft[1]):
+                    elif ft in (("null",), JSON_TEST) or (ft[0] == "union" and (
+                            ("null",) in ft[1] or JSON_TEST in ft[1])):  # a missing json is null
                         vals.append(None)
                     else:
                         raise ArgumentError(f"argument `{where}`: missing field `{f.name}`")
