@@ -2081,7 +2081,7 @@ class Checker(LlmChecks):
                 left.append({None})
             elif isinstance(m, Lit):
                 left.append({m.value})
-            elif m in (INT, STRING, FLOAT) or isinstance(m, (ClassT, Arr, MapT)):
+            elif m in (INT, STRING, FLOAT, T.BIGINT) or isinstance(m, (ClassT, Arr, MapT)):
                 left.append([False, set()])
             else:
                 return set()
