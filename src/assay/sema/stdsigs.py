@@ -108,8 +108,8 @@ string.split(delimiter: string) -> string[]
 string.chars() -> string[]
 string.lines() -> string[]
 string.slice(start: int, end: int) -> string
-string.replace(search: string, replacement: string) -> string
-string.replace_all(search: string, replacement: string) -> string
+string.replace(search: string | baml.regex.Regex, replacement: string) -> string
+string.replace_all(search: string | baml.regex.Regex, replacement: string) -> string
 string.index_of(search: string) -> int?
 string.last_index_of(search: string) -> int?
 string.at(index: int) -> string?
@@ -280,6 +280,9 @@ uint8array.from_array(array: int[]) -> uint8array throws baml.errors.InvalidArgu
 uint8array.from_hex(hex: string) -> uint8array throws baml.errors.InvalidArgument
 uint8array.from_base64(base64: string) -> uint8array throws baml.errors.InvalidArgument
 string.from_code_points(unicode: int[]) -> string throws baml.errors.InvalidArgument
+baml.regex.new(pattern: string, backtracking: bool = false) -> baml.regex.Regex throws baml.regex.Error
+baml.regex._compile(pattern: string, backtracking: bool) -> baml.regex.Regex throws baml.regex.Error
+baml.regex.escape(literal: string) -> string
 """
 
 # Generic functions whose natives receive their type arguments at run time (ir.TypeArg, first,
