@@ -378,6 +378,27 @@ package.find_function(name: string) -> unknown
 session.eval(source: string) -> unknown
 """
 
+# `baml.regex` (bex/stdlib/regexlib.py): a `Regex` value's methods (receiver kind "regex"), and
+# the stdlib classes the checker types by their fields (STD_CLASSES: fqn → field → type text).
+_METHODS += """regex.has_match(haystack: string) -> bool
+regex.match_once(haystack: string) -> baml.regex.Match?
+regex.match_all(haystack: string) -> baml.regex.Match[]
+regex.match_full(haystack: string) -> baml.regex.Match?
+regex.split(haystack: string) -> string[]
+regex._replace_template(haystack: string, template: string) -> string
+regex._replace_all_template(haystack: string, template: string) -> string
+"""
+STD_CLASSES: dict[str, dict[str, str]] = {
+    "baml.regex.Regex": {},
+    "baml.regex.Group": {"text": "string", "start": "int", "end": "int"},
+    "baml.regex.Match": {"text": "string", "start": "int", "end": "int", "groups": "baml.regex.Group?[]",
+                         "named": "map<string, baml.regex.Group?>"},
+    "baml.regex.Error": {"kind": "baml.regex.ErrorKind", "message": "string", "pattern": "string",
+                         "span_start": "int?", "span_end": "int?"},
+}
+STD_CLASS_KINDS = {"baml.regex.Regex": "regex"}  # a class whose methods are natives of a kind
+STD_ENUM_VARIANTS = {"baml.regex.ErrorKind": ("Syntax", "Unsupported", "TooLarge")}
+
 
 def _parse(stubs: str) -> dict[str, str]:
     """`name<sig>` per line → {name: sig} (a signature starts at its first `<` or `(`)."""

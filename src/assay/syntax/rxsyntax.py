@@ -78,7 +78,9 @@ class _Set:
         self.expr = expr
 
     def matcher(self) -> str:
-        return self.expr if self.expr is not None else f"[{self.members}]"
+        if self.expr is not None:
+            return self.expr
+        return f"[{self.members}]" if self.members else "(?!)"  # `[[a]&&]`: matches nothing
 
 
 class _Parser:
@@ -547,7 +549,7 @@ class _Parser:
             if not self.flags["u"]:
                 self.fail("pattern can match invalid UTF-8", open_at, self.i)
             if operand.expr is None:
-                return _Set(expr=f"[^{operand.members}]")
+                return _Set(expr=f"[^{operand.members}]" if operand.members else "(?s:.)")
             return _Set(expr=f"(?:(?!{operand.expr})(?s:.))")
         return operand
 
