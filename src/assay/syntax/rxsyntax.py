@@ -35,6 +35,7 @@ class RegexSyntaxError(Exception):
 class Translated:
     source: str                  # the pattern in the `regex` module's dialect
     names: tuple                 # group 1..n: its name, or None
+    loop_bodies: frozenset = frozenset()  # groups repeated without bound: `(X)*`, `(X)+`, `(X){n,}`
 
 
 _WORD = r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}"
@@ -91,6 +92,8 @@ class _Parser:
         self.flags = {"i": False, "m": False, "s": False, "U": False, "u": True, "x": False, "R": False}
         self.names: list = []
         self.backrefs: list = []  # (group number or name, span) checked once all groups are known
+        self.last_group = None  # (its text, its number): the capture group just parsed
+        self.loop_bodies: set = set()  # groups that are the whole body of an unbounded repetition
 
     # ── errors ──
     def fail(self, msg: str, start, end, fancy_msg: str | None = None, fancy_span=None):
@@ -194,6 +197,8 @@ class _Parser:
             self.fail("repetition operator missing expression", start, start,
                       "Target of repeat operator is invalid", (start, start + 1))
         text, _, is_rep = items.pop()
+        if self.last_group is not None and self.last_group[0] is text and (q in "*+" or q.endswith(",}")):
+            self.loop_bodies.add(self.last_group[1])
         if is_rep and self.fancy and c != "{":
             self.fail("", 0, 0, "Target of repeat operator is invalid", (start, self.i))
         lazy = self.flags["U"]
@@ -307,13 +312,17 @@ class _Parser:
         else:
             self.names.append(None)
             head = "("
+        number = len(self.names)
         body = self.alternation(depth + 1)
         if self.peek() != ")":
             self.fail("unclosed group", start, start + 1,
                       "Opening parenthesis without closing parenthesis", (len(self.p), len(self.p)))
         self.i += 1
         self.flags = saved
-        return (head + body + ")", True, False)
+        text = head + body + ")"
+        if head == "(":
+            self.last_group = (text, number)
+        return (text, True, False)
 
     def group_name(self) -> str:
         s = self.i
@@ -648,7 +657,7 @@ def translate(pattern: str, fancy: bool = False) -> Translated:
     for k, n in enumerate(p.names):  # named backreferences, now that every group is numbered
         if n is not None:
             src = src.replace(f"\\g<{{{n}}}>", f"\\g<{k + 1}>")
-    return Translated(src, tuple(p.names))
+    return Translated(src, tuple(p.names), frozenset(p.loop_bodies))
 
 
 def check(pattern: str, backtracking: bool = False) -> tuple[str, RegexSyntaxError] | None:

@@ -25,11 +25,21 @@ _MATCH = BUILTIN_CLASSES["baml.regex.Match"].py
 class Handle:
     """The compiled program behind a `Regex` (the engine's opaque `$rust_type`); one per
     `new`, as `==` on two regexes compares their handles."""
-    __slots__ = ("search", "full", "names", "named")
+    __slots__ = ("search", "full", "names", "named", "loops")
     BAML_TEXT = "<rust_data>"  # how the engine renders it
 
     def __init__(self, compiled: tuple):
-        self.search, self.full, self.names, self.named = compiled
+        self.search, self.full, self.names, self.named, self.loops = compiled
+
+    def span(self, m, k: int) -> tuple:
+        """Group k's span. A repeated group's last, empty iteration right where the one before
+        ended is Python's: Rust's automaton never revisits the loop there, so it reports the
+        iteration before."""
+        if k in self.loops:
+            spans = m.spans(k)
+            if len(spans) > 1 and spans[-1][0] == spans[-1][1] == spans[-2][1]:
+                return spans[-2]
+        return m.span(k)
 
 
 _CACHE: dict = {}  # (pattern, backtracking) → what a Handle holds
@@ -48,7 +58,7 @@ def compile_pattern(pattern: str, backtracking: bool) -> Handle:
         t = rxsyntax.translate(pattern, backtracking)
         pat = _regex.compile(t.source)
         named = [(n, k + 1) for k, n in enumerate(t.names) if n is not None]
-        got = _CACHE[key] = (pat.search, pat.fullmatch, t.names, named)
+        got = _CACHE[key] = (pat.search, pat.fullmatch, t.names, named, t.loop_bodies)
     return Handle(got)
 
 
@@ -69,12 +79,12 @@ def escape(literal):
     return rxsyntax.escape(literal)
 
 
-def _group(m, k):
-    s, e = m.span(k)
+def _group(h: Handle, m, k):
+    s, e = h.span(m, k)
     if s < 0:
         return None
     g = _GROUP.__new__(_GROUP)
-    g.f_text, g.f_start, g.f_end = m.group(k), s, e
+    g.f_text, g.f_start, g.f_end = m.string[s:e], s, e
     return g
 
 
@@ -82,9 +92,15 @@ def _match(h: Handle, m):
     out = _MATCH.__new__(_MATCH)
     s, e = m.span()
     out.f_text, out.f_start, out.f_end = m.group(), s, e
-    out.f_groups = [_group(m, k) for k in range(len(h.names) + 1)]
-    out.f_named = {n: _group(m, k) for n, k in h.named}
+    out.f_groups = [_group(h, m, k) for k in range(len(h.names) + 1)]
+    out.f_named = {n: _group(h, m, k) for n, k in h.named}
     return out
+
+
+def _text(h: Handle, m, k: int) -> str | None:
+    """Group k's text, None when it did not take part."""
+    s, e = h.span(m, k)
+    return None if s < 0 else m.string[s:e]
 
 
 def _iter(h: Handle, text: str):
@@ -131,7 +147,7 @@ def split(self, haystack):
     out, pos = [], 0
     for m in _iter(h, haystack):
         out.append(haystack[pos:m.start()])
-        out.extend(g for g in m.groups() if g is not None)
+        out.extend(t for t in (_text(h, m, k) for k in range(1, len(h.names) + 1)) if t is not None)
         pos = m.end()
     out.append(haystack[pos:])
     return out
@@ -207,4 +223,4 @@ def _group_text(m, h: Handle, name: str) -> str:
         k = name
         ok = name in h.names
         k = h.names.index(name) + 1 if ok else 0
-    return (m.group(k) or "") if ok else ""
+    return (_text(h, m, k) or "") if ok else ""
