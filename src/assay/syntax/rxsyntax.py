@@ -199,8 +199,8 @@ class _Parser:
         text, _, is_rep = items.pop()
         if self.last_group is not None and self.last_group[0] is text and (q in "*+" or q.endswith(",}")):
             self.loop_bodies.add(self.last_group[1])
-        if is_rep and self.fancy and c != "{":
-            self.fail("", 0, 0, "Target of repeat operator is invalid", (start, self.i))
+        if self.fancy and ((is_rep and c != "{") or text == "(?:)"):  # fancy-regex: `a**`, `(?:)*`
+            self.fail("", 0, 0, "Target of repeat operator is invalid", (start, start + 1))
         lazy = self.flags["U"]
         possessive = ""
         if self.peek() == "?":
@@ -318,7 +318,8 @@ class _Parser:
             self.fail("unclosed group", start, start + 1,
                       "Opening parenthesis without closing parenthesis", (len(self.p), len(self.p)))
         self.i += 1
-        self.flags = saved
+        if not (self.fancy and head == "("):  # fancy-regex lets a capture group's flags leak out
+            self.flags = saved
         text = head + body + ")"
         if head == "(":
             self.last_group = (text, number)
@@ -412,6 +413,11 @@ class _Parser:
         if isinstance(s, _Set):
             return (self.cased(s.matcher()), True, False)
         return (self.cased(lit(s)), True, False)
+
+    def backtracks(self, src: str) -> bool:
+        """Does fancy-regex run this pattern on its own VM (look-around, backreferences, atomic
+        groups, possessive repetition, `\\G` `\\K`)?"""
+        return self.fancy and bool(self.backrefs or _regex.search(r"\(\?<?[=!>]|[*+?}]\+|\\[GK]", src))
 
     def backref(self, ref) -> str:
         """A backreference, by number (groups are numbered, not named, in what is emitted); a
@@ -657,7 +663,10 @@ def translate(pattern: str, fancy: bool = False) -> Translated:
     for k, n in enumerate(p.names):  # named backreferences, now that every group is numbered
         if n is not None:
             src = src.replace(f"\\g<{{{n}}}>", f"\\g<{k + 1}>")
-    return Translated(src, tuple(p.names), frozenset(p.loop_bodies))
+    # fancy-regex hands a pattern without its own constructs to Rust's regex; its backtracking
+    # VM records a loop's empty iteration, as Python's does
+    loops = frozenset() if p.backtracks(src) else frozenset(p.loop_bodies)
+    return Translated(src, tuple(p.names), loops)
 
 
 def check(pattern: str, backtracking: bool = False) -> tuple[str, RegexSyntaxError] | None:
