@@ -283,6 +283,11 @@ string.from_code_points(unicode: int[]) -> string throws baml.errors.InvalidArgu
 baml.regex.new(pattern: string, backtracking: bool = false) -> baml.regex.Regex throws baml.regex.Error
 baml.regex._compile(pattern: string, backtracking: bool) -> baml.regex.Regex throws baml.regex.Error
 baml.regex.escape(literal: string) -> string
+baml.regex._replace(haystack: string, search: string | baml.regex.Regex, replacement: string, all: bool) -> string
+baml.regex._replace_literal_with<E>(haystack: string, search: string, f: (baml.regex.Match) -> string throws E, all: bool) -> string throws E
+baml.regex._replace_pattern_with<E>(haystack: string, search: baml.regex.Regex, f: (baml.regex.Match) -> string throws E, all: bool) -> string throws E
+baml.regex._literal_match(text: string, start: int) -> baml.regex.Match
+baml.regex._index_of_from(haystack: string, search: string, start: int) -> int?
 """
 
 # Generic functions whose natives receive their type arguments at run time (ir.TypeArg, first,

@@ -224,3 +224,65 @@ def _group_text(m, h: Handle, name: str) -> str:
         ok = name in h.names
         k = h.names.index(name) + 1 if ok else 0
     return (_text(h, m, k) or "") if ok else ""
+
+
+# ── the namespace's helpers behind `string.replace` (callable, as the engine's are) ──
+
+@function("baml.regex._replace")
+def _replace_any(haystack, search, replacement, all):
+    if type(search) is str:
+        return haystack.replace(search, replacement, -1 if all else 1)
+    return _replace(search.f__handle, haystack, replacement, -1 if all else 1)
+
+
+@function("baml.regex._literal_match")
+def _literal_match(text, start):
+    """The Match a literal search reports: the whole match as its one group, no names."""
+    out = _MATCH.__new__(_MATCH)
+    g = _GROUP.__new__(_GROUP)
+    g.f_text, g.f_start, g.f_end = text, start, start + len(text)
+    out.f_text, out.f_start, out.f_end, out.f_groups, out.f_named = text, start, g.f_end, [g], {}
+    return out
+
+
+@function("baml.regex._index_of_from")
+def _index_of_from(haystack, search, start):
+    if not 0 <= start <= len(haystack):
+        return None
+    i = haystack.find(search, start)
+    return None if i < 0 else i
+
+
+@function("baml.regex._replace_literal_with")
+def _replace_literal_with(haystack, search, f, all):
+    """Each occurrence of `search` (an empty one between every two characters) replaced by
+    `f` of its Match."""
+    out, pos, n = [], 0, len(haystack)
+    while pos <= n:
+        at = _index_of_from(haystack, search, pos)
+        if at is None:
+            break
+        out.append(haystack[pos:at])
+        out.append(f(_literal_match(search, at)))
+        step = len(search) or 1
+        if not search:
+            out.append(haystack[at:at + 1])
+        pos = at + step
+        if not all:
+            break
+    out.append(haystack[pos:])
+    return "".join(out)
+
+
+@function("baml.regex._replace_pattern_with")
+def _replace_pattern_with(haystack, search, f, all):
+    h = search.f__handle
+    out, pos = [], 0
+    for m in _iter(h, haystack):
+        out.append(haystack[pos:m.start()])
+        out.append(f(_match(h, m)))
+        pos = m.end()
+        if not all:
+            break
+    out.append(haystack[pos:])
+    return "".join(out)
