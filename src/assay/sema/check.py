@@ -1501,7 +1501,8 @@ class Checker(LlmChecks):
             return
         kind, x = bad
         at = f" at character {x.start}" if x.start is not None else ""
-        what = "unsupported regex construct" if kind == "Unsupported" else "invalid regex pattern"
+        what = {"Unsupported": "unsupported regex construct", "TooLarge": "regex pattern is too large"}.get(
+            kind, "invalid regex pattern")
         self.err(pattern.span, "E0174", f"{what}{at}: {x.message}")
 
     def satisfies(self, t: T.Type, bound: IfaceT) -> bool:

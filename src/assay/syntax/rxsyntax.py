@@ -93,6 +93,7 @@ class _Parser:
         self.names: list = []
         self.backrefs: list = []  # (group number or name, span) checked once all groups are known
         self.last_group = None  # (its text, its number): the capture group just parsed
+        self.last_cost = 0  # the estimated compiled size of what was just parsed (bytes)
         self.loop_bodies: set = set()  # groups that are the whole body of an unbounded repetition
 
     # ── errors ──
@@ -143,29 +144,39 @@ class _Parser:
 
     def alternation(self, depth: int) -> str:
         branches = [self.concat(depth)]
+        cost = self.last_cost
         while self.peek() == "|":
             self.i += 1
             branches.append(self.concat(depth))
+            cost += self.last_cost + 8
+        self.last_cost = cost
         return "|".join(branches)
 
     def concat(self, depth: int) -> str:
         items: list = []  # (text, repeatable unit?, is a repetition?)
+        costs: list = []  # each item's estimated size in Rust's compiled program (bytes)
         while True:
             self.skip_space()
             if self.eof() or self.peek() in "|)":
+                self.last_cost = sum(costs)
                 return "".join(t for t, _, _ in items)
             c = self.peek()
             if c in "*+?{":
+                n = len(items)
                 self.repetition(items)
+                costs.append(_ATOM) if len(items) > n else costs.append(_repeat_cost(costs.pop(), items[-1][0]))
             elif c == "(":
                 items.append(self.group(depth))
-            elif c == "[":
-                items.append((self.cls(), True, False))
-            elif c == "\\":
-                items.append(self.escape_atom())
+                costs.append(self.last_cost)
             else:
-                self.i += 1
-                items.append(self.atom(c))
+                if c == "[":
+                    items.append((self.cls(), True, False))
+                elif c == "\\":
+                    items.append(self.escape_atom())
+                else:
+                    self.i += 1
+                    items.append(self.atom(c))
+                costs.append(_atom_cost(items[-1][0]))
 
     def atom(self, c: str):
         f = self.flags
@@ -272,6 +283,7 @@ class _Parser:
         self.i += 1
         saved = dict(self.flags)
         head = ""
+        self.last_cost = 0
         if self.peek() == "?":
             self.i += 1
             if self.eof():
@@ -323,6 +335,7 @@ class _Parser:
         text = head + body + ")"
         if head == "(":
             self.last_group = (text, number)
+            self.last_cost += 64  # its two capture slots
         return (text, True, False)
 
     def group_name(self) -> str:
@@ -623,6 +636,63 @@ class _Parser:
         return c
 
 
+# Rust's regex refuses a pattern whose compiled program exceeds this many bytes (TooLarge); the
+# sizes below are Thompson-NFA sizes measured on the engine (a byte of literal: one 32-byte
+# state; a Unicode class: its UTF-8 automaton), an estimate for what was not measured.
+SIZE_LIMIT = 10485760
+_ATOM = 32
+_OVERHEAD = 200  # the program's own states
+_UNION = 40  # an optional copy's split
+_CLASS_SIZES = {_WORD: (50100, 46600), r"\p{Nd}": (5124, 12750), r"\p{White_Space}": (680, 1924)}
+_FREE = ("", "\\A", "\\Z", "(?m:^)", "(?m:$)", "\\b", "\\B", "\\G", "\\K")
+
+
+def _atom_cost(t: str) -> int:
+    if t in _FREE or t.startswith(("(?=", "(?!", "(?<", "\\b(", "(?:(?<")):
+        return 0
+    if t.startswith("(?i:"):
+        return _atom_cost(t[4:-1]) * 5 // 2  # its case variants
+    if t in ("[^\\n]", "(?s:.)", "[^\\r\\n]") or t.startswith("(?:(?!"):
+        return 1000
+    if len(t) == 1:
+        return _ATOM * len(t.encode())
+    if not t.startswith("["):
+        return _ATOM
+    for k, (pos, neg) in _CLASS_SIZES.items():
+        if k in t:
+            return neg if t.startswith("[^") else pos
+    if t.isascii() and "\\p{" not in t and "\\P{" not in t and not t.startswith("[^"):
+        return 64 + 8 * max(1, t.count("-"))
+    size = max(132, 62 * _ranges(t))  # a Unicode class: its UTF-8 automaton grows with its ranges
+    return max(1000, size) if t.startswith("[^") else size
+
+
+_RANGES: dict = {}
+_ALL_CHARS = None
+
+
+def _ranges(cls: str) -> int:
+    """How many runs of consecutive code points the set `cls` matches."""
+    global _ALL_CHARS
+    n = _RANGES.get(cls)
+    if n is None:
+        if _ALL_CHARS is None:
+            _ALL_CHARS = "".join(map(chr, range(0xD800))) + "".join(map(chr, range(0xE000, 0x110000)))
+        n = _RANGES[cls] = sum(1 for _ in _regex.finditer(f"(?:{cls})+", _ALL_CHARS))
+    return max(n, 1)
+
+
+def _repeat_cost(c: int, text: str) -> int:
+    m = _regex.search(r"(?:([*+?])|\{(\d+)(,(\d*))?\})\??\+?$", text)
+    if m is None or m.group(1):
+        return c + _UNION
+    lo = int(m.group(2))
+    if not m.group(3):
+        return c * lo
+    hi = m.group(4)
+    return c * max(lo, 1) + _UNION if not hi else c * int(hi) + _UNION * (int(hi) - lo)
+
+
 def _single(text: str) -> bool:
     """Is `text` one atom that a quantifier may follow directly (a group or set)?"""
     if text.startswith("\\") and len(text) == 2:
@@ -670,11 +740,15 @@ def translate(pattern: str, fancy: bool = False) -> Translated:
 
 
 def check(pattern: str, backtracking: bool = False) -> tuple[str, RegexSyntaxError] | None:
-    """Why the engine refuses `pattern`: (kind, error) with kind `Syntax` or `Unsupported` (a
-    pattern only the backtracking dialect accepts: the message says how to enable it); None
-    when it compiles."""
+    """Why the engine refuses `pattern`: (kind, error) with kind `Syntax`, `Unsupported` (a
+    pattern only the backtracking dialect accepts: the message says how to enable it) or
+    `TooLarge` (estimated); None when it compiles."""
     try:
-        translate(pattern, backtracking)
+        p = _Parser(pattern, backtracking)
+        p.parse()
+        if not backtracking and p.last_cost + _OVERHEAD > SIZE_LIMIT:
+            return ("TooLarge", RegexSyntaxError(
+                f"compiled pattern exceeds the {SIZE_LIMIT}-byte size limit", None, None))
         return None
     except RegexSyntaxError as e:
         if backtracking:
