@@ -561,9 +561,17 @@ class _Parser:
 
     def set_expr(self, open_at: int) -> _Set:
         self.i += 1
+        self.set_space()
         negated = self.peek() == "^"
         if negated:
             self.i += 1
+            self.set_space()
+        # an unclosed set is reported over its opening: `[`, `^` and a leading literal `]`
+        at = self.i
+        if self.peek() == "]":
+            self.i += 1
+            self.set_space()
+        self.open_end, self.i = self.i, at
         operand = self.set_union(first=True, open_at=open_at)
         while self.p.startswith(("&&", "--", "~~"), self.i):
             op = self.p[self.i:self.i + 2]
@@ -584,10 +592,11 @@ class _Parser:
     def set_union(self, first: bool, open_at: int) -> _Set:
         members: list[str] = []
         exprs: list[str] = []
+        open_end = self.open_end
         while True:
-            self.skip_space()
+            self.set_space()
             if self.eof():
-                self.fail("unclosed character class", open_at, open_at + 1, "Invalid character class",
+                self.fail("unclosed character class", open_at, open_end, "Invalid character class",
                           (len(self.p), len(self.p)))
             c = self.peek()
             if c == "]" and not (first and not members and not exprs):
@@ -599,7 +608,7 @@ class _Parser:
             item = self.set_item()
             if isinstance(item, str) and self.peek() == "-" and self.peek(1) not in ("]", "", "-"):
                 self.i += 1
-                self.skip_space()
+                self.set_space()
                 end_at = self.i
                 hi = self.set_item()
                 if not isinstance(hi, str):
@@ -617,6 +626,11 @@ class _Parser:
             return _Set("".join(members))
         parts = ([f"[{''.join(members)}]"] if members else []) + exprs
         return _Set(expr=f"(?:{'|'.join(parts)})")
+
+    def set_space(self):
+        """`(?x)` whitespace inside a set: skipped by Rust's regex, literal to fancy-regex."""
+        if not self.fancy:
+            self.skip_space()
 
     def set_item(self):
         c = self.peek()
