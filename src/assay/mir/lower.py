@@ -803,6 +803,11 @@ class FnLowerer:
                                  span=e.span)
         if cls is None and ".".join(e.type.path) == "baml.iter.Done" and not e.entries:
             return self.to_temp(ir.ClassAgg("baml.iter.Done", []), e.span)  # an iterator's end
+        fqn = ".".join(e.type.path)
+        if cls is None and fqn.startswith("baml.regex.") and fqn in self.prog.builtin_classes:
+            given = {n: self.lower_expr(v) for n, v in e.entries if n is not None}  # `Match { … }`
+            return self.to_temp(ir.ClassAgg(fqn, [given.get(f, ir.Const(None))
+                                                  for f in self.prog.builtin_classes[fqn].fields]), e.span)
         if type(cls).__name__ != "ClassDef":
             raise LowerError(e.type.span, f"unresolved class: {'.'.join(e.type.path)}")
         given: dict[str, ir.Operand] = {}

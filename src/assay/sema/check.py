@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ..source import Diagnostic, SourceFile, Span
-from ..syntax import ast
+from ..syntax import ast, rxsyntax
 from ..syntax.parser import parse_type
 from . import stdsigs
 from .effects import ALL, MAYBE, Effects
@@ -128,7 +128,7 @@ class Checker(LlmChecks):
         self.soft = None  # the Name read where its use fixes no type (E0155)
         self.path_root = None  # the Name a member is read from (a package name is no value alone)
         self.no_expected = None  # the call whose result nothing expects a type of (E0002)
-        self.types = Resolver(index)  # no stdlib types: they stay unknown (conservative)
+        self.types = Resolver(index, _STD_TYPES)  # stdlib types it models; others stay unknown
         self._sig_cache: dict[int, tuple] = {}
         self._native_cache: dict = {}
         # methods added by `implements X for T` blocks (may extend builtin types)
@@ -929,6 +929,8 @@ class Checker(LlmChecks):
 
     def x_ClassLit(self, e, expected):
         ct = self.resolve(e.type, report=False)
+        if isinstance(ct, T.StdT) and ct.name in stdsigs.STD_CLASSES:
+            return self.std_class_lit(e, ct)
         if ct is UNKNOWN:
             self.class_path_error(e.type, e.span)
         for name, val in e.entries:
@@ -1114,6 +1116,8 @@ class Checker(LlmChecks):
             return self.iface_member(e, tb, name)
         if sreflect.is_reflect(tb):
             return self.reflect_member(e, tb, name)
+        if isinstance(tb, T.StdT) and tb.name in stdsigs.STD_CLASSES:
+            return self.std_member(e, tb, name)
         if isinstance(tb, ClassT):
             cls = tb.cls
             if cls.field(name) is not None:
@@ -1194,6 +1198,39 @@ class Checker(LlmChecks):
         self.err(e.span, "E0007", f"type `{show(it)}` has no member `{name}`")
         return UNKNOWN
 
+    def std_member(self, e, tb: T.StdT, name: str) -> T.Type:
+        """A field or method of a stdlib class the checker models (sema/stdsigs.STD_CLASSES)."""
+        field = stdsigs.STD_CLASSES[tb.name].get(name)
+        if field is not None:
+            return self.resolve(_parse_std_type(field), report=False)
+        nf = self.native_method(tb, name)
+        if nf is not None:
+            return nf
+        if name not in _EVERY_TYPE_METHODS:
+            self.err(e.span, "E0007", f"type `{tb.name}` has no member `{name}`")
+        return UNKNOWN
+
+    def std_class_lit(self, e, ct: T.StdT) -> T.Type:
+        """`baml.regex.Match { … }`: its fields typed; a class holding runtime state (`Regex`'s
+        `_handle`) is built only by its own functions (E0173)."""
+        fields = stdsigs.STD_CLASSES[ct.name]
+        if ct.name in stdsigs.STD_CLASS_KINDS:
+            self.err(e.span, "E0173", f"class `{ct.name}` cannot be built with a class literal: its "
+                     "field `_handle` holds state that only the class's own functions create")
+        for name, val in e.entries:
+            ft = fields.get(name) if name is not None else None
+            if ft is None:
+                self.expr(val, UNKNOWN)
+            else:
+                self.expect(val, self.resolve(_parse_std_type(ft), report=False))
+        return ct
+
+    def std_call(self, e: ast.Call, path: str) -> T.Type:
+        """A call of a (non-generic) stdlib function whose types the checker models."""
+        _, params, ret = _typed_sig(path, self)
+        self.check_args(e, params, {})
+        return ret
+
     def iface_field_type(self, i: InterfaceDef, f) -> T.Type:
         save = (self.ns, self.generics)
         self.ns, self.generics = i.namespace, {g.name for g in i.decl.generics}
@@ -1219,6 +1256,7 @@ class Checker(LlmChecks):
             env["K"], env["V"] = tb.key, tb.val
         ps = tuple((n, T.subst(p, env), d) for n, p, d in raw.params)
         t = NativeFuncT(ps, T.subst(raw.ret, env), _std_throws(stdsigs.METHODS[kind][name]))
+        t.strict = kind in _STRICT_KINDS  # its signature is exact: arity checked as declared
         env = {**{v: TVar(v) for v in ("U", "R", "A", "B")}, **env}  # the method's own
         t.open = FuncT(tuple((n, T.subst(p, env), d) for n, p, d in raw.params), T.subst(raw.ret, env))
         return t
@@ -1288,6 +1326,8 @@ class Checker(LlmChecks):
                     return self.reflect_call(e, path)
                 else:
                     self.std_defaults(e, ".".join(path))
+                    if path == ["baml", "regex", "new"]:
+                        self.regex_literal(e)
                     std = stdsigs.FUNCTIONS.get(".".join(path))
                     if std is not None:
                         self.effects.sites[id(e)] = ("type", _std_throws(std))
@@ -1297,6 +1337,10 @@ class Checker(LlmChecks):
                         _, params, r = _typed_sig(".".join(path), self)
                         self.check_args(e, params, {})
                         return r
+                    if path[:2] == ["baml", "regex"] and std is not None:
+                        return self.std_call(e, ".".join(path))
+                    if path[:2] == ["baml", "regex"] and path[2] not in _REGEX_NAMES:
+                        self.err(f.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
                     if std is not None:
                         r = _std_prim_ret(std)
                         if r is not None:
@@ -1322,7 +1366,7 @@ class Checker(LlmChecks):
                         fd = f.direct
                     if isinstance(ft, NativeFuncT):
                         self.effects.sites[id(e)] = ("type", ft.throws or NEVER)
-                        self.check_args(e, ft.params, {}, native=True)
+                        self.check_args(e, ft.params, {}, native=not ft.strict)
                         r = ft.ret
                         if ft.open is not None and T.has_tvar(ft.open.ret):
                             r = T.subst(ft.open.ret, _lambda_results(ft.open, e))
@@ -1468,6 +1512,27 @@ class Checker(LlmChecks):
             if i < len(names) and names[i][1]:
                 self.err(a.value.span, "E0005", f"defaulted parameter `{names[i][0]}` must be "
                          "passed by name")
+
+    def regex_literal(self, e: ast.Call) -> None:
+        """`baml.regex.new("…")`: a quoted pattern is compiled now, its rejection a diagnostic
+        (E0174) at the literal, as the engine words it (a backtick or computed pattern waits
+        for run time)."""
+        pattern = next((a.value for i, a in enumerate(e.args) if a.name == "pattern" or (
+            a.name is None and i == 0)), None)
+        fancy = next((a.value for i, a in enumerate(e.args) if a.name == "backtracking" or (
+            a.name is None and i == 1)), None)
+        if not (isinstance(pattern, ast.StrLit) and pattern.span.file.text[pattern.span.start] == '"'):
+            return
+        if fancy is not None and not isinstance(fancy, ast.BoolLit):
+            return
+        bad = rxsyntax.check(pattern.value, fancy is not None and fancy.value)
+        if bad is None:
+            return
+        kind, x = bad
+        at = f" at character {x.start}" if x.start is not None else ""
+        what = {"Unsupported": "unsupported regex construct", "TooLarge": "regex pattern is too large"}.get(
+            kind, "invalid regex pattern")
+        self.err(pattern.span, "E0174", f"{what}{at}: {x.message}")
 
     def satisfies(self, t: T.Type, bound: IfaceT) -> bool:
         """Does `t` meet the bound `T extends I`? A type parameter meets it through its own."""
@@ -1776,6 +1841,8 @@ class Checker(LlmChecks):
             return all(map(self.sure_type, t.members))
         if isinstance(t, ClassT):
             return all(map(self.sure_type, t.args))
+        if isinstance(t, T.StdT):
+            return t.name in stdsigs.STD_CLASSES
         return isinstance(t, (EnumT, TVar))
 
     def may_compare(self, t: T.Type) -> bool:
@@ -2273,17 +2340,28 @@ class FnRefT(FuncT):
 
 class NativeFuncT(FuncT):
     """A stdlib method's type (its defaults are unknown: only excess arguments are errors);
-    `open` keeps the method's own type parameters (`map<U>`), which the type leaves unknown."""
-    __slots__ = ("open",)
+    `open` keeps the method's own type parameters (`map<U>`), which the type leaves unknown;
+    `strict`: its declared signature is exact (missing arguments are errors too)."""
+    __slots__ = ("open", "strict")
 
     def __init__(self, params, ret, throws=None):
         super().__init__(params, ret, throws)
         self.open = None
+        self.strict = False
 
 
 REFLECT_TYPE = sreflect.TYPE  # a `reflect.Type` value
 _KIND_OF = {Arr: "array", MapT: "map", INT: "int", FLOAT: "float", STRING: "string",
-            BOOL: "bool", NULL: "null"}
+            BOOL: "bool", NULL: "null",
+            **{T.StdT("class", c): k for c, k in stdsigs.STD_CLASS_KINDS.items()}}
+_STRICT_KINDS = frozenset(stdsigs.STD_CLASS_KINDS.values())
+# every item of `baml.regex` (BAML's ns_regex/regex.baml): any other name there is unresolved
+_REGEX_NAMES = frozenset("Regex Match Group Error ErrorKind new _compile escape _replace "
+                         "_replace_literal_with _replace_pattern_with _literal_match _index_of_from".split())
+# the stdlib types the checker models (sema/stdsigs.py), as the resolver names them
+_STD_TYPES = {**{c: T.StdT("class", c) for c in stdsigs.STD_CLASSES},
+              **{n: T.StdT("enum", n) for n in stdsigs.STD_ENUM_VARIANTS},
+              **{f"{n}.{v}": T.StdT("variant", n, v) for n, vs in stdsigs.STD_ENUM_VARIANTS.items() for v in vs}}
 # members of builtin types the engine has beyond the signatures in stdsigs (operator
 # interfaces, statics reachable through a value, private helpers): any other is E0007
 _ENGINE_MEMBERS = {k: frozenset(v.split()) | frozenset(stdsigs.METHODS.get(k, ())) for k, v in {

@@ -108,8 +108,8 @@ string.split(delimiter: string) -> string[]
 string.chars() -> string[]
 string.lines() -> string[]
 string.slice(start: int, end: int) -> string
-string.replace(search: string, replacement: string) -> string
-string.replace_all(search: string, replacement: string) -> string
+string.replace(search: string | baml.regex.Regex, replacement: string) -> string
+string.replace_all(search: string | baml.regex.Regex, replacement: string) -> string
 string.index_of(search: string) -> int?
 string.last_index_of(search: string) -> int?
 string.at(index: int) -> string?
@@ -280,6 +280,14 @@ uint8array.from_array(array: int[]) -> uint8array throws baml.errors.InvalidArgu
 uint8array.from_hex(hex: string) -> uint8array throws baml.errors.InvalidArgument
 uint8array.from_base64(base64: string) -> uint8array throws baml.errors.InvalidArgument
 string.from_code_points(unicode: int[]) -> string throws baml.errors.InvalidArgument
+baml.regex.new(pattern: string, backtracking: bool = false) -> baml.regex.Regex throws baml.regex.Error
+baml.regex._compile(pattern: string, backtracking: bool) -> baml.regex.Regex throws baml.regex.Error
+baml.regex.escape(literal: string) -> string
+baml.regex._replace(haystack: string, search: string | baml.regex.Regex, replacement: string, all: bool) -> string
+baml.regex._replace_literal_with<E>(haystack: string, search: string, f: (baml.regex.Match) -> string throws E, all: bool) -> string throws E
+baml.regex._replace_pattern_with<E>(haystack: string, search: baml.regex.Regex, f: (baml.regex.Match) -> string throws E, all: bool) -> string throws E
+baml.regex._literal_match(text: string, start: int) -> baml.regex.Match
+baml.regex._index_of_from(haystack: string, search: string, start: int) -> int?
 """
 
 # Generic functions whose natives receive their type arguments at run time (ir.TypeArg, first,
@@ -374,6 +382,27 @@ package.get_function(name: string) -> unknown
 package.find_function(name: string) -> unknown
 session.eval(source: string) -> unknown
 """
+
+# `baml.regex` (bex/stdlib/regexlib.py): a `Regex` value's methods (receiver kind "regex"), and
+# the stdlib classes the checker types by their fields (STD_CLASSES: fqn → field → type text).
+_METHODS += """regex.has_match(haystack: string) -> bool
+regex.match_once(haystack: string) -> baml.regex.Match?
+regex.match_all(haystack: string) -> baml.regex.Match[]
+regex.match_full(haystack: string) -> baml.regex.Match?
+regex.split(haystack: string) -> string[]
+regex._replace_template(haystack: string, template: string) -> string
+regex._replace_all_template(haystack: string, template: string) -> string
+"""
+STD_CLASSES: dict[str, dict[str, str]] = {
+    "baml.regex.Regex": {},
+    "baml.regex.Group": {"text": "string", "start": "int", "end": "int"},
+    "baml.regex.Match": {"text": "string", "start": "int", "end": "int", "groups": "baml.regex.Group?[]",
+                         "named": "map<string, baml.regex.Group?>"},
+    "baml.regex.Error": {"kind": "baml.regex.ErrorKind", "message": "string", "pattern": "string",
+                         "span_start": "int?", "span_end": "int?"},
+}
+STD_CLASS_KINDS = {"baml.regex.Regex": "regex"}  # a class whose methods are natives of a kind
+STD_ENUM_VARIANTS = {"baml.regex.ErrorKind": ("Syntax", "Unsupported", "TooLarge")}
 
 
 def _parse(stubs: str) -> dict[str, str]:

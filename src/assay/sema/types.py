@@ -419,6 +419,8 @@ def assignable(src: Type, dst: Type) -> bool:
                 and (dst.variant is None or src.variant == dst.variant))
     if isinstance(dst, FuncT):
         return isinstance(src, FuncT) and fn_assignable(src, dst)
+    if isinstance(dst, StdT) and dst.kind == "class" and dst.name.startswith("baml.regex."):
+        return src == dst  # a modelled stdlib class (sema/stdsigs.STD_CLASSES): itself only
     return True
 
 

@@ -267,6 +267,8 @@ def _from(v, path: str, aliased: bool, omit_nulls: bool, busy: set, finite: bool
     if t is not list and t is not dict and not isinstance(v, Instance):
         if callable(v):
             raise _Unencodable("a function has no JSON form", path, "function")
+        if getattr(t, "BAML_TEXT", None) is not None:  # a runtime-owned value (a regex's handle)
+            raise _Unencodable("value has no json representation", path, "unserializable")
         raise _Unencodable("a value of this kind has no JSON form", path, "unserializable")
     if id(v) in busy:
         raise _Unencodable("value contains itself, so it has no JSON form", path, "cycle")
