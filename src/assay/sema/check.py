@@ -89,15 +89,16 @@ class Var:
 
 class _Fn:
     """Per-function (or lambda) context."""
-    __slots__ = ("ret", "throws", "loop", "catch", "unstable", "callbacks")
+    __slots__ = ("ret", "throws", "loop", "catch", "unstable", "callbacks", "captured")
 
-    def __init__(self, ret, throws, unstable, callbacks=frozenset()):
+    def __init__(self, ret, throws, unstable, callbacks=frozenset(), captured=frozenset()):
         self.ret = ret
         self.throws = throws
         self.loop = 0
         self.catch = 0
         self.unstable = unstable
         self.callbacks = callbacks  # parameters whose function type leaves `throws` open
+        self.captured = captured  # names read or written in a lambda (never narrowed by a write)
 
 
 def check(index: ProgramIndex) -> list[Diagnostic]:
@@ -123,6 +124,7 @@ class Checker(LlmChecks):
         self.facts: dict[Var, T.Type] = {}
         self.assigned_log: list[Var] = []
         self.loose: set[Var] = set()  # variables whose facts stand for a write, not a test
+        self.exact: set[Var] = set()  # variables whose facts are the value just written
         self.fn: _Fn | None = None
         self.unpinned: list[Var] = []
         self.soft = None  # the Name read where its use fixes no type (E0155)
@@ -174,7 +176,7 @@ class Checker(LlmChecks):
             self.generics = set()
             self.fn_name = td.decl.name
             self.cur_fd = None
-            self.fn = _Fn(UNKNOWN, None, _unstable(td.decl.body))
+            self.fn = _Fn(UNKNOWN, None, _unstable(td.decl.body), captured=_captured(td.decl.body))
             self.scopes = [{}]
             self.facts = {}
             self.unpinned = []
@@ -273,7 +275,7 @@ class Checker(LlmChecks):
             if _is_unknown(d.throws) and d.body is not None:
                 self.effects.declared_unknown[id(fd)] = d.body.span
         self.fn = _Fn(ret, throws, _unstable(d.body) if d.body is not None else set(),
-                      {p.name for p in d.params if _callback_root(p.type)})
+                      {p.name for p in d.params if _callback_root(p.type)}, _captured(d.body))
         self.scopes = [scope]
         self.facts = {}
         self.unpinned = []
@@ -395,6 +397,7 @@ class Checker(LlmChecks):
         t = v.assign_ty
         self.facts[v] = t if _one_kind(t) else UNKNOWN
         self.loose.add(v)  # its type here may be narrower (what was written): not exhaustive
+        self.exact.discard(v)
 
     def invalidate(self, since: int) -> None:
         for v in self.assigned_log[since:]:
@@ -658,13 +661,18 @@ class Checker(LlmChecks):
             tgt.ty = self.var_type(v)
             if s.op is None:
                 self._given(v, s.value)
-                self.expect(s.value, dst)
+                vt = self.expect(s.value, dst)
             else:
                 vt = self.expr(s.value, UNKNOWN)
                 r = self.binop_type(s.op, self.var_type(v), vt, s.value)
                 if not assignable(r, dst):
                     self.mismatch(s.value.span, dst, r)
             self.written(v)
+            if (s.op is None and dst is not UNKNOWN and _sure_scrutinee(vt) and assignable(vt, dst)
+                    and v.name not in self.fn.captured):
+                self.facts[v] = vt  # the engine narrows to what was written (`y = 5`: 5)
+                self.loose.discard(v)
+                self.exact.add(v)
             self.assigned_log.append(v)
             return
         if isinstance(tgt, (ast.Field, ast.Index)):
@@ -1939,7 +1947,7 @@ class Checker(LlmChecks):
         outer = self.fn
         saved_facts = self.facts
         self.facts = {}
-        self.fn = _Fn(ret, throws, outer.unstable, outer.callbacks)  # the function's callbacks
+        self.fn = _Fn(ret, throws, outer.unstable, outer.callbacks, outer.captured)
         # variables of the enclosing function may change between calls: no facts apply
         self.scopes.append(scope)
         self.body(e.body, ret)
@@ -2124,7 +2132,7 @@ class Checker(LlmChecks):
     def is_precise(self, e) -> bool:
         if isinstance(e, ast.Name):
             v = self.lookup_var(e.name)
-            return (v is not None and v.precise and v not in self.loose
+            return (v is not None and (v.precise or v in self.exact) and v not in self.loose
                     and self.facts.get(v, NULL) is not UNKNOWN)
         return isinstance(e, (ast.Field, ast.Call)) and not getattr(e, "optional", False)
 
@@ -2771,3 +2779,19 @@ def _unstable(b: ast.Block | None) -> set[str]:
     for m in _UNSTABLE_RE.finditer(text):
         out.add(m.group(1) or m.group(2))
     return out
+
+
+def _captured(b: ast.Block | None) -> frozenset:
+    """The names a lambda (or `spawn`) in `b` mentions: the engine does not narrow them."""
+    out, todo = set(), [(b, False)]
+    while todo:
+        n, inside = todo.pop()
+        if isinstance(n, ast.Name):
+            if inside:
+                out.add(n.name)
+        elif isinstance(n, (list, tuple)):
+            todo.extend((x, inside) for x in n)
+        elif hasattr(n, "__dataclass_fields__") and type(n).__module__ == ast.__name__:
+            sub = inside or isinstance(n, ast.Lambda)
+            todo.extend((v, sub) for k, v in vars(n).items() if k not in ("span", "ty"))
+    return frozenset(out)
