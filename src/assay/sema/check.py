@@ -1102,6 +1102,10 @@ class Checker(LlmChecks):
             if cls.field(name) is not None:
                 return self.field_type(tb, name)
             m = cls.methods.get(name)
+            if m is not None and not m.decl.has_self:
+                self.err(e.span, "E0001", f"method `{name}` has no `self` receiver, so it cannot "
+                         f"be called on a value — qualify the type instead: `{cls.name}.{name}(...)`")
+                return UNKNOWN
             if m is not None:
                 return self.fn_type(m, self.specialized(e, m, self.class_env(tb)))
             ifaces = interfaces.ambiguous(cls, name)
@@ -1112,7 +1116,8 @@ class Checker(LlmChecks):
             if call and name in ("eq", "neq") and name not in self.impl_names and (
                     len(tb.args) == len(cls.decl.generics) and _sure_scrutinee(tb)):
                 return NativeFuncT((("other", tb, False),), BOOL, NEVER)  # Equals' `other: Self`
-            if name not in STDLIB_MEMBER_NAMES and name not in self.impl_names:
+            if (not cls.impls and name not in _EVERY_TYPE_METHODS) or (
+                    name not in STDLIB_MEMBER_NAMES and name not in self.impl_names):
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
         if isinstance(tb, (T.Prim, Arr, MapT)) and tb not in (UNKNOWN, NEVER, VOID):
@@ -1289,6 +1294,10 @@ class Checker(LlmChecks):
                 tb = T.base(rt)
                 if isinstance(tb, ClassT) and tb.cls.methods.get(f.name) is not None:
                     fd = tb.cls.methods[f.name]
+                    if not fd.decl.has_self:
+                        self.member_of(f, rt, f.name, call=True)  # E0001: no `self`
+                        self.args_unknown(e)
+                        return UNKNOWN
                     env = self.class_env(tb)
                 else:
                     ft = self.member_of(e if isinstance(T.base(rt), Union) else f, rt, f.name, call=True)
