@@ -1120,6 +1120,9 @@ class Checker(LlmChecks):
                     name not in STDLIB_MEMBER_NAMES and name not in self.impl_names):
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
+        if isinstance(tb, EnumT) and name not in _EVERY_TYPE_METHODS and name not in self.impl_names:
+            self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
+            return UNKNOWN
         if isinstance(tb, (T.Prim, Arr, MapT)) and tb not in (UNKNOWN, NEVER, VOID):
             if (isinstance(tb, Arr) and _elem_lacks(tb.elem, name) and self.sure_type(tb.elem)
                     and not T.has_tvar(tb.elem)):
