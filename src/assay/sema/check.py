@@ -423,7 +423,7 @@ class Checker(LlmChecks):
                     t = self.expr(tail, expected)
                     return NEVER if diverges else t
                 t = self.expr(tail, expected)
-                if not assignable(t, expected) and not diverges:
+                if not self.fits(t, expected) and not diverges:
                     if expected is NULL or expected is VOID:
                         self.mismatch(tail.span, expected, t,
                                       "; end this with `;` to discard the value")
@@ -742,9 +742,25 @@ class Checker(LlmChecks):
             self.escape(e)
         t = self.expr(e, dst)
         if (not isinstance(e, (ast.If, ast.IfLet, ast.Match, ast.BlockExpr, ast.ArrayLit,
-                               ast.MapLit)) and not assignable(t, dst)):
+                               ast.MapLit)) and not self.fits(t, dst)):
             self.mismatch(e.span, dst, t)
         return t
+
+    def fits(self, t: T.Type, dst: T.Type) -> bool:
+        """assignable, and inside a generic body its own type parameter `T` is rigid: a value
+        of a concrete type (`1`, `T | null`) is no `T`."""
+        if isinstance(dst, TVar) and dst.name in self.generics and t is not dst:
+            if any((m is not NEVER and _sure_scrutinee(m)) or (
+                    isinstance(m, TVar) and m.name in self.generics and m != dst)
+                   for m in T.members(t)):
+                return False
+        return assignable(t, dst)
+
+    def rigid_var(self, e, tv: TVar) -> bool:
+        """`e` names a variable declared of this body's own unbounded type parameter."""
+        v = self.lookup_var(e.name) if isinstance(e, ast.Name) else None
+        return (v is not None and v.ty == tv and tv.name in self.generics
+                and not self.bounds.get(tv.name))
 
     def escape(self, e: ast.Expr) -> None:
         """`e`'s value reaches a place whose type does not tell its element types (`unknown`, a
@@ -1092,6 +1108,10 @@ class Checker(LlmChecks):
                 and not isinstance(T.base(ot), ClassT)):
             return _HASH_FN
         if isinstance(tb, TVar):
+            if self.rigid_var(getattr(e, "obj", None), tb) and name not in _EVERY_TYPE_METHODS \
+                    and name not in self.impl_names:
+                self.err(e.span, "E0007", f"type `{tb.name}` has no member `{name}`")
+                return UNKNOWN
             tb = next((b for b in self.bounds.get(tb.name, ()) if isinstance(b, IfaceT)), tb)
         if isinstance(tb, IfaceT):
             return self.iface_member(e, tb, name)
@@ -2137,7 +2157,7 @@ class Checker(LlmChecks):
         if isinstance(body, (ast.BlockExpr, ast.If, ast.IfLet, ast.Match)):
             return self.expr(body, expected)
         t = self.expr(body, expected)
-        if expected is not UNKNOWN and not assignable(t, expected):
+        if expected is not UNKNOWN and not self.fits(t, expected):
             self.mismatch(body.span, expected, t)
         return t
 
