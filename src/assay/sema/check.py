@@ -706,6 +706,8 @@ class Checker(LlmChecks):
         elif isinstance(p, ast.PClass):
             ct = self.pattern_type(p.type)
             for name, sub in p.fields:
+                if isinstance(ct, ClassT) and ct.cls.field(name) is None:
+                    self.err(p.span, "E0007", f"class `{ct.cls.name}` has no field `{name}`")
                 ft = self.field_type(ct, name) if isinstance(ct, ClassT) else UNKNOWN
                 if sub is None:
                     self.declare(name, ft)
@@ -2020,7 +2022,10 @@ class Checker(LlmChecks):
             self.invalidate(mark)
             if arm.guard is None and _irrefutable(arm.pattern) and catch_all is False:
                 catch_all = True
-        if catch_all is False and precise and st is not UNKNOWN:
+        if catch_all is False and precise and isinstance(st, Arr) and _arrays_left(e.arms):
+            self.err(e.span, "E0062", f"non-exhaustive match on type {show(st)}; some lengths "
+                     "are not matched")
+        elif catch_all is False and precise and st is not UNKNOWN:
             missing = self.missing_cases(st, e.arms)
             if missing:
                 self.err(e.span, "E0062", f"non-exhaustive match on type {show(st)}; missing: "
@@ -2052,6 +2057,15 @@ class Checker(LlmChecks):
         string` is one union type (it fits when any member may match); an or-pattern of
         literals or variants fits when each alternative may match."""
         alts = p.alts if isinstance(p, ast.POr) else [p]
+        if isinstance(p, ast.PArray) and _sure_scrutinee(st):
+            arrs = [m for m in T.members(st) if isinstance(m, Arr)]
+            if not arrs:
+                self.err(p.span, "E0001", "mismatched types",
+                         f"expected `{show(st)}`, found an array pattern")
+            elif len(arrs) == 1:
+                for it in p.items:
+                    self.pattern_fits(it, arrs[0].elem)
+            return
         ts = [self.alt_type(a) for a in alts]
         if any(t is None for t in ts) or not _sure_scrutinee(st):
             return
@@ -2123,6 +2137,9 @@ class Checker(LlmChecks):
                 elif (m is INT and type(v) is int) or (m is STRING and isinstance(v, str)):
                     out.append((j, ("lit", v)))
             return out
+        if isinstance(p, ast.PArray):  # `[..]` matches every array
+            full = not p.items and p.rest_index is not None and p.rest_pattern is None
+            return [(j, ALL if full else "part") for j, m in enumerate(ms) if isinstance(m, Arr)]
         if isinstance(p, ast.PClass):
             part = not all(sp is None or _irrefutable(sp) for _, sp in p.fields)
             te = p.type
@@ -2827,3 +2844,23 @@ def _captured(b: ast.Block | None) -> frozenset:
             sub = inside or isinstance(n, ast.Lambda)
             todo.extend((v, sub) for k, v in vars(n).items() if k not in ("span", "ty"))
     return frozenset(out)
+
+
+def _arrays_left(arms) -> bool:
+    """Do array patterns (`[]`, `[_]`, `[_, ..]`) leave some lengths of an array unmatched?
+    False when unsure (an arm that is not an array pattern)."""
+    exact, rest = set(), None
+    for arm in arms:
+        alts = arm.pattern.alts if isinstance(arm.pattern, ast.POr) else [arm.pattern]
+        for a in alts:
+            if not isinstance(a, ast.PArray):
+                return False
+            if arm.guard is not None or a.rest_pattern is not None or not all(
+                    isinstance(i, ast.PWild) or (isinstance(i, ast.PBind) and i.type is None)
+                    for i in a.items):
+                continue  # matches only some arrays of its lengths
+            if a.rest_index is None:
+                exact.add(len(a.items))
+            else:
+                rest = len(a.items) if rest is None else min(rest, len(a.items))
+    return rest is None or not all(n in exact for n in range(rest))
