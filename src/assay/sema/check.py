@@ -1077,7 +1077,7 @@ class Checker(LlmChecks):
             return UNKNOWN
         self.path_root = e.obj
         ot = self.expr(e.obj, UNKNOWN)
-        return self.member(e, ot, e.name, e.optional, call=False)
+        return self.member(e, ot, e.name, e.optional or _opt_chain(e.obj), call=False)
 
     def member(self, e, ot: T.Type, name: str, optional: bool, call: bool):
         """Type of `ot.name` (a method's FuncT for methods)."""
@@ -1314,7 +1314,8 @@ class Checker(LlmChecks):
             else:
                 ot = self.receiver(f)
                 rt = ot
-                if f.optional or e.optional:
+                opt = f.optional or e.optional or _opt_chain(f.obj)
+                if opt:
                     rt = T.strip_null(ot)
                 tb = T.base(rt)
                 if isinstance(tb, ClassT) and tb.cls.methods.get(f.name) is not None:
@@ -1339,10 +1340,10 @@ class Checker(LlmChecks):
                         r = ft.ret
                         if ft.open is not None and T.has_tvar(ft.open.ret):
                             r = T.subst(ft.open.ret, _lambda_results(ft.open, e))
-                        if (f.optional or e.optional) and r is not UNKNOWN:
+                        if opt and r is not UNKNOWN:
                             r = T.optional(r)
                         return r
-                    if f.optional or e.optional:
+                    if opt:
                         ft = T.optional(ft)
         else:
             ft = self.expr(f, UNKNOWN)
@@ -1596,16 +1597,18 @@ class Checker(LlmChecks):
                 return Lit(ast.BigLit(-t.value), T.BIGINT)
             if tb in (INT, FLOAT, T.BIGINT):
                 return tb
-            if tb in (BOOL, STRING, NULL) or isinstance(tb, (Arr, MapT)):
+            if tb in (BOOL, STRING, NULL) or isinstance(tb, (Arr, MapT)) or self.non_numeric(tb):
                 self.err(e.operand.span, "E0004",
                          f"operator `-` cannot be applied to `{show(widen(t))}`")
+            elif isinstance(tb, Union) and self.sure_type(tb):
+                return widen(tb)  # `int | float`
             return UNKNOWN
         if e.op == "~":
             if isinstance(t, Lit) and t.base is INT:  # folded, as the engine does (`let x: -1 = ~0`)
                 return T.lit_int(~t.value)
             if tb in (INT, FLOAT, T.BIGINT):
                 return tb
-            if tb in (BOOL, STRING, NULL) or isinstance(tb, (Arr, MapT)):
+            if tb in (BOOL, STRING, NULL) or isinstance(tb, (Arr, MapT)) or self.non_numeric(tb):
                 # sic: the engine names the operator `-` here
                 self.err(e.operand.span, "E0004", f"operator `-` cannot be applied to `{show(widen(t))}`")
             return UNKNOWN
@@ -1774,6 +1777,11 @@ class Checker(LlmChecks):
         elif wl not in (INT, FLOAT, STRING, BOOL, T.BIGINT) and not self.may_compare(wl):
             self.err(e.span, "E0004", f"`{show(wl)}` does not implement `Compare`, so it cannot "
                      f"be ordered with `{op}`")
+
+    def non_numeric(self, t: T.Type) -> bool:
+        """A union (exactly known) with a member that is no number: no `-x` / `~x`."""
+        return isinstance(t, Union) and self.sure_type(t) and any(
+            widen(m) not in (INT, FLOAT, T.BIGINT) for m in t.members)
 
     def sure_type(self, t: T.Type) -> bool:
         """A type the checker knows exactly (no unknown part, no stdlib or function type)."""
@@ -2254,7 +2262,7 @@ class Checker(LlmChecks):
         if isinstance(m, Lit):
             if any(k == "lit" and v == m.value and type(v) is type(m.value) for k, v in pats):
                 return []
-            return None
+            return [show(m)] if m.base in (INT, STRING) else None
         if m in (INT, STRING, FLOAT):
             return [show(m)]
         if isinstance(m, ClassT):
@@ -2864,3 +2872,13 @@ def _arrays_left(arms) -> bool:
             else:
                 rest = len(a.items) if rest is None else min(rest, len(a.items))
     return rest is None or not all(n in exact for n in range(rest))
+
+
+def _opt_chain(e) -> bool:
+    """Is `e` a member chain with a `?.` link (`a?.b().c`)? What follows such a link reads the
+    value past it (null short-circuits the whole chain)."""
+    while isinstance(e, (ast.Field, ast.Index, ast.Call)):
+        if e.optional:
+            return True
+        e = e.func if isinstance(e, ast.Call) else e.obj
+    return False
