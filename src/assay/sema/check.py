@@ -574,6 +574,9 @@ class Checker(LlmChecks):
             self.no_expected = s.value
             t = self.soft_expr(s.value) if s.type is None and isinstance(pat, ast.PBind) else \
                 self.expr(s.value, UNKNOWN)
+        if ann is None and isinstance(s.value, ast.Field) and isinstance(t, NativeFuncT) and t.generic:
+            self.err(s.value.span, "E0001", f"generic function `{s.value.name}` needs concrete "
+                     "type arguments before it can be stored; annotate the binding's type")
         if s.else_block is not None:
             self.block(s.else_block, UNKNOWN)
         elif isinstance(pat, ast.PLit) or (isinstance(pat, ast.PArray) and (
@@ -1142,7 +1145,7 @@ class Checker(LlmChecks):
                     name not in STDLIB_MEMBER_NAMES and name not in self.impl_names):
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
-        if isinstance(tb, EnumT) and name not in _EVERY_TYPE_METHODS and name not in self.impl_names:
+        if isinstance(tb, (EnumT, FuncT)) and name not in _EVERY_TYPE_METHODS and name not in self.impl_names:
             self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
         if isinstance(tb, (T.Prim, Arr, MapT)) and tb not in (UNKNOWN, NEVER, VOID):
@@ -1234,6 +1237,7 @@ class Checker(LlmChecks):
         t = NativeFuncT(ps, T.subst(raw.ret, env), _std_throws(stdsigs.METHODS[kind][name]))
         env = {**{v: TVar(v) for v in ("U", "R", "A", "B")}, **env}  # the method's own
         t.open = FuncT(tuple((n, T.subst(p, env), d) for n, p, d in raw.params), T.subst(raw.ret, env))
+        t.generic = stdsigs.METHODS[kind][name].lstrip().startswith("<")
         return t
 
     def x_Upcast(self, e, x):
@@ -1745,6 +1749,11 @@ class Checker(LlmChecks):
         """An arithmetic or bitwise operator over operands the checker knows: the result type
         (per member of union operands), or E0004 where the engine has no such operator."""
         lt, rt = _void_is_null(lt), _void_is_null(rt)
+        fns = [isinstance(widen(t), FuncT) for t in (lt, rt)]
+        if any(fns) and all(f or self.sure_type(widen(t)) for f, t in zip(fns, (lt, rt))):
+            self.err(e.span, "E0004", f"operator `{op}` cannot be applied to `{show(lt)}` and "
+                     f"`{show(rt)}`")  # no function type has arithmetic
+            return UNKNOWN
         if not (self.sure_type(widen(lt)) and self.sure_type(widen(rt))):
             return UNKNOWN
         out = []
@@ -1998,6 +2007,10 @@ class Checker(LlmChecks):
         self.facts = saved_facts
         t = LambdaT(tuple(ps), ret if not T.has_tvar(ret) else UNKNOWN, throws)
         t.node = e
+        need = sum(1 for p in e.params if p.default is None)
+        if isinstance(exp, FuncT) and not need <= len(exp.params) <= len(e.params):
+            self.err(e.span, "E0005", f"expected {len(exp.params)} argument(s), got {len(e.params)}")
+            return UNKNOWN  # one error: not also the mismatch of its type
         return t
 
     def x_Match(self, e, expected):
@@ -2307,11 +2320,12 @@ class FnRefT(FuncT):
 class NativeFuncT(FuncT):
     """A stdlib method's type (its defaults are unknown: only excess arguments are errors);
     `open` keeps the method's own type parameters (`map<U>`), which the type leaves unknown."""
-    __slots__ = ("open",)
+    __slots__ = ("open", "generic")
 
     def __init__(self, params, ret, throws=None):
         super().__init__(params, ret, throws)
         self.open = None
+        self.generic = False  # declared with type parameters (`filter<E>`, `map<U, E>`)
 
 
 REFLECT_TYPE = sreflect.TYPE  # a `reflect.Type` value
