@@ -335,9 +335,9 @@ class Checker(LlmChecks):
                 self.err(v.unpinned, "E0155", "type annotations needed")
         self.unpinned = []
 
-    def body(self, b: ast.Block, ret: T.Type) -> None:
+    def body(self, b: ast.Block, ret: T.Type) -> T.Type:
         """A function/lambda body: its value must be the return type."""
-        self.block(b, ret, is_body=True)
+        return self.block(b, ret, is_body=True)
 
     # ───────────────────────── types ─────────────────────────
     def sig(self, fd: FunctionDef, explicit_self: bool = False) -> tuple:
@@ -1963,14 +1963,16 @@ class Checker(LlmChecks):
 
     def x_Spawn(self, e, expected):
         self.x_Lambda(e.fn, UNKNOWN)
-        return UNKNOWN  # a future (baml.future): typed loosely, as its awaited value is
+        v = widen(getattr(e.fn, "value_ty", UNKNOWN))
+        sure = v is NULL or (self.sure_type(v) and not _returns(e.fn.body))
+        return FutureT(v if sure else UNKNOWN)
 
     def x_Await(self, e, expected):
         t = self.expr(e.value, UNKNOWN)
         if t is not NULL and _sure_scrutinee(t):  # futures are unknown here: this is none
             self.err(e.span, "E0001", "mismatched types", f"expected `baml.future.Future<unknown, "
                      f"unknown>`, found `{show(t)}`")
-        return UNKNOWN  # futures do not carry their value's type here: the checker stays permissive
+        return t.value if isinstance(t, FutureT) else UNKNOWN
 
     def x_Lambda(self, e, expected):
         exp = T.base(expected)
@@ -2001,7 +2003,8 @@ class Checker(LlmChecks):
         self.fn = _Fn(ret, throws, outer.unstable, outer.callbacks, outer.captured)
         # variables of the enclosing function may change between calls: no facts apply
         self.scopes.append(scope)
-        self.body(e.body, ret)
+        bt = self.body(e.body, ret)
+        e.value_ty = bt if bt is not None else UNKNOWN  # what a `spawn` of it resolves to
         self.scopes.pop()
         self.fn = outer
         self.facts = saved_facts
@@ -2305,6 +2308,15 @@ class Checker(LlmChecks):
         if UNKNOWN in ts:
             return UNKNOWN
         return T.union(*ts) if expected is not UNKNOWN else T.union(*map(widen, ts))
+
+
+class FutureT(T.StdT):
+    """`spawn { … }`'s future, with the type of the value `await` gives (unknown when unsure)."""
+    __slots__ = ("value",)
+
+    def __init__(self, value: T.Type):
+        super().__init__("class", "baml.future.Future")
+        self.value = value
 
 
 class LambdaT(FuncT):
@@ -2895,4 +2907,19 @@ def _opt_chain(e) -> bool:
         if e.optional:
             return True
         e = e.func if isinstance(e, ast.Call) else e.obj
+    return False
+
+
+def _returns(b) -> bool:
+    """Does a `return` of this body (not of a nested lambda) occur in it?"""
+    todo = [b]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Return):
+            return True
+        if isinstance(n, (list, tuple)):
+            todo.extend(n)
+        elif hasattr(n, "__dataclass_fields__") and not isinstance(n, ast.Lambda) and \
+                type(n).__module__ == ast.__name__:
+            todo.extend(v for k, v in vars(n).items() if k not in ("span", "ty"))
     return False
