@@ -130,7 +130,8 @@ class Checker(LlmChecks):
         self.soft = None  # the Name read where its use fixes no type (E0155)
         self.path_root = None  # the Name a member is read from (a package name is no value alone)
         self.no_expected = None  # the call whose result nothing expects a type of (E0002)
-        self.types = Resolver(index)  # no stdlib types: they stay unknown (conservative)
+        # stdlib types stay unknown (conservative), but for the enum `cmp` and `sort_by` speak
+        self.types = Resolver(index, {"baml.ops.Ordering": T.StdT("enum", "baml.ops.Ordering")})
         self._sig_cache: dict[int, tuple] = {}
         self._native_cache: dict = {}
         # methods added by `implements X for T` blocks (may extend builtin types)
