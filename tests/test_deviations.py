@@ -61,3 +61,18 @@ def test_block_operands_run_their_statements(prog, engine):
     runs them."""
     assert prog.block_operands() == ["a", "b", "3"]
     assert engine.call("deviations.block_operands", {}).value == ["3"]
+
+
+def test_break_outside_a_loop():
+    """`break` / `continue` outside a loop: the engine's checker says nothing and its MIR
+    builder panics (`block bb0 is not terminated`), failing the whole project; Assay reports
+    E0010 at the statement."""
+    bb = pytest.importorskip("baml_bridge")
+    text = "function f() -> int { break; }\n"
+    with pytest.raises(BaseException, match="not terminated") as e:
+        bb.BamlRuntime.initialize_runtime(".", {"main.baml": text})
+    assert "error[" not in str(e.value)
+    from assay.compiler import analyze
+    from assay.source import SourceFile
+    _, diags = analyze([SourceFile("main.baml", text, "main")])
+    assert [(d.code, d.span.line_col) for d in diags] == [("E0010", (1, 23))]

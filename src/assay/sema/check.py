@@ -89,15 +89,16 @@ class Var:
 
 class _Fn:
     """Per-function (or lambda) context."""
-    __slots__ = ("ret", "throws", "loop", "catch", "unstable", "callbacks")
+    __slots__ = ("ret", "throws", "loop", "catch", "unstable", "callbacks", "captured")
 
-    def __init__(self, ret, throws, unstable, callbacks=frozenset()):
+    def __init__(self, ret, throws, unstable, callbacks=frozenset(), captured=frozenset()):
         self.ret = ret
         self.throws = throws
         self.loop = 0
         self.catch = 0
         self.unstable = unstable
         self.callbacks = callbacks  # parameters whose function type leaves `throws` open
+        self.captured = captured  # names read or written in a lambda (never narrowed by a write)
 
 
 def check(index: ProgramIndex) -> list[Diagnostic]:
@@ -123,12 +124,14 @@ class Checker(LlmChecks):
         self.facts: dict[Var, T.Type] = {}
         self.assigned_log: list[Var] = []
         self.loose: set[Var] = set()  # variables whose facts stand for a write, not a test
+        self.exact: set[Var] = set()  # variables whose facts are the value just written
         self.fn: _Fn | None = None
         self.unpinned: list[Var] = []
         self.soft = None  # the Name read where its use fixes no type (E0155)
         self.path_root = None  # the Name a member is read from (a package name is no value alone)
         self.no_expected = None  # the call whose result nothing expects a type of (E0002)
-        self.types = Resolver(index, _STD_TYPES)  # stdlib types it models; others stay unknown
+        # stdlib types it models (others stay unknown), with the enum `cmp` and `sort_by` speak
+        self.types = Resolver(index, {**_STD_TYPES, "baml.ops.Ordering": T.StdT("enum", "baml.ops.Ordering")})
         self._sig_cache: dict[int, tuple] = {}
         self._native_cache: dict = {}
         # methods added by `implements X for T` blocks (may extend builtin types)
@@ -174,7 +177,7 @@ class Checker(LlmChecks):
             self.generics = set()
             self.fn_name = td.decl.name
             self.cur_fd = None
-            self.fn = _Fn(UNKNOWN, None, _unstable(td.decl.body))
+            self.fn = _Fn(UNKNOWN, None, _unstable(td.decl.body), captured=_captured(td.decl.body))
             self.scopes = [{}]
             self.facts = {}
             self.unpinned = []
@@ -273,7 +276,7 @@ class Checker(LlmChecks):
             if _is_unknown(d.throws) and d.body is not None:
                 self.effects.declared_unknown[id(fd)] = d.body.span
         self.fn = _Fn(ret, throws, _unstable(d.body) if d.body is not None else set(),
-                      {p.name for p in d.params if _callback_root(p.type)})
+                      {p.name for p in d.params if _callback_root(p.type)}, _captured(d.body))
         self.scopes = [scope]
         self.facts = {}
         self.unpinned = []
@@ -333,9 +336,9 @@ class Checker(LlmChecks):
                 self.err(v.unpinned, "E0155", "type annotations needed")
         self.unpinned = []
 
-    def body(self, b: ast.Block, ret: T.Type) -> None:
+    def body(self, b: ast.Block, ret: T.Type) -> T.Type:
         """A function/lambda body: its value must be the return type."""
-        self.block(b, ret, is_body=True)
+        return self.block(b, ret, is_body=True)
 
     # ───────────────────────── types ─────────────────────────
     def sig(self, fd: FunctionDef, explicit_self: bool = False) -> tuple:
@@ -395,6 +398,7 @@ class Checker(LlmChecks):
         t = v.assign_ty
         self.facts[v] = t if _one_kind(t) else UNKNOWN
         self.loose.add(v)  # its type here may be narrower (what was written): not exhaustive
+        self.exact.discard(v)
 
     def invalidate(self, since: int) -> None:
         for v in self.assigned_log[since:]:
@@ -420,7 +424,7 @@ class Checker(LlmChecks):
                     t = self.expr(tail, expected)
                     return NEVER if diverges else t
                 t = self.expr(tail, expected)
-                if not assignable(t, expected) and not diverges:
+                if not self.fits(t, expected) and not diverges:
                     if expected is NULL or expected is VOID:
                         self.mismatch(tail.span, expected, t,
                                       "; end this with `;` to discard the value")
@@ -571,6 +575,9 @@ class Checker(LlmChecks):
             self.no_expected = s.value
             t = self.soft_expr(s.value) if s.type is None and isinstance(pat, ast.PBind) else \
                 self.expr(s.value, UNKNOWN)
+        if ann is None and isinstance(s.value, ast.Field) and isinstance(t, NativeFuncT) and t.generic:
+            self.err(s.value.span, "E0001", f"generic function `{s.value.name}` needs concrete "
+                     "type arguments before it can be stored; annotate the binding's type")
         if s.else_block is not None:
             self.block(s.else_block, UNKNOWN)
         elif isinstance(pat, ast.PLit) or (isinstance(pat, ast.PArray) and (
@@ -658,13 +665,18 @@ class Checker(LlmChecks):
             tgt.ty = self.var_type(v)
             if s.op is None:
                 self._given(v, s.value)
-                self.expect(s.value, dst)
+                vt = self.expect(s.value, dst)
             else:
                 vt = self.expr(s.value, UNKNOWN)
                 r = self.binop_type(s.op, self.var_type(v), vt, s.value)
                 if not assignable(r, dst):
                     self.mismatch(s.value.span, dst, r)
             self.written(v)
+            if (s.op is None and dst is not UNKNOWN and _sure_scrutinee(vt) and assignable(vt, dst)
+                    and v.name not in self.fn.captured):
+                self.facts[v] = vt  # the engine narrows to what was written (`y = 5`: 5)
+                self.loose.discard(v)
+                self.exact.add(v)
             self.assigned_log.append(v)
             return
         if isinstance(tgt, (ast.Field, ast.Index)):
@@ -698,6 +710,8 @@ class Checker(LlmChecks):
         elif isinstance(p, ast.PClass):
             ct = self.pattern_type(p.type)
             for name, sub in p.fields:
+                if isinstance(ct, ClassT) and ct.cls.field(name) is None:
+                    self.err(p.span, "E0007", f"class `{ct.cls.name}` has no field `{name}`")
                 ft = self.field_type(ct, name) if isinstance(ct, ClassT) else UNKNOWN
                 if sub is None:
                     self.declare(name, ft)
@@ -734,9 +748,25 @@ class Checker(LlmChecks):
             self.escape(e)
         t = self.expr(e, dst)
         if (not isinstance(e, (ast.If, ast.IfLet, ast.Match, ast.BlockExpr, ast.ArrayLit,
-                               ast.MapLit)) and not assignable(t, dst)):
+                               ast.MapLit)) and not self.fits(t, dst)):
             self.mismatch(e.span, dst, t)
         return t
+
+    def fits(self, t: T.Type, dst: T.Type) -> bool:
+        """assignable, and inside a generic body its own type parameter `T` is rigid: a value
+        of a concrete type (`1`, `T | null`) is no `T`."""
+        if isinstance(dst, TVar) and dst.name in self.generics and t is not dst:
+            if any((m is not NEVER and _sure_scrutinee(m)) or (
+                    isinstance(m, TVar) and m.name in self.generics and m != dst)
+                   for m in T.members(t)):
+                return False
+        return assignable(t, dst)
+
+    def rigid_var(self, e, tv: TVar) -> bool:
+        """`e` names a variable declared of this body's own unbounded type parameter."""
+        v = self.lookup_var(e.name) if isinstance(e, ast.Name) else None
+        return (v is not None and v.ty == tv and tv.name in self.generics
+                and not self.bounds.get(tv.name))
 
     def escape(self, e: ast.Expr) -> None:
         """`e`'s value reaches a place whose type does not tell its element types (`unknown`, a
@@ -1074,7 +1104,7 @@ class Checker(LlmChecks):
             return UNKNOWN
         self.path_root = e.obj
         ot = self.expr(e.obj, UNKNOWN)
-        return self.member(e, ot, e.name, e.optional, call=False)
+        return self.member(e, ot, e.name, e.optional or _opt_chain(e.obj), call=False)
 
     def member(self, e, ot: T.Type, name: str, optional: bool, call: bool):
         """Type of `ot.name` (a method's FuncT for methods)."""
@@ -1111,6 +1141,10 @@ class Checker(LlmChecks):
                 and not isinstance(T.base(ot), ClassT)):
             return _HASH_FN
         if isinstance(tb, TVar):
+            if self.rigid_var(getattr(e, "obj", None), tb) and name not in _EVERY_TYPE_METHODS \
+                    and name not in self.impl_names:
+                self.err(e.span, "E0007", f"type `{tb.name}` has no member `{name}`")
+                return UNKNOWN
             tb = next((b for b in self.bounds.get(tb.name, ()) if isinstance(b, IfaceT)), tb)
         if isinstance(tb, IfaceT):
             return self.iface_member(e, tb, name)
@@ -1123,6 +1157,10 @@ class Checker(LlmChecks):
             if cls.field(name) is not None:
                 return self.field_type(tb, name)
             m = cls.methods.get(name)
+            if m is not None and not m.decl.has_self:
+                self.err(e.span, "E0001", f"method `{name}` has no `self` receiver, so it cannot "
+                         f"be called on a value — qualify the type instead: `{cls.name}.{name}(...)`")
+                return UNKNOWN
             if m is not None:
                 return self.fn_type(m, self.specialized(e, m, self.class_env(tb)))
             ifaces = interfaces.ambiguous(cls, name)
@@ -1133,8 +1171,12 @@ class Checker(LlmChecks):
             if call and name in ("eq", "neq") and name not in self.impl_names and (
                     len(tb.args) == len(cls.decl.generics) and _sure_scrutinee(tb)):
                 return NativeFuncT((("other", tb, False),), BOOL, NEVER)  # Equals' `other: Self`
-            if name not in STDLIB_MEMBER_NAMES and name not in self.impl_names:
+            if (not cls.impls and name not in _EVERY_TYPE_METHODS) or (
+                    name not in STDLIB_MEMBER_NAMES and name not in self.impl_names):
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
+            return UNKNOWN
+        if isinstance(tb, (EnumT, FuncT)) and name not in _EVERY_TYPE_METHODS and name not in self.impl_names:
+            self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
         if isinstance(tb, (T.Prim, Arr, MapT)) and tb not in (UNKNOWN, NEVER, VOID):
             if (isinstance(tb, Arr) and _elem_lacks(tb.elem, name) and self.sure_type(tb.elem)
@@ -1259,6 +1301,7 @@ class Checker(LlmChecks):
         t.strict = kind in _STRICT_KINDS  # its signature is exact: arity checked as declared
         env = {**{v: TVar(v) for v in ("U", "R", "A", "B")}, **env}  # the method's own
         t.open = FuncT(tuple((n, T.subst(p, env), d) for n, p, d in raw.params), T.subst(raw.ret, env))
+        t.generic = stdsigs.METHODS[kind][name].lstrip().startswith("<")
         return t
 
     def x_Upcast(self, e, x):
@@ -1349,11 +1392,16 @@ class Checker(LlmChecks):
             else:
                 ot = self.receiver(f)
                 rt = ot
-                if f.optional or e.optional:
+                opt = f.optional or e.optional or _opt_chain(f.obj)
+                if opt:
                     rt = T.strip_null(ot)
                 tb = T.base(rt)
                 if isinstance(tb, ClassT) and tb.cls.methods.get(f.name) is not None:
                     fd = tb.cls.methods[f.name]
+                    if not fd.decl.has_self:
+                        self.member_of(f, rt, f.name, call=True)  # E0001: no `self`
+                        self.args_unknown(e)
+                        return UNKNOWN
                     env = self.class_env(tb)
                 else:
                     ft = self.member_of(e if isinstance(T.base(rt), Union) else f, rt, f.name, call=True)
@@ -1370,10 +1418,10 @@ class Checker(LlmChecks):
                         r = ft.ret
                         if ft.open is not None and T.has_tvar(ft.open.ret):
                             r = T.subst(ft.open.ret, _lambda_results(ft.open, e))
-                        if (f.optional or e.optional) and r is not UNKNOWN:
+                        if opt and r is not UNKNOWN:
                             r = T.optional(r)
                         return r
-                    if f.optional or e.optional:
+                    if opt:
                         ft = T.optional(ft)
         else:
             ft = self.expr(f, UNKNOWN)
@@ -1648,16 +1696,18 @@ class Checker(LlmChecks):
                 return Lit(ast.BigLit(-t.value), T.BIGINT)
             if tb in (INT, FLOAT, T.BIGINT):
                 return tb
-            if tb in (BOOL, STRING, NULL, T.JSON) or isinstance(tb, (Arr, MapT)):
+            if tb in (BOOL, STRING, NULL, T.JSON) or isinstance(tb, (Arr, MapT)) or self.non_numeric(tb):
                 self.err(e.operand.span, "E0004",
                          f"operator `-` cannot be applied to `{show(widen(t))}`")
+            elif isinstance(tb, Union) and self.sure_type(tb):
+                return widen(tb)  # `int | float`
             return UNKNOWN
         if e.op == "~":
             if isinstance(t, Lit) and t.base is INT:  # folded, as the engine does (`let x: -1 = ~0`)
                 return T.lit_int(~t.value)
             if tb in (INT, FLOAT, T.BIGINT):
                 return tb
-            if tb in (BOOL, STRING, NULL, T.JSON) or isinstance(tb, (Arr, MapT)):
+            if tb in (BOOL, STRING, NULL, T.JSON) or isinstance(tb, (Arr, MapT)) or self.non_numeric(tb):
                 # sic: the engine names the operator `-` here
                 self.err(e.operand.span, "E0004", f"operator `-` cannot be applied to `{show(widen(t))}`")
             return UNKNOWN
@@ -1794,6 +1844,11 @@ class Checker(LlmChecks):
         """An arithmetic or bitwise operator over operands the checker knows: the result type
         (per member of union operands), or E0004 where the engine has no such operator."""
         lt, rt = _void_is_null(lt), _void_is_null(rt)
+        fns = [isinstance(widen(t), FuncT) for t in (lt, rt)]
+        if any(fns) and all(f or self.sure_type(widen(t)) for f, t in zip(fns, (lt, rt))):
+            self.err(e.span, "E0004", f"operator `{op}` cannot be applied to `{show(lt)}` and "
+                     f"`{show(rt)}`")  # no function type has arithmetic
+            return UNKNOWN
         if not (self.sure_type(widen(lt)) and self.sure_type(widen(rt))):
             return UNKNOWN
         out = []
@@ -1826,6 +1881,11 @@ class Checker(LlmChecks):
         elif wl not in (INT, FLOAT, STRING, BOOL, T.BIGINT) and not self.may_compare(wl):
             self.err(e.span, "E0004", f"`{show(wl)}` does not implement `Compare`, so it cannot "
                      f"be ordered with `{op}`")
+
+    def non_numeric(self, t: T.Type) -> bool:
+        """A union (exactly known) with a member that is no number: no `-x` / `~x`."""
+        return isinstance(t, Union) and self.sure_type(t) and any(
+            widen(m) not in (INT, FLOAT, T.BIGINT) for m in t.members)
 
     def sure_type(self, t: T.Type) -> bool:
         """A type the checker knows exactly (no unknown part, no stdlib or function type)."""
@@ -2002,14 +2062,16 @@ class Checker(LlmChecks):
 
     def x_Spawn(self, e, expected):
         self.x_Lambda(e.fn, UNKNOWN)
-        return UNKNOWN  # a future (baml.future): typed loosely, as its awaited value is
+        v = widen(getattr(e.fn, "value_ty", UNKNOWN))
+        sure = v is NULL or (self.sure_type(v) and not _returns(e.fn.body))
+        return FutureT(v if sure else UNKNOWN)
 
     def x_Await(self, e, expected):
         t = self.expr(e.value, UNKNOWN)
         if t is not NULL and _sure_scrutinee(t):  # futures are unknown here: this is none
             self.err(e.span, "E0001", "mismatched types", f"expected `baml.future.Future<unknown, "
                      f"unknown>`, found `{show(t)}`")
-        return UNKNOWN  # futures do not carry their value's type here: the checker stays permissive
+        return t.value if isinstance(t, FutureT) else UNKNOWN
 
     def x_Lambda(self, e, expected):
         exp = T.base(expected)
@@ -2037,15 +2099,20 @@ class Checker(LlmChecks):
         outer = self.fn
         saved_facts = self.facts
         self.facts = {}
-        self.fn = _Fn(ret, throws, outer.unstable, outer.callbacks)  # the function's callbacks
+        self.fn = _Fn(ret, throws, outer.unstable, outer.callbacks, outer.captured)
         # variables of the enclosing function may change between calls: no facts apply
         self.scopes.append(scope)
-        self.body(e.body, ret)
+        bt = self.body(e.body, ret)
+        e.value_ty = bt if bt is not None else UNKNOWN  # what a `spawn` of it resolves to
         self.scopes.pop()
         self.fn = outer
         self.facts = saved_facts
         t = LambdaT(tuple(ps), ret if not T.has_tvar(ret) else UNKNOWN, throws)
         t.node = e
+        need = sum(1 for p in e.params if p.default is None)
+        if isinstance(exp, FuncT) and not need <= len(exp.params) <= len(e.params):
+            self.err(e.span, "E0005", f"expected {len(exp.params)} argument(s), got {len(e.params)}")
+            return UNKNOWN  # one error: not also the mismatch of its type
         return t
 
     def x_Match(self, e, expected):
@@ -2078,7 +2145,10 @@ class Checker(LlmChecks):
             self.invalidate(mark)
             if arm.guard is None and _irrefutable(arm.pattern) and catch_all is False:
                 catch_all = True
-        if catch_all is False and precise and st is not UNKNOWN:
+        if catch_all is False and precise and isinstance(st, Arr) and _arrays_left(e.arms):
+            self.err(e.span, "E0062", f"non-exhaustive match on type {show(st)}; some lengths "
+                     "are not matched")
+        elif catch_all is False and precise and st is not UNKNOWN:
             missing = self.missing_cases(st, e.arms)
             if missing:
                 self.err(e.span, "E0062", f"non-exhaustive match on type {show(st)}; missing: "
@@ -2111,6 +2181,15 @@ class Checker(LlmChecks):
         string` is one union type (it fits when any member may match); an or-pattern of
         literals or variants fits when each alternative may match."""
         alts = p.alts if isinstance(p, ast.POr) else [p]
+        if isinstance(p, ast.PArray) and _sure_scrutinee(st):
+            arrs = [m for m in T.members(st) if isinstance(m, Arr)]
+            if not arrs:
+                self.err(p.span, "E0001", "mismatched types",
+                         f"expected `{show(st)}`, found an array pattern")
+            elif len(arrs) == 1:
+                for it in p.items:
+                    self.pattern_fits(it, arrs[0].elem)
+            return
         ts = [self.alt_type(a) for a in alts]
         if any(t is None for t in ts) or not _sure_scrutinee(st):
             return
@@ -2182,6 +2261,9 @@ class Checker(LlmChecks):
                 elif (m is INT and type(v) is int) or (m is STRING and isinstance(v, str)):
                     out.append((j, ("lit", v)))
             return out
+        if isinstance(p, ast.PArray):  # `[..]` matches every array
+            full = not p.items and p.rest_index is not None and p.rest_pattern is None
+            return [(j, ALL if full else "part") for j, m in enumerate(ms) if isinstance(m, Arr)]
         if isinstance(p, ast.PClass):
             part = not all(sp is None or _irrefutable(sp) for _, sp in p.fields)
             te = p.type
@@ -2216,14 +2298,14 @@ class Checker(LlmChecks):
         if isinstance(body, (ast.BlockExpr, ast.If, ast.IfLet, ast.Match)):
             return self.expr(body, expected)
         t = self.expr(body, expected)
-        if expected is not UNKNOWN and not assignable(t, expected):
+        if expected is not UNKNOWN and not self.fits(t, expected):
             self.mismatch(body.span, expected, t)
         return t
 
     def is_precise(self, e) -> bool:
         if isinstance(e, ast.Name):
             v = self.lookup_var(e.name)
-            return (v is not None and v.precise and v not in self.loose
+            return (v is not None and (v.precise or v in self.exact) and v not in self.loose
                     and self.facts.get(v, NULL) is not UNKNOWN)
         return isinstance(e, (ast.Field, ast.Call)) and not getattr(e, "optional", False)
 
@@ -2296,7 +2378,7 @@ class Checker(LlmChecks):
         if isinstance(m, Lit):
             if any(k == "lit" and v == m.value and type(v) is type(m.value) for k, v in pats):
                 return []
-            return None
+            return [show(m)] if m.base in (INT, STRING) else None
         if m in (INT, STRING, FLOAT, T.BIGINT) or isinstance(m, (Arr, MapT)):
             return [show(m)]
         if isinstance(m, ClassT):
@@ -2328,6 +2410,15 @@ class Checker(LlmChecks):
         return T.union(*ts) if expected is not UNKNOWN else T.union(*map(widen, ts))
 
 
+class FutureT(T.StdT):
+    """`spawn { … }`'s future, with the type of the value `await` gives (unknown when unsure)."""
+    __slots__ = ("value",)
+
+    def __init__(self, value: T.Type):
+        super().__init__("class", "baml.future.Future")
+        self.value = value
+
+
 class LambdaT(FuncT):
     """A lambda's type; `node` is the lambda (its `throws` effect is inferred from it)."""
     __slots__ = ("node",)
@@ -2342,12 +2433,13 @@ class NativeFuncT(FuncT):
     """A stdlib method's type (its defaults are unknown: only excess arguments are errors);
     `open` keeps the method's own type parameters (`map<U>`), which the type leaves unknown;
     `strict`: its declared signature is exact (missing arguments are errors too)."""
-    __slots__ = ("open", "strict")
+    __slots__ = ("open", "strict", "generic")
 
     def __init__(self, params, ret, throws=None):
         super().__init__(params, ret, throws)
         self.open = None
         self.strict = False
+        self.generic = False  # declared with type parameters (`filter<E>`, `map<U, E>`)
 
 
 REFLECT_TYPE = sreflect.TYPE  # a `reflect.Type` value
@@ -2897,3 +2989,64 @@ def _unstable(b: ast.Block | None) -> set[str]:
     for m in _UNSTABLE_RE.finditer(text):
         out.add(m.group(1) or m.group(2))
     return out
+
+
+def _captured(b: ast.Block | None) -> frozenset:
+    """The names a lambda (or `spawn`) in `b` mentions: the engine does not narrow them."""
+    out, todo = set(), [(b, False)]
+    while todo:
+        n, inside = todo.pop()
+        if isinstance(n, ast.Name):
+            if inside:
+                out.add(n.name)
+        elif isinstance(n, (list, tuple)):
+            todo.extend((x, inside) for x in n)
+        elif hasattr(n, "__dataclass_fields__") and type(n).__module__ == ast.__name__:
+            sub = inside or isinstance(n, ast.Lambda)
+            todo.extend((v, sub) for k, v in vars(n).items() if k not in ("span", "ty"))
+    return frozenset(out)
+
+
+def _arrays_left(arms) -> bool:
+    """Do array patterns (`[]`, `[_]`, `[_, ..]`) leave some lengths of an array unmatched?
+    False when unsure (an arm that is not an array pattern)."""
+    exact, rest = set(), None
+    for arm in arms:
+        alts = arm.pattern.alts if isinstance(arm.pattern, ast.POr) else [arm.pattern]
+        for a in alts:
+            if not isinstance(a, ast.PArray):
+                return False
+            if arm.guard is not None or a.rest_pattern is not None or not all(
+                    isinstance(i, ast.PWild) or (isinstance(i, ast.PBind) and i.type is None)
+                    for i in a.items):
+                continue  # matches only some arrays of its lengths
+            if a.rest_index is None:
+                exact.add(len(a.items))
+            else:
+                rest = len(a.items) if rest is None else min(rest, len(a.items))
+    return rest is None or not all(n in exact for n in range(rest))
+
+
+def _opt_chain(e) -> bool:
+    """Is `e` a member chain with a `?.` link (`a?.b().c`)? What follows such a link reads the
+    value past it (null short-circuits the whole chain)."""
+    while isinstance(e, (ast.Field, ast.Index, ast.Call)):
+        if e.optional:
+            return True
+        e = e.func if isinstance(e, ast.Call) else e.obj
+    return False
+
+
+def _returns(b) -> bool:
+    """Does a `return` of this body (not of a nested lambda) occur in it?"""
+    todo = [b]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Return):
+            return True
+        if isinstance(n, (list, tuple)):
+            todo.extend(n)
+        elif hasattr(n, "__dataclass_fields__") and not isinstance(n, ast.Lambda) and \
+                type(n).__module__ == ast.__name__:
+            todo.extend(v for k, v in vars(n).items() if k not in ("span", "ty"))
+    return False

@@ -421,6 +421,8 @@ def assignable(src: Type, dst: Type) -> bool:
         return isinstance(src, FuncT) and fn_assignable(src, dst)
     if isinstance(dst, StdT) and dst.kind == "class" and dst.name.startswith("baml.regex."):
         return src == dst  # a modelled stdlib class (sema/stdsigs.STD_CLASSES): itself only
+    if isinstance(dst, StdT) and dst.kind == "enum":  # `baml.ops.Ordering`: its variants only
+        return isinstance(src, StdT) and src.name == dst.name
     return True
 
 

@@ -1416,7 +1416,7 @@ class Parser:
                         else:
                             self.expected("identifier")
                     self.expect(")")
-                arms = self.arms()
+                arms = self.arms("catch")
                 e = ast.Catch(self.span(s), e, binding, arms, kind, ctx)
                 continue
             return e
@@ -1864,7 +1864,7 @@ class Parser:
     def match_expr(self) -> ast.Match:
         s = self.advance().start
         scrut = self.cond_expr()
-        arms = self.arms()
+        arms = self.arms("match")
         return ast.Match(self.span(s), scrut, arms)
 
     def arm_expr(self) -> ast.Expr:
@@ -1876,10 +1876,12 @@ class Parser:
         finally:
             self.stmt_start = saved
 
-    def arms(self) -> list[ast.MatchArm]:
+    def arms(self, kind: str) -> list[ast.MatchArm]:
         arms: list[ast.MatchArm] = []
         if not self.expect("{"):
             return arms
+        if self.at("}"):
+            self.expected(f"at least one {kind} arm")
         self.enter()
         save = self.no_struct
         self.no_struct = False
