@@ -271,6 +271,7 @@ baml.json.parse(s: string) -> unknown throws baml.json.ParseError
 baml.json.stringify(value: unknown, naming: baml.json.Naming = baml.json.Naming.Declared, indent: int | string = 0, omit_nulls: bool = false) -> string throws baml.json.SerializationError
 baml.json.from(value: unknown, naming: baml.json.Naming = baml.json.Naming.Declared, omit_nulls: bool = false) -> unknown throws baml.json.SerializationError
 baml.json.field(j: unknown, key: string) -> unknown
+baml.yaml.parse(s: string) -> unknown throws baml.yaml.ParseError
 log.info(data: unknown, event_name: string? = null) -> null
 log.debug(data: unknown, event_name: string? = null) -> null
 log.warn(data: unknown, event_name: string? = null) -> null
@@ -289,6 +290,7 @@ baml.json.decode<T>(s: string, naming: baml.json.Naming = baml.json.Naming.Decla
 baml.json.to<T>(j: unknown, naming: baml.json.Naming = baml.json.Naming.Declared) -> T throws baml.json.DecodeError
 baml.json.path<T>(j: unknown, selector: string) -> T throws baml.json.PathError
 baml.json.path_or<T>(j: unknown, selector: string, default: T) -> T
+baml.yaml.decode<T>(s: string) -> T throws baml.yaml.ParseError | baml.json.DecodeError
 """
 _FUNCTIONS += _TYPED_FUNCTIONS
 
