@@ -272,6 +272,12 @@ baml.json.stringify(value: unknown, naming: baml.json.Naming = baml.json.Naming.
 baml.json.from(value: unknown, naming: baml.json.Naming = baml.json.Naming.Declared, omit_nulls: bool = false) -> unknown throws baml.json.SerializationError
 baml.json.field(j: unknown, key: string) -> unknown
 baml.yaml.parse(s: string) -> unknown throws baml.yaml.ParseError
+baml.crypto.Sha256.new() -> unknown
+baml.hash.DefaultHasher.new() -> unknown
+baml.crypto.Aes256GcmSiv.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
+baml.crypto.Aes128GcmSiv.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
+baml.crypto.ChaCha20Poly1305.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
+baml.crypto.XChaCha20Poly1305.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
 log.info(data: unknown, event_name: string? = null) -> null
 log.debug(data: unknown, event_name: string? = null) -> null
 log.warn(data: unknown, event_name: string? = null) -> null
