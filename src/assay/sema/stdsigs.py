@@ -273,6 +273,11 @@ baml.json.from(value: unknown, naming: baml.json.Naming = baml.json.Naming.Decla
 baml.json.field(j: unknown, key: string) -> unknown
 baml.yaml.parse(s: string) -> unknown throws baml.yaml.ParseError
 baml.crypto.Sha256.new() -> unknown
+baml.toml.Table.parse(s: string) -> unknown throws baml.toml.ParseError
+baml.toml.Table.from_json(j: unknown) -> unknown throws baml.json.DecodeError
+baml.toml.table_from_json(j: unknown) -> unknown throws baml.json.DecodeError
+baml.toml.item_from_json(json: unknown) -> unknown throws baml.json.DecodeError
+baml.toml.item_to_json(item: unknown) -> unknown throws baml.json.SerializationError
 baml.hash.DefaultHasher.new() -> unknown
 baml.crypto.Aes256GcmSiv.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
 baml.crypto.Aes128GcmSiv.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
