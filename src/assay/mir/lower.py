@@ -839,17 +839,19 @@ class FnLowerer:
         return obj
 
     def std_class_lit(self, e: ast.ClassLit):
-        """`baml.toml.Table { items: m }`, `baml.errors.InvalidArgument { message: s }`: a stdlib
-        class with every (public) field given, none spread; else None."""
+        """`baml.toml.Table { items: m }`, `baml.csv.ReaderOptions { has_header: false }`: a
+        stdlib class with public fields only, some given (the others null), none spread; else
+        None."""
         name = ".".join(e.type.path)
         info = self.prog.builtin_classes.get(name)
         if info is None or not name.startswith("baml.") or any(f.startswith("_") for f in info.fields):
             return None
         names = [n for n, _ in e.entries]
-        if None in names or len(set(names)) != len(names) or set(names) != set(info.fields):
+        if None in names or len(set(names)) != len(names) or not set(names) <= set(info.fields):
             return None
         given = {n: self.lower_expr(v) for n, v in e.entries}  # evaluated in source order
-        fields = [v if isinstance(v, ir.Const) else self.to_temp(ir.Use(v)) for v in (given[f] for f in info.fields)]
+        fields = [ir.Const(None) if v is None else v if isinstance(v, ir.Const) else self.to_temp(ir.Use(v))
+                  for v in (given.get(f) for f in info.fields)]
         return self.to_temp(ir.ClassAgg(name, fields), e.span)
 
     def expr_Template(self, e: ast.Template):

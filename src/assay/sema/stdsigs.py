@@ -273,6 +273,9 @@ baml.json.from(value: unknown, naming: baml.json.Naming = baml.json.Naming.Decla
 baml.json.field(j: unknown, key: string) -> unknown
 baml.yaml.parse(s: string) -> unknown throws baml.yaml.ParseError
 baml.crypto.Sha256.new() -> unknown
+baml.csv.parse(source: string | uint8array, options: unknown = null) -> string[][] throws baml.csv.Error
+baml.csv.stringify_records(records: unknown[][], options: unknown = null) -> string throws baml.csv.Error
+baml.csv.to_markdown_records(records: string[][], headers: string[]? = null, max_rows: int = 100) -> string
 baml.toml.Table.parse(s: string) -> unknown throws baml.toml.ParseError
 baml.toml.Table.from_json(j: unknown) -> unknown throws baml.json.DecodeError
 baml.toml.table_from_json(j: unknown) -> unknown throws baml.json.DecodeError
@@ -302,6 +305,11 @@ baml.json.to<T>(j: unknown, naming: baml.json.Naming = baml.json.Naming.Declared
 baml.json.path<T>(j: unknown, selector: string) -> T throws baml.json.PathError
 baml.json.path_or<T>(j: unknown, selector: string, default: T) -> T
 baml.yaml.decode<T>(s: string) -> T throws baml.yaml.ParseError | baml.json.DecodeError
+baml.csv.decode<T>(source: string | uint8array, options: unknown = null) -> T[] throws baml.csv.Error
+baml.csv.decode_one<T>(source: string | uint8array, options: unknown = null) -> T throws baml.csv.Error
+baml.csv.decode_optional<T>(source: string | uint8array, options: unknown = null) -> T? throws baml.csv.Error
+baml.csv.stringify<T>(rows: T[], options: unknown = null) -> string throws baml.csv.Error
+baml.csv.to_markdown<T>(rows: T[], max_rows: int = 100) -> string
 """
 _FUNCTIONS += _TYPED_FUNCTIONS
 
