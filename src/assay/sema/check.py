@@ -1266,7 +1266,7 @@ class Checker(LlmChecks):
                     std = stdsigs.FUNCTIONS.get(".".join(path))
                     if std is not None:
                         self.effects.sites[id(e)] = ("type", _std_throws(std))
-                    if ".".join(path) in stdsigs.TYPE_ARG_FUNCTIONS:
+                    if ".".join(path) in stdsigs.TYPE_ARG_FUNCTIONS or ".".join(path) in stdsigs.CHECKED_FUNCTIONS:
                         return self.typed_std_call(e, ".".join(path), expected)
                     if std is not None:
                         r = _std_prim_ret(std)

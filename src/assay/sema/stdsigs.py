@@ -407,6 +407,11 @@ def _parse(stubs: str) -> dict[str, str]:
 
 
 FUNCTIONS: dict[str, str] = _parse(_FUNCTIONS)
+# The functions whose arguments and result the checker checks against these signatures (the
+# others it leaves unchecked): the data-format namespaces, declared as 0.23.0 declares them.
+CHECKED_FUNCTIONS: frozenset[str] = frozenset(
+    n for n in FUNCTIONS if n.split(".")[:2] in (["baml", "yaml"], ["baml", "toml"], ["baml", "csv"],
+                                                 ["baml", "crypto"], ["baml", "hash"]))
 TYPE_ARG_FUNCTIONS: frozenset[str] = frozenset(_parse(_TYPED_FUNCTIONS))
 METHODS: dict[str, dict[str, str]] = {}
 for _name, _sig in _parse(_METHODS).items():
