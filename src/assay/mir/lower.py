@@ -808,6 +808,10 @@ class FnLowerer:
             given = {n: self.lower_expr(v) for n, v in e.entries if n is not None}  # `Match { … }`
             return self.to_temp(ir.ClassAgg(fqn, [given.get(f, ir.Const(None))
                                                   for f in self.prog.builtin_classes[fqn].fields]), e.span)
+        if cls is None:
+            std = self.std_class_lit(e)
+            if std is not None:
+                return std
         if type(cls).__name__ != "ClassDef":
             raise LowerError(e.type.span, f"unresolved class: {'.'.join(e.type.path)}")
         given: dict[str, ir.Operand] = {}
@@ -838,6 +842,22 @@ class FnLowerer:
             targs = _type_args(cls, e)
             obj = self.native("$with_targs", obj, ir.Const(repr(targs)), span=e.span)
         return obj
+
+    def std_class_lit(self, e: ast.ClassLit):
+        """`baml.toml.Table { items: m }`, `baml.csv.ReaderOptions { has_header: false }`: a
+        stdlib class with public fields only, some given (the others null), none spread; else
+        None."""
+        name = ".".join(e.type.path)
+        info = self.prog.builtin_classes.get(name)
+        if info is None or not name.startswith("baml.") or any(f.startswith("_") for f in info.fields):
+            return None
+        names = [n for n, _ in e.entries]
+        if None in names or len(set(names)) != len(names) or not set(names) <= set(info.fields):
+            return None
+        given = {n: self.lower_expr(v) for n, v in e.entries}  # evaluated in source order
+        fields = [ir.Const(None) if v is None else v if isinstance(v, ir.Const) else self.to_temp(ir.Use(v))
+                  for v in (given.get(f) for f in info.fields)]
+        return self.to_temp(ir.ClassAgg(name, fields), e.span)
 
     def expr_Template(self, e: ast.Template):
         if all(isinstance(p, str) or (isinstance(p, ast.Expr) and not (
@@ -1265,11 +1285,11 @@ class FnLowerer:
         raise LowerError(e.func.span, f"unresolved name: {name}")
 
     def type_arg_consts(self, n: int, e: ast.Call) -> list:
-        """The run-time forms (ir.TypeArg) of a builtin call's `n` type arguments: as the checker
-        resolved or inferred them (`std_targs`), else as written; a type parameter `$targs`
+        """The run-time forms (ir.TypeArg) of a builtin call's `n` type arguments: as written, else
+        as the checker inferred them (`std_targs`); a type parameter `$targs`
         carries by its type argument; any other type variable or a missing one is unknown."""
         targs = getattr(e, "std_targs", None)
-        if targs is None:
+        if targs is None or len(e.type_args) == n:  # as written: stdlib types are known here only
             targs = [self.resolve(ta) for ta in e.type_args]
         targs = (list(targs) + [T.UNKNOWN] * n)[:n]
         return [self.type_arg_const(t, e) for t in targs]

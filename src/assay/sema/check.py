@@ -1374,7 +1374,7 @@ class Checker(LlmChecks):
                     std = stdsigs.FUNCTIONS.get(".".join(path))
                     if std is not None:
                         self.effects.sites[id(e)] = ("type", _std_throws(std))
-                    if ".".join(path) in stdsigs.TYPE_ARG_FUNCTIONS:
+                    if ".".join(path) in stdsigs.TYPE_ARG_FUNCTIONS or ".".join(path) in stdsigs.CHECKED_FUNCTIONS:
                         return self.typed_std_call(e, ".".join(path), expected)
                     if std is not None and ".".join(path) in _JSON_STD:
                         _, params, r = _typed_sig(".".join(path), self)
@@ -1486,9 +1486,12 @@ class Checker(LlmChecks):
             if g not in env and ret == TVar(g) and expected is not UNKNOWN and not T.has_tvar(expected):
                 env[g] = expected
         self.check_args(e, params, env)
-        for a, (_, pt, _) in zip(e.args, params):  # a positional argument typed by a parameter
-            if a.name is None and isinstance(pt, TVar) and pt.name not in env and getattr(a.value, "ty", None):
-                env[pt.name] = widen(a.value.ty)
+        for a, (_, pt, _) in zip(e.args, params):  # a positional argument typed by a parameter (T or T[])
+            at = getattr(a.value, "ty", None) if a.name is None else None
+            if at is not None and isinstance(pt, T.Arr) and isinstance(widen(at), T.Arr):
+                pt, at = pt.elem, widen(at).elem
+            if at is not None and isinstance(pt, TVar) and pt.name not in env:
+                env[pt.name] = widen(at)
         if any(g not in env for g in gens):
             if getattr(e, "plain_let", False):  # `let x = f(…)`: nothing to infer from
                 missing = next(g for g in gens if g not in env)

@@ -271,6 +271,21 @@ baml.json.parse(s: string) -> json throws baml.json.ParseError
 baml.json.stringify(value: unknown, naming: baml.json.Naming = baml.json.Naming.Declared, indent: int | string = 0, omit_nulls: bool = false) -> string throws baml.json.SerializationError
 baml.json.from(value: unknown, naming: baml.json.Naming = baml.json.Naming.Declared, omit_nulls: bool = false) -> json throws baml.json.SerializationError
 baml.json.field(j: json, key: string) -> json
+baml.yaml.parse(s: string) -> unknown throws baml.yaml.ParseError
+baml.crypto.Sha256.new() -> unknown
+baml.csv.parse(source: string | uint8array, options: unknown = null) -> string[][] throws baml.csv.Error
+baml.csv.stringify_records(records: unknown[][], options: unknown = null) -> string throws baml.csv.Error
+baml.csv.to_markdown_records(records: string[][], headers: string[]? = null, max_rows: int = 100) -> string
+baml.toml.Table.parse(s: string) -> unknown throws baml.toml.ParseError
+baml.toml.Table.from_json(j: unknown) -> unknown throws baml.json.DecodeError
+baml.toml.table_from_json(j: unknown) -> unknown throws baml.json.DecodeError
+baml.toml.item_from_json(json: unknown) -> unknown throws baml.json.DecodeError
+baml.toml.item_to_json(item: unknown) -> unknown throws baml.json.SerializationError
+baml.hash.DefaultHasher.new() -> unknown
+baml.crypto.Aes256GcmSiv.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
+baml.crypto.Aes128GcmSiv.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
+baml.crypto.ChaCha20Poly1305.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
+baml.crypto.XChaCha20Poly1305.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
 log.info(data: unknown, event_name: string? = null) -> null
 log.debug(data: unknown, event_name: string? = null) -> null
 log.warn(data: unknown, event_name: string? = null) -> null
@@ -297,6 +312,12 @@ baml.json.decode<T>(s: string, naming: baml.json.Naming = baml.json.Naming.Decla
 baml.json.to<T>(j: json, naming: baml.json.Naming = baml.json.Naming.Declared) -> T throws baml.json.DecodeError
 baml.json.path<T>(j: json, selector: string) -> T throws baml.json.PathError
 baml.json.path_or<T>(j: json, selector: string, default: T) -> T
+baml.yaml.decode<T>(s: string) -> T throws baml.yaml.ParseError | baml.json.DecodeError
+baml.csv.decode<T>(source: string | uint8array, options: unknown = null) -> T[] throws baml.csv.Error
+baml.csv.decode_one<T>(source: string | uint8array, options: unknown = null) -> T throws baml.csv.Error
+baml.csv.decode_optional<T>(source: string | uint8array, options: unknown = null) -> T? throws baml.csv.Error
+baml.csv.stringify<T>(rows: T[], options: unknown = null) -> string throws baml.csv.Error
+baml.csv.to_markdown<T>(rows: T[], max_rows: int = 100) -> string
 """
 _FUNCTIONS += _TYPED_FUNCTIONS
 
@@ -415,6 +436,11 @@ def _parse(stubs: str) -> dict[str, str]:
 
 
 FUNCTIONS: dict[str, str] = _parse(_FUNCTIONS)
+# The functions whose arguments and result the checker checks against these signatures (the
+# others it leaves unchecked): the data-format namespaces, declared as 0.23.0 declares them.
+CHECKED_FUNCTIONS: frozenset[str] = frozenset(
+    n for n in FUNCTIONS if n.split(".")[:2] in (["baml", "yaml"], ["baml", "toml"], ["baml", "csv"],
+                                                 ["baml", "crypto"], ["baml", "hash"]))
 TYPE_ARG_FUNCTIONS: frozenset[str] = frozenset(_parse(_TYPED_FUNCTIONS))
 METHODS: dict[str, dict[str, str]] = {}
 for _name, _sig in _parse(_METHODS).items():

@@ -118,6 +118,12 @@ class _Decoder:
     def instance(self, t: tuple, v, path: str, each: bool = False) -> Instance:
         """A class from a JSON object: every required field must be present (checked first,
         unless `each`: as a union member, field by field), extra keys are ignored."""
+        own = getattr(self.ta.classes[t[1]].py, "json_decode", None)  # a stdlib class's FromJson
+        if own is not None:
+            try:
+                return own(v)
+            except BamlRaise as e:
+                raise _Misfit(e.value.f_message, path) from None
         if not isinstance(v, dict):
             raise _Misfit(f"expected JSON object for class `{_display(t[1])}`", path)
         fields = self.ta.fields(t)
@@ -286,6 +292,9 @@ def _from(v, path: str, aliased: bool, omit_nulls: bool, busy: set, finite: bool
 
 
 def _from_instance(v: Instance, path: str, aliased: bool, omit_nulls: bool, busy: set, finite: bool) -> dict:
+    view = getattr(v, "json_view", None)  # a stdlib class written as another value (its ToJson)
+    if view is not None:
+        return _from(view(), path, aliased, omit_nulls, busy, finite)
     out = {}
     names = v._class.json_names
     for f in v._class.fields:
