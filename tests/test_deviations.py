@@ -61,3 +61,12 @@ def test_block_operands_run_their_statements(prog, engine):
     runs them."""
     assert prog.block_operands() == ["a", "b", "3"]
     assert engine.call("deviations.block_operands", {}).value == ["3"]
+
+
+def test_negative_zero_literal_keeps_its_sign(prog, engine):
+    """The engine's constant pool merges the literals `0.0` and `-0.0` of one function (they are
+    equal as floats), so `[0.0, -0.0]` is `[0.0, 0.0]` there; Assay keeps each literal's sign."""
+    import math
+    assert [math.copysign(1, x) for x in prog.neg_zero_consts()] == [1, -1]
+    real = engine.call("deviations.neg_zero_consts", {}).value
+    assert [math.copysign(1, x) for x in real] == [1, 1]
