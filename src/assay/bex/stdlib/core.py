@@ -196,3 +196,13 @@ def bigint_parse(s):
     if _DECIMAL.match(s):
         return BigInt(int(s, 10))
     ops.throw_error("baml.errors.ParseError", message=f'bigint.parse: cannot parse "{s}" as bigint')
+
+
+# the operator interfaces' methods a call can name unambiguously (`Negate`, `Add<string>`; the
+# others each have several impls per type, an E0121 in the checker)
+method("int float bigint", "neg")(ops.neg)
+
+
+@method("string", "add")
+def string_add(self, rhs):
+    return self + rhs
