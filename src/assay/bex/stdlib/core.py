@@ -154,7 +154,14 @@ def bigint_abs(self):
 
 @method("bigint", "pow")
 def bigint_pow(self, exp):
-    return BigInt(int(self) ** int(exp)) if exp >= 0 else BigInt(0)
+    base, exp = int(self), int(exp)
+    if exp < 0:
+        return BigInt(0)
+    if abs(base) > 1:  # 0, 1 and -1 to any power stay small
+        if exp > 0xFFFFFFFF:
+            panic("baml.panics.AllocFailure", message=f"bigint.pow: exponent ({exp}) exceeds memory limits")
+        ops.bigint_cap(f"bigint.pow: result of {base}^{exp}", abs(base).bit_length() * exp)
+    return BigInt(base ** exp)
 
 
 @method("bigint", "to_int")
