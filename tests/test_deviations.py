@@ -76,3 +76,12 @@ def test_break_outside_a_loop():
     from assay.source import SourceFile
     _, diags = analyze([SourceFile("main.baml", text, "main")])
     assert [(d.code, d.span.line_col) for d in diags] == [("E0010", (1, 23))]
+
+
+def test_negative_zero_literal_keeps_its_sign(prog, engine):
+    """The engine's constant pool merges the literals `0.0` and `-0.0` of one function (they are
+    equal as floats), so `[0.0, -0.0]` is `[0.0, 0.0]` there; Assay keeps each literal's sign."""
+    import math
+    assert [math.copysign(1, x) for x in prog.neg_zero_consts()] == [1, -1]
+    real = engine.call("deviations.neg_zero_consts", {}).value
+    assert [math.copysign(1, x) for x in real] == [1, 1]

@@ -1186,6 +1186,11 @@ class Checker(LlmChecks):
             nf = self.native_method(tb, name)
             if nf is not None:
                 return nf
+            kind = _KIND_OF.get(type(tb)) or _KIND_OF.get(tb)
+            rhs = _AMBIGUOUS_OPS.get(kind, {}).get(name)
+            if rhs:
+                iface = _OP_IFACES[name]
+                return self.ambiguous(e, show(ot), name, [f"baml.ops.{iface}<{r}>" for r in rhs])
             ms = interfaces.builtin_methods(self.index, tb, name)
             if len(ms) > 1:
                 return self.ambiguous(e, show(ot), name, [m.impl.iface.name if m.impl.iface else m.impl.std
@@ -2447,7 +2452,7 @@ class NativeFuncT(FuncT):
 
 REFLECT_TYPE = sreflect.TYPE  # a `reflect.Type` value
 _KIND_OF = {Arr: "array", MapT: "map", INT: "int", FLOAT: "float", STRING: "string",
-            BOOL: "bool", NULL: "null",
+            BOOL: "bool", NULL: "null", T.BIGINT: "bigint",
             **{T.StdT("class", c): k for c, k in stdsigs.STD_CLASS_KINDS.items()}}
 _STRICT_KINDS = frozenset(stdsigs.STD_CLASS_KINDS.values())
 # every item of `baml.regex` (BAML's ns_regex/regex.baml): any other name there is unresolved
@@ -2457,6 +2462,21 @@ _REGEX_NAMES = frozenset("Regex Match Group Error ErrorKind new _compile escape 
 _STD_TYPES = {**{c: T.StdT("class", c) for c in stdsigs.STD_CLASSES},
               **{n: T.StdT("enum", n) for n in stdsigs.STD_ENUM_VARIANTS},
               **{f"{n}.{v}": T.StdT("variant", n, v) for n, vs in stdsigs.STD_ENUM_VARIANTS.items() for v in vs}}
+# The operator interfaces' methods that a builtin type implements for several right-hand types
+# (`int` is `Add<int>`, `Add<float>` and `Add<bigint>`): a direct call is ambiguous (E0121), in
+# the engine's order of the impls.
+_OP_IFACES = {"add": "Add", "sub": "Subtract", "mul": "Multiply", "div": "Divide", "rem": "Remainder",
+              "bit_and": "BitAnd", "bit_or": "BitOr", "bit_xor": "BitXor", "shl": "ShiftLeft",
+              "shr": "ShiftRight"}
+_ARITH_METHODS = ("add", "sub", "mul", "div", "rem")
+_BIT_METHODS = ("bit_and", "bit_or", "bit_xor", "shl", "shr")
+_AMBIGUOUS_OPS = {
+    "int": {**dict.fromkeys(_ARITH_METHODS, ("int", "float", "bigint")),
+            **dict.fromkeys(_BIT_METHODS, ("int", "bigint"))},
+    "float": dict.fromkeys(_ARITH_METHODS, ("float", "int")),
+    "bigint": {**dict.fromkeys(_ARITH_METHODS, ("bigint", "int")), **dict.fromkeys(_BIT_METHODS, ("int", "bigint"))},
+}
+
 # members of builtin types the engine has beyond the signatures in stdsigs (operator
 # interfaces, statics reachable through a value, private helpers): any other is E0007
 _ENGINE_MEMBERS = {k: frozenset(v.split()) | frozenset(stdsigs.METHODS.get(k, ())) for k, v in {
@@ -2468,6 +2488,7 @@ _ENGINE_MEMBERS = {k: frozenset(v.split()) | frozenset(stdsigs.METHODS.get(k, ()
               "from_json from_utf8 hash iter to_json",
     "bool": "from_json hash random to_json",
     "null": "from_json hash to_json",
+    "bigint": "add bit_and bit_or bit_xor div from_json hash mul parse random rem shl shr sub to_json",
     "array": "filled from_json generate hash index to_json",
     "map": "from_json hash to_json",
 }.items()}

@@ -32,6 +32,7 @@ int.trailing_zeros() -> int
 int.trailing_ones() -> int
 int.count_zeros() -> int
 int.count_ones() -> int
+int.neg() -> int
 float.to_string() -> string
 float.eq(other: Self) -> bool
 float.neq(other: Self) -> bool
@@ -81,7 +82,9 @@ float.acosh() -> float
 float.atanh() -> float
 float.to_radians() -> float
 float.to_degrees() -> float
+float.neg() -> float
 string.to_string() -> string
+string.add(rhs: string) -> string
 string.eq(other: Self) -> bool
 string.neq(other: Self) -> bool
 string.cmp(other: Self) -> baml.ops.Ordering
@@ -215,6 +218,7 @@ uint8array.to_base64() -> string
 uint8array.sort() -> null
 uint8array.to_string() -> string
 bigint.to_string() -> string
+bigint.neg() -> bigint
 bigint.eq(other: Self) -> bool
 bigint.neq(other: Self) -> bool
 bigint.cmp(other: Self) -> baml.ops.Ordering
