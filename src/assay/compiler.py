@@ -11,6 +11,7 @@ from .bex import ops
 from .bex import stack as bexstack
 from .bex import vm as bexvm
 from .bex.stdlib import FUNCTIONS, METHODS, TO_STRING_OVERRIDES, native_value_params, render
+from .bex.stdlib.jsontyped import ENUM_TO_JSON
 from .bex.llmcall import LlmCallError
 from .bex.values import BamlRaise, Instance
 from .llm import outfmt as llmformat
@@ -20,6 +21,7 @@ from .mir import dispatch as mirdispatch
 from .mir import lower as mirlower
 from .mir import typetest
 from .sema import interfaces
+from .sema import types as T
 from .sema.check import check
 from .sema.reflect import Reflector
 from .sema.program import build_index
@@ -189,6 +191,12 @@ class Program:
                 for dunder, method in ops.OPERATOR_METHODS.get(name, ()):
                     if method in c.methods:
                         setattr(info.py, dunder, ops.operator_method(dunder, method))
+
+        for impl in self.index.impls:  # an enum's `implements baml.ToJson for E`
+            m = impl.methods.get("to_json")
+            if impl.std == "baml.ToJson" and isinstance(impl.target, T.EnumT) and m is not None:
+                info = self.runtime.enums[impl.target.enum.fqn]
+                ENUM_TO_JSON[info] = lambda v, _fqn=m.fqn: self.runtime.plain.compile(_fqn)(v)
 
     def _attach_json_names(self) -> None:
         """`@alias`/`@skip` of fields and variants, for `baml.json` under `Naming.Aliased`."""

@@ -19,6 +19,7 @@ from .instrument import InstrumentedGen, Node, compile_half, mir_nodes
 from .llmcall import call_llm
 from .pygen import CLOSURE_NAME, FunctionGen, mangle
 from .stdlib import FUNCTIONS, METHODS, STD_ENUMS, iters
+from .stdlib._registry import EVERY_VALUE
 from .typeargs import TypeArg
 from ..extension import Run
 from ..mir import ir, typetest
@@ -95,6 +96,7 @@ class Runtime:
             _literal(ds), targs))
         # a generic function's type parameters at run time (mir/reflect.py)
         self.natives["$method_targs"] = _NativeShim("$method_targs", reflect_std.method_targs)
+        self.natives["$std_new"] = _NativeShim("$std_new", self._std_new)
         self._specialized: dict = {}  # (function, type arguments) → its one value (`id<int> == id<int>`)
         self.natives["$specialize"] = _NativeShim("$specialize", self.specialize)
         self.natives["$with_reified_targs"] = _NativeShim("$with_reified_targs", self._with_reified_targs)
@@ -112,6 +114,15 @@ class Runtime:
         for cfqn, ms in methods.items():
             for mname, ffqn in ms.items():
                 setattr(self.classes[cfqn].py, "m_" + mname, _LazyMethod(self.plain, ffqn))
+
+    def _std_new(self, fqn: str, names: tuple, *values):
+        """A stdlib class's literal (`baml.json.DecodeError { message: m, path: p }`); a field
+        not given is null."""
+        info = self.classes.get(fqn)
+        if info is None:
+            raise TypeError(f"stdlib class {fqn} is not built in Assay")
+        given = dict(zip(names, values))
+        return info.new(*(given.get(f) for f in info.fields))
 
     def lower(self, fqn: str) -> list:
         """The MIR of a function and its lambdas (lowered once, shared by every code space)."""
@@ -701,6 +712,7 @@ def make_dispatcher(name: str, method_of=None):
             if py is list or py is dict:
                 table[TypedList if py is list else TypedMap] = native.fn
     attr = "m_" + name
+    every = EVERY_VALUE.get(name)
 
     def dispatch(recv, *args, **kw):
         f = table.get(type(recv))
@@ -716,6 +728,8 @@ def make_dispatcher(name: str, method_of=None):
             it = iters.from_user(recv) if adapter is not None else None
             if it is not None:
                 return adapter(it, *args, **kw)
+        if every is not None and (type(recv) is Variant or isinstance(recv, Instance)):
+            return every(recv, *args)
         if type(recv) is Variant:
             raise TypeError(f"enum value has no method {name}")
         raise TypeError(f"{type(recv).__name__} has no method {name}")

@@ -803,6 +803,12 @@ class FnLowerer:
                                  span=e.span)
         if cls is None and ".".join(e.type.path) == "baml.iter.Done" and not e.entries:
             return self.to_temp(ir.ClassAgg("baml.iter.Done", []), e.span)  # an iterator's end
+        if cls is None and all(n is not None for n, _ in e.entries):
+            std = self.resolve(e.type)
+            if isinstance(std, T.StdT) and std.kind == "class":  # `baml.json.DecodeError { … }`
+                names = tuple(n for n, _ in e.entries)
+                return self.native("$std_new", ir.Const(std.name), ir.Const(names),
+                                   *(self.lower_expr(v) for _, v in e.entries), span=e.span)
         if type(cls).__name__ != "ClassDef":
             raise LowerError(e.type.span, f"unresolved class: {'.'.join(e.type.path)}")
         given: dict[str, ir.Operand] = {}

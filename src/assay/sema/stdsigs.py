@@ -324,6 +324,11 @@ baml.iter.Repeat.new(value: unknown, count: int = -1) -> unknown
 """
 
 
+# `baml.ToJson`'s default body, which every builtin type has (bex/stdlib/jsontyped.py)
+_METHODS += "".join(f"{k}.to_json() -> unknown throws baml.json.SerializationError\n"
+                    for k in "int float string bool null array map uint8array bigint".split())
+
+
 # `reflect` (bex/stdlib/reflect.py): type values (receiver kind "type") and their kind views
 # ("typeview"); sema types them as unknown, so these only name the natives.
 _METHODS += """type.to_string() -> string
