@@ -83,6 +83,7 @@ class Runtime:
         # reflection: type values share the program's Reflector (set by the compiler)
         self.reflection = reflect_std.Reflection(None, self.classes, self.enums, self.function_fqn, self.mir)
         refl = self.reflection
+        refl.fits = lambda v, d: self.reified(repr(d), None, self._reified_test)(v)
         self.natives["$type_of"] = _NativeShim("$type_of", lambda d, targs: reflect_std.type_of(
             refl, _literal(d), targs))
         self.natives["$type_of_value"] = _NativeShim("$type_of_value", partial(reflect_std.of_value, refl))

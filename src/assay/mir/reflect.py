@@ -22,7 +22,8 @@ OWN_TARGS = "$own_targs"  # a generic class's method's own
 # the pure static constructors, each a native `$<name>` (bex/stdlib/reflect.py)
 CONSTRUCTORS = {"reflect.Map.new": ("key", "value"), "reflect.Union.new": ("types",),
                 "reflect.Literal.new": ("value",), "reflect.Enum.get_value": ("value",),
-                "reflect.Package.compile": ("files", "packages"), "reflect.Session.new": ("packages",)}
+                "reflect.Package.compile": ("files", "packages"), "reflect.Session.new": ("packages",),
+                "reflect.signature": ("f",), "reflect.call_any": ("f", "args")}
 def call_path_of(e: ast.Call) -> list[str] | None:
     """`a.b.c(…)` as ['a', 'b', 'c'] (None when the callee is no dotted name)."""
     parts, f = [], e.func

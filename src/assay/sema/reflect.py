@@ -26,6 +26,7 @@ from .program import ClassDef, EnumDef, ProgramIndex
 
 UNKNOWN = ("prim", "unknown")
 NULL = ("prim", "null")
+NEVER = ("prim", "never")
 _PRIM_NAMES = {"void": "null"}
 
 
@@ -437,6 +438,9 @@ class Reflector:
             g.name for g in (fdef.owner.decl.generics if fdef.owner is not None else ()))
         ps = tuple((p.name, self.resolver.resolve(p.type, fdef.namespace, gens), p.default is not None)
                    for p in d.params)
+        if d.has_self and not bound and type(fdef.owner).__name__ == "ClassDef":  # `Counter.bump`
+            own = tuple(T.TVar(g.name) for g in fdef.owner.decl.generics)
+            ps = (("self", T.ClassT(fdef.owner, own), False),) + ps
         thrown = (self.resolver.resolve(d.throws, fdef.namespace, gens) if d.throws is not None
                   else effects.throws(id(fdef)) if effects is not None else None)
         if thrown is not None and d.throws is None:

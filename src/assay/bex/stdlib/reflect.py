@@ -342,7 +342,69 @@ def enum_get_value(refl, value) -> str:
     return value.name
 
 
-CONSTRUCTORS = {"reflect.Map.new": map_new, "reflect.Union.new": union_new,
+# ── function values: `reflect.signature`, `reflect.call_any` ──
+
+for _q, _f in (("reflect.Signature", ["name", "args", "opts", "returns", "errors", "docstring"]),
+               ("reflect.Arg", ["name", "type"]),
+               ("reflect.InvalidArgumentError", ["argument", "expected", "got"])):
+    ops.BUILTIN_CLASSES.setdefault(_q, ops.ClassInfo(_q, _q.rpartition(".")[2], _f))
+
+
+def _fn_desc(refl, f) -> tuple:
+    """A function value's signature at the type arguments it shows (`gen<int>`)."""
+    d = refl.function_desc(f, tvars=True) if callable(f) else R.UNKNOWN
+    if d[0] != "fn":  # a builtin function or a host callable: Assay keeps no signature for it
+        raise TypeError("reflect: the signature of a builtin function or host callable is not supported yet")
+    return R.subst(R.subst(d, refl.targs_of(f)), None) if R.has_tvar(d) else d
+
+
+def signature(refl, f):
+    """The function value's signature: required parameters in `args`, defaulted ones in `opts`
+    (a bound method's without `self`); its declared name and doc comment (null for a lambda)."""
+    d = _fn_desc(refl, f)
+    args, opts = [], {}
+    for i, (name, pd, optional) in enumerate(d[1]):
+        arg = ops.make_builtin("reflect.Arg", name=name or f"$arg{i}", type=RType(pd, refl))
+        if optional:
+            opts[arg.f_name] = arg
+        else:
+            args.append(arg)
+    name, doc = refl.declared(f)
+    return ops.make_builtin("reflect.Signature", name=name, args=args, opts=opts, returns=RType(d[2], refl),
+                            errors=RType(d[3], refl), docstring=doc)
+
+
+def _bad_argument(refl, name: str, expected: tuple, got: tuple):
+    ops.throw_error("reflect.InvalidArgumentError", argument=name, expected=RType(expected, refl),
+                    got=RType(got, refl))
+
+
+def call_any(refl, f, args: dict):
+    """Calls `f` with its arguments by name, each checked against its parameter's type first
+    (`reflect.InvalidArgumentError`); an absent defaulted parameter takes its default."""
+    d = _fn_desc(refl, f)
+    params = {name or f"$arg{i}": (i, pd, optional) for i, (name, pd, optional) in enumerate(d[1])}
+    given = {ops.unkey(k): v for k, v in args.items()}
+    full = [OMITTED] * len(params)
+    for key, (i, pd, optional) in params.items():
+        if key not in given:
+            if not optional:
+                _bad_argument(refl, key, pd, R.NEVER)
+            continue
+        v = given[key]
+        if not refl.fits(v, pd):
+            _bad_argument(refl, key, pd, describe_value(v, refl))
+        full[i] = v
+    for key, v in given.items():  # parameters first, then the keys that name none
+        if key not in params:
+            _bad_argument(refl, key, d, describe_value(v, refl))
+    while full and full[-1] is OMITTED:
+        full.pop()
+    return f(*full)
+
+
+CONSTRUCTORS = {"reflect.signature": signature, "reflect.call_any": call_any,
+                "reflect.Map.new": map_new, "reflect.Union.new": union_new,
                 "reflect.Literal.new": literal_new, "reflect.Enum.get_value": enum_get_value}
 
 
@@ -359,15 +421,24 @@ class Reflection:
         self.compiler = None  # files, mounts, shared runtime, prefix → a program (set by the compiler)
         self.interned: dict = {}  # a descriptor's repr → the RType `reflect.Type.of` gives for it
         self._sigs: dict = {}  # (fqn, bound) → the function's signature, type parameters open
+        self.fits = None  # (value, descriptor) → does the value have that type (set by the VM)
 
-    def function_desc(self, v) -> tuple:
+    def function_desc(self, v, tvars: bool = False) -> tuple:
         """A BAML function value's signature (a bound method's without `self`)."""
         got = self.function_fqn(v)
         if got is None:
             return R.UNKNOWN
         mir = self.mir.get(got[0])
         ret = mir.locals[0].ty if mir is not None else None
-        return self.program.function_desc(got[0], got[1], ret)
+        return self.program.function_desc(got[0], got[1], ret, tvars=tvars)
+
+    def declared(self, v) -> tuple:
+        """A function value's declared name and doc comment ((None, None) for a lambda)."""
+        got = self.function_fqn(v)
+        fdef = self.program.index.functions.get(got[0]) if got is not None else None
+        if fdef is None:
+            return None, None
+        return fdef.decl.name, fdef.decl.doc
 
     def fn_is(self, v, sig: tuple) -> bool:
         """Run-time `v is <function type sig>`: v's own signature within it; a value whose
