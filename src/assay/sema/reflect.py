@@ -408,7 +408,7 @@ class Reflector:
         ed = self.index.enums.get(d[1])
         if not isinstance(ed, EnumDef):
             return []
-        return [(v.name, meta(v.attrs, None)) for v in ed.decl.variants]
+        return [(v.name, meta(v.attrs, v.doc)) for v in ed.decl.variants]
 
     def function_desc(self, fqn: str, bound: bool, lambda_ret=None, tvars: bool = False) -> tuple:
         """The signature of function `fqn` (a lambda's as the checker typed it, its return

@@ -287,6 +287,7 @@ string.from_code_points(unicode: int[]) -> string throws baml.errors.InvalidArgu
 _TYPED_FUNCTIONS = """
 baml.json.decode<T>(s: string, naming: baml.json.Naming = baml.json.Naming.Declared) -> T throws baml.json.ParseError | baml.json.DecodeError
 baml.json.to<T>(j: unknown, naming: baml.json.Naming = baml.json.Naming.Declared) -> T throws baml.json.DecodeError
+baml.json.schema(t: unknown, naming: baml.json.Naming = baml.json.Naming.Declared) -> unknown throws baml.errors.Unsupported
 baml.json.path<T>(j: unknown, selector: string) -> T throws baml.json.PathError
 baml.json.path_or<T>(j: unknown, selector: string, default: T) -> T
 """

@@ -571,6 +571,7 @@ class EnumVariant:
     span: Span
     name: str
     attrs: list[Attribute] = field(default_factory=list)
+    doc: str | None = None
 
 
 @dataclass(eq=False)

@@ -678,7 +678,7 @@ class Parser:
                 elif t.kind == "ident" and t.text not in NAME_KEYWORDS:
                     self.advance()
                     va = self.attrs(allow2=False) if self.at("@") else []
-                    variants.append(ast.EnumVariant(self.span(t.start), t.text, va))
+                    variants.append(ast.EnumVariant(self.span(t.start), t.text, va, t.doc))
                     self.eat(",")
                 else:
                     self.expected("Unexpected token in enum body")
