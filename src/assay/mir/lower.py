@@ -1286,11 +1286,10 @@ class FnLowerer:
         name = ".".join(path)
         if name == "reflect.Type.of" and len(e.type_args) == 1 and not e.args:
             t = self.resolve(e.type_args[0])
-            if mreflect.unsupported_type(t, e.type_args[0]):
-                raise LowerError(e.type_args[0].span, "reflecting this type (a stdlib interface, `json`, "
-                                 "a media type) is not supported yet")
             desc = mreflect.describe_written(e.type_args[0], self.prog.types, self.prog.index, self.namespace,
                                              self.generics, self.tparams)
+            if mreflect.unsupported_type(desc, e.type_args[0]):
+                raise LowerError(e.type_args[0].span, "reflecting this stdlib type is not supported yet")
             targs: ir.Operand = ir.Const(None)
             if sreflect.has_tvar(desc):
                 targs = self.targs()

@@ -18,6 +18,7 @@ _INT = {"type": "integer", "minimum": -(1 << 62), "maximum": (1 << 62) - 1}
 _PRIMS = {"float": {"type": "number"}, "string": {"type": "string"}, "bool": {"type": "boolean"},
           "null": {"type": "null"}, "bigint": {"type": "string", "pattern": "^-?(0|[1-9][0-9]*)$"}}
 _LIT_TYPES = {bool: "boolean", int: "integer", str: "string"}
+_MEDIA = ("image", "audio", "pdf", "video")
 
 
 class _Unsupported(Exception):
@@ -30,7 +31,7 @@ def _no_form(d: tuple) -> bool:
 
 
 def _admits_null(d: tuple) -> bool:
-    return d == R.NULL or (d[0] == "union" and any(_admits_null(m) for m in d[1]))
+    return d == R.NULL or d == ("json",) or (d[0] == "union" and any(_admits_null(m) for m in d[1]))
 
 
 def _text(parts, sep: str) -> str:
@@ -69,8 +70,13 @@ class _Schema:
             return self.ref(d)
         if k == "union":
             return self.union(d)
+        if k == "json":
+            return self.json()
         if k == "fn":
             raise _Unsupported(f"no value of `{self.show(d)}` has a JSON form: `{self.show(d)}` has no JSON form")
+        if k in ("iface", "stdiface"):
+            raise _Unsupported(f"interface type `{self.show(d)}` admits values of types not known here, which no "
+                               "schema describes")
         raise _Unsupported(f"`{self.show(d)}` has no JSON Schema")
 
     def prim(self, d: tuple) -> dict:
@@ -79,6 +85,11 @@ class _Schema:
             return dict(_INT)
         if name in _PRIMS:
             return dict(_PRIMS[name])
+        if name in _MEDIA:  # the tagged form media take in JSON
+            return {"type": "object", "properties": {
+                "kind": {"type": "string", "const": name}, "source": {"type": "string", "enum": ["url", "base64"]},
+                "value": {"type": "string"}, "mime": {"type": ["string", "null"]}, "name": {"type": "string"}},
+                "required": ["kind", "source", "value", "mime"]}
         if name == "unknown":
             raise _Unsupported("`unknown` admits every value, which no schema describes")
         if name == "never":
@@ -112,6 +123,16 @@ class _Schema:
                     out["enum"] = out["enum"] + [None]
                 return out
         return {"anyOf": nodes}
+
+    def json(self) -> dict:
+        """`baml.json.json`: a definition of its own (it contains itself)."""
+        name = "baml.json.json"
+        if name not in self.defs:
+            ref = {"$ref": f"#/$defs/{name}"}
+            self.defs[name] = {"anyOf": [{"type": "boolean"}, dict(_INT), dict(_PRIMS["bigint"]), {"type": "number"},
+                                         {"type": "string"}, {"type": "array", "items": ref},
+                                         {"type": "object", "additionalProperties": ref}, {"type": "null"}]}
+        return {"$ref": f"#/$defs/{name}"}
 
     # ── enums ──
 
