@@ -98,6 +98,10 @@ class Runtime:
         # a generic function's type parameters at run time (mir/reflect.py)
         self.natives["$method_targs"] = _NativeShim("$method_targs", reflect_std.method_targs)
         self.natives["$std_new"] = _NativeShim("$std_new", self._std_new)
+        self.natives["$typed_read"] = _NativeShim("$typed_read", lambda recv, name, want, *a: reflect_std.typed_read(
+            refl, recv, name, _literal(want), *a))
+        # `reflect.AnyClass`'s methods, which every instance has
+        self.any_class = {mname: partial(mfn, refl) for mname, mfn in reflect_std.ANY_CLASS.items()}
         self._specialized: dict = {}  # (function, type arguments) → its one value (`id<int> == id<int>`)
         self.natives["$specialize"] = _NativeShim("$specialize", self.specialize)
         self.natives["$with_reified_targs"] = _NativeShim("$with_reified_targs", self._with_reified_targs)
@@ -368,7 +372,8 @@ class CodeSpace:
         return self._global("N", qname, lambda: self.natives[qname].fn)
 
     def method_global(self, mname: str) -> str:
-        return self._global("M", mname, lambda: make_dispatcher(mname, self._method_of if self.extensions else None))
+        return self._global("M", mname, lambda: make_dispatcher(mname, self._method_of if self.extensions else None,
+                                                                self.rt.any_class.get(mname)))
 
     def _method_of(self, recv, name: str):
         """An instance's method as compiled in this space (instrumented spaces only: the plain
@@ -699,7 +704,7 @@ def bind_method_or(recv, name: str, fn):
     return m if m is not None else partial(fn, recv)
 
 
-def make_dispatcher(name: str, method_of=None):
+def make_dispatcher(name: str, method_of=None, any_class=None):
     """`recv.name(args)` on a receiver whose type is known only at run time. `method_of(recv,
     name)` finds an instance's method (instrumented spaces); by default the class's binding."""
     table = {}
@@ -731,6 +736,8 @@ def make_dispatcher(name: str, method_of=None):
                 return adapter(it, *args, **kw)
         if every is not None and (type(recv) is Variant or isinstance(recv, Instance)):
             return every(recv, *args)
+        if any_class is not None and isinstance(recv, Instance):
+            return any_class(recv, *args)
         if type(recv) is Variant:
             raise TypeError(f"enum value has no method {name}")
         raise TypeError(f"{type(recv).__name__} has no method {name}")

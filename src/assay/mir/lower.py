@@ -1229,6 +1229,12 @@ class FnLowerer:
         direct = getattr(e.func, "direct", None)
         if direct is not None:  # a builtin type's method from an `implements … for` block
             return self.call_user(direct, e, [recv])
+        if rt in (None, T.UNKNOWN) and name in mreflect.TYPED_READS and len(e.type_args) == 1 and not e.func.optional:
+            # `v.get<int>("a")` on a `reflect.AnyClass`: the read is checked against T at run time
+            want = mreflect.describe_written(e.type_args[0], self.prog.types, self.prog.index, self.namespace,
+                                             self.generics, ())
+            pos, _ = self.lower_args(e.args)
+            return self.native("$typed_read", recv, ir.Const(name), ir.Const(repr(want)), *pos, span=e.span)
         kind = _static_kind(recv_expr)
         if kind == "array" and name == "sum" and _elem_is_float(recv_expr):
             return self.call(ir.Callee("native", "baml._sum_float"), [recv], span=e.span)

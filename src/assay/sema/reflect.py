@@ -351,7 +351,7 @@ KIND = T.Union(tuple(view(k) for k in sorted(KINDS)))  # `reflect.TypeKind`, as 
 # it returns (None: the engine has it, Assay does not yet — lowering says so, located)
 _COMMON = {"to_string": T.STRING, "as_type": TYPE, "kind": KIND, "array": view("Array"),
            "optional": view("Union"), "implements": T.BOOL, "implemented_by": T.BOOL,
-           "to_baml": None, "meta": None}
+           "to_baml": None, "meta": T.UNKNOWN}
 MEMBERS: dict[str, dict] = {
     "reflect.Type": {**_COMMON, **{f"as_{k.lower()}": T.optional(view(k)) for k in KINDS},
                      "_validate_renderable": None, "_to_string_impl": None, "_implements": None},
@@ -374,13 +374,15 @@ MEMBERS: dict[str, dict] = {
 }
 # the parameters of those that take any (all of type unknown to the checker)
 PARAMS = {"implements": ("other",), "implemented_by": ("other",), "eval": ("source",),
+          "meta": ("alias", "description", "docstring", "other"),
           **{f"{a}_{k}": ("name",) for a in ("get", "find") for k in ("class", "enum", "interface", "function")}}
 PACKAGE = T.StdT("reflect", "reflect.Package")
 SESSION = T.StdT("reflect", "reflect.Session")
 # what the supported `reflect` statics return (the checker's types)
 STATICS = {"reflect.Package.compile": PACKAGE, "reflect.Session.new": SESSION,
            "reflect.Map.new": view("Map"), "reflect.Union.new": view("Union"),
-           "reflect.Literal.new": view("Literal"), "reflect.Enum.get_value": T.STRING}
+           "reflect.Literal.new": view("Literal"), "reflect.Enum.get_value": T.STRING,
+           "reflect.Class.new": view("Class"), "reflect.Enum.new": view("Enum")}
 
 
 def is_reflect(t: T.Type) -> bool:

@@ -338,6 +338,7 @@ type.kind() -> unknown
 type.array() -> unknown
 type.optional() -> unknown
 type.implements(other: unknown) -> bool
+type.meta(alias: unknown = null, description: unknown = null, docstring: unknown = null, other: unknown = null) -> unknown
 type.implemented_by(other: unknown) -> bool
 type.as_class() -> unknown
 type.as_enum() -> unknown
@@ -353,6 +354,7 @@ typeview.as_type() -> unknown
 typeview.kind() -> unknown
 typeview.array() -> unknown
 typeview.optional() -> unknown
+typeview.meta(alias: unknown = null, description: unknown = null, docstring: unknown = null, other: unknown = null) -> unknown
 typeview.implements(other: unknown) -> bool
 typeview.implemented_by(other: unknown) -> bool
 typeview.name() -> string

@@ -139,7 +139,7 @@ class _Schema:
     def variant_names(self, d: tuple, only: str | None = None) -> list:
         """The JSON names of an enum's variants under the naming (a `@skip` one has none)."""
         out = []
-        for name, m in self.refl.program.enum_variants(d):
+        for name, m in self.refl.enum_variants(d):
             if only is not None and name != only:
                 continue
             if self.aliased and m["skip"]:
@@ -150,11 +150,11 @@ class _Schema:
     def enum(self, d: tuple) -> dict:
         out = {"type": "string", "enum": self.variant_names(d)}
         lines = []
-        for name, m in self.refl.program.enum_variants(d):
+        for name, m in self.refl.enum_variants(d):
             text = _text((m["description"], m["docstring"]), " ")
             if text and not (self.aliased and m["skip"]):
                 lines.append(f"- {m['alias'] if self.aliased and m['alias'] else name}: {text}")
-        own = self.refl.program.decl_meta(d)
+        own = self.refl.decl_meta(d)
         text = _text((_text((own["description"], own["docstring"]), "\n"), "\n".join(lines)), "\n\n")
         if text:
             out["description"] = text
@@ -178,7 +178,7 @@ class _Schema:
         if d[2]:
             raise _Unsupported(f"generic class instance `{self.show(d)}` is not supported yet")
         props, required = {}, []
-        for name, fd, m in self.refl.program.class_fields(d):
+        for name, fd, m in self.refl.class_fields(d):
             if self.aliased and m["skip"]:
                 if not _admits_null(fd) and _no_empty(fd):
                     raise _Unsupported(f"no value of `{self.show(d)}` has a JSON form: field `{self.show(d)}.{name}` "
@@ -193,7 +193,7 @@ class _Schema:
             if not _admits_null(fd):
                 required.append(key)
         out = {"type": "object", "properties": props, "required": required}
-        own = self.refl.program.decl_meta(d)
+        own = self.refl.decl_meta(d)
         text = _text((own["description"], own["docstring"]), "\n")
         if text:
             out["description"] = text
