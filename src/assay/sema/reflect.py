@@ -368,18 +368,18 @@ MEMBERS: dict[str, dict] = {
                            for a in ("get", "find") for k in ("Class", "Enum", "Interface")},
                         "classes": T.UNKNOWN, "enums": T.UNKNOWN, "interfaces": T.UNKNOWN,
                         "functions": T.UNKNOWN, "get_function": T.UNKNOWN, "find_function": T.UNKNOWN,
-                        "with_types": None, "globals": None, "get_global": None, "find_global": None,
-                        "tests": None, "diagnostics": None},
-    "reflect.Session": {"eval": T.UNKNOWN, "diagnostics": None},
+                        "with_types": None, "globals": T.UNKNOWN, "get_global": T.UNKNOWN,
+                        "find_global": T.UNKNOWN, "tests": T.UNKNOWN, "diagnostics": T.UNKNOWN},
+    "reflect.Session": {"eval": T.UNKNOWN, "diagnostics": T.UNKNOWN},
 }
 # the parameters of those that take any (all of type unknown to the checker)
 PARAMS = {"implements": ("other",), "implemented_by": ("other",), "eval": ("source",),
           "meta": ("alias", "description", "docstring", "other"),
-          **{f"{a}_{k}": ("name",) for a in ("get", "find") for k in ("class", "enum", "interface", "function")}}
+          **{f"{a}_{k}": ("name",) for a in ("get", "find") for k in ("class", "enum", "interface", "function", "global")}}
 PACKAGE = T.StdT("reflect", "reflect.Package")
 SESSION = T.StdT("reflect", "reflect.Session")
 # what the supported `reflect` statics return (the checker's types)
-STATICS = {"reflect.Package.compile": PACKAGE, "reflect.Session.new": SESSION,
+STATICS = {"reflect.Package.compile": PACKAGE, "reflect.Session.new": SESSION, "reflect.Package.current": PACKAGE,
            "reflect.Map.new": view("Map"), "reflect.Union.new": view("Union"),
            "reflect.Literal.new": view("Literal"), "reflect.Enum.get_value": T.STRING,
            "reflect.Class.new": view("Class"), "reflect.Enum.new": view("Enum")}

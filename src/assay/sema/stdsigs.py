@@ -381,6 +381,12 @@ package.functions() -> unknown
 package.get_function(name: string) -> unknown
 package.find_function(name: string) -> unknown
 session.eval(source: string) -> unknown
+session.diagnostics() -> unknown
+package.globals() -> unknown
+package.get_global(name: string) -> unknown
+package.find_global(name: string) -> unknown
+package.tests() -> unknown
+package.diagnostics() -> unknown
 """
 
 

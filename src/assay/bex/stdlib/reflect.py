@@ -572,6 +572,7 @@ class Reflection:
         self.function_fqn = function_fqn  # a function value → (fqn, bound) | None (bex/vm.py)
         self.mir = mir  # fqn → lowered MirFunction (a lambda's return type as inferred)
         self.compiler = None  # files, mounts, shared runtime, prefix → a program (set by the compiler)
+        self.package = None  # the program itself (`reflect.Package.current`; set by the compiler)
         self.interned: dict = {}  # a descriptor's repr → the RType `reflect.Type.of` gives for it
         self._sigs: dict = {}  # (fqn, bound) → the function's signature, type parameters open
         self.fits = None  # (value, descriptor) → does the value have that type (set by the VM)
