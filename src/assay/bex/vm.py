@@ -19,6 +19,7 @@ from .instrument import InstrumentedGen, Node, compile_half, mir_nodes
 from .llmcall import call_llm
 from .pygen import CLOSURE_NAME, FunctionGen, mangle
 from .stdlib import FUNCTIONS, METHODS, STD_ENUMS, iters
+from .stdlib._registry import EVERY_VALUE
 from .typeargs import TypeArg
 from ..extension import Run
 from ..mir import ir, typetest
@@ -83,6 +84,7 @@ class Runtime:
         # reflection: type values share the program's Reflector (set by the compiler)
         self.reflection = reflect_std.Reflection(None, self.classes, self.enums, self.function_fqn, self.mir)
         refl = self.reflection
+        refl.fits = lambda v, d: self.reified(repr(d), None, self._reified_test)(v)
         self.natives["$type_of"] = _NativeShim("$type_of", lambda d, targs: reflect_std.type_of(
             refl, _literal(d), targs))
         self.natives["$type_of_value"] = _NativeShim("$type_of_value", partial(reflect_std.of_value, refl))
@@ -96,6 +98,11 @@ class Runtime:
             _literal(ds), targs))
         # a generic function's type parameters at run time (mir/reflect.py)
         self.natives["$method_targs"] = _NativeShim("$method_targs", reflect_std.method_targs)
+        self.natives["$std_new"] = _NativeShim("$std_new", self._std_new)
+        self.natives["$typed_read"] = _NativeShim("$typed_read", lambda recv, name, want, *a: reflect_std.typed_read(
+            refl, recv, name, _literal(want), *a))
+        # `reflect.AnyClass`'s methods, which every instance has
+        self.any_class = {mname: partial(mfn, refl) for mname, mfn in reflect_std.ANY_CLASS.items()}
         self._specialized: dict = {}  # (function, type arguments) → its one value (`id<int> == id<int>`)
         self.natives["$specialize"] = _NativeShim("$specialize", self.specialize)
         self.natives["$with_reified_targs"] = _NativeShim("$with_reified_targs", self._with_reified_targs)
@@ -113,6 +120,15 @@ class Runtime:
         for cfqn, ms in methods.items():
             for mname, ffqn in ms.items():
                 setattr(self.classes[cfqn].py, "m_" + mname, _LazyMethod(self.plain, ffqn))
+
+    def _std_new(self, fqn: str, names: tuple, *values):
+        """A stdlib class's literal (`baml.json.DecodeError { message: m, path: p }`); a field
+        not given is null."""
+        info = self.classes.get(fqn)
+        if info is None:
+            raise TypeError(f"stdlib class {fqn} is not built in Assay")
+        given = dict(zip(names, values))
+        return info.new(*(given.get(f) for f in info.fields))
 
     def lower(self, fqn: str) -> list:
         """The MIR of a function and its lambdas (lowered once, shared by every code space)."""
@@ -363,7 +379,8 @@ class CodeSpace:
         return self._global("N", qname, lambda: self.natives[qname].fn)
 
     def method_global(self, mname: str) -> str:
-        return self._global("M", mname, lambda: make_dispatcher(mname, self._method_of if self.extensions else None))
+        return self._global("M", mname, lambda: make_dispatcher(mname, self._method_of if self.extensions else None,
+                                                                self.rt.any_class.get(mname)))
 
     def _method_of(self, recv, name: str):
         """An instance's method as compiled in this space (instrumented spaces only: the plain
@@ -694,7 +711,7 @@ def bind_method_or(recv, name: str, fn):
     return m if m is not None else partial(fn, recv)
 
 
-def make_dispatcher(name: str, method_of=None):
+def make_dispatcher(name: str, method_of=None, any_class=None):
     """`recv.name(args)` on a receiver whose type is known only at run time. `method_of(recv,
     name)` finds an instance's method (instrumented spaces); by default the class's binding."""
     table = {}
@@ -708,6 +725,7 @@ def make_dispatcher(name: str, method_of=None):
             if py is list or py is dict:
                 table[TypedList if py is list else TypedMap] = native.fn
     attr = "m_" + name
+    every = EVERY_VALUE.get(name)
 
     def dispatch(recv, *args, **kw):
         f = table.get(type(recv))
@@ -723,6 +741,10 @@ def make_dispatcher(name: str, method_of=None):
             it = iters.from_user(recv) if adapter is not None else None
             if it is not None:
                 return adapter(it, *args, **kw)
+        if every is not None and (type(recv) is Variant or isinstance(recv, Instance)):
+            return every(recv, *args)
+        if any_class is not None and isinstance(recv, Instance):
+            return any_class(recv, *args)
         if type(recv) is Variant:
             raise TypeError(f"enum value has no method {name}")
         raise TypeError(f"{type(recv).__name__} has no method {name}")

@@ -812,6 +812,12 @@ class FnLowerer:
             std = self.std_class_lit(e)
             if std is not None:
                 return std
+        if cls is None and all(n is not None for n, _ in e.entries):
+            std = self.resolve(e.type)
+            if isinstance(std, T.StdT) and std.kind == "class":  # `baml.json.DecodeError { … }`
+                names = tuple(n for n, _ in e.entries)
+                return self.native("$std_new", ir.Const(std.name), ir.Const(names),
+                                   *(self.lower_expr(v) for _, v in e.entries), span=e.span)
         if type(cls).__name__ != "ClassDef":
             raise LowerError(e.type.span, f"unresolved class: {'.'.join(e.type.path)}")
         given: dict[str, ir.Operand] = {}
@@ -1248,6 +1254,12 @@ class FnLowerer:
         direct = getattr(e.func, "direct", None)
         if direct is not None:  # a builtin type's method from an `implements … for` block
             return self.call_user(direct, e, [recv])
+        if rt in (None, T.UNKNOWN) and name in mreflect.TYPED_READS and len(e.type_args) == 1 and not e.func.optional:
+            # `v.get<int>("a")` on a `reflect.AnyClass`: the read is checked against T at run time
+            want = mreflect.describe_written(e.type_args[0], self.prog.types, self.prog.index, self.namespace,
+                                             self.generics, ())
+            pos, _ = self.lower_args(e.args)
+            return self.native("$typed_read", recv, ir.Const(name), ir.Const(repr(want)), *pos, span=e.span)
         kind = _static_kind(recv_expr)
         if kind == "array" and name == "sum" and _elem_is_float(recv_expr):
             return self.call(ir.Callee("native", "baml._sum_float"), [recv], span=e.span)
@@ -1305,11 +1317,10 @@ class FnLowerer:
         name = ".".join(path)
         if name == "reflect.Type.of" and len(e.type_args) == 1 and not e.args:
             t = self.resolve(e.type_args[0])
-            if mreflect.unsupported_type(t, e.type_args[0]):
-                raise LowerError(e.type_args[0].span, "reflecting this type (a stdlib interface, `json`, "
-                                 "a media type) is not supported yet")
             desc = mreflect.describe_written(e.type_args[0], self.prog.types, self.prog.index, self.namespace,
                                              self.generics, self.tparams)
+            if mreflect.unsupported_type(desc, e.type_args[0]):
+                raise LowerError(e.type_args[0].span, "reflecting this stdlib type is not supported yet")
             targs: ir.Operand = ir.Const(None)
             if sreflect.has_tvar(desc):
                 targs = self.targs()

@@ -150,6 +150,7 @@ class Checker(LlmChecks):
             for f in cd.fields:
                 self.resolve(f.type)
                 self.require_throws(f.type)
+            self.json_methods(cd.decl)
         for idef in idx.interfaces.values():
             self.ns = idef.namespace
             self.generics = {g.name for g in idef.decl.generics}
@@ -185,6 +186,16 @@ class Checker(LlmChecks):
             self.finish_fn()
             self.effects.summarize(id(td), td.decl.body)
         self.effects.report(self.err)
+
+    def json_methods(self, decl) -> None:
+        """`to_json`/`from_json` belong in `implements baml.ToJson`/`baml.FromJson` blocks
+        (E0142/E0143): the json natives honour only those."""
+        in_blocks = {id(m) for ib in decl.impls for m in ib.methods}
+        for m in decl.methods:
+            iface = {"to_json": ("E0142", "ToJson"), "from_json": ("E0143", "FromJson")}.get(m.name)
+            if iface is not None and id(m) not in in_blocks:
+                self.err(m.name_span, iface[0], f"`{m.name}` cannot be defined as a method on class "
+                         f"`{decl.name}`; implement the `baml.{iface[1]}` interface instead")
 
     def check_interface(self, idef: InterfaceDef) -> None:
         for m in idef.methods.values():

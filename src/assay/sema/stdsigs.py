@@ -322,6 +322,7 @@ baml.csv.decode_one<T>(source: string | uint8array, options: unknown = null) -> 
 baml.csv.decode_optional<T>(source: string | uint8array, options: unknown = null) -> T? throws baml.csv.Error
 baml.csv.stringify<T>(rows: T[], options: unknown = null) -> string throws baml.csv.Error
 baml.csv.to_markdown<T>(rows: T[], max_rows: int = 100) -> string
+baml.json.schema(t: unknown, naming: baml.json.Naming = baml.json.Naming.Declared) -> unknown throws baml.errors.Unsupported
 """
 _FUNCTIONS += _TYPED_FUNCTIONS
 
@@ -357,6 +358,11 @@ baml.iter.Repeat.new(value: unknown, count: int = -1) -> unknown
 """
 
 
+# `baml.ToJson`'s default body, which every builtin type has (bex/stdlib/jsontyped.py)
+_METHODS += "".join(f"{k}.to_json() -> unknown throws baml.json.SerializationError\n"
+                    for k in "int float string bool null array map uint8array bigint".split())
+
+
 # `reflect` (bex/stdlib/reflect.py): type values (receiver kind "type") and their kind views
 # ("typeview"); sema types them as unknown, so these only name the natives.
 _METHODS += """type.to_string() -> string
@@ -365,6 +371,7 @@ type.kind() -> unknown
 type.array() -> unknown
 type.optional() -> unknown
 type.implements(other: unknown) -> bool
+type.meta(alias: unknown = null, description: unknown = null, docstring: unknown = null, other: unknown = null) -> unknown
 type.implemented_by(other: unknown) -> bool
 type.as_class() -> unknown
 type.as_enum() -> unknown
@@ -380,6 +387,7 @@ typeview.as_type() -> unknown
 typeview.kind() -> unknown
 typeview.array() -> unknown
 typeview.optional() -> unknown
+typeview.meta(alias: unknown = null, description: unknown = null, docstring: unknown = null, other: unknown = null) -> unknown
 typeview.implements(other: unknown) -> bool
 typeview.implemented_by(other: unknown) -> bool
 typeview.name() -> string
@@ -406,6 +414,12 @@ package.functions() -> unknown
 package.get_function(name: string) -> unknown
 package.find_function(name: string) -> unknown
 session.eval(source: string) -> unknown
+session.diagnostics() -> unknown
+package.globals() -> unknown
+package.get_global(name: string) -> unknown
+package.find_global(name: string) -> unknown
+package.tests() -> unknown
+package.diagnostics() -> unknown
 """
 
 # `baml.regex` (bex/stdlib/regexlib.py): a `Regex` value's methods (receiver kind "regex"), and

@@ -678,7 +678,7 @@ class Parser:
                 elif t.kind == "ident" and t.text not in NAME_KEYWORDS:
                     self.advance()
                     va = self.attrs(allow2=False) if self.at("@") else []
-                    variants.append(ast.EnumVariant(self.span(t.start), t.text, va))
+                    variants.append(ast.EnumVariant(self.span(t.start), t.text, va, t.doc))
                     self.eat(",")
                 else:
                     self.expected("Unexpected token in enum body")
@@ -717,14 +717,17 @@ class Parser:
             else:
                 return t
 
-    def type_args(self) -> list[ast.TypeExpr]:
+    def type_args(self, names: list | None = None) -> list[ast.TypeExpr]:
         self.advance()  # <
         args = []
         while True:
+            name = None
             if self.tok.kind == "ident" and self.peek().kind == "op" and self.peek().text == "=":
-                self.advance()  # `Item = T`: an associated-type binding, kept positionally
+                name = self.advance().text  # `Item = T`: an associated-type binding, kept positionally
                 self.advance()
             args.append(self.type_expr())
+            if names is not None:
+                names.append(name)
             if not self.eat(","):
                 break
             if self.tok.text.startswith(">"):
@@ -746,8 +749,9 @@ class Parser:
             while self.at(".") and self.peek().kind == "ident":
                 self.advance()
                 path.append(self.advance().text)
-            args = self.type_args() if self.at("<") else []
-            return ast.TName(self.span(s), path, args)
+            names: list = []
+            args = self.type_args(names) if self.at("<") else []
+            return ast.TName(self.span(s), path, args, names)
         if t.kind in ("str", "rawstr"):
             self.advance()
             return ast.TLiteral(self.span(s), t.value)

@@ -8,13 +8,14 @@ import re
 from .. import ops
 from ..ops import eq, lt, panic
 from ..values import BigInt, Instance, TypedList, TypedMap, typed_list, typed_map
-from ._registry import ORDER_VARIANTS, function, method
+from ._registry import EVERY_VALUE, ORDER_VARIANTS, function, method
 from .render import _nested, render, render_float
 
 _ALL = "int float string bool null array map bigint"
 _ORDERED = "int float string bool bigint"
 
 method(_ALL, "to_string")(render)
+EVERY_VALUE["to_string"] = render
 method(_ALL, "eq")(eq)
 method(_ALL, "neq")(ops.ne)
 

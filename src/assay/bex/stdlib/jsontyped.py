@@ -2,7 +2,10 @@
 not a coercion), `from` and `stringify` (the value's run-time type drives), `field`, `path<T>`,
 `path_or<T>`. Messages and error paths are the engine's (`.field`, `[0]`, `["key"]`).
 
-Not yet: `baml.ToJson`/`baml.FromJson` overrides, and `schema` (it takes a `reflect.Type`)."""
+A class's `baml.ToJson` override (`m_to_json`) replaces its structural rendering at any depth;
+its result is used as it is (no naming, no `omit_nulls`). A class's `baml.FromJson` override
+(`m_from_json`) builds it from the json where T names the class (not as a union member: the
+engine tries members structurally); what it throws passes through unchanged."""
 from __future__ import annotations
 
 import re
@@ -12,7 +15,7 @@ from ..futures import Future
 from ..ops import BUILTIN_CLASSES, make_builtin
 from ..typeargs import TypeArg
 from ..values import JSON_ENTRY, JSON_TEST, BamlRaise, BigInt, ClassInfo, Instance, Variant, json_value
-from ._registry import NAMING, function
+from ._registry import EVERY_VALUE, KINDS, NAMING, function, method
 from .jsonlib import _PLAIN, _quote, _write, parse
 
 for _name, _fields in (("DecodeError", ["message", "path"]), ("PathError", ["message", "selector"])):
@@ -92,7 +95,8 @@ class _Decoder:
         if k == "map":
             return self.map(t, v, path)
         if k == "class":
-            return self.instance(t, v, path)
+            own = getattr(self.ta.classes[t[1]].py, "m_from_json", None)
+            return own(v) if own is not None else self.instance(t, v, path)
         if k in ("enum", "variant"):
             return self.variant(t, v, path)
         if k == "union":
@@ -246,6 +250,9 @@ def to(T, j, naming=DECLARED):
 
 # ── from: a value's run-time type → json ──
 
+ENUM_TO_JSON: dict = {}  # EnumInfo → its `baml.ToJson` override (set by the compiler)
+
+
 class _Unencodable(Exception):
     def __init__(self, message: str, path: str, reason: str):
         self.message, self.path, self.reason = message, path, reason
@@ -261,6 +268,9 @@ def _from(v, path: str, aliased: bool, omit_nulls: bool, busy: set, finite: bool
     if v is None or t in (bool, int, float, str, BigInt):
         return v
     if t is Variant:
+        own = ENUM_TO_JSON.get(v.enum)
+        if own is not None:
+            return own(v)
         alias, skip = v.enum.json_names.get(v.name, (None, False))
         if aliased and skip:
             raise _Unencodable(f"enum variant `{v.enum.fqn}.{v.name}` is `@skip`, so JSON has no name for it",
@@ -291,7 +301,10 @@ def _from(v, path: str, aliased: bool, omit_nulls: bool, busy: set, finite: bool
         busy.discard(id(v))
 
 
-def _from_instance(v: Instance, path: str, aliased: bool, omit_nulls: bool, busy: set, finite: bool) -> dict:
+def _from_instance(v: Instance, path: str, aliased: bool, omit_nulls: bool, busy: set, finite: bool):
+    own = getattr(v, "m_to_json", None)  # a user class's ToJson override
+    if own is not None:
+        return own()
     view = getattr(v, "json_view", None)  # a stdlib class written as another value (its ToJson)
     if view is not None:
         return _from(view(), path, aliased, omit_nulls, busy, finite)
@@ -321,6 +334,15 @@ def _to_json(value, naming, omit_nulls, finite: bool = False):
 @function("baml.json.from")
 def from_(value, naming=DECLARED, omit_nulls=False):
     return json_value(_to_json(value, naming, omit_nulls))  # its containers `json[]`, as built
+
+
+def to_json_default(value):
+    """`x.to_json()` where x's type has no override: its structural rendering."""
+    return _to_json(value, DECLARED, False)
+
+
+method(" ".join(KINDS), "to_json")(to_json_default)
+EVERY_VALUE["to_json"] = to_json_default
 
 
 @function("baml.json.stringify")
