@@ -721,10 +721,13 @@ class Parser:
         self.advance()  # <
         args = []
         while True:
+            bound = None
             if self.tok.kind == "ident" and self.peek().kind == "op" and self.peek().text == "=":
-                self.advance()  # `Item = T`: an associated-type binding, kept positionally
+                bound = self.advance().text  # `Item = T`: an associated-type binding, kept positionally
                 self.advance()
             args.append(self.type_expr())
+            if bound is not None:
+                args[-1].binds = bound
             if not self.eat(","):
                 break
             if self.tok.text.startswith(">"):
