@@ -105,6 +105,7 @@ class Runtime:
         self.any_class = {mname: partial(mfn, refl) for mname, mfn in reflect_std.ANY_CLASS.items()}
         self._specialized: dict = {}  # (function, type arguments) → its one value (`id<int> == id<int>`)
         self.natives["$specialize"] = _NativeShim("$specialize", self.specialize)
+        self.natives["$unbound_method"] = _NativeShim("$unbound_method", make_dispatcher)
         self.natives["$with_reified_targs"] = _NativeShim("$with_reified_targs", self._with_reified_targs)
         self._reified: dict = {}  # a descriptor's repr → its test's predicate / its TypeArg
         self.natives["$is_reified"] = _NativeShim("$is_reified", lambda v, d, targs: self.reified(
@@ -698,9 +699,20 @@ def bind_method(recv, name: str):
     if m is not None:
         return m
     native = METHODS.get(_KINDS.get(type(recv), ""), {}).get(name)
-    if native is None:
+    fn = native.fn if native is not None else _every_value_method(name)
+    if fn is None:
         raise TypeError(f"{type(recv).__name__} has no method {name}")
-    return partial(native.fn, recv)
+    return partial(fn, recv)
+
+
+def _every_value_method(name: str):
+    """`to_string`, `eq`, `neq`, `to_json`: what every value has (baml.ops), class instances and
+    enum values included, where no own or kind-specific method takes precedence."""
+    every = EVERY_VALUE.get(name)  # `to_string`, `to_json`
+    if every is not None:
+        return every
+    native = METHODS["null"].get(name) if name in ("eq", "neq") else None
+    return native.fn if native is not None else None
 
 
 def bind_method_or(recv, name: str, fn):
@@ -725,7 +737,10 @@ def make_dispatcher(name: str, method_of=None, any_class=None):
             if py is list or py is dict:
                 table[TypedList if py is list else TypedMap] = native.fn
     attr = "m_" + name
-    every = EVERY_VALUE.get(name)
+    common = _every_value_method(name)
+    if common is not None:
+        for py in (int, float, str, bool, type(None), list, dict, bytearray, BigInt, TypedList, TypedMap):
+            table.setdefault(py, common)
 
     def dispatch(recv, *args, **kw):
         f = table.get(type(recv))
@@ -741,8 +756,8 @@ def make_dispatcher(name: str, method_of=None, any_class=None):
             it = iters.from_user(recv) if adapter is not None else None
             if it is not None:
                 return adapter(it, *args, **kw)
-        if every is not None and (type(recv) is Variant or isinstance(recv, Instance)):
-            return every(recv, *args)
+        if common is not None:
+            return common(recv, *args)
         if any_class is not None and isinstance(recv, Instance):
             return any_class(recv, *args)
         if type(recv) is Variant:

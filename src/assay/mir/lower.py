@@ -136,6 +136,7 @@ class FnLowerer:
         self.captures: list[int] = []  # parent locals captured, in capture-param order
         self.capture_map: dict[int, int] = {}  # parent local -> own local
         self.lambdas: list[ir.MirFunction] = []
+        self.chain_exits: list[int] = []  # where a `?.` link whose receiver is null goes (ast.chain_end)
         self.span = span
         self.at = span  # the span of the construct being lowered
         self.pattern_origin = "match"  # the construct whose pattern tests are being lowered
@@ -628,7 +629,7 @@ class FnLowerer:
         if m is None:
             raise LowerError(e.span, f"{_describe(e)} is not supported yet")
         outer, self.at = self.at, e.span
-        v = m(e)
+        v = self.chain(e, m) if ast.chain_end(e) else m(e)
         self.at = outer
         return self.typed(v, e.ty) if isinstance(v, ir.Copy) and e.ty is not None else v
 
@@ -688,6 +689,8 @@ class FnLowerer:
 
     def path_value(self, path: list[str], e) -> ir.Operand:
         """A dotted path that names no local: a function, enum variant, or builtin."""
+        if getattr(e, "unbound_method", None) is not None:  # `P.to_string`: calls x.to_string() on x
+            return self.native("$unbound_method", ir.Const(e.unbound_method), span=e.span)
         item = self.prog.index.lookup(self.namespace, path)
         kind = type(item).__name__
         if kind == "FunctionDef":
@@ -764,19 +767,30 @@ class FnLowerer:
             return self.null_guard(obj, lambda o: self.to_temp(read(o), e.span))
         return self.to_temp(read(obj), e.span)
 
-    def null_guard(self, obj: ir.Operand, then) -> ir.Operand:
+    def chain(self, e: ast.Expr, lower) -> ir.Operand:
+        """A postfix chain with `?.` links: null as soon as one link's receiver is null."""
         result = self.temp()
-        is_null = self.to_temp(ir.BinaryOp("==", obj, ir.Const(None)))
-        yes, no, join = self.new_block(), self.new_block(), self.new_block()
-        self.terminate(ir.Branch(is_null, yes, no, "?."))
-        self.switch(yes)
-        self.emit(result, ir.Use(ir.Const(None)))
+        exit_, join = self.new_block(), self.new_block()
+        self.chain_exits.append(exit_)
+        try:
+            v = lower(e)
+        finally:
+            self.chain_exits.pop()
+        self.emit(result, ir.Use(v))
         self.goto(join)
-        self.switch(no)
-        self.emit(result, ir.Use(then(obj)))
+        self.switch(exit_)
+        self.emit(result, ir.Use(ir.Const(None)))
         self.goto(join)
         self.switch(join)
         return ir.Copy(result)
+
+    def null_guard(self, obj: ir.Operand, then) -> ir.Operand:
+        """A `?.` link: to its chain's exit when `obj` is null, else `then(obj)`."""
+        is_null = self.to_temp(ir.BinaryOp("==", obj, ir.Const(None)))
+        go_on = self.new_block()
+        self.terminate(ir.Branch(is_null, self.chain_exits[-1], go_on, "?."))
+        self.switch(go_on)
+        return then(obj)
 
     def expr_Index(self, e: ast.Index):
         obj = self.lower_expr(e.obj)
@@ -1270,6 +1284,9 @@ class FnLowerer:
         return self.call(ir.Callee("method", name), [recv] + pos, kw, e.span)
 
     def call_path(self, path: list[str], e: ast.Call) -> ir.Operand:
+        if getattr(e, "unbound_method", None) is not None and e.args:  # `P.to_string(p)`: p.to_string()
+            pos, kw = self.lower_args(e.args)
+            return self.call(ir.Callee("method", e.unbound_method), pos, kw, e.span)
         item = self.prog.index.lookup(self.namespace, path)
         if path[0] == "reflect" and item is None:
             return self.reflect_call(path, e)

@@ -17,7 +17,7 @@ from . import types as T
 from .llmcheck import LlmChecks
 from . import interfaces
 from . import reflect as sreflect
-from .program import AliasDef, EnumDef, FunctionDef, InterfaceDef, ProgramIndex
+from .program import AliasDef, ClassDef, EnumDef, FunctionDef, InterfaceDef, ProgramIndex
 from .resolve import BUILTIN_TYPE_ROOTS, OPAQUE_TYPES, PRIM_TYPES, Resolver, carrier_path
 from .stdnames import STDLIB_MEMBER_NAMES
 from .types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, UNKNOWN, VOID, Arr, ClassT, EnumT,
@@ -151,6 +151,12 @@ class Checker(LlmChecks):
                 self.resolve(f.type)
                 self.require_throws(f.type)
             self.json_methods(cd.decl)
+            for m in cd.methods.values():
+                reserved = _INTERFACE_ONLY.get(m.name)
+                if reserved is not None and m.impl is None and m.owner is cd:
+                    code, iface = reserved
+                    self.err(m.decl.name_span, code, f"`{m.name}` cannot be defined as a method on class "
+                             f"`{cd.name}`; implement the `{iface}` interface instead")
         for idef in idx.interfaces.values():
             self.ns = idef.namespace
             self.generics = {g.name for g in idef.decl.generics}
@@ -1075,6 +1081,12 @@ class Checker(LlmChecks):
                 if isinstance(item, FunctionDef):
                     return "fn", item
                 return "unknown", None
+            unbound = _unbound_builtin(item, path[k:])
+            if unbound is not None:
+                return "type", unbound
+            if isinstance(item, EnumDef) and k == len(path) - 2 and path[k] in item.variants:
+                self.err(e.span, "E0003", f"unresolved name: `{path[k]}`")  # `E.V.foo`
+                return "error", None
             if isinstance(item, EnumDef) and k == len(path) - 1:
                 if path[k] in item.variants:
                     return "type", EnumT(item, path[k])
@@ -1111,6 +1123,8 @@ class Checker(LlmChecks):
             if kind == "fn":
                 return self.fn_type(val, self.specialized(e, val), explicit_self=True)
             if kind == "type":
+                if isinstance(val, FuncT):
+                    e.unbound_method = path[-1]
                 return val
             return UNKNOWN
         self.path_root = e.obj
@@ -1120,11 +1134,21 @@ class Checker(LlmChecks):
     def member(self, e, ot: T.Type, name: str, optional: bool, call: bool):
         """Type of `ot.name` (a method's FuncT for methods)."""
         if optional:
+            if not call and not (isinstance(e.obj, ast.Field) and e.obj.optional):  # `c?.e?.n` is fine
+                r = _source(e.obj)
+                self.needless_chain(e, ot, r, f"`{r}.{name}`", f"`{r}?.{name}`")
             ot = T.strip_null(ot)
         t = self.member_of(e, ot, name, call)
-        if optional and t is not UNKNOWN:
+        if ast.chain_end(e) and t is not UNKNOWN:
             t = T.optional(t)
         return t
+
+    def needless_chain(self, e, ot: T.Type, recv: str, plain: str, chained: str) -> None:
+        """E0004: a `?.` whose receiver cannot be null (the engine rejects it)."""
+        if ot is not UNKNOWN and (_sure_scrutinee(ot) or isinstance(ot, FuncT)) and \
+                all(m is not NULL for m in T.members(ot)):
+            self.err(e.span, "E0004", f"did you mean {plain}? {chained} is unnecessary, because "
+                     f"`{recv}` cannot be null")
 
     def erased_self(self, e, ot: T.Type, name: str) -> bool:
         """E0001: `eq` / `neq` take a second `Self`, which a union receiver does not fix."""
@@ -1352,11 +1376,15 @@ class Checker(LlmChecks):
                 isinstance(tb, (ClassT, EnumT, Union)) and self.sure_type(tb)
                 and not self.may_compare(widen(tb))):
             self.err(e.span, "E0008", f"cannot index into type `{show(widen(ot))}`")
-        if e.optional and r is not UNKNOWN:
+        if ast.chain_end(e) and r is not UNKNOWN:
             r = T.optional(r)
         return r
 
     def x_Call(self, e, expected):
+        r = self.call_type(e, expected)
+        return T.optional(r) if ast.chain_end(e) and r is not UNKNOWN else r
+
+    def call_type(self, e, expected):
         for ta in e.type_args:
             self.resolve(ta)
             self.require_throws(ta)
@@ -1378,6 +1406,9 @@ class Checker(LlmChecks):
                 kind, val = self.resolve_path_expr(f, path)
                 if kind == "fn":
                     fd = val
+                elif kind == "type" and isinstance(val, FuncT):  # `P.to_string(p)`
+                    ft = val
+                    e.unbound_method = path[-1]
                 elif kind == "error":
                     self.args_unknown(e)
                     return UNKNOWN
@@ -1441,6 +1472,9 @@ class Checker(LlmChecks):
                         ft = T.optional(ft)
         else:
             ft = self.expr(f, UNKNOWN)
+            if e.optional:  # `f?.(x)`
+                r, whole = _source(f), _source(e)
+                self.needless_chain(e, ft, r, f"`{r}{whole[len(r) + 2:]}`", f"`{whole}`")
         if fd is not None and not isinstance(ft, NativeFuncT):
             if fd.decl.generics and not e.type_args and self.no_expected is e:
                 self.uninferable(e, fd)
@@ -3085,3 +3119,38 @@ def _returns(b) -> bool:
                 type(n).__module__ == ast.__name__:
             todo.extend(v for k, v in vars(n).items() if k not in ("span", "ty"))
     return False
+
+
+def _source(e: ast.Expr) -> str:
+    """An expression's source text, its spacing collapsed (`c ?. n` reads `c?.n`)."""
+    text = e.span.file.text[e.span.start:e.span.end]
+    return re.sub(r"\s*(\?\.|\.)\s*", r"\1", " ".join(text.split()))
+
+
+# methods a class may define only in an `implements` block of their interface
+_INTERFACE_ONLY = {"to_string": ("E0140", "baml.ToString"), "to_json": ("E0142", "baml.ToJson"),
+                   "from_json": ("E0143", "baml.FromJson")}
+
+
+# what every class and enum has from `baml.ops` (Equals, Hash, ToString, ToJson): reached from
+# the type, `P.to_string(p)`, or from an enum variant, `Color.Red.eq(a, b)` (self typed by it)
+_UNBOUND = {"to_string": ((), STRING), "to_json": ((), UNKNOWN), "eq": (("other",), BOOL),
+            "neq": (("other",), BOOL), "hash": (("hasher",), NULL)}
+
+
+def _unbound_builtin(item, rest: list[str]) -> FuncT | None:
+    """`P.to_string` / `E.V.eq`: the method as a function whose first parameter is self."""
+    if isinstance(item, EnumDef):
+        self_t = EnumT(item, rest[0]) if len(rest) == 2 and rest[0] in item.variants else EnumT(item)
+    elif isinstance(item, ClassDef) and not item.decl.generics:
+        self_t = ClassT(item)
+    else:
+        return None
+    name = rest[-1]
+    if len(rest) != (2 if self_t.__class__ is EnumT and self_t.variant else 1) or name not in _UNBOUND \
+            or name in getattr(item, "methods", {}):
+        return None
+    extra, ret = _UNBOUND[name]
+    params = (("self", self_t, False),) + tuple(
+        (p, T.Prim("baml.Hasher") if p == "hasher" else self_t, False) for p in extra)
+    return FuncT(params, ret, NEVER)
