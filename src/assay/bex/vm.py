@@ -80,6 +80,7 @@ class Runtime:
         self.natives["$handling_enter"] = _NativeShim("$handling_enter", errctx.handling_enter)
         self.natives["$handling_exit"] = _NativeShim("$handling_exit", errctx.handling_exit)
         self.natives["$bind_method_or"] = _NativeShim("$bind_method_or", bind_method_or)
+        self.natives["$bind_fn"] = _NativeShim("$bind_fn", lambda recv, fn: partial(fn, recv))
         self.natives["$array_slice"] = _NativeShim("$array_slice", lambda a, s, e: a[s:e])
         # reflection: type values share the program's Reflector (set by the compiler)
         self.reflection = reflect_std.Reflection(None, self.classes, self.enums, self.function_fqn, self.mir)
@@ -215,7 +216,7 @@ class Runtime:
         return got
 
     def specialize(self, f, n: int, targs: tuple):
-        if isinstance(f, MethodType):  # bound to its receiver: a value of its own
+        if isinstance(f, (MethodType, partial)):  # bound to its receiver: a value of its own
             return specialize(f, n, targs)
         k = (self.function_fqn(f), targs)
         got = self._specialized.get(k)

@@ -148,7 +148,7 @@ class FnLowerer:
         self.class_targs = 0  # a generic class's method: its receiver's type arguments come first
         if fdef is not None and prog.reifying.reads(fdef):
             cls = mreflect.class_generics(fdef)
-            self.tparams = cls + tuple(g.name for g in fdef.decl.generics)
+            self.tparams = cls + tuple(g.name for g in interfaces.call_generics(fdef))
             self.class_targs = len(cls)
             if prog.reifying(fdef):
                 names.append(mreflect.OWN_TARGS if cls else mreflect.TARGS)
@@ -695,7 +695,7 @@ class FnLowerer:
         kind = type(item).__name__
         if kind == "FunctionDef":
             f = ir.Const(ir.FnRef(_target(item)))
-            if getattr(e, "type_args", None) and item.decl.generics:  # `id<int>`: it keeps them
+            if getattr(e, "type_args", None) and interfaces.call_generics(item):  # `id<int>`: it keeps them
                 n = len(item.decl.params) if self.prog.reifying(item) else -1  # -1: for its signature only
                 return self.native("$specialize", f, ir.Const(n), self.targs_for(item, e), span=e.span)
             return f
@@ -741,10 +741,18 @@ class FnLowerer:
         obj = self.lower_expr(e.obj)
         dispatch = getattr(e, "dispatch", None)
         target = getattr(e, "direct", None)
+        fdef = target
         if dispatch is not None and not dispatch[1].startswith("field:"):
+            fdef = dispatch[0].methods[dispatch[1]]
             target, dispatch = interfaces.dispatcher_fqn(*dispatch), None
         elif target is not None:
             target = _target(target)
+        if target is not None and getattr(e, "type_args", None) and fdef.decl.generics and not e.optional:
+            # `v.echo<string>` through an interface: the dispatcher (or the block's method)
+            # bound to v and specialized, so the implementation gets its type arguments
+            n = len(fdef.decl.params) if interfaces.DISPATCH in target or self.prog.reifying(fdef) else -1
+            bound = self.native("$bind_fn", obj, ir.Const(ir.FnRef(target)))
+            return self.native("$specialize", bound, ir.Const(n), self.targs_for(fdef, e), span=e.span)
         if target is not None:  # a method as a value: an instance's own, else the interface's
             bind = lambda o: self.native("$bind_method_or", o, ir.Const(e.name), ir.Const(ir.FnRef(target)))  # noqa: E731
             return self.null_guard(obj, bind) if e.optional else bind(obj)
@@ -1355,7 +1363,7 @@ class FnLowerer:
 
     def targs_for(self, fdef, e: ast.Call) -> ir.Operand:
         """The `$targs` a call to reifying `fdef` passes (mir/reflect.py)."""
-        gens = [g.name for g in fdef.decl.generics]
+        gens = [g.name for g in interfaces.call_generics(fdef)]
         if e.type_args:
             env = {g: self.resolve(ta) for g, ta in zip(gens, e.type_args)}
         else:
@@ -1404,8 +1412,8 @@ class FnLowerer:
                 if params[i].default is None:
                     raise LowerError(e.span, f"missing argument `{params[i].name}`")
                 args[i] = ir.Const(ir.OMITTED)
-        if fqn is None and self.prog.reifying(fdef):
-            args.append(self.targs_for(fdef, e))
+        if self.prog.reifying(fdef) if fqn is None else (decl.generics and interfaces.DISPATCH in fqn):
+            args.append(self.targs_for(fdef, e))  # a dispatcher passes them on (mir/dispatch.py)
         return self.call(ir.Callee("fn", fqn or fdef.fqn), list(receiver) + args, span=e.span)
 
     # ── patterns ──

@@ -896,7 +896,7 @@ class Checker(LlmChecks):
         for ta in targs:
             self.require_throws(ta)
         ts = [self.resolve(ta) for ta in targs]
-        gens = fd.decl.generics
+        gens = interfaces.call_generics(fd)
         if len(ts) != len(gens):
             self.err(e.span, "E0005", f"function `{fd.decl.name}` expects {len(gens)} type "
                      f"argument(s), got {len(ts)}")
@@ -1385,6 +1385,11 @@ class Checker(LlmChecks):
         return T.optional(r) if ast.chain_end(e) and r is not UNKNOWN else r
 
     def call_type(self, e, expected):
+        f = e.func
+        if not e.type_args and isinstance(f, ast.Field) and isinstance(f.obj, ast.Name) \
+                and getattr(f.obj, "type_args", None) and self.lookup_var(f.obj.name) is None \
+                and isinstance(self.index.lookup(self.ns, [f.obj.name]), ClassDef):
+            e.type_args = f.obj.type_args  # `Box<int>.make(1)` is `Box.make<int>(1)` to the engine
         for ta in e.type_args:
             self.resolve(ta)
             self.require_throws(ta)
@@ -1476,20 +1481,21 @@ class Checker(LlmChecks):
                 r, whole = _source(f), _source(e)
                 self.needless_chain(e, ft, r, f"`{r}{whole[len(r) + 2:]}`", f"`{whole}`")
         if fd is not None and not isinstance(ft, NativeFuncT):
-            if fd.decl.generics and not e.type_args and self.no_expected is e:
+            gens = interfaces.call_generics(fd)
+            if gens and not e.type_args and self.no_expected is e:
                 self.uninferable(e, fd)
-            if e.type_args and len(e.type_args) != len(fd.decl.generics) and fd.owner is None:
+            if e.type_args and len(e.type_args) != len(gens) and (fd.owner is None or len(gens) > len(fd.decl.generics)):
                 self.err(e.span, "E0005", f"function `{fd.decl.name}` expects "
-                         f"{len(fd.decl.generics)} type argument(s), got {len(e.type_args)}")
-            if fd.decl.generics and not e.type_args and expected is not UNKNOWN:
+                         f"{len(gens)} type argument(s), got {len(e.type_args)}")
+            if gens and not e.type_args and expected is not UNKNOWN:
                 e.expected_ty = expected  # type arguments the result binds, for lowering (`$targs`)
-            if fd.decl.generics and e.type_args:
+            if gens and e.type_args:
                 env = dict(env)
-                for g, ta in zip(fd.decl.generics, e.type_args):
+                for g, ta in zip(gens, e.type_args):
                     env[g.name] = self.resolve(ta, report=False)
             ps, ret = self.sig(fd, explicit_self=isinstance(f, ast.Field) and getattr(f, "direct", None) is None
                                and self.item_path(f) is not None)
-            infer = bool(fd.decl.generics) and not e.type_args and T.has_tvar(ret)
+            infer = bool(gens) and not e.type_args and T.has_tvar(ret)
             if infer and isinstance(ret, (Arr, MapT)) and _sure_scrutinee(expected):
                 env = {**_binds([(ret, expected)]), **env}  # `-> T[]`: T from the expected type
             self.check_args(e, ps, env)
@@ -1572,7 +1578,7 @@ class Checker(LlmChecks):
     def uninferable(self, e: ast.Call, fd: FunctionDef) -> None:
         """E0002: a type parameter no parameter mentions, with no expected result to fix it."""
         ps = self.sig(fd)[0]
-        for g in fd.decl.generics:
+        for g in interfaces.call_generics(fd):
             if not any(_mentions(p[1], g.name) for p in ps):
                 self.err(e.span, "E0002", f"cannot infer type parameter `{g.name}`")
                 return
@@ -1653,11 +1659,12 @@ class Checker(LlmChecks):
 
     def check_bounds(self, e: ast.Call, fd: FunctionDef, params, env: dict) -> None:
         """Arguments for a type parameter `T extends I` must implement I."""
-        bounded = {g.name: g.bounds for g in fd.decl.generics if g.bounds}
+        gens = interfaces.call_generics(fd)
+        bounded = {g.name: g.bounds for g in gens if g.bounds}
         if not bounded:
             return
         # the type arguments: written (`total<Bag>(…)`), else bound by the arguments (`T[]` too)
-        targs = {g.name: self.resolve(ta, report=False) for g, ta in zip(fd.decl.generics, e.type_args)} \
+        targs = {g.name: self.resolve(ta, report=False) for g, ta in zip(gens, e.type_args)} \
             if e.type_args else _binds([(pt, widen(a.value.ty or UNKNOWN)) for a, (_, pt, _)
                                         in zip(e.args, params) if a.name is None])
         for name, bounds in bounded.items():
@@ -2731,7 +2738,7 @@ def _is_unknown(te) -> bool:
 def _call_env(fd: FunctionDef, params, e: ast.Call, env: dict) -> dict:
     """The type arguments of a call to a generic function, for what it throws: the explicit
     ones, and those a positional argument binds directly (`g(1)` for `g<T>(x: T)`)."""
-    if not fd.decl.generics:
+    if not interfaces.call_generics(fd):
         return env
     out = dict(env)
     for (_, pt, _), a in zip(params, e.args):
