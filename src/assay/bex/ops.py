@@ -263,6 +263,16 @@ def bigint_cap(what: str, bits: int) -> None:
         panic("baml.panics.AllocFailure", message=f"{what} would require ~{bits} bits (limit: {BIGINT_BITS})")
 
 
+def _bigint_mul(self, other):
+    if type(other) is not int and type(other) is not BigInt:
+        return NotImplemented
+    bigint_cap("bigint mul: result of bigint multiplication", self.bit_length() + other.bit_length())
+    return BigInt(int.__mul__(self, other))
+
+
+BigInt.__mul__ = BigInt.__rmul__ = _bigint_mul
+
+
 # ----------------------------------------------------------------------------- bit operations
 
 

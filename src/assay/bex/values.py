@@ -143,18 +143,10 @@ def _bigint_op(name: str):
     return op
 
 
-def _bigint_mul(self, other):
-    if type(other) is not int and type(other) is not BigInt:
-        return NotImplemented
-    from .ops import bigint_cap  # the engine's size cap (an AllocFailure panic)
-    bigint_cap("bigint mul: result of bigint multiplication", self.bit_length() + other.bit_length())
-    return BigInt(int.__mul__(self, other))
-
-
+# `*` is set by bex/ops.py: it checks the engine's size cap first (an AllocFailure panic)
 for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__and__",
               "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__lshift__", "__rshift__"):
     setattr(BigInt, _name, _bigint_op(_name))
-BigInt.__mul__ = BigInt.__rmul__ = _bigint_mul
 BigInt.__neg__ = lambda self: BigInt(-int(self))
 BigInt.__invert__ = lambda self: BigInt(~int(self))
 BigInt.__abs__ = lambda self: BigInt(abs(int(self)))
