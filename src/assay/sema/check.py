@@ -826,7 +826,7 @@ class Checker(LlmChecks):
     def x_Name(self, e, x):
         v = self.lookup_var(e.name)
         if v is not None:
-            if self.soft is not e:
+            if self.soft is not e and not T.has_json(x):  # json tells no element type (E0155)
                 self.pin(v)
             e.declared = v.ty
             return self.var_type(v)
