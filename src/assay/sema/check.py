@@ -476,8 +476,8 @@ class Checker(LlmChecks):
                          f"`{show(ret)}`, but a bare `return` returns `null`")
             return True
         if isinstance(s, ast.Throw):
-            t = self.expr(s.value, UNKNOWN)
             fn = self.fn
+            t = self.expr(s.value, T.JSON if fn.throws is not None and T.has_json(fn.throws) else UNKNOWN)
             if fn.throws is not None and fn.catch == 0 and not assignable(t, fn.throws):
                 self.err(s.value.span, "E0096", f"declared throws is `{show(fn.throws)}`, but "
                          f"this function may also throw `{show(widen(t))}`")
@@ -869,6 +869,15 @@ class Checker(LlmChecks):
         return t
 
     def x_ArrayLit(self, e, expected):
+        arrs = [m for m in T.members(expected) if isinstance(m, Arr) and m != JSON_ARR]
+        if T.has_json(expected) and len(arrs) == 1 and _hollow(e) and _shaped(e, arrs[0]):
+            expected = arrs[0]  # `let x: json | int[] = []` is an int[]
+        elif T.has_json(expected) and arrs:  # `json | int[]`: inferred, then checked
+            ts = self.items_inferred(e.items)
+            t = Arr(T.union(*(T.widen_scalar(t) for t in ts)) if ts else UNKNOWN)
+            if not assignable(t, expected):
+                self.mismatch(e.span, expected, t)
+            return t
         if T.has_json(expected):
             expected = JSON_ARR
         exp = T.base(expected)
@@ -906,7 +915,9 @@ class Checker(LlmChecks):
         return full + rest
 
     def x_MapLit(self, e, expected):
-        if T.has_json(expected):
+        checked = T.has_json(expected) and any(  # `json | map<string, int>`: inferred, checked
+            isinstance(m, MapT) and m != JSON_MAP for m in T.members(expected))
+        if T.has_json(expected) and not checked:
             expected = JSON_MAP
         exp = T.base(expected)
         if isinstance(exp, MapT) and exp.val is T.JSON:
@@ -922,7 +933,7 @@ class Checker(LlmChecks):
             t = MapT(UNKNOWN, UNKNOWN)
         else:
             t = MapT(T.union(*(widen(k) for k in ks)), T.union(*(T.widen_scalar(v) for v in vs)))
-        if (expected is not UNKNOWN and not isinstance(expected, (TVar, Union))
+        if (expected is not UNKNOWN and (checked or not isinstance(expected, (TVar, Union)))
                 and not assignable(t, expected)):
             self.mismatch(e.span, expected, t)
         return t
