@@ -880,7 +880,7 @@ class Checker(LlmChecks):
             return t
         if T.has_json(expected):
             expected = JSON_ARR
-        exp = T.base(expected)
+        exp = T.base(_sole(expected, Arr))
         if isinstance(exp, Arr) and exp.elem is T.JSON:
             e.records = True  # built as `json[]`, as the engine records it
         if isinstance(exp, Arr):
@@ -919,7 +919,7 @@ class Checker(LlmChecks):
             isinstance(m, MapT) and m != JSON_MAP for m in T.members(expected))
         if T.has_json(expected) and not checked:
             expected = JSON_MAP
-        exp = T.base(expected)
+        exp = T.base(_sole(expected, MapT))
         if isinstance(exp, MapT) and exp.val is T.JSON:
             e.records = True  # built as `map<string, json>`, as the engine records it
         if isinstance(exp, MapT):
@@ -2678,6 +2678,14 @@ def _records(e) -> None:
         e.records = True
         for _, x in e.entries:
             _records(x)
+
+
+def _sole(t: T.Type, kind) -> T.Type:
+    """The one container type of `kind` (Arr, MapT) a union names (`json[]?`), else `t`."""
+    if not isinstance(t, Union):
+        return t
+    ms = [m for m in t.members if isinstance(m, kind)]
+    return ms[0] if len(ms) == 1 else t
 
 
 def _hollow(e) -> bool:
