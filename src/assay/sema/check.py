@@ -2689,16 +2689,17 @@ def _sole(t: T.Type, kind) -> T.Type:
 
 
 def _hollow(e) -> bool:
-    """A container literal with no value in it (`[]`, `[[], []]`, `{}`): its type is unknown."""
-    return (isinstance(e, ast.ArrayLit) and all(map(_hollow, e.items))) or (
-        isinstance(e, ast.MapLit) and not e.entries)
+    """A literal made only of empties (`[]`, `[[], []]`, `{"k": {}}`): its type is unknown."""
+    return _empty_hole(e) is not None
 
 
 def _shaped(e, t: T.Type) -> bool:
     """Can hollow literal `e` be of container type `t`?"""
     if isinstance(e, ast.ArrayLit):
         return isinstance(t, Arr) and all(_shaped(x, t.elem) for x in e.items)
-    return isinstance(t, MapT)
+    return isinstance(t, MapT) and all(
+        (isinstance(k, ast.StrLit) and t.key is STRING or isinstance(k, ast.IntLit) and t.key is INT)
+        and _shaped(v, t.val) for k, v in e.entries)
 
 
 def _opaque(t: T.Type) -> bool:
