@@ -874,7 +874,7 @@ class Checker(LlmChecks):
             expected = arrs[0]  # `let x: json | int[] = []` is an int[]
         elif T.has_json(expected) and arrs:  # `json | int[]`: inferred, then checked
             ts = self.items_inferred(e.items)
-            t = Arr(T.union(*(T.widen_scalar(t) for t in ts)) if ts else UNKNOWN)
+            t = Arr(_joined(ts) if ts else UNKNOWN)
             if not assignable(t, expected):
                 self.mismatch(e.span, expected, t)
             return t
@@ -894,12 +894,12 @@ class Checker(LlmChecks):
             return UNKNOWN
         ts = self.items_inferred(e.items)
         if expected is not UNKNOWN and not isinstance(expected, TVar):
-            t = Arr(T.union(*(T.widen_scalar(t) for t in ts)) if ts else UNKNOWN)
+            t = Arr(_joined(ts) if ts else UNKNOWN)
             if not assignable(t, expected):
                 self.mismatch(e.span, expected, t)
         if not ts:
             return Arr(UNKNOWN)
-        return Arr(T.union(*(T.widen_scalar(t) for t in ts)))
+        return Arr(_joined(ts))
 
     def items_inferred(self, items) -> list:
         """The item types of an array literal that expects no element type, as the engine
@@ -932,7 +932,7 @@ class Checker(LlmChecks):
         if not ks:
             t = MapT(UNKNOWN, UNKNOWN)
         else:
-            t = MapT(T.union(*(widen(k) for k in ks)), T.union(*(T.widen_scalar(v) for v in vs)))
+            t = MapT(T.union(*(widen(k) for k in ks)), _joined(vs))
         if (expected is not UNKNOWN and (checked or not isinstance(expected, (TVar, Union)))
                 and not assignable(t, expected)):
             self.mismatch(e.span, expected, t)
@@ -2686,6 +2686,25 @@ def _sole(t: T.Type, kind) -> T.Type:
         return t
     ms = [m for m in t.members if isinstance(m, kind)]
     return ms[0] if len(ms) == 1 else t
+
+
+_JOIN_RANK = {INT: 0, T.BIGINT: 1, FLOAT: 2, STRING: 3, BOOL: 4, NULL: 9}
+
+
+def _join_key(t: T.Type) -> tuple:
+    if isinstance(t, Arr):
+        return (7, _join_key(t.elem))
+    if isinstance(t, MapT):
+        return (8, _join_key(t.key), _join_key(t.val))
+    return (5,) if isinstance(t, ClassT) else (6,) if isinstance(t, EnumT) else (_JOIN_RANK.get(t, 10),)
+
+
+def _joined(ts: list) -> T.Type:
+    """The element type inferred from a literal's items, its members in the engine's order (int,
+    bigint, float, string, bool, classes, enums, arrays, maps, null: `["a", 1]` is
+    `(int | string)[]`)."""
+    u = T.union(*(T.widen_scalar(t) for t in ts))
+    return T.union(*sorted(u.members, key=_join_key)) if isinstance(u, Union) else u
 
 
 def _hollow(e) -> bool:
