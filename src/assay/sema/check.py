@@ -497,8 +497,8 @@ class Checker(LlmChecks):
                          f"`{show(ret)}`, but a bare `return` returns `null`")
             return True
         if isinstance(s, ast.Throw):
-            t = self.expr(s.value, UNKNOWN)
             fn = self.fn
+            t = self.expr(s.value, T.JSON if fn.throws is not None and T.has_json(fn.throws) else UNKNOWN)
             if fn.throws is not None and fn.catch == 0 and not assignable(t, fn.throws):
                 self.err(s.value.span, "E0096", f"declared throws is `{show(fn.throws)}`, but "
                          f"this function may also throw `{show(widen(t))}`")
@@ -873,7 +873,7 @@ class Checker(LlmChecks):
     def x_Name(self, e, x):
         v = self.lookup_var(e.name)
         if v is not None:
-            if self.soft is not e:
+            if self.soft is not e and not T.has_json(x):  # json tells no element type (E0155)
                 self.pin(v)
             e.declared = v.ty
             return self.var_type(v)
@@ -916,9 +916,18 @@ class Checker(LlmChecks):
         return t
 
     def x_ArrayLit(self, e, expected):
+        arrs = [m for m in T.members(expected) if isinstance(m, Arr) and m != JSON_ARR]
+        if T.has_json(expected) and len(arrs) == 1 and _hollow(e) and _shaped(e, arrs[0]):
+            expected = arrs[0]  # `let x: json | int[] = []` is an int[]
+        elif T.has_json(expected) and arrs:  # `json | int[]`: inferred, then checked
+            ts = self.items_inferred(e.items)
+            t = Arr(_joined(ts) if ts else UNKNOWN)
+            if not assignable(t, expected):
+                self.mismatch(e.span, expected, t)
+            return t
         if T.has_json(expected):
             expected = JSON_ARR
-        exp = T.base(expected)
+        exp = T.base(_sole(expected, Arr))
         if isinstance(exp, Arr) and exp.elem is T.JSON:
             e.records = True  # built as `json[]`, as the engine records it
         if isinstance(exp, Arr):
@@ -932,12 +941,12 @@ class Checker(LlmChecks):
             return UNKNOWN
         ts = self.items_inferred(e.items)
         if expected is not UNKNOWN and not isinstance(expected, TVar):
-            t = Arr(T.union(*(T.widen_scalar(t) for t in ts)) if ts else UNKNOWN)
+            t = Arr(_joined(ts) if ts else UNKNOWN)
             if not assignable(t, expected):
                 self.mismatch(e.span, expected, t)
         if not ts:
             return Arr(UNKNOWN)
-        return Arr(T.union(*(T.widen_scalar(t) for t in ts)))
+        return Arr(_joined(ts))
 
     def items_inferred(self, items) -> list:
         """The item types of an array literal that expects no element type, as the engine
@@ -953,9 +962,11 @@ class Checker(LlmChecks):
         return full + rest
 
     def x_MapLit(self, e, expected):
-        if T.has_json(expected):
+        checked = T.has_json(expected) and any(  # `json | map<string, int>`: inferred, checked
+            isinstance(m, MapT) and m != JSON_MAP for m in T.members(expected))
+        if T.has_json(expected) and not checked:
             expected = JSON_MAP
-        exp = T.base(expected)
+        exp = T.base(_sole(expected, MapT))
         if isinstance(exp, MapT) and exp.val is T.JSON:
             e.records = True  # built as `map<string, json>`, as the engine records it
         if isinstance(exp, MapT):
@@ -968,8 +979,8 @@ class Checker(LlmChecks):
         if not ks:
             t = MapT(UNKNOWN, UNKNOWN)
         else:
-            t = MapT(T.union(*(widen(k) for k in ks)), T.union(*(T.widen_scalar(v) for v in vs)))
-        if (expected is not UNKNOWN and not isinstance(expected, (TVar, Union))
+            t = MapT(T.union(*(widen(k) for k in ks)), _joined(vs))
+        if (expected is not UNKNOWN and (checked or not isinstance(expected, (TVar, Union)))
                 and not assignable(t, expected)):
             self.mismatch(e.span, expected, t)
         return t
@@ -2910,17 +2921,45 @@ def _records(e) -> None:
             _records(x)
 
 
+def _sole(t: T.Type, kind) -> T.Type:
+    """The one container type of `kind` (Arr, MapT) a union names (`json[]?`), else `t`."""
+    if not isinstance(t, Union):
+        return t
+    ms = [m for m in t.members if isinstance(m, kind)]
+    return ms[0] if len(ms) == 1 else t
+
+
+_JOIN_RANK = {INT: 0, T.BIGINT: 1, FLOAT: 2, STRING: 3, BOOL: 4, NULL: 9}
+
+
+def _join_key(t: T.Type) -> tuple:
+    if isinstance(t, Arr):
+        return (7, _join_key(t.elem))
+    if isinstance(t, MapT):
+        return (8, _join_key(t.key), _join_key(t.val))
+    return (5,) if isinstance(t, ClassT) else (6,) if isinstance(t, EnumT) else (_JOIN_RANK.get(t, 10),)
+
+
+def _joined(ts: list) -> T.Type:
+    """The element type inferred from a literal's items, its members in the engine's order (int,
+    bigint, float, string, bool, classes, enums, arrays, maps, null: `["a", 1]` is
+    `(int | string)[]`)."""
+    u = T.union(*(T.widen_scalar(t) for t in ts))
+    return T.union(*sorted(u.members, key=_join_key)) if isinstance(u, Union) else u
+
+
 def _hollow(e) -> bool:
-    """A container literal with no value in it (`[]`, `[[], []]`, `{}`): its type is unknown."""
-    return (isinstance(e, ast.ArrayLit) and all(map(_hollow, e.items))) or (
-        isinstance(e, ast.MapLit) and not e.entries)
+    """A literal made only of empties (`[]`, `[[], []]`, `{"k": {}}`): its type is unknown."""
+    return _empty_hole(e) is not None
 
 
 def _shaped(e, t: T.Type) -> bool:
     """Can hollow literal `e` be of container type `t`?"""
     if isinstance(e, ast.ArrayLit):
         return isinstance(t, Arr) and all(_shaped(x, t.elem) for x in e.items)
-    return isinstance(t, MapT)
+    return isinstance(t, MapT) and all(
+        (isinstance(k, ast.StrLit) and t.key is STRING or isinstance(k, ast.IntLit) and t.key is INT)
+        and _shaped(v, t.val) for k, v in e.entries)
 
 
 def _opaque(t: T.Type) -> bool:

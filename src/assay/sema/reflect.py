@@ -472,6 +472,8 @@ class Reflector:
         k = d[0]
         if k == "prim":
             return T.PRIMS.get(d[1], T.UNKNOWN)
+        if k == "json":
+            return T.JSON
         if k == "lit":
             v = d[1]
             return T.lit_bool(v) if type(v) is bool else T.lit_int(v) if type(v) is int else T.lit_str(v)

@@ -153,6 +153,9 @@ class JsonT(Type):
     `j + 1` is an error about `baml.json.json`); `members` expands it where a test narrows."""
     __slots__ = ()
 
+    def __reduce__(self):
+        return "JSON"  # one object: copies and pickles are it (tests use `is JSON`)
+
 
 JSON = JsonT()
 

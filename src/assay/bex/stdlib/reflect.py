@@ -48,7 +48,7 @@ _PRIM_OF = {int: "int", float: "float", str: "string", bool: "bool", type(None):
 def describe_value(v, refl=None) -> tuple:
     """The concrete run-time type of `v` (never a literal type). Arrays and maps record no
     element type where their literal needs none (values.TypedList): theirs is the union of their
-    elements' types (`unknown` if empty)."""
+    elements' types (`unknown` if empty; an empty map's keys `string`, as `{}` is inferred)."""
     t = type(v)
     p = _PRIM_OF.get(t)
     if p is not None:
@@ -59,8 +59,9 @@ def describe_value(v, refl=None) -> tuple:
         return ("map", from_test(v.elem[0]), from_test(v.elem[1]))
     if t is list:
         return ("array", _elements(v, refl))
-    if t is dict:
-        return ("map", _elements([ops.unkey(k) for k in v], refl), _elements(list(v.values()), refl))
+    if t is dict:  # an empty one: a `{}` literal, whose keys the engine infers as string
+        keys = _elements([ops.unkey(k) for k in v], refl) if v else ("prim", "string")
+        return ("map", keys, _elements(list(v.values()), refl))
     if t is Variant:
         return ("enum", v.enum.fqn)
     if isinstance(v, Instance):
