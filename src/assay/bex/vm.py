@@ -79,6 +79,7 @@ class Runtime:
         self.natives["$handling_exit"] = _NativeShim("$handling_exit", errctx.handling_exit)
         self.natives["$bind_method_or"] = _NativeShim("$bind_method_or", bind_method_or)
         self.natives["$bind_fn"] = _NativeShim("$bind_fn", lambda recv, fn: partial(fn, recv))
+        self.natives["$builtin_at"] = _NativeShim("$builtin_at", builtin_at)
         self.natives["$array_slice"] = _NativeShim("$array_slice", lambda a, s, e: a[s:e])
         # reflection: type values share the program's Reflector (set by the compiler)
         self.reflection = reflect_std.Reflection(None, self.classes, self.enums, self.function_fqn, self.mir)
@@ -674,10 +675,22 @@ def bind_method(recv, name: str):
     m = getattr(recv, "m_" + name, None)
     if m is not None:
         return m
-    native = METHODS.get(_KINDS.get(type(recv), ""), {}).get(name)
+    kind = _KINDS.get(type(recv), "")
+    native = METHODS.get(kind, {}).get(name)
     if native is None:
         raise TypeError(f"{type(recv).__name__} has no method {name}")
-    return partial(native.fn, recv)
+    bound = partial(native.fn, recv)
+    bound.baml_native = (kind, name)  # its signature at run time (Reflection.native_sig)
+    return bound
+
+
+def builtin_at(f, name: str, targs: tuple, *type_args):
+    """`$builtin_at`: stdlib function `name` (native `f`) as a value at type arguments `targs`
+    (`string.from<int>`); a native that receives its type arguments gets `type_args` first."""
+    def at(*args):
+        return f(*type_args, *args)
+    at.baml_native_at = (name, targs)
+    return at
 
 
 def bind_method_or(recv, name: str, fn):

@@ -706,7 +706,15 @@ class FnLowerer:
                 return ir.Const(ir.FnRef(enum.methods[path[-1]].fqn))
         name = ".".join(path)
         if name in self.prog.builtins:
-            return ir.Const(ir.FnRef(name, builtin=True))
+            f = ir.Const(ir.FnRef(name, builtin=True))
+            if getattr(e, "type_args", None):  # `string.from<int>`: it keeps them
+                targs = [self.resolve(ta) for ta in e.type_args]
+                descs = tuple(sreflect.describe(t, self.tparams) for t in targs)
+                own = self.targs() if sreflect.has_tvar(descs) else ir.Const(None)
+                typed = [self.type_arg_const(t, e) for t in targs[:self.prog.builtins[name].type_params]]
+                return self.native("$builtin_at", f, ir.Const(name), self.native(
+                    "$bind_targs", ir.Const(repr(descs)), own), *typed, span=e.span)
+            return f
         found = self.prog.lookup_type(self.namespace, path)
         if isinstance(found, ir.VariantConst):
             return ir.Const(found)

@@ -11,7 +11,7 @@ import ast
 from ...sema import reflect as R
 from .. import ops
 from ..values import OMITTED, BigInt, Instance, RType, RView, TypedList, TypedMap, Variant
-from ._registry import _KIND_OF, METHODS, method
+from ._registry import _KIND_OF, FUNCTIONS, METHODS, method
 
 
 METHODS.setdefault("type", {})
@@ -359,22 +359,27 @@ class Reflection:
         self.compiler = None  # files, mounts, shared runtime, prefix → a program (set by the compiler)
         self.interned: dict = {}  # a descriptor's repr → the RType `reflect.Type.of` gives for it
         self._sigs: dict = {}  # (fqn, bound) → the function's signature, type parameters open
+        self._natives: dict | None = None  # a stdlib function's native → its qualified name
 
     def function_desc(self, v) -> tuple:
         """A BAML function value's signature (a bound method's without `self`)."""
         got = self.function_fqn(v)
         if got is None:
-            return R.UNKNOWN
+            return self.native_sig(v) or R.UNKNOWN
         mir = self.mir.get(got[0])
         ret = mir.locals[0].ty if mir is not None else None
         return self.program.function_desc(got[0], got[1], ret)
 
     def fn_is(self, v, sig: tuple) -> bool:
         """Run-time `v is <function type sig>`: v's own signature within it; a value whose
-        signature Assay does not know (a host callable, a builtin's method) fits any."""
-        got = self.function_fqn(v)
-        if got is None or self.program is None:
+        signature Assay does not know (a host callable passed untyped) fits any."""
+        if self.program is None:
             return True
+        got = self.function_fqn(v)
+        if got is None:
+            own = self.native_sig(v)  # known throws: unknown here is the declared type's
+            return own is None or (R.fn_within(own, sig, self.implements)
+                                   and R.within(own[3], sig[3], self.implements))
         own = self._sigs.get(got)
         if own is None:
             mir = self.mir.get(got[0])
@@ -385,6 +390,28 @@ class Reflection:
         if R.has_tvar(own):
             own = R.subst(own, self.targs_of(v))
         return R.fn_within(own, sig, self.implements)
+
+    def native_sig(self, v) -> tuple | None:
+        """The signature of a callable that is no BAML function: a builtin's method bound to its
+        receiver (`"s".length`), a stdlib function (`baml.json.stringify`), or a host callable
+        passed where a function type is declared (it has that type, as the engine's bridge
+        gives it); None for any other (a host callable passed untyped)."""
+        sig = getattr(v, "baml_sig", None)
+        if sig is not None:
+            return sig
+        bound = getattr(v, "baml_native", None)
+        if bound is not None:
+            return self.program.native_desc(bound[0], bound[1], describe_value(v.args[0], self))
+        at = getattr(v, "baml_native_at", None)  # `string.from<int>`: at its type arguments
+        if at is not None:
+            return self.program.native_desc(None, at[0], None, at[1])
+        if self._natives is None:
+            self._natives = {n.fn: q for q, n in FUNCTIONS.items()}
+        try:
+            name = self._natives.get(v)
+        except TypeError:  # an unhashable callable
+            return None
+        return self.program.native_desc(None, name) if name is not None else None
 
     def targs_of(self, v) -> tuple:
         """The type arguments a function value's signature is at, as far as it shows them:
