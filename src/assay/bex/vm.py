@@ -224,6 +224,9 @@ class Runtime:
     def function_fqn(self, v) -> tuple[str, bool] | None:
         """The BAML function a function value runs, and whether it is a method bound to its
         receiver (None: a host callable or a builtin method)."""
+        if isinstance(v, partial) and len(v.args) == 1:  # a function bound to its receiver (`$bind_fn`)
+            got = self.function_fqn(v.func)
+            return (got[0], True) if got is not None else None
         bound = isinstance(v, MethodType)
         f = v.__func__ if bound else v
         if isinstance(f, (_Stub, _LazyMethod)):
@@ -962,6 +965,8 @@ def specialize(f, n: int, targs: tuple):
         def specialized(*args):
             return f(*args, *(OMITTED,) * (n - len(args)), targs)
     specialized.baml_targs = targs
+    if isinstance(f, MethodType):  # its class's type arguments: its receiver's (targs_of)
+        specialized.baml_self = f.__self__
     return specialized
 
 

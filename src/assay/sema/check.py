@@ -1051,7 +1051,10 @@ class Checker(LlmChecks):
             return UNKNOWN
         self.path_root = e.obj
         ot = self.expr(e.obj, UNKNOWN)
-        return self.member(e, ot, e.name, e.optional, call=False)
+        t = self.member(e, ot, e.name, e.optional, call=False)
+        if isinstance(t, NativeFuncT) and isinstance(T.base(ot), (Arr, MapT)):
+            self.escape(e.obj)  # `xs.push` as a value: its signature shows xs's element type
+        return t
 
     def member(self, e, ot: T.Type, name: str, optional: bool, call: bool):
         """Type of `ot.name` (a method's FuncT for methods)."""

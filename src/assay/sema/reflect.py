@@ -24,6 +24,7 @@ from ..source import SourceFile
 from ..syntax import ast
 from ..syntax.parser import parse_type
 from . import stdsigs
+from .interfaces import DISPATCH
 from . import types as T
 from .program import ClassDef, EnumDef, ProgramIndex
 
@@ -419,6 +420,7 @@ class Reflector:
         inferred unions in the engine's order). `tvars`: type parameters as ('tvar', k), k
         over the owner class's then the function's own (a lambda's: its maker's), not unknown."""
         base, _, lam = fqn.partition(".<lambda@")
+        base = base.split(DISPATCH)[0]  # an interface's dispatcher: the interface's method
         fdef = self.index.functions.get(base)
         body = fdef.decl.body if fdef is not None else self.test_bodies.get(base)
         if body is None:

@@ -366,9 +366,17 @@ class Reflection:
         got = self.function_fqn(v)
         if got is None:
             return self.native_sig(v) or R.UNKNOWN
-        mir = self.mir.get(got[0])
-        ret = mir.locals[0].ty if mir is not None else None
-        return self.program.function_desc(got[0], got[1], ret)
+        own = self._own_sig(got)
+        return R.subst(own, self.targs_of(v, open_=False)) if R.has_tvar(own) else own
+
+    def _own_sig(self, got: tuple) -> tuple:
+        """The signature of function `got` = (fqn, bound), its type parameters ('tvar', k)."""
+        own = self._sigs.get(got)
+        if own is None:
+            mir = self.mir.get(got[0])
+            ret = mir.locals[0].ty if mir is not None else None
+            own = self._sigs[got] = self.program.function_desc(got[0], got[1], ret, tvars=True)
+        return own
 
     def fn_is(self, v, sig: tuple) -> bool:
         """Run-time `v is <function type sig>`: v's own signature within it; a value whose
@@ -380,11 +388,7 @@ class Reflection:
             own = self.native_sig(v)  # known throws: unknown here is the declared type's
             return own is None or (R.fn_within(own, sig, self.implements)
                                    and R.within(own[3], sig[3], self.implements))
-        own = self._sigs.get(got)
-        if own is None:
-            mir = self.mir.get(got[0])
-            ret = mir.locals[0].ty if mir is not None else None
-            own = self._sigs[got] = self.program.function_desc(got[0], got[1], ret, tvars=True)
+        own = self._own_sig(got)
         if own == R.UNKNOWN:
             return True
         if R.has_tvar(own):
@@ -413,15 +417,15 @@ class Reflection:
             return None
         return self.program.native_desc(None, name) if name is not None else None
 
-    def targs_of(self, v) -> tuple:
+    def targs_of(self, v, open_: bool = True) -> tuple:
         """The type arguments a function value's signature is at, as far as it shows them:
         a bound method's class's from its receiver, a specialized generic function's
-        (`id<int>`) its own; the others left open (('tvar', k))."""
-        bound = getattr(v, "__self__", None)
+        (`id<int>`) its own; the others left open (('tvar', k)), or unknown (`open_` False)."""
+        bound = getattr(v, "__self__", None) or getattr(v, "baml_self", None)
         recv = getattr(bound, "_targs", None) if isinstance(bound, Instance) else None
         known = tuple(from_test(a) for a in _parse_targs(recv)) if recv else ()
         known += getattr(v, "baml_targs", None) or ()
-        return known + tuple(("tvar", k) for k in range(len(known), 16))
+        return known + tuple(("tvar", k) for k in range(len(known), 16)) if open_ else known
 
     @property
     def names(self) -> dict | None:
