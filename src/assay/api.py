@@ -6,6 +6,8 @@ is callable from BAML; its exceptions become `baml.errors.HostCallable`."""
 from __future__ import annotations
 
 import enum
+import functools
+import types
 import threading
 import traceback
 
@@ -363,9 +365,10 @@ class BamlProgram:
         return self._p.type_test(cdef.namespace, texpr, generics)
 
     def _unknown_arg(self, v):
-        """A value passed where `unknown` is declared: a host callable has no function type
-        there to take, and the engine's bridge refuses it."""
-        if callable(v) and not isinstance(v, (type, Instance)) and getattr(v, "baml_function", None) is None \
+        """A value passed where `unknown` is declared: a host callable (a Python function,
+        method or partial) has no function type there to take, and the engine's bridge refuses
+        it; another callable object passes through as an opaque value (docs/deviations.md)."""
+        if isinstance(v, _HOST_FUNCTIONS) and getattr(v, "baml_function", None) is None \
                 and getattr(v, "host_f", None) is None and not is_baml_function(self._p.runtime, v):
             raise TypeError("host callable cannot be passed where the declared type is `unknown`; "
                             "expected a function type or `$rust_type`")
@@ -502,6 +505,9 @@ class BamlProgram:
 
     def run_tests(self, pattern: str | None = None, fail_fast: bool = False):
         return self._p.run_tests(pattern, fail_fast)
+
+
+_HOST_FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, functools.partial)
 
 
 def host_callable(f):

@@ -1314,8 +1314,8 @@ class Checker(LlmChecks):
             ft = self.expr(f, UNKNOWN)
         if fd is not None and not isinstance(ft, NativeFuncT):
             gens = interfaces.call_generics(fd)
-            if gens and not e.type_args and self.no_expected is e:
-                self.uninferable(e, fd)
+            if gens and not e.type_args:
+                self.uninferable(e, fd, with_ret=self.no_expected is not e)
             if e.type_args and len(e.type_args) != len(gens) and (fd.owner is None or len(gens) > len(fd.decl.generics)):
                 self.err(e.span, "E0005", f"function `{fd.decl.name}` expects "
                          f"{len(gens)} type argument(s), got {len(e.type_args)}")
@@ -1404,11 +1404,12 @@ class Checker(LlmChecks):
             self.err(hole, "E0155", "type annotations needed")
         return self.soft_expr(o)
 
-    def uninferable(self, e: ast.Call, fd: FunctionDef) -> None:
-        """E0002: a type parameter no parameter mentions, with no expected result to fix it."""
-        ps = self.sig(fd)[0]
+    def uninferable(self, e: ast.Call, fd: FunctionDef, with_ret: bool = False) -> None:
+        """E0002: a type parameter no parameter mentions, with no expected result to fix it
+        (`with_ret`: there is one, but the result's type does not mention it either)."""
+        ps, ret = self.sig(fd)
         for g in interfaces.call_generics(fd):
-            if not any(_mentions(p[1], g.name) for p in ps):
+            if not any(_mentions(p[1], g.name) for p in ps) and not (with_ret and _mentions(ret, g.name)):
                 self.err(e.span, "E0002", f"cannot infer type parameter `{g.name}`")
                 return
 
