@@ -105,6 +105,8 @@ class Runtime:
             d, targs, self._reified_test)(v))
         self.natives["$reified_type_arg"] = _NativeShim("$reified_type_arg", lambda d, targs: self.reified(
             d, targs, self._reified_arg))
+        self.natives["$reified_list"] = _NativeShim("$reified_list", lambda xs, d, targs: typed_list(
+            xs, self.reified(d, targs, typetest.of)))
         self._lock = threading.RLock()  # lazy compilation and space creation, across threads
         self.trace_lines: dict = {}  # generated code object → (fqn, file, BAML line per Python line)
         self.plain = CodeSpace(self, ())

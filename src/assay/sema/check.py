@@ -118,6 +118,7 @@ class Checker(LlmChecks):
         self.cur_fd: FunctionDef | None = None
         self.effects = Effects()
         self.generics: set[str] = set()
+        self.callee_tvars = False  # checking an argument whose expected type has the callee's type parameters
         self.bounds: dict[str, list[T.Type]] = {}  # type parameter → its `extends` bounds
         self.scopes: list[dict[str, Var]] = []
         self.facts: dict[Var, T.Type] = {}
@@ -871,6 +872,8 @@ class Checker(LlmChecks):
     def x_ArrayLit(self, e, expected):
         exp = T.base(expected)
         if isinstance(exp, Arr):
+            if T.has_tvar(exp.elem) and not self.callee_tvars:  # not a callee's type parameter
+                e.reify_elem = True  # a `T[]`: it records T's type argument (mir/lower.py)
             for it in e.items:
                 self.expect(it, exp.elem)
             return exp if exp.elem is not UNKNOWN or not e.items else Arr(
@@ -1517,7 +1520,10 @@ class Checker(LlmChecks):
                     got[npos] = True
                     if T.has_tvar(pt):
                         self.escape(a.value)
-                    self.expect(a.value, T.subst(pt, env) if T.has_tvar(pt) else pt)
+                    want = T.subst(pt, env) if T.has_tvar(pt) else pt
+                    save, self.callee_tvars = self.callee_tvars, self.callee_tvars or T.has_tvar(want)
+                    self.expect(a.value, want)
+                    self.callee_tvars = save
                 else:
                     bad = True
                     self.expr(a.value, UNKNOWN)
@@ -1532,7 +1538,10 @@ class Checker(LlmChecks):
                     pt = params[i][1]
                     if T.has_tvar(pt):
                         self.escape(a.value)
-                    self.expect(a.value, T.subst(pt, env) if T.has_tvar(pt) else pt)
+                    want = T.subst(pt, env) if T.has_tvar(pt) else pt
+                    save, self.callee_tvars = self.callee_tvars, self.callee_tvars or T.has_tvar(want)
+                    self.expect(a.value, want)
+                    self.callee_tvars = save
         nargs = len(e.args)
         if native:
             if bad and not any(a.name is not None for a in e.args):
