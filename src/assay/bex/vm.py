@@ -286,6 +286,10 @@ class Runtime:
             want = (typetest.key(t[1]), typetest.key(t[2]))
             if want == (("any",), ("any",)):
                 return lambda v: isinstance(v, dict)
+            if ("any",) in want:  # `map<string, T>` of a generic rule: any recorded type fits T
+                return lambda v: (all(w == ("any",) or a == w for a, w in zip(elem_key(v.elem), want))
+                                  if type(v) is TypedMap else
+                                  type(v) is dict and all(kp(ops.unkey(a)) and vp(b) for a, b in v.items()))
             return lambda v: (elem_key(v.elem) == want if type(v) is TypedMap else
                               type(v) is dict and all(kp(ops.unkey(a)) and vp(b) for a, b in v.items()))
         if k in ("arrays", "maps"):  # the element type it recorded, else the first of the
