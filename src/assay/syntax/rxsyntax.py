@@ -643,8 +643,15 @@ class _Parser:
             return self.set_expr(self.i)
         if c == "\\":
             start = self.i
+            if self.peek(1).isdigit() and not self.fancy:
+                raise RegexSyntaxError("backreferences are not supported", start, start + 2)
+            if self.peek(1) in ("b", "B", "A", "z", "<", ">") and self.fancy:
+                self.i += 2  # fancy-regex: `\b` a backspace, the others their letter (a guess)
+                return "\x08" if self.p[start + 1] == "b" else self.p[start + 1]
             if self.peek(1) in ("b", "B", "A", "z", "<", ">") or self.peek(1).isdigit():
-                self.fail("invalid escape sequence found in character class", start, start + 2)
+                m = _regex.match(r"\\b\{[a-z-]+\}", self.p[start:])  # `\b{end}`: all of it
+                self.fail("invalid escape sequence found in character class", start,
+                          start + (m.end() if m else 2))
             return self.class_escape(in_class=True)
         self.i += 1
         return c
