@@ -8,7 +8,7 @@ import regex as _regex
 from ...syntax import rxsyntax
 from ..ops import BUILTIN_CLASSES, make_builtin
 from ..values import OMITTED, BamlRaise, ClassInfo, EnumInfo
-from ._registry import STD_ENUMS, function
+from ._registry import STD_ENUMS, function, method
 
 for _name, _fields in (("Group", ["text", "start", "end"]),
                        ("Match", ["text", "start", "end", "groups", "named"]),
@@ -162,7 +162,8 @@ def _replace_all_template(self, haystack, template):
 
 
 for _fn in (has_match, match_once, match_all, match_full, split, _replace_template, _replace_all_template):
-    setattr(_REGEX, "m_" + _fn.__name__, _fn)
+    method("regex")(_fn)  # as sema declares it
+    setattr(_REGEX, "m_" + _fn.__name__, _fn)  # dispatched as the class's own methods
 
 
 def _replace(h: Handle, text: str, template: str, count: int) -> str:
