@@ -196,6 +196,10 @@ class _Parser:
     def repetition(self, items: list):
         start = self.i
         c = self.peek()
+        if c == "{" and self.fancy and items and items[-1][2]:  # fancy-regex: `a*{2}` is `a*\{2}`
+            self.i += 1
+            items.append((lit("{"), True, False))
+            return
         if c == "{":
             q = self.counted(items)
             if q is None:  # fancy-regex reads a `{` that starts no repetition literally
@@ -204,14 +208,15 @@ class _Parser:
         else:
             self.i += 1
             q = c
+        at = (self.i - 1, self.i) if c == "{" else (start, start + 1)  # fancy-regex: its last character
         if not items or not items[-1][1]:
             self.fail("repetition operator missing expression", start, start,
-                      "Target of repeat operator is invalid", (start, start + 1))
+                      "Target of repeat operator is invalid", at)
         text, _, is_rep = items.pop()
         if self.last_group is not None and self.last_group[0] is text and (q in "*+" or q.endswith(",}")):
             self.loop_bodies.add(self.last_group[1])
         if self.fancy and ((is_rep and c != "{") or text == "(?:)"):  # fancy-regex: `a**`, `(?:)*`
-            self.fail("", 0, 0, "Target of repeat operator is invalid", (start, start + 1))
+            self.fail("", 0, 0, "Target of repeat operator is invalid", at)
         lazy = self.flags["U"]
         possessive = ""
         if self.peek() == "?":
@@ -333,6 +338,8 @@ class _Parser:
         if not (self.fancy and head == "("):  # fancy-regex lets a capture group's flags leak out
             self.flags = saved
         text = head + body + ")"
+        if head in ("(?=", "(?!", "(?<=", "(?<!"):
+            return (text, False, False)  # fancy-regex repeats no look-around
         if head == "(":
             self.last_group = (text, number)
             self.last_cost += 64  # its two capture slots
@@ -420,7 +427,7 @@ class _Parser:
         if c in "AzBb<>":
             return (self.assertion(c, start, u), True, False)
         if self.fancy and c in "ZeGK":
-            return ({"Z": "(?=\\n?\\Z)", "e": "\\x1b", "G": "\\G", "K": "\\K"}[c], c == "e", False)
+            return ({"Z": "(?=\\n?\\Z)", "e": "\\x1b", "G": "\\G", "K": "\\K"}[c], c in "eZ", False)
         self.i = start
         s = self.class_escape(in_class=False)
         if isinstance(s, _Set):
