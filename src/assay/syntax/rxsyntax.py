@@ -94,6 +94,7 @@ class _Parser:
         self.backrefs: list = []  # (group number or name, span) checked once all groups are known
         self.last_group = None  # (its text, its number): the capture group just parsed
         self.last_cost = 0  # the estimated compiled size of what was just parsed (bytes)
+        self.open_sets: list = []  # the sets being parsed: (start, end of their opening)
         self.loop_bodies: set = set()  # groups that are the whole body of an unbounded repetition
 
     # ── errors ──
@@ -579,6 +580,7 @@ class _Parser:
             self.i += 1
             self.set_space()
         self.open_end, self.i = self.i, at
+        self.open_sets.append((open_at, self.open_end))
         operand = self.set_union(first=True, open_at=open_at)
         while self.p.startswith(("&&", "--", "~~"), self.i):
             op = self.p[self.i:self.i + 2]
@@ -588,6 +590,7 @@ class _Parser:
             operand = _Set(expr={"&&": f"(?:(?={a}){b})", "--": f"(?:(?!{b}){a})",
                                  "~~": f"(?:(?!{b}){a}|(?!{a}){b})"}[op])
         self.i += 1  # the `]`
+        self.open_sets.pop()
         if negated:
             if not self.flags["u"]:
                 self.fail("pattern can match invalid UTF-8", open_at, self.i)
@@ -655,10 +658,13 @@ class _Parser:
             if self.peek(1) in ("b", "B", "A", "z", "<", ">") and self.fancy:
                 self.i += 2  # fancy-regex: `\b` a backspace, the others their letter (a guess)
                 return "\x08" if self.p[start + 1] == "b" else self.p[start + 1]
-            if self.peek(1) in ("b", "B", "A", "z", "<", ">") or self.peek(1).isdigit():
+            if self.peek(1) in ("b", "B", "A", "z", "<", ">"):
                 m = _regex.match(r"\\b\{[a-z-]+\}", self.p[start:])  # `\b{end}`: all of it
-                self.fail("invalid escape sequence found in character class", start,
-                          start + (m.end() if m else 2))
+                self.i = end = start + (m.end() if m else 2)
+                self.set_space()
+                if self.eof():  # regex-syntax looks for the set's end before at the item
+                    self.fail("unclosed character class", *self.open_sets[-1])
+                self.fail("invalid escape sequence found in character class", start, end)
             return self.class_escape(in_class=True)
         self.i += 1
         return c
