@@ -3,6 +3,7 @@
 `regex` PyPI module's dialect.
 
     translate(pattern, fancy=False) -> Translated   raises RegexSyntaxError
+    check(pattern, backtracking) -> (kind, RegexSyntaxError) | None   the engine's verdict
 
 Rust's meaning is spelled out in what is emitted rather than left to flags whose meaning differs
 in Python: `$` is `\\Z` (Python's `$` also matches before a final newline), `.` is `[^\\n]`,
@@ -16,9 +17,10 @@ from dataclasses import dataclass
 
 import regex as _regex
 
+_NEST_LIMIT = 250
+# what the engine adds to a rejection only the backtracking dialect would accept
 _HINT = ("; `backtracking = true` enables lookahead, lookbehind, backreferences, and subroutine "
          "calls, at the cost of the default dialect's matching-time bound")
-HINT = _HINT
 
 
 class RegexSyntaxError(Exception):
@@ -95,6 +97,7 @@ class _Parser:
         self.last_group = None  # (its text, its number): the capture group just parsed
         self.last_cost = 0  # the estimated compiled size of what was just parsed (bytes)
         self.open_sets: list = []  # the sets being parsed: (start, end of their opening)
+        self.depth = 0  # the groups enclosing what is being parsed
         self.loop_bodies: set = set()  # groups that are the whole body of an unbounded repetition
 
     # ── errors ──
@@ -107,6 +110,12 @@ class _Parser:
             s = fancy_span if fancy_span is not None else (start, end)
             raise RegexSyntaxError(fancy_msg, *s)
         raise RegexSyntaxError(msg, start, end)
+
+    def nest(self, depth: int):
+        """Groups and sets nest at most so deep (Rust counts nodes; this, what encloses them)."""
+        if depth >= _NEST_LIMIT - 3:
+            raise RegexSyntaxError(f"exceed the maximum number of nested parentheses/brackets "
+                                   f"({_NEST_LIMIT})", None, None)
 
     # ── scanning ──
     def eof(self) -> bool:
@@ -154,6 +163,7 @@ class _Parser:
         return "|".join(branches)
 
     def concat(self, depth: int) -> str:
+        self.depth = depth
         items: list = []  # (text, repeatable unit?, is a repetition?)
         costs: list = []  # each item's estimated size in Rust's compiled program (bytes)
         while True:
@@ -168,6 +178,7 @@ class _Parser:
                 costs.append(_ATOM) if len(items) > n else costs.append(_repeat_cost(costs.pop(), items[-1][0]))
             elif c == "(":
                 items.append(self.group(depth))
+                self.depth = depth
                 costs.append(self.last_cost)
             else:
                 if c == "[":
@@ -286,6 +297,7 @@ class _Parser:
 
     def group(self, depth: int):
         start = self.i
+        self.nest(depth + len(self.open_sets))
         self.i += 1
         saved = dict(self.flags)
         head = ""
@@ -430,7 +442,7 @@ class _Parser:
         if self.fancy and c in "ZeGK":
             return ({"Z": "(?=\\n?\\Z)", "e": "\\x1b", "G": "\\G", "K": "\\K"}[c], c in "eZ", False)
         self.i = start
-        s = self.class_escape(in_class=False)
+        s = self.class_escape()
         if isinstance(s, _Set):
             return (self.cased(s.matcher()), True, False)
         return (self.cased(lit(s)), True, False)
@@ -469,7 +481,7 @@ class _Parser:
             return _ascii_boundary("b" if c == "b" else "B")
         return "\\" + c
 
-    def class_escape(self, in_class: bool):
+    def class_escape(self):
         """At `\\`: a character (str) or a set (_Set) — what may stand in a set."""
         start = self.i
         self.i += 1
@@ -488,7 +500,7 @@ class _Parser:
             if c.isupper():
                 if not u:
                     self.fail("pattern can match invalid UTF-8", start, self.i)
-                return _Set(expr=f"[^{members}]") if not in_class else _Set(expr=f"[^{members}]")
+                return _Set(expr=f"[^{members}]")
             return _Set(members)
         if c in "pP":
             return self.property(c == "P", start)
@@ -568,6 +580,7 @@ class _Parser:
         return self.cased(s.matcher())
 
     def set_expr(self, open_at: int) -> _Set:
+        self.nest(self.depth + len(self.open_sets))
         self.i += 1
         self.set_space()
         negated = self.peek() == "^"
@@ -665,7 +678,7 @@ class _Parser:
                 if self.eof():  # regex-syntax looks for the set's end before at the item
                     self.fail("unclosed character class", *self.open_sets[-1])
                 self.fail("invalid escape sequence found in character class", start, end)
-            return self.class_escape(in_class=True)
+            return self.class_escape()
         self.i += 1
         return c
 
@@ -759,11 +772,20 @@ def _known_property(text: str) -> bool:
     return ok
 
 
+def _guarded(parse):
+    """Run the parser; a pattern nested past what the caller's stack allows is too deep."""
+    try:
+        return parse()
+    except RecursionError:
+        raise RegexSyntaxError(f"exceed the maximum number of nested parentheses/brackets ({_NEST_LIMIT})",
+                               None, None) from None
+
+
 def translate(pattern: str, fancy: bool = False) -> Translated:
     """Parse `pattern` as the engine's dialect (fancy: `backtracking = true`); raise
     RegexSyntaxError as the engine words it."""
     p = _Parser(pattern, fancy)
-    src = p.parse()
+    src = _guarded(p.parse)
     for k, n in enumerate(p.names):  # named backreferences, now that every group is numbered
         if n is not None:
             src = src.replace(f"\\g<{{{n}}}>", f"\\g<{k + 1}>")
@@ -779,7 +801,7 @@ def check(pattern: str, backtracking: bool = False) -> tuple[str, RegexSyntaxErr
     `TooLarge` (estimated); None when it compiles."""
     try:
         p = _Parser(pattern, backtracking)
-        p.parse()
+        _guarded(p.parse)
         if not backtracking and p.last_cost + _OVERHEAD > SIZE_LIMIT:
             return ("TooLarge", RegexSyntaxError(
                 f"compiled pattern exceeds the {SIZE_LIMIT}-byte size limit", None, None))
