@@ -570,8 +570,11 @@ class _Parser:
             negated = not negated
             body = body.replace("!=", "=", 1)
         text = ("\\P{%s}" if negated else "\\p{%s}") % body.replace(":", "=", 1)
-        if (body.startswith("^") and not self.fancy) or not _known_property(text):
-            self.fail("Unicode property not found", start, self.i)
+        bad = _property_error(body, self.fancy)
+        if bad is None and ((body.startswith("^") and not self.fancy) or not _known_property(text)):
+            bad = "Unicode property not found"
+        if bad is not None:
+            self.fail(bad, start, self.i)
         return _Set(text)
 
     # ── sets ──
@@ -758,6 +761,35 @@ def _ascii_boundary(kind: str) -> str:
 
 
 _PROPS: dict = {}
+# Unicode's property names regex-syntax knows but has no table for (any value is "not found"),
+# and the values it has no table for (surrogates, the Unknown script), loosely spelled
+_UNTABLED_PROPS = frozenset("block blk bidiclass bc linebreak lb eastasianwidth ea joiningtype jt "
+                            "joininggroup jg numerictype nt decompositiontype dt hangulsyllabletype "
+                            "hst canonicalcombiningclass ccc indicpositionalcategory inpc "
+                            "indicsyllabiccategory insc verticalorientation vo".split())
+_UNTABLED_VALUES = frozenset("cs surrogate unknown zzzz".split())
+
+
+def _loose(name: str) -> str:
+    return "".join(c for c in name.lower() if c not in " _-")
+
+
+def _property_error(body: str, fancy: bool) -> str | None:
+    """regex-syntax's refusal of a property the `regex` module would accept, if any (fancy-regex
+    hands properties to it, but takes surrogates itself)."""
+    name, eq, value = body.replace(":", "=", 1).partition("=")
+    untabled = _UNTABLED_VALUES - {"cs", "surrogate"} if fancy else _UNTABLED_VALUES
+    if eq:
+        if _loose(name) in _UNTABLED_PROPS or _loose(value) in untabled:
+            return "Unicode property value not found"
+        return None
+    if _loose(body) in untabled:
+        return "Unicode property value not found"
+    block = body[:2].lower() == "in" and (body[2:3] == "_" or body[2:3].isupper())
+    if block or not all(c.isalnum() or c in " _-." for c in body.lstrip("^" if fancy else "")):
+        return "Unicode property not found"  # `L&`, `Greek!`, a block (`In_Basic_Latin`)
+    return None
+
 
 
 def _known_property(text: str) -> bool:
