@@ -25,11 +25,11 @@ _MATCH = BUILTIN_CLASSES["baml.regex.Match"].py
 class Handle:
     """The compiled program behind a `Regex` (the engine's opaque `$rust_type`); one per
     `new`, as `==` on two regexes compares their handles."""
-    __slots__ = ("search", "full", "names", "named", "loops")
+    __slots__ = ("search", "full", "names", "named", "loops", "fancy")
     BAML_TEXT = "<rust_data>"  # how the engine renders it
 
     def __init__(self, compiled: tuple):
-        self.search, self.full, self.names, self.named, self.loops = compiled
+        self.search, self.full, self.names, self.named, self.loops, self.fancy = compiled
 
     def span(self, m, k: int) -> tuple:
         """Group k's span. A repeated group's last, empty iteration right where the one before
@@ -58,7 +58,7 @@ def compile_pattern(pattern: str, backtracking: bool) -> Handle:
         t = rxsyntax.translate(pattern, backtracking)
         pat = _regex.compile(t.source)
         named = [(n, k + 1) for k, n in enumerate(t.names) if n is not None]
-        got = _CACHE[key] = (pat.search, pat.fullmatch, t.names, named, t.loop_bodies)
+        got = _CACHE[key] = (pat.search, pat.fullmatch, t.names, named, t.loop_bodies, backtracking)
     return Handle(got)
 
 
@@ -183,9 +183,17 @@ def _is_name_char(c: str) -> bool:
     return c == "_" or (c.isascii() and c.isalnum())
 
 
+def _is_word_char(c: str) -> bool:
+    return c == "_" or c.isalnum()
+
+
 def expand(template: str, m, h: Handle) -> str:
     """Rust's `Captures::expand`: `$$`, `$name`/`$1` (the longest run of `[_0-9A-Za-z]`),
-    `${name}`; a group that does not exist or did not participate expands to nothing."""
+    `${name}`; a group that does not exist or did not participate expands to nothing.
+    fancy-regex's (`backtracking = true`): names are Unicode word characters, braced ones too
+    (`${}` and `${a b}` stay literal)."""
+    if h.fancy:
+        return _expand_fancy(template, m, h)
     out, i, n = [], 0, len(template)
     while i < n:
         j = template.find("$", i)
@@ -213,6 +221,32 @@ def expand(template: str, m, h: Handle) -> str:
             continue
         out.append(_group_text(m, h, name))
         i = end
+    return "".join(out)
+
+
+def _expand_fancy(template: str, m, h: Handle) -> str:
+    out, i, n = [], 0, len(template)
+    while i < n:
+        j = template.find("$", i)
+        if j < 0:
+            out.append(template[i:])
+            break
+        out.append(template[i:j])
+        if template.startswith("$$", j):
+            out.append("$")
+            i = j + 2
+            continue
+        braced = template.startswith("${", j)
+        k = start = j + 2 if braced else j + 1
+        while k < n and _is_word_char(template[k]):
+            k += 1
+        name = template[start:k]
+        if not name or (braced and not template.startswith("}", k)):
+            out.append("$")  # no reference here
+            i = j + 1
+            continue
+        out.append(_group_text(m, h, name))
+        i = k + 1 if braced else k
     return "".join(out)
 
 
