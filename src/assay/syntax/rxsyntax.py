@@ -38,6 +38,7 @@ class Translated:
     source: str                  # the pattern in the `regex` module's dialect
     names: tuple                 # group 1..n: its name, or None
     loop_bodies: frozenset = frozenset()  # groups repeated without bound: `(X)*`, `(X)+`, `(X){n,}`
+    anchored: bool = False  # uses `\G` (fancy-regex: where the search starts)
 
 
 _WORD = r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}"
@@ -98,6 +99,7 @@ class _Parser:
         self.last_cost = 0  # the estimated compiled size of what was just parsed (bytes)
         self.open_sets: list = []  # the sets being parsed: (start, end of their opening)
         self.depth = 0  # the groups enclosing what is being parsed
+        self.anchored = False  # a `\G` was seen
         self.loop_bodies: set = set()  # groups that are the whole body of an unbounded repetition
 
     # ── errors ──
@@ -150,6 +152,8 @@ class _Parser:
                 raise RegexSyntaxError(f"Invalid back reference to group {ref}", None, None)
             if isinstance(ref, str) and ref not in self.names:
                 raise RegexSyntaxError("Invalid back reference", s, e)
+            if isinstance(ref, str) and self.names.count(ref) > 1:
+                raise RegexSyntaxError(f"Invalid group name in back reference: {ref}", s, e)
         return out
 
     def alternation(self, depth: int) -> str:
@@ -440,6 +444,7 @@ class _Parser:
         if c in "AzBb<>":
             return (self.assertion(c, start, u), True, False)
         if self.fancy and c in "ZeGK":
+            self.anchored = self.anchored or c == "G"
             return ({"Z": "(?=\\n?\\Z)", "e": "\\x1b", "G": "\\G", "K": "\\K"}[c], c in "eZ", False)
         self.i = start
         s = self.class_escape()
@@ -824,7 +829,7 @@ def translate(pattern: str, fancy: bool = False) -> Translated:
     # fancy-regex hands a pattern without its own constructs to Rust's regex; its backtracking
     # VM records a loop's empty iteration, as Python's does
     loops = frozenset() if p.backtracks(src) else frozenset(p.loop_bodies)
-    return Translated(src, tuple(p.names), loops)
+    return Translated(src, tuple(p.names), loops, p.anchored)
 
 
 def check(pattern: str, backtracking: bool = False) -> tuple[str, RegexSyntaxError] | None:

@@ -25,11 +25,11 @@ _MATCH = BUILTIN_CLASSES["baml.regex.Match"].py
 class Handle:
     """The compiled program behind a `Regex` (the engine's opaque `$rust_type`); one per
     `new`, as `==` on two regexes compares their handles."""
-    __slots__ = ("search", "full", "names", "named", "loops", "fancy")
+    __slots__ = ("search", "full", "names", "named", "loops", "fancy", "anchored")
     BAML_TEXT = "<rust_data>"  # how the engine renders it
 
     def __init__(self, compiled: tuple):
-        self.search, self.full, self.names, self.named, self.loops, self.fancy = compiled
+        self.search, self.full, self.names, self.named, self.loops, self.fancy, self.anchored = compiled
 
     def span(self, m, k: int) -> tuple:
         """Group k's span. A repeated group's last, empty iteration right where the one before
@@ -58,7 +58,8 @@ def compile_pattern(pattern: str, backtracking: bool) -> Handle:
         t = rxsyntax.translate(pattern, backtracking)
         pat = _regex.compile(t.source)
         named = [(n, k + 1) for k, n in enumerate(t.names) if n is not None]
-        got = _CACHE[key] = (pat.search, pat.fullmatch, t.names, named, t.loop_bodies, backtracking)
+        got = _CACHE[key] = (pat.search, pat.fullmatch, t.names, named, t.loop_bodies, backtracking,
+                             t.anchored)
     return Handle(got)
 
 
@@ -113,6 +114,8 @@ def _iter(h: Handle, text: str):
             return
         s, e = m.span()
         if s == e == last_end:
+            if h.fancy and h.anchored:  # fancy-regex: `\G` stays where the last match ended
+                return
             pos = s + 1
             continue
         yield m
