@@ -23,6 +23,10 @@ _HINT = ("; `backtracking = true` enables lookahead, lookbehind, backreferences,
          "calls, at the cost of the default dialect's matching-time bound")
 
 
+class _NotCounted(Exception):
+    """fancy-regex: this `{` starts no counted repetition."""
+
+
 class RegexSyntaxError(Exception):
     """A pattern the dialect rejects: message and code-point span (None: not located)."""
 
@@ -88,6 +92,9 @@ class _Set:
 
 
 class _Parser:
+    """One pass over a pattern: each method consumes a construct at `self.i` and returns its
+    translation; `fail` rejects with the dialect's wording."""
+
     def __init__(self, pattern: str, fancy: bool):
         self.p = pattern
         self.i = 0
@@ -179,7 +186,10 @@ class _Parser:
             if c in "*+?{":
                 n = len(items)
                 self.repetition(items)
-                costs.append(_ATOM) if len(items) > n else costs.append(_repeat_cost(costs.pop(), items[-1][0]))
+                if len(items) > n:  # fancy-regex's literal `{`
+                    costs.append(_ATOM)
+                else:
+                    costs.append(_repeat_cost(costs.pop(), items[-1][0]))
             elif c == "(":
                 items.append(self.group(depth))
                 self.depth = depth
@@ -217,7 +227,7 @@ class _Parser:
             items.append((lit("{"), True, False))
             return
         if c == "{":
-            q = self.counted(items)
+            q = self.counted()
             if q is None:  # fancy-regex reads a `{` that starts no repetition literally
                 items.append((lit("{"), True, False))
                 return
@@ -244,23 +254,24 @@ class _Parser:
         unit = text if len(text) == 1 or _single(text) else f"(?:{text})"
         items.append((unit + q + ("?" if lazy and not possessive else "") + possessive, True, True))
 
-    def counted(self, items: list) -> str | None:
-        """`{n}`, `{n,}`, `{n,m}` at `{` (as Python writes it), or None (fancy: a literal)."""
+    def counted(self) -> str | None:
+        """`{n}`, `{n,}`, `{n,m}` at `{` (as Python writes it), or None: fancy-regex reads a
+        `{` that starts no repetition literally."""
         open_at = self.i
+        try:
+            return self.count_range(open_at)
+        except _NotCounted:
+            self.i = open_at + 1
+            return None
+
+    def count_range(self, open_at: int) -> str:
         self.i += 1
-        save = self.i
         self.skip_space()
         if self.eof():
-            if self.fancy:
-                self.i = save
-                return None
-            self.fail("unclosed counted repetition", open_at, open_at + 1)
+            self.bad_count("unclosed counted repetition", open_at, open_at + 1)
         lo = self.decimal()
         if lo is None:
-            if self.fancy:
-                self.i = save
-                return None
-            self.fail("repetition quantifier expects a valid decimal", self.i, self.i)
+            self.bad_count("repetition quantifier expects a valid decimal", self.i, self.i)
         hi: int | None = lo
         self.skip_space()
         if self.peek() == ",":
@@ -268,25 +279,19 @@ class _Parser:
             self.skip_space()
             hi = None if self.peek() == "}" else self.decimal()
             if hi is None and self.peek() != "}":
-                if self.fancy:
-                    self.i = save
-                    return None
-                self.fail("repetition quantifier expects a valid decimal", self.i, self.i)
+                self.bad_count("repetition quantifier expects a valid decimal", self.i, self.i)
         self.skip_space()
         if self.peek() != "}":
-            if self.fancy:
-                self.i = save
-                return None
-            self.fail("unclosed counted repetition", open_at, self.i if not self.eof() else open_at + 1)
+            self.bad_count("unclosed counted repetition", open_at, self.i if not self.eof() else open_at + 1)
         self.i += 1
         if hi is not None and lo > hi:
-            if self.fancy:
-                self.i = save
-                return None
-            self.fail("invalid repetition count range, the start must be <= the end", open_at, self.i)
-        if not items:
-            return f"{{{lo}}}"
+            self.bad_count("invalid repetition count range, the start must be <= the end", open_at, self.i)
         return f"{{{lo}}}" if hi == lo else (f"{{{lo},}}" if hi is None else f"{{{lo},{hi}}}")
+
+    def bad_count(self, msg: str, start: int, end: int):
+        if self.fancy:
+            raise _NotCounted
+        self.fail(msg, start, end)
 
     def decimal(self) -> int | None:
         s = self.i
