@@ -43,6 +43,7 @@ class Handle:
 
 
 _CACHE: dict = {}  # (pattern, backtracking) → what a Handle holds
+_CACHE_SIZE = 4096
 
 
 def compile_pattern(pattern: str, backtracking: bool) -> Handle:
@@ -51,16 +52,23 @@ def compile_pattern(pattern: str, backtracking: bool) -> Handle:
     if got is None:
         bad = rxsyntax.check(pattern, backtracking)
         if bad is not None:
-            kind, e = bad
-            raise BamlRaise(make_builtin("baml.regex.Error", kind=ERROR_KIND.variants[kind],
-                                         message=e.message, pattern=pattern, span_start=e.start,
-                                         span_end=e.end), panic=False)
+            _throw(pattern, *bad)
         t = rxsyntax.translate(pattern, backtracking)
-        pat = _regex.compile(t.source)
+        try:
+            pat = _regex.compile(t.source)
+        except (_regex.error, OverflowError, RecursionError) as e:  # a translation Python refuses
+            _throw(pattern, "Syntax", rxsyntax.RegexSyntaxError(str(e), None, None))
         named = [(n, k + 1) for k, n in enumerate(t.names) if n is not None]
+        if len(_CACHE) >= _CACHE_SIZE:
+            _CACHE.clear()
         got = _CACHE[key] = (pat.search, pat.fullmatch, t.names, named, t.loop_bodies, backtracking,
                              t.anchored)
     return Handle(got)
+
+
+def _throw(pattern: str, kind: str, e: rxsyntax.RegexSyntaxError):
+    raise BamlRaise(make_builtin("baml.regex.Error", kind=ERROR_KIND.variants[kind], message=e.message,
+                                 pattern=pattern, span_start=e.start, span_end=e.end), panic=False)
 
 
 @function("baml.regex.new")
