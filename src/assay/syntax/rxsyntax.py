@@ -211,9 +211,11 @@ class _Parser:
                 self.fail("pattern can match invalid UTF-8", self.i - 1, self.i)
             return ("(?s:.)" if f["s"] else ("[^\\r\\n]" if f["R"] else "[^\\n]"), True, False)
         if c == "^":
-            return ("(?m:^)" if f["m"] else "\\A", True, False)
-        if c == "$":
-            return ("(?m:$)" if f["m"] else "\\Z", True, False)
+            return (("(?:\\A|(?<=[\\r\\n])(?!(?<=\\r)\\n))" if f["R"] else "(?m:^)") if f["m"] else "\\A",
+                    True, False)
+        if c == "$":  # `(?mR)`: a line ends at `\r` or `\n`, never between `\r\n`
+            return (("(?:\\Z|(?=[\\r\\n])(?<!\\r(?=\\n)))" if f["R"] else "(?m:$)") if f["m"] else "\\Z",
+                    True, False)
         return (self.cased(lit(c)), True, False)
 
     def cased(self, text: str) -> str:
