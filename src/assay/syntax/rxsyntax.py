@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import regex as _regex
 
 _NEST_LIMIT = 250
+G_ANCHOR = "(?:\\G)"  # fancy-regex's `\G`, as emitted (a search that cannot start there drops it)
 # what the engine adds to a rejection only the backtracking dialect would accept
 _HINT = ("; `backtracking = true` enables lookahead, lookbehind, backreferences, and subroutine "
          "calls, at the cost of the default dialect's matching-time bound")
@@ -452,7 +453,7 @@ class _Parser:
             return (self.assertion(c, start, u), True, False)
         if self.fancy and c in "ZeGK":
             self.anchored = self.anchored or c == "G"
-            return ({"Z": "(?=\\n?\\Z)", "e": "\\x1b", "G": "\\G", "K": "\\K"}[c], c in "eZ", False)
+            return ({"Z": "(?=\\n?\\Z)", "e": "\\x1b", "G": G_ANCHOR, "K": "\\K"}[c], c in "eZ", False)
         self.i = start
         s = self.class_escape()
         if isinstance(s, _Set):

@@ -25,11 +25,11 @@ _MATCH = BUILTIN_CLASSES["baml.regex.Match"].py
 class Handle:
     """The compiled program behind a `Regex` (the engine's opaque `$rust_type`); one per
     `new`, as `==` on two regexes compares their handles."""
-    __slots__ = ("search", "full", "names", "named", "loops", "fancy", "anchored")
+    __slots__ = ("search", "full", "names", "named", "loops", "fancy", "search_moved")
     BAML_TEXT = "<rust_data>"  # how the engine renders it
 
     def __init__(self, compiled: tuple):
-        self.search, self.full, self.names, self.named, self.loops, self.fancy, self.anchored = compiled
+        self.search, self.full, self.names, self.named, self.loops, self.fancy, self.search_moved = compiled
 
     def span(self, m, k: int) -> tuple:
         """Group k's span. A repeated group's last, empty iteration right where the one before
@@ -61,8 +61,9 @@ def compile_pattern(pattern: str, backtracking: bool) -> Handle:
         named = [(n, k + 1) for k, n in enumerate(t.names) if n is not None]
         if len(_CACHE) >= _CACHE_SIZE:
             _CACHE.clear()
-        got = _CACHE[key] = (pat.search, pat.fullmatch, t.names, named, t.loop_bodies, backtracking,
-                             t.anchored)
+        # a search moved past an empty match: fancy-regex's `\G` is still where that match was
+        moved = _regex.compile(t.source.replace(rxsyntax.G_ANCHOR, "(?!)")).search if t.anchored else pat.search
+        got = _CACHE[key] = (pat.search, pat.fullmatch, t.names, named, t.loop_bodies, backtracking, moved)
     return Handle(got)
 
 
@@ -117,13 +118,11 @@ def _iter(h: Handle, text: str):
     one ended is skipped (Rust's iteration), so the scan always moves on."""
     pos, last_end, n = 0, -1, len(text)
     while pos <= n:
-        m = h.search(text, pos)
+        m = (h.search if pos == max(last_end, 0) else h.search_moved)(text, pos)
         if m is None:
             return
         s, e = m.span()
         if s == e == last_end:
-            if h.fancy and h.anchored:  # fancy-regex: `\G` stays where the last match ended
-                return
             pos = s + 1
             continue
         yield m
