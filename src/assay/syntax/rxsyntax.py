@@ -244,7 +244,7 @@ class _Parser:
         text, _, is_rep = items.pop()
         if self.last_group is not None and self.last_group[0] is text and (q in "*+" or q.endswith(",}")):
             self.loop_bodies.add(self.last_group[1])
-        if self.fancy and ((is_rep and c != "{") or text == "(?:)"):  # fancy-regex: `a**`, `(?:)*`
+        if self.fancy and ((is_rep and c != "{") or text in ("(?:)", f"(?:{G_ANCHOR})")):  # `a**`, `(?:)*`
             self.fail("", 0, 0, "Target of repeat operator is invalid", at)
         lazy = self.flags["U"]
         possessive = ""
