@@ -19,12 +19,14 @@ from .instrument import InstrumentedGen, Node, compile_half, mir_nodes
 from .llmcall import call_llm
 from .pygen import CLOSURE_NAME, FunctionGen, mangle
 from .stdlib import FUNCTIONS, METHODS, STD_ENUMS, iters
+from .stdlib._registry import EVERY_VALUE
 from .typeargs import TypeArg
 from ..extension import Run
 from ..mir import ir, typetest
 from .stdlib import reflect as reflect_std
 from .stdlib import reflect_session
-from .values import OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, RType, RView, TypedList, TypedMap, Variant, typed_list, typed_map
+from .values import (JSON_ENTRY, JSON_TEST, OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, RType, RView,
+                     TypedList, TypedMap, Variant, typed_list, typed_map)
 
 @functools.cache
 def elem_key(elem: tuple):
@@ -78,10 +80,12 @@ class Runtime:
         self.natives["$handling_enter"] = _NativeShim("$handling_enter", errctx.handling_enter)
         self.natives["$handling_exit"] = _NativeShim("$handling_exit", errctx.handling_exit)
         self.natives["$bind_method_or"] = _NativeShim("$bind_method_or", bind_method_or)
+        self.natives["$bind_fn"] = _NativeShim("$bind_fn", lambda recv, fn: partial(fn, recv))
         self.natives["$array_slice"] = _NativeShim("$array_slice", lambda a, s, e: a[s:e])
         # reflection: type values share the program's Reflector (set by the compiler)
         self.reflection = reflect_std.Reflection(None, self.classes, self.enums, self.function_fqn, self.mir)
         refl = self.reflection
+        refl.fits = lambda v, d: self.reified(repr(d), None, self._reified_test)(v)
         self.natives["$type_of"] = _NativeShim("$type_of", lambda d, targs: reflect_std.type_of(
             refl, _literal(d), targs))
         self.natives["$type_of_value"] = _NativeShim("$type_of_value", partial(reflect_std.of_value, refl))
@@ -95,8 +99,14 @@ class Runtime:
             _literal(ds), targs))
         # a generic function's type parameters at run time (mir/reflect.py)
         self.natives["$method_targs"] = _NativeShim("$method_targs", reflect_std.method_targs)
+        self.natives["$std_new"] = _NativeShim("$std_new", self._std_new)
+        self.natives["$typed_read"] = _NativeShim("$typed_read", lambda recv, name, want, *a: reflect_std.typed_read(
+            refl, recv, name, _literal(want), *a))
+        # `reflect.AnyClass`'s methods, which every instance has
+        self.any_class = {mname: partial(mfn, refl) for mname, mfn in reflect_std.ANY_CLASS.items()}
         self._specialized: dict = {}  # (function, type arguments) → its one value (`id<int> == id<int>`)
         self.natives["$specialize"] = _NativeShim("$specialize", self.specialize)
+        self.natives["$unbound_method"] = _NativeShim("$unbound_method", make_dispatcher)
         self.natives["$with_reified_targs"] = _NativeShim("$with_reified_targs", self._with_reified_targs)
         self._reified: dict = {}  # a descriptor's repr → its test's predicate / its TypeArg
         self.natives["$is_reified"] = _NativeShim("$is_reified", lambda v, d, targs: self.reified(
@@ -112,6 +122,15 @@ class Runtime:
         for cfqn, ms in methods.items():
             for mname, ffqn in ms.items():
                 setattr(self.classes[cfqn].py, "m_" + mname, _LazyMethod(self.plain, ffqn))
+
+    def _std_new(self, fqn: str, names: tuple, *values):
+        """A stdlib class's literal (`baml.json.DecodeError { message: m, path: p }`); a field
+        not given is null."""
+        info = self.classes.get(fqn)
+        if info is None:
+            raise TypeError(f"stdlib class {fqn} is not built in Assay")
+        given = dict(zip(names, values))
+        return info.new(*(given.get(f) for f in info.fields))
 
     def lower(self, fqn: str) -> list:
         """The MIR of a function and its lambdas (lowered once, shared by every code space)."""
@@ -197,7 +216,7 @@ class Runtime:
         return got
 
     def specialize(self, f, n: int, targs: tuple):
-        if isinstance(f, MethodType):  # bound to its receiver: a value of its own
+        if isinstance(f, (MethodType, partial)):  # bound to its receiver: a value of its own
             return specialize(f, n, targs)
         k = (self.function_fqn(f), targs)
         got = self._specialized.get(k)
@@ -246,6 +265,8 @@ class Runtime:
             return lambda v: type(v) is py
         if k == "null":
             return lambda v: v is None
+        if k == "json":
+            return is_json
         if k == "function":  # a function value whose signature fits (a host callable's: any)
             refl, sig = self.reflection, t[1]
             return lambda v: callable(v) and not isinstance(v, (Instance, type)) and refl.fn_is(v, sig)
@@ -270,6 +291,10 @@ class Runtime:
             return lambda v: v is var
         if t == ("array", ("any",)):
             return lambda v: isinstance(v, list)
+        if k == "array" and t[1] == JSON_TEST:  # json arrays are built recording it
+            return lambda v: type(v) is TypedList and v.elem == JSON_TEST
+        if k == "map" and (t[1], t[2]) == JSON_ENTRY:
+            return lambda v: type(v) is TypedMap and v.elem == JSON_ENTRY
         if k == "array":  # by the element type it recorded, else by its elements
             el, want = self.type_predicate(t[1]), typetest.key(t[1])
             return lambda v: (elem_key(v.elem) == want if type(v) is TypedList else
@@ -356,7 +381,8 @@ class CodeSpace:
         return self._global("N", qname, lambda: self.natives[qname].fn)
 
     def method_global(self, mname: str) -> str:
-        return self._global("M", mname, lambda: make_dispatcher(mname, self._method_of if self.extensions else None))
+        return self._global("M", mname, lambda: make_dispatcher(mname, self._method_of if self.extensions else None,
+                                                                self.rt.any_class.get(mname)))
 
     def _method_of(self, recv, name: str):
         """An instance's method as compiled in this space (instrumented spaces only: the plain
@@ -674,9 +700,20 @@ def bind_method(recv, name: str):
     if m is not None:
         return m
     native = METHODS.get(_KINDS.get(type(recv), ""), {}).get(name)
-    if native is None:
+    fn = native.fn if native is not None else _every_value_method(name)
+    if fn is None:
         raise TypeError(f"{type(recv).__name__} has no method {name}")
-    return partial(native.fn, recv)
+    return partial(fn, recv)
+
+
+def _every_value_method(name: str):
+    """`to_string`, `eq`, `neq`, `to_json`: what every value has (baml.ops), class instances and
+    enum values included, where no own or kind-specific method takes precedence."""
+    every = EVERY_VALUE.get(name)  # `to_string`, `to_json`
+    if every is not None:
+        return every
+    native = METHODS["null"].get(name) if name in ("eq", "neq") else None
+    return native.fn if native is not None else None
 
 
 def bind_method_or(recv, name: str, fn):
@@ -687,7 +724,7 @@ def bind_method_or(recv, name: str, fn):
     return m if m is not None else partial(fn, recv)
 
 
-def make_dispatcher(name: str, method_of=None):
+def make_dispatcher(name: str, method_of=None, any_class=None):
     """`recv.name(args)` on a receiver whose type is known only at run time. `method_of(recv,
     name)` finds an instance's method (instrumented spaces); by default the class's binding."""
     table = {}
@@ -701,6 +738,10 @@ def make_dispatcher(name: str, method_of=None):
             if py is list or py is dict:
                 table[TypedList if py is list else TypedMap] = native.fn
     attr = "m_" + name
+    common = _every_value_method(name)
+    if common is not None:
+        for py in (int, float, str, bool, type(None), list, dict, bytearray, BigInt, TypedList, TypedMap):
+            table.setdefault(py, common)
 
     def dispatch(recv, *args, **kw):
         f = table.get(type(recv))
@@ -716,6 +757,10 @@ def make_dispatcher(name: str, method_of=None):
             it = iters.from_user(recv) if adapter is not None else None
             if it is not None:
                 return adapter(it, *args, **kw)
+        if common is not None:
+            return common(recv, *args)
+        if any_class is not None and isinstance(recv, Instance):
+            return any_class(recv, *args)
         if type(recv) is Variant:
             raise TypeError(f"enum value has no method {name}")
         raise TypeError(f"{type(recv).__name__} has no method {name}")
@@ -760,6 +805,18 @@ def with_targs(obj, targs: str):
         targs = repr(tuple(_value_test(getattr(obj, "f_" + a[1])) if a[0] == "field" else a for a in spec))
     obj._targs = targs
     return obj
+
+
+_JSON_SCALARS = frozenset({int, float, str, bool, type(None), BigInt})
+
+
+def is_json(v) -> bool:
+    """`v is json`: a scalar, or an array or map built as json (`json[]`, `map<string, json>`:
+    a BAML container records its element types, and only those are json)."""
+    t = type(v)
+    if t in _JSON_SCALARS:
+        return True
+    return (t is TypedList and v.elem == JSON_TEST) or (t is TypedMap and v.elem == JSON_ENTRY)
 
 
 _VALUE_TESTS = {int: ("int",), float: ("float",), str: ("string",), bool: ("bool",), type(None): ("null",),

@@ -32,6 +32,7 @@ int.trailing_zeros() -> int
 int.trailing_ones() -> int
 int.count_zeros() -> int
 int.count_ones() -> int
+int.neg() -> int
 float.to_string() -> string
 float.eq(other: Self) -> bool
 float.neq(other: Self) -> bool
@@ -81,7 +82,9 @@ float.acosh() -> float
 float.atanh() -> float
 float.to_radians() -> float
 float.to_degrees() -> float
+float.neg() -> float
 string.to_string() -> string
+string.add(rhs: string) -> string
 string.eq(other: Self) -> bool
 string.neq(other: Self) -> bool
 string.cmp(other: Self) -> baml.ops.Ordering
@@ -215,6 +218,7 @@ uint8array.to_base64() -> string
 uint8array.sort() -> null
 uint8array.to_string() -> string
 bigint.to_string() -> string
+bigint.neg() -> bigint
 bigint.eq(other: Self) -> bool
 bigint.neq(other: Self) -> bool
 bigint.cmp(other: Self) -> baml.ops.Ordering
@@ -267,10 +271,25 @@ float.min_finite() -> float
 float.epsilon() -> float
 string.from<T>(value: T) -> string
 string.from_utf8(utf8: uint8array) -> string throws baml.errors.InvalidArgument
-baml.json.parse(s: string) -> unknown throws baml.json.ParseError
+baml.json.parse(s: string) -> json throws baml.json.ParseError
 baml.json.stringify(value: unknown, naming: baml.json.Naming = baml.json.Naming.Declared, indent: int | string = 0, omit_nulls: bool = false) -> string throws baml.json.SerializationError
-baml.json.from(value: unknown, naming: baml.json.Naming = baml.json.Naming.Declared, omit_nulls: bool = false) -> unknown throws baml.json.SerializationError
-baml.json.field(j: unknown, key: string) -> unknown
+baml.json.from(value: unknown, naming: baml.json.Naming = baml.json.Naming.Declared, omit_nulls: bool = false) -> json throws baml.json.SerializationError
+baml.json.field(j: json, key: string) -> json
+baml.yaml.parse(s: string) -> unknown throws baml.yaml.ParseError
+baml.crypto.Sha256.new() -> unknown
+baml.csv.parse(source: string | uint8array, options: unknown = null) -> string[][] throws baml.csv.Error
+baml.csv.stringify_records(records: unknown[][], options: unknown = null) -> string throws baml.csv.Error
+baml.csv.to_markdown_records(records: string[][], headers: string[]? = null, max_rows: int = 100) -> string
+baml.toml.Table.parse(s: string) -> unknown throws baml.toml.ParseError
+baml.toml.Table.from_json(j: unknown) -> unknown throws baml.json.DecodeError
+baml.toml.table_from_json(j: unknown) -> unknown throws baml.json.DecodeError
+baml.toml.item_from_json(json: unknown) -> unknown throws baml.json.DecodeError
+baml.toml.item_to_json(item: unknown) -> unknown throws baml.json.SerializationError
+baml.hash.DefaultHasher.new() -> unknown
+baml.crypto.Aes256GcmSiv.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
+baml.crypto.Aes128GcmSiv.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
+baml.crypto.ChaCha20Poly1305.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
+baml.crypto.XChaCha20Poly1305.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
 log.info(data: unknown, event_name: string? = null) -> null
 log.debug(data: unknown, event_name: string? = null) -> null
 log.warn(data: unknown, event_name: string? = null) -> null
@@ -294,9 +313,16 @@ baml.regex._index_of_from(haystack: string, search: string, start: int) -> int?
 # one per type parameter): the checker resolves or infers them, lowering passes them.
 _TYPED_FUNCTIONS = """
 baml.json.decode<T>(s: string, naming: baml.json.Naming = baml.json.Naming.Declared) -> T throws baml.json.ParseError | baml.json.DecodeError
-baml.json.to<T>(j: unknown, naming: baml.json.Naming = baml.json.Naming.Declared) -> T throws baml.json.DecodeError
-baml.json.path<T>(j: unknown, selector: string) -> T throws baml.json.PathError
-baml.json.path_or<T>(j: unknown, selector: string, default: T) -> T
+baml.json.to<T>(j: json, naming: baml.json.Naming = baml.json.Naming.Declared) -> T throws baml.json.DecodeError
+baml.json.path<T>(j: json, selector: string) -> T throws baml.json.PathError
+baml.json.path_or<T>(j: json, selector: string, default: T) -> T
+baml.yaml.decode<T>(s: string) -> T throws baml.yaml.ParseError | baml.json.DecodeError
+baml.csv.decode<T>(source: string | uint8array, options: unknown = null) -> T[] throws baml.csv.Error
+baml.csv.decode_one<T>(source: string | uint8array, options: unknown = null) -> T throws baml.csv.Error
+baml.csv.decode_optional<T>(source: string | uint8array, options: unknown = null) -> T? throws baml.csv.Error
+baml.csv.stringify<T>(rows: T[], options: unknown = null) -> string throws baml.csv.Error
+baml.csv.to_markdown<T>(rows: T[], max_rows: int = 100) -> string
+baml.json.schema(t: unknown, naming: baml.json.Naming = baml.json.Naming.Declared) -> unknown throws baml.errors.Unsupported
 """
 _FUNCTIONS += _TYPED_FUNCTIONS
 
@@ -332,6 +358,11 @@ baml.iter.Repeat.new(value: unknown, count: int = -1) -> unknown
 """
 
 
+# `baml.ToJson`'s default body, which every builtin type has (bex/stdlib/jsontyped.py)
+_METHODS += "".join(f"{k}.to_json() -> unknown throws baml.json.SerializationError\n"
+                    for k in "int float string bool null array map uint8array bigint".split())
+
+
 # `reflect` (bex/stdlib/reflect.py): type values (receiver kind "type") and their kind views
 # ("typeview"); sema types them as unknown, so these only name the natives.
 _METHODS += """type.to_string() -> string
@@ -340,6 +371,7 @@ type.kind() -> unknown
 type.array() -> unknown
 type.optional() -> unknown
 type.implements(other: unknown) -> bool
+type.meta(alias: unknown = null, description: unknown = null, docstring: unknown = null, other: unknown = null) -> unknown
 type.implemented_by(other: unknown) -> bool
 type.as_class() -> unknown
 type.as_enum() -> unknown
@@ -355,6 +387,7 @@ typeview.as_type() -> unknown
 typeview.kind() -> unknown
 typeview.array() -> unknown
 typeview.optional() -> unknown
+typeview.meta(alias: unknown = null, description: unknown = null, docstring: unknown = null, other: unknown = null) -> unknown
 typeview.implements(other: unknown) -> bool
 typeview.implemented_by(other: unknown) -> bool
 typeview.name() -> string
@@ -381,6 +414,12 @@ package.functions() -> unknown
 package.get_function(name: string) -> unknown
 package.find_function(name: string) -> unknown
 session.eval(source: string) -> unknown
+session.diagnostics() -> unknown
+package.globals() -> unknown
+package.get_global(name: string) -> unknown
+package.find_global(name: string) -> unknown
+package.tests() -> unknown
+package.diagnostics() -> unknown
 """
 
 # `baml.regex` (bex/stdlib/regexlib.py): a `Regex` value's methods (receiver kind "regex"), and
@@ -415,6 +454,11 @@ def _parse(stubs: str) -> dict[str, str]:
 
 
 FUNCTIONS: dict[str, str] = _parse(_FUNCTIONS)
+# The functions whose arguments and result the checker checks against these signatures (the
+# others it leaves unchecked): the data-format namespaces, declared as 0.23.0 declares them.
+CHECKED_FUNCTIONS: frozenset[str] = frozenset(
+    n for n in FUNCTIONS if n.split(".")[:2] in (["baml", "yaml"], ["baml", "toml"], ["baml", "csv"],
+                                                 ["baml", "crypto"], ["baml", "hash"]))
 TYPE_ARG_FUNCTIONS: frozenset[str] = frozenset(_parse(_TYPED_FUNCTIONS))
 METHODS: dict[str, dict[str, str]] = {}
 for _name, _sig in _parse(_METHODS).items():

@@ -211,6 +211,51 @@ def _fits(have: tuple, want: tuple) -> bool:
             and R.key(have[2]) == R.key(want[2]))
 
 
+def package_current(refl) -> RPackage:
+    """The package the calling code belongs to: its runtime's program."""
+    return RPackage(refl.package)
+
+
+@method("package", "globals")
+def globals_(self: RPackage) -> dict:
+    return {}  # a global is a `const` declaration, which Assay does not compile yet
+
+
+@method("package")
+def find_global(self: RPackage, name: str):
+    return None
+
+
+@method("package")
+def get_global(self: RPackage, name: str):
+    _not_found("global", name)
+
+
+@method("package")
+def tests(self: RPackage) -> dict:
+    """Each test as a callable, keyed `root.<namespace>::<name>`."""
+    space = self.program.runtime.plain
+    return {f"root{'.' + t.namespace if t.namespace else ''}::{t.decl.name}": _test_callable(space, key)
+            for key, t in self.program.tests.items()}
+
+
+def _test_callable(space, key: str):
+    def run():
+        space.compile(key)()
+        return None
+    return run
+
+
+@method("package", "diagnostics")
+def package_diagnostics(self: RPackage) -> list:
+    return []  # a program Assay runs compiled without errors; it reports no warnings
+
+
+@method("session", "diagnostics")
+def session_diagnostics(self: RSession) -> list:
+    return []
+
+
 # ── reflect.Session ──
 
 def session_new(refl, packages=None) -> RSession:
@@ -314,6 +359,6 @@ def session_eval(refl, session: RSession, want: tuple, source: str):
     return eval_(session, source, want)
 
 
-CONSTRUCTORS = {"reflect.Package.compile": package_compile, "reflect.Session.new": session_new,
+CONSTRUCTORS = {"reflect.Package.compile": package_compile, "reflect.Package.current": package_current, "reflect.Session.new": session_new,
                 "reflect.Package.get_function": get_function, "reflect.Package.find_function": find_function,
                 "reflect.Session.eval": session_eval}
