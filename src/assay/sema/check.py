@@ -1140,6 +1140,8 @@ class Checker(LlmChecks):
                 if isinstance(val, FuncT):
                     e.unbound_method = path[-1]
                 return val
+            if kind == "unknown" and len(path) == 4 and ".".join(path[:3]) in stdsigs.STD_ENUM_VARIANTS:
+                return self.std_variant(e, path)
             return UNKNOWN
         self.path_root = e.obj
         ot = self.expr(e.obj, UNKNOWN)
@@ -1295,6 +1297,14 @@ class Checker(LlmChecks):
                 e.dispatch = (i, name, it.args if i is it.iface else ())
                 return self.fn_type(m)
         self.err(e.span, "E0007", f"type `{show(it)}` has no member `{name}`")
+        return UNKNOWN
+
+    def std_variant(self, e, path: list[str]) -> T.Type:
+        """`baml.regex.ErrorKind.Syntax`: a variant of a stdlib enum the checker models."""
+        enum = ".".join(path[:3])
+        if path[3] in stdsigs.STD_ENUM_VARIANTS[enum]:
+            return T.StdT("variant", enum, path[3])
+        self.err(e.span, "E0003", f"unresolved name: `{path[3]}`")
         return UNKNOWN
 
     def std_member(self, e, tb: T.StdT, name: str) -> T.Type:
@@ -2439,8 +2449,12 @@ class Checker(LlmChecks):
         for kind, v in pats:
             if kind == "type" and not isinstance(v, Lit) and assignable(m, v) and not (
                     isinstance(v, EnumT) and v.variant is not None and
-                    not (isinstance(m, EnumT) and m.variant == v.variant)):
+                    not (isinstance(m, EnumT) and m.variant == v.variant)) and not (
+                    isinstance(v, T.StdT) and v.kind == "variant" and m != v):
                 return []
+        if isinstance(m, T.StdT) and m.kind == "enum" and m.name in stdsigs.STD_ENUM_VARIANTS:
+            seen = {v.variant for k, v in pats if k == "type" and isinstance(v, T.StdT) and v.name == m.name}
+            return [f"{m.name}.{x}" for x in stdsigs.STD_ENUM_VARIANTS[m.name] if x not in seen]
         if m is BOOL:
             seen = {v for k, v in pats if k == "lit" and isinstance(v, bool)}
             seen |= {v.value for k, v in pats if k == "type" and isinstance(v, Lit)

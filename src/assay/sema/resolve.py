@@ -91,6 +91,9 @@ class Resolver:
         std = self.std.get(".".join(path))
         if std is not None:
             return std
+        if path[:2] == ["baml", "regex"] and self.std and err:  # a namespace the resolver models whole
+            err(te.span, "E0002", f"unresolved type: {'.'.join(path)}")
+            return T.UNKNOWN
         if head in self.index.namespaces and err and head != "reflect":  # `reflect`: the stdlib's
             p = ".".join(path)
             err(te.span, "E0002", f"unresolved type: {p}. Did you mean `root.{p}`?")

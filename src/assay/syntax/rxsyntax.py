@@ -3,6 +3,7 @@
 `regex` PyPI module's dialect.
 
     translate(pattern, fancy=False) -> Translated   raises RegexSyntaxError
+    check(pattern, backtracking) -> (kind, RegexSyntaxError) | None   the engine's verdict
 
 Rust's meaning is spelled out in what is emitted rather than left to flags whose meaning differs
 in Python: `$` is `\\Z` (Python's `$` also matches before a final newline), `.` is `[^\\n]`,
@@ -16,9 +17,15 @@ from dataclasses import dataclass
 
 import regex as _regex
 
+_NEST_LIMIT = 250
+G_ANCHOR = "(?:\\G)"  # fancy-regex's `\G`, as emitted (a search that cannot start there drops it)
+# what the engine adds to a rejection only the backtracking dialect would accept
 _HINT = ("; `backtracking = true` enables lookahead, lookbehind, backreferences, and subroutine "
          "calls, at the cost of the default dialect's matching-time bound")
-HINT = _HINT
+
+
+class _NotCounted(Exception):
+    """fancy-regex: this `{` starts no counted repetition."""
 
 
 class RegexSyntaxError(Exception):
@@ -36,6 +43,7 @@ class Translated:
     source: str                  # the pattern in the `regex` module's dialect
     names: tuple                 # group 1..n: its name, or None
     loop_bodies: frozenset = frozenset()  # groups repeated without bound: `(X)*`, `(X)+`, `(X){n,}`
+    anchored: bool = False  # uses `\G` (fancy-regex: where the search starts)
 
 
 _WORD = r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}"
@@ -85,6 +93,9 @@ class _Set:
 
 
 class _Parser:
+    """One pass over a pattern: each method consumes a construct at `self.i` and returns its
+    translation; `fail` rejects with the dialect's wording."""
+
     def __init__(self, pattern: str, fancy: bool):
         self.p = pattern
         self.i = 0
@@ -94,6 +105,9 @@ class _Parser:
         self.backrefs: list = []  # (group number or name, span) checked once all groups are known
         self.last_group = None  # (its text, its number): the capture group just parsed
         self.last_cost = 0  # the estimated compiled size of what was just parsed (bytes)
+        self.open_sets: list = []  # the sets being parsed: (start, end of their opening)
+        self.depth = 0  # the groups enclosing what is being parsed
+        self.anchored = False  # a `\G` was seen
         self.loop_bodies: set = set()  # groups that are the whole body of an unbounded repetition
 
     # ── errors ──
@@ -106,6 +120,12 @@ class _Parser:
             s = fancy_span if fancy_span is not None else (start, end)
             raise RegexSyntaxError(fancy_msg, *s)
         raise RegexSyntaxError(msg, start, end)
+
+    def nest(self, depth: int):
+        """Groups and sets nest at most so deep (Rust counts nodes; this, what encloses them)."""
+        if depth >= _NEST_LIMIT - 3:
+            raise RegexSyntaxError(f"exceed the maximum number of nested parentheses/brackets "
+                                   f"({_NEST_LIMIT})", None, None)
 
     # ── scanning ──
     def eof(self) -> bool:
@@ -140,6 +160,8 @@ class _Parser:
                 raise RegexSyntaxError(f"Invalid back reference to group {ref}", None, None)
             if isinstance(ref, str) and ref not in self.names:
                 raise RegexSyntaxError("Invalid back reference", s, e)
+            if isinstance(ref, str) and self.names.count(ref) > 1:
+                raise RegexSyntaxError(f"Invalid group name in back reference: {ref}", s, e)
         return out
 
     def alternation(self, depth: int) -> str:
@@ -153,6 +175,7 @@ class _Parser:
         return "|".join(branches)
 
     def concat(self, depth: int) -> str:
+        self.depth = depth
         items: list = []  # (text, repeatable unit?, is a repetition?)
         costs: list = []  # each item's estimated size in Rust's compiled program (bytes)
         while True:
@@ -164,9 +187,13 @@ class _Parser:
             if c in "*+?{":
                 n = len(items)
                 self.repetition(items)
-                costs.append(_ATOM) if len(items) > n else costs.append(_repeat_cost(costs.pop(), items[-1][0]))
+                if len(items) > n:  # fancy-regex's literal `{`
+                    costs.append(_ATOM)
+                else:
+                    costs.append(_repeat_cost(costs.pop(), items[-1][0]))
             elif c == "(":
                 items.append(self.group(depth))
+                self.depth = depth
                 costs.append(self.last_cost)
             else:
                 if c == "[":
@@ -185,9 +212,11 @@ class _Parser:
                 self.fail("pattern can match invalid UTF-8", self.i - 1, self.i)
             return ("(?s:.)" if f["s"] else ("[^\\r\\n]" if f["R"] else "[^\\n]"), True, False)
         if c == "^":
-            return ("(?m:^)" if f["m"] else "\\A", True, False)
-        if c == "$":
-            return ("(?m:$)" if f["m"] else "\\Z", True, False)
+            return (("(?:\\A|(?<=[\\r\\n])(?!(?<=\\r)\\n))" if f["R"] else "(?m:^)") if f["m"] else "\\A",
+                    True, False)
+        if c == "$":  # `(?mR)`: a line ends at `\r` or `\n`, never between `\r\n`
+            return (("(?:\\Z|(?=[\\r\\n])(?<!\\r(?=\\n)))" if f["R"] else "(?m:$)") if f["m"] else "\\Z",
+                    True, False)
         return (self.cased(lit(c)), True, False)
 
     def cased(self, text: str) -> str:
@@ -196,22 +225,27 @@ class _Parser:
     def repetition(self, items: list):
         start = self.i
         c = self.peek()
+        if c == "{" and self.fancy and items and items[-1][2]:  # fancy-regex: `a*{2}` is `a*\{2}`
+            self.i += 1
+            items.append((lit("{"), True, False))
+            return
         if c == "{":
-            q = self.counted(items)
+            q = self.counted()
             if q is None:  # fancy-regex reads a `{` that starts no repetition literally
                 items.append((lit("{"), True, False))
                 return
         else:
             self.i += 1
             q = c
+        at = (self.i - 1, self.i) if c == "{" else (start, start + 1)  # fancy-regex: its last character
         if not items or not items[-1][1]:
             self.fail("repetition operator missing expression", start, start,
-                      "Target of repeat operator is invalid", (start, start + 1))
+                      "Target of repeat operator is invalid", at)
         text, _, is_rep = items.pop()
         if self.last_group is not None and self.last_group[0] is text and (q in "*+" or q.endswith(",}")):
             self.loop_bodies.add(self.last_group[1])
-        if self.fancy and ((is_rep and c != "{") or text == "(?:)"):  # fancy-regex: `a**`, `(?:)*`
-            self.fail("", 0, 0, "Target of repeat operator is invalid", (start, start + 1))
+        if self.fancy and ((is_rep and c != "{") or text in ("(?:)", f"(?:{G_ANCHOR})")):  # `a**`, `(?:)*`
+            self.fail("", 0, 0, "Target of repeat operator is invalid", at)
         lazy = self.flags["U"]
         possessive = ""
         if self.peek() == "?":
@@ -223,23 +257,24 @@ class _Parser:
         unit = text if len(text) == 1 or _single(text) else f"(?:{text})"
         items.append((unit + q + ("?" if lazy and not possessive else "") + possessive, True, True))
 
-    def counted(self, items: list) -> str | None:
-        """`{n}`, `{n,}`, `{n,m}` at `{` (as Python writes it), or None (fancy: a literal)."""
+    def counted(self) -> str | None:
+        """`{n}`, `{n,}`, `{n,m}` at `{` (as Python writes it), or None: fancy-regex reads a
+        `{` that starts no repetition literally."""
         open_at = self.i
+        try:
+            return self.count_range(open_at)
+        except _NotCounted:
+            self.i = open_at + 1
+            return None
+
+    def count_range(self, open_at: int) -> str:
         self.i += 1
-        save = self.i
         self.skip_space()
         if self.eof():
-            if self.fancy:
-                self.i = save
-                return None
-            self.fail("unclosed counted repetition", open_at, open_at + 1)
+            self.bad_count("unclosed counted repetition", open_at, open_at + 1)
         lo = self.decimal()
         if lo is None:
-            if self.fancy:
-                self.i = save
-                return None
-            self.fail("repetition quantifier expects a valid decimal", self.i, self.i)
+            self.bad_count("repetition quantifier expects a valid decimal", self.i, self.i)
         hi: int | None = lo
         self.skip_space()
         if self.peek() == ",":
@@ -247,25 +282,19 @@ class _Parser:
             self.skip_space()
             hi = None if self.peek() == "}" else self.decimal()
             if hi is None and self.peek() != "}":
-                if self.fancy:
-                    self.i = save
-                    return None
-                self.fail("repetition quantifier expects a valid decimal", self.i, self.i)
+                self.bad_count("repetition quantifier expects a valid decimal", self.i, self.i)
         self.skip_space()
         if self.peek() != "}":
-            if self.fancy:
-                self.i = save
-                return None
-            self.fail("unclosed counted repetition", open_at, self.i if not self.eof() else open_at + 1)
+            self.bad_count("unclosed counted repetition", open_at, self.i if not self.eof() else open_at + 1)
         self.i += 1
         if hi is not None and lo > hi:
-            if self.fancy:
-                self.i = save
-                return None
-            self.fail("invalid repetition count range, the start must be <= the end", open_at, self.i)
-        if not items:
-            return f"{{{lo}}}"
+            self.bad_count("invalid repetition count range, the start must be <= the end", open_at, self.i)
         return f"{{{lo}}}" if hi == lo else (f"{{{lo},}}" if hi is None else f"{{{lo},{hi}}}")
+
+    def bad_count(self, msg: str, start: int, end: int):
+        if self.fancy:
+            raise _NotCounted
+        self.fail(msg, start, end)
 
     def decimal(self) -> int | None:
         s = self.i
@@ -280,6 +309,7 @@ class _Parser:
 
     def group(self, depth: int):
         start = self.i
+        self.nest(depth + len(self.open_sets))
         self.i += 1
         saved = dict(self.flags)
         head = ""
@@ -333,6 +363,8 @@ class _Parser:
         if not (self.fancy and head == "("):  # fancy-regex lets a capture group's flags leak out
             self.flags = saved
         text = head + body + ")"
+        if head in ("(?=", "(?!", "(?<=", "(?<!"):
+            return (text, False, False)  # fancy-regex repeats no look-around
         if head == "(":
             self.last_group = (text, number)
             self.last_cost += 64  # its two capture slots
@@ -420,9 +452,10 @@ class _Parser:
         if c in "AzBb<>":
             return (self.assertion(c, start, u), True, False)
         if self.fancy and c in "ZeGK":
-            return ({"Z": "(?=\\n?\\Z)", "e": "\\x1b", "G": "\\G", "K": "\\K"}[c], c == "e", False)
+            self.anchored = self.anchored or c == "G"
+            return ({"Z": "(?=\\n?\\Z)", "e": "\\x1b", "G": G_ANCHOR, "K": "\\K"}[c], c in "eZ", False)
         self.i = start
-        s = self.class_escape(in_class=False)
+        s = self.class_escape()
         if isinstance(s, _Set):
             return (self.cased(s.matcher()), True, False)
         return (self.cased(lit(s)), True, False)
@@ -461,7 +494,7 @@ class _Parser:
             return _ascii_boundary("b" if c == "b" else "B")
         return "\\" + c
 
-    def class_escape(self, in_class: bool):
+    def class_escape(self):
         """At `\\`: a character (str) or a set (_Set) — what may stand in a set."""
         start = self.i
         self.i += 1
@@ -480,7 +513,7 @@ class _Parser:
             if c.isupper():
                 if not u:
                     self.fail("pattern can match invalid UTF-8", start, self.i)
-                return _Set(expr=f"[^{members}]") if not in_class else _Set(expr=f"[^{members}]")
+                return _Set(expr=f"[^{members}]")
             return _Set(members)
         if c in "pP":
             return self.property(c == "P", start)
@@ -550,8 +583,11 @@ class _Parser:
             negated = not negated
             body = body.replace("!=", "=", 1)
         text = ("\\P{%s}" if negated else "\\p{%s}") % body.replace(":", "=", 1)
-        if (body.startswith("^") and not self.fancy) or not _known_property(text):
-            self.fail("Unicode property not found", start, self.i)
+        bad = _property_error(body, self.fancy)
+        if bad is None and ((body.startswith("^") and not self.fancy) or not _known_property(text)):
+            bad = "Unicode property not found"
+        if bad is not None:
+            self.fail(bad, start, self.i)
         return _Set(text)
 
     # ── sets ──
@@ -560,6 +596,7 @@ class _Parser:
         return self.cased(s.matcher())
 
     def set_expr(self, open_at: int) -> _Set:
+        self.nest(self.depth + len(self.open_sets))
         self.i += 1
         self.set_space()
         negated = self.peek() == "^"
@@ -572,6 +609,7 @@ class _Parser:
             self.i += 1
             self.set_space()
         self.open_end, self.i = self.i, at
+        self.open_sets.append((open_at, self.open_end))
         operand = self.set_union(first=True, open_at=open_at)
         while self.p.startswith(("&&", "--", "~~"), self.i):
             op = self.p[self.i:self.i + 2]
@@ -581,6 +619,7 @@ class _Parser:
             operand = _Set(expr={"&&": f"(?:(?={a}){b})", "--": f"(?:(?!{b}){a})",
                                  "~~": f"(?:(?!{b}){a}|(?!{a}){b})"}[op])
         self.i += 1  # the `]`
+        self.open_sets.pop()
         if negated:
             if not self.flags["u"]:
                 self.fail("pattern can match invalid UTF-8", open_at, self.i)
@@ -643,9 +682,19 @@ class _Parser:
             return self.set_expr(self.i)
         if c == "\\":
             start = self.i
-            if self.peek(1) in ("b", "B", "A", "z", "<", ">") or self.peek(1).isdigit():
-                self.fail("invalid escape sequence found in character class", start, start + 2)
-            return self.class_escape(in_class=True)
+            if self.peek(1).isdigit() and not self.fancy:
+                raise RegexSyntaxError("backreferences are not supported", start, start + 2)
+            if self.peek(1) in ("b", "B", "A", "z", "<", ">") and self.fancy:
+                self.i += 2  # fancy-regex: `\b` a backspace, the others their letter (a guess)
+                return "\x08" if self.p[start + 1] == "b" else self.p[start + 1]
+            if self.peek(1) in ("b", "B", "A", "z", "<", ">"):
+                m = _regex.match(r"\\b\{[a-z-]+\}", self.p[start:])  # `\b{end}`: all of it
+                self.i = end = start + (m.end() if m else 2)
+                self.set_space()
+                if self.eof():  # regex-syntax looks for the set's end before at the item
+                    self.fail("unclosed character class", *self.open_sets[-1])
+                self.fail("invalid escape sequence found in character class", start, end)
+            return self.class_escape()
         self.i += 1
         return c
 
@@ -725,6 +774,35 @@ def _ascii_boundary(kind: str) -> str:
 
 
 _PROPS: dict = {}
+# Unicode's property names regex-syntax knows but has no table for (any value is "not found"),
+# and the values it has no table for (surrogates, the Unknown script), loosely spelled
+_UNTABLED_PROPS = frozenset("block blk bidiclass bc linebreak lb eastasianwidth ea joiningtype jt "
+                            "joininggroup jg numerictype nt decompositiontype dt hangulsyllabletype "
+                            "hst canonicalcombiningclass ccc indicpositionalcategory inpc "
+                            "indicsyllabiccategory insc verticalorientation vo".split())
+_UNTABLED_VALUES = frozenset("cs surrogate unknown zzzz".split())
+
+
+def _loose(name: str) -> str:
+    return "".join(c for c in name.lower() if c not in " _-")
+
+
+def _property_error(body: str, fancy: bool) -> str | None:
+    """regex-syntax's refusal of a property the `regex` module would accept, if any (fancy-regex
+    hands properties to it, but takes surrogates itself)."""
+    name, eq, value = body.replace(":", "=", 1).partition("=")
+    untabled = _UNTABLED_VALUES - {"cs", "surrogate"} if fancy else _UNTABLED_VALUES
+    if eq:
+        if _loose(name) in _UNTABLED_PROPS or _loose(value) in untabled:
+            return "Unicode property value not found"
+        return None
+    if _loose(body) in untabled:
+        return "Unicode property value not found"
+    block = body[:2].lower() == "in" and (body[2:3] == "_" or body[2:3].isupper())
+    if block or not all(c.isalnum() or c in " _-." for c in body.lstrip("^" if fancy else "")):
+        return "Unicode property not found"  # `L&`, `Greek!`, a block (`In_Basic_Latin`)
+    return None
+
 
 
 def _known_property(text: str) -> bool:
@@ -739,18 +817,27 @@ def _known_property(text: str) -> bool:
     return ok
 
 
+def _guarded(parse):
+    """Run the parser; a pattern nested past what the caller's stack allows is too deep."""
+    try:
+        return parse()
+    except RecursionError:
+        raise RegexSyntaxError(f"exceed the maximum number of nested parentheses/brackets ({_NEST_LIMIT})",
+                               None, None) from None
+
+
 def translate(pattern: str, fancy: bool = False) -> Translated:
     """Parse `pattern` as the engine's dialect (fancy: `backtracking = true`); raise
     RegexSyntaxError as the engine words it."""
     p = _Parser(pattern, fancy)
-    src = p.parse()
+    src = _guarded(p.parse)
     for k, n in enumerate(p.names):  # named backreferences, now that every group is numbered
         if n is not None:
             src = src.replace(f"\\g<{{{n}}}>", f"\\g<{k + 1}>")
     # fancy-regex hands a pattern without its own constructs to Rust's regex; its backtracking
     # VM records a loop's empty iteration, as Python's does
     loops = frozenset() if p.backtracks(src) else frozenset(p.loop_bodies)
-    return Translated(src, tuple(p.names), loops)
+    return Translated(src, tuple(p.names), loops, p.anchored)
 
 
 def check(pattern: str, backtracking: bool = False) -> tuple[str, RegexSyntaxError] | None:
@@ -759,7 +846,7 @@ def check(pattern: str, backtracking: bool = False) -> tuple[str, RegexSyntaxErr
     `TooLarge` (estimated); None when it compiles."""
     try:
         p = _Parser(pattern, backtracking)
-        p.parse()
+        _guarded(p.parse)
         if not backtracking and p.last_cost + _OVERHEAD > SIZE_LIMIT:
             return ("TooLarge", RegexSyntaxError(
                 f"compiled pattern exceeds the {SIZE_LIMIT}-byte size limit", None, None))

@@ -18,7 +18,8 @@ class Native:
     type_params: int = 0  # leading arguments that are its type arguments (ir.TypeArg → TypeArg)
 
 
-KINDS = ("int", "float", "string", "bool", "null", "array", "map", "uint8array", "bigint")
+KINDS = ("int", "float", "string", "bool", "null", "array", "map", "uint8array", "bigint",
+         "regex")  # regex: a `baml.regex.Regex` (bex/stdlib/regexlib.py)
 METHODS: dict[str, dict[str, Native]] = {k: {} for k in KINDS}
 FUNCTIONS: dict[str, Native] = {}
 

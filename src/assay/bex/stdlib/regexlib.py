@@ -8,7 +8,7 @@ import regex as _regex
 from ...syntax import rxsyntax
 from ..ops import BUILTIN_CLASSES, make_builtin
 from ..values import OMITTED, BamlRaise, ClassInfo, EnumInfo
-from ._registry import STD_ENUMS, function
+from ._registry import STD_ENUMS, function, method
 
 for _name, _fields in (("Group", ["text", "start", "end"]),
                        ("Match", ["text", "start", "end", "groups", "named"]),
@@ -25,11 +25,11 @@ _MATCH = BUILTIN_CLASSES["baml.regex.Match"].py
 class Handle:
     """The compiled program behind a `Regex` (the engine's opaque `$rust_type`); one per
     `new`, as `==` on two regexes compares their handles."""
-    __slots__ = ("search", "full", "names", "named", "loops")
+    __slots__ = ("search", "full", "names", "named", "loops", "fancy", "search_moved")
     BAML_TEXT = "<rust_data>"  # how the engine renders it
 
     def __init__(self, compiled: tuple):
-        self.search, self.full, self.names, self.named, self.loops = compiled
+        self.search, self.full, self.names, self.named, self.loops, self.fancy, self.search_moved = compiled
 
     def span(self, m, k: int) -> tuple:
         """Group k's span. A repeated group's last, empty iteration right where the one before
@@ -43,6 +43,7 @@ class Handle:
 
 
 _CACHE: dict = {}  # (pattern, backtracking) → what a Handle holds
+_CACHE_SIZE = 4096
 
 
 def compile_pattern(pattern: str, backtracking: bool) -> Handle:
@@ -51,15 +52,24 @@ def compile_pattern(pattern: str, backtracking: bool) -> Handle:
     if got is None:
         bad = rxsyntax.check(pattern, backtracking)
         if bad is not None:
-            kind, e = bad
-            raise BamlRaise(make_builtin("baml.regex.Error", kind=ERROR_KIND.variants[kind],
-                                         message=e.message, pattern=pattern, span_start=e.start,
-                                         span_end=e.end), panic=False)
+            _throw(pattern, *bad)
         t = rxsyntax.translate(pattern, backtracking)
-        pat = _regex.compile(t.source)
+        try:
+            pat = _regex.compile(t.source)
+        except (_regex.error, OverflowError, RecursionError) as e:  # a translation Python refuses
+            _throw(pattern, "Syntax", rxsyntax.RegexSyntaxError(str(e), None, None))
         named = [(n, k + 1) for k, n in enumerate(t.names) if n is not None]
-        got = _CACHE[key] = (pat.search, pat.fullmatch, t.names, named, t.loop_bodies)
+        if len(_CACHE) >= _CACHE_SIZE:
+            _CACHE.clear()
+        # a search moved past an empty match: fancy-regex's `\G` is still where that match was
+        moved = _regex.compile(t.source.replace(rxsyntax.G_ANCHOR, "(?!)")).search if t.anchored else pat.search
+        got = _CACHE[key] = (pat.search, pat.fullmatch, t.names, named, t.loop_bodies, backtracking, moved)
     return Handle(got)
+
+
+def _throw(pattern: str, kind: str, e: rxsyntax.RegexSyntaxError):
+    raise BamlRaise(make_builtin("baml.regex.Error", kind=ERROR_KIND.variants[kind], message=e.message,
+                                 pattern=pattern, span_start=e.start, span_end=e.end), panic=False)
 
 
 @function("baml.regex.new")
@@ -108,7 +118,7 @@ def _iter(h: Handle, text: str):
     one ended is skipped (Rust's iteration), so the scan always moves on."""
     pos, last_end, n = 0, -1, len(text)
     while pos <= n:
-        m = h.search(text, pos)
+        m = (h.search if pos == max(last_end, 0) else h.search_moved)(text, pos)
         if m is None:
             return
         s, e = m.span()
@@ -162,7 +172,8 @@ def _replace_all_template(self, haystack, template):
 
 
 for _fn in (has_match, match_once, match_all, match_full, split, _replace_template, _replace_all_template):
-    setattr(_REGEX, "m_" + _fn.__name__, _fn)
+    method("regex")(_fn)  # as sema declares it
+    setattr(_REGEX, "m_" + _fn.__name__, _fn)  # dispatched as the class's own methods
 
 
 def _replace(h: Handle, text: str, template: str, count: int) -> str:
@@ -182,9 +193,17 @@ def _is_name_char(c: str) -> bool:
     return c == "_" or (c.isascii() and c.isalnum())
 
 
+def _is_word_char(c: str) -> bool:
+    return c == "_" or c.isalnum()
+
+
 def expand(template: str, m, h: Handle) -> str:
     """Rust's `Captures::expand`: `$$`, `$name`/`$1` (the longest run of `[_0-9A-Za-z]`),
-    `${name}`; a group that does not exist or did not participate expands to nothing."""
+    `${name}`; a group that does not exist or did not participate expands to nothing.
+    fancy-regex's (`backtracking = true`): names are Unicode word characters, braced ones too
+    (`${}` and `${a b}` stay literal)."""
+    if h.fancy:
+        return _expand_fancy(template, m, h)
     out, i, n = [], 0, len(template)
     while i < n:
         j = template.find("$", i)
@@ -212,6 +231,32 @@ def expand(template: str, m, h: Handle) -> str:
             continue
         out.append(_group_text(m, h, name))
         i = end
+    return "".join(out)
+
+
+def _expand_fancy(template: str, m, h: Handle) -> str:
+    out, i, n = [], 0, len(template)
+    while i < n:
+        j = template.find("$", i)
+        if j < 0:
+            out.append(template[i:])
+            break
+        out.append(template[i:j])
+        if template.startswith("$$", j):
+            out.append("$")
+            i = j + 2
+            continue
+        braced = template.startswith("${", j)
+        k = start = j + 2 if braced else j + 1
+        while k < n and _is_word_char(template[k]):
+            k += 1
+        name = template[start:k]
+        if not name or (braced and not template.startswith("}", k)):
+            out.append("$")  # no reference here
+            i = j + 1
+            continue
+        out.append(_group_text(m, h, name))
+        i = k + 1 if braced else k
     return "".join(out)
 
 
