@@ -34,9 +34,6 @@ KNOWN: dict[str, str] = {
     "throws2_t8": "what a function's callbacks throw is not taken from the call's arguments",
     "more_y9": "a declared `unknown` is the checker's own don't-know type: operators on it are not E0004",
     "variants_v_o": "a type argument is not inferred from a later assignment of the result (E0002)",
-    "envref_r2": "operators on `env.NAME` (a `baml.env.Ref`) are not checked",
-    "envref_r9": "patterns over a `baml.env.Ref` scrutinee are not checked",
-    "envref_r12": "patterns over a `baml.env.Ref` scrutinee are not checked",
 }
 
 

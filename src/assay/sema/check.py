@@ -553,7 +553,7 @@ class Checker(LlmChecks):
             return t0.elem
         if t0 is STRING:
             return STRING
-        if isinstance(t0, MapT) or t0 in (INT, FLOAT, BOOL, NULL):
+        if isinstance(t0, MapT) or t0 in (INT, FLOAT, BOOL, NULL, _ENV_REF):
             self.err(e.span, "E0006", f"cannot iterate over type `{show(t)}`")
         return UNKNOWN
 
@@ -1053,6 +1053,10 @@ class Checker(LlmChecks):
             return "error", None
         if head == "env" and len(path) == 2 and head not in idx.items_in(self.ns):
             return "type", _ENV_REF  # `env.NAME`: a reference the runtime resolves, no string
+        if head == "env" and len(path) == 3 and head not in idx.items_in(self.ns) and \
+                path[2] not in _EVERY_TYPE_METHODS:
+            self.err(e.span, "E0007", f"type `baml.env.Ref` has no member `{path[2]}`")
+            return "error", None
         if head in BUILTIN_VALUE_ROOTS and not (
                 (head in _CARRIERS and (path[1] not in STDLIB_MEMBER_NAMES or (
                     path[1] in _ANY_CARRIER_STATIC and path[1] not in _CARRIER_STATICS[head]
@@ -1146,7 +1150,8 @@ class Checker(LlmChecks):
                     name not in STDLIB_MEMBER_NAMES and name not in self.impl_names):
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
-        if isinstance(tb, (EnumT, FuncT)) and name not in _EVERY_TYPE_METHODS and name not in self.impl_names:
+        if (isinstance(tb, (EnumT, FuncT)) or tb == _ENV_REF) and name not in _EVERY_TYPE_METHODS \
+                and name not in self.impl_names:
             self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
         if isinstance(tb, (T.Prim, Arr, MapT)) and tb not in (UNKNOWN, NEVER, VOID):
@@ -1269,7 +1274,7 @@ class Checker(LlmChecks):
             r = INT
             if not assignable(it, INT):
                 self.mismatch(e.index.span, INT, it)
-        elif tb in (STRING, INT, FLOAT, BOOL, NULL, T.BIGINT) or (
+        elif tb in (STRING, INT, FLOAT, BOOL, NULL, T.BIGINT, _ENV_REF) or (
                 isinstance(tb, (ClassT, EnumT, Union)) and self.sure_type(tb)
                 and not self.may_compare(widen(tb))):
             self.err(e.span, "E0008", f"cannot index into type `{show(widen(ot))}`")
@@ -1602,7 +1607,7 @@ class Checker(LlmChecks):
                 return Lit(ast.BigLit(-t.value), T.BIGINT)
             if tb in (INT, FLOAT, T.BIGINT):
                 return tb
-            if tb in (BOOL, STRING, NULL) or isinstance(tb, (Arr, MapT)) or self.non_numeric(tb):
+            if tb in (BOOL, STRING, NULL, _ENV_REF) or isinstance(tb, (Arr, MapT)) or self.non_numeric(tb):
                 self.err(e.operand.span, "E0004",
                          f"operator `-` cannot be applied to `{show(widen(t))}`")
             elif isinstance(tb, Union) and self.sure_type(tb):
@@ -1807,7 +1812,7 @@ class Checker(LlmChecks):
             return all(map(self.sure_type, t.members))
         if isinstance(t, ClassT):
             return all(map(self.sure_type, t.args))
-        return isinstance(t, (EnumT, TVar))
+        return isinstance(t, (EnumT, TVar)) or t == _ENV_REF
 
     def may_compare(self, t: T.Type) -> bool:
         """Could an `implements` (or a bound) give this type `Compare`?"""
@@ -1898,7 +1903,8 @@ class Checker(LlmChecks):
         return {v: T.union(*rest)} if len(rest) < len(t.members) else {}
 
     def x_Is(self, e, x):
-        self.expr(e.expr, UNKNOWN)
+        if self.expr(e.expr, UNKNOWN) == _ENV_REF:  # the engine checks tests of an env reference
+            self.pattern_fits(e.pattern, _ENV_REF)
         self.scopes.append({})
         self.pattern(e.pattern, UNKNOWN)
         self.scopes.pop()
@@ -2698,9 +2704,9 @@ def _breaks(node) -> bool:
 
 def _sure_scrutinee(t: T.Type) -> bool:
     """A type whose every member the checker knows well enough to tell a pattern misses it."""
-    return all(isinstance(m, (T.Prim, Lit, ClassT, EnumT, Arr, MapT)) and m is not UNKNOWN
-               and not T.has_unknown(m) and not T.has_tvar(m) and not _opaque(m)
-               for m in T.members(t))
+    return all(m == _ENV_REF or (
+        isinstance(m, (T.Prim, Lit, ClassT, EnumT, Arr, MapT)) and m is not UNKNOWN
+        and not T.has_unknown(m) and not T.has_tvar(m) and not _opaque(m)) for m in T.members(t))
 
 
 def _irrefutable(p) -> bool:
