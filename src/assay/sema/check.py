@@ -1379,7 +1379,7 @@ class Checker(LlmChecks):
                 direct = isinstance(ret, TVar)
                 env = {**_binds([(pt, _arg_type(a.value) if direct else widen(a.value.ty or UNKNOWN))
                                  for (_, pt, _), a in zip(ps, e.args) if a.name is None]), **env}
-            self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env))
+            self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env), self.passed(e, ps))
             self.check_bounds(e, fd, ps, env)
             if T.has_tvar(ret):
                 ret = T.subst(ret, env)
@@ -1538,6 +1538,17 @@ class Checker(LlmChecks):
                 and self.lookup_var(f.name) is self.scopes[0].get(f.name)):
             return ("callback", f.name)
         return ("type", UNKNOWN)
+
+    def passed(self, e: ast.Call, params) -> dict:
+        """Parameter name → what the function value passed for it calls (for what a function's
+        callbacks throw at this call)."""
+        out = {}
+        for i, a in enumerate(e.args):
+            name = a.name if a.name is not None else (params[i][0] if i < len(params) else None)
+            t = T.base(a.value.ty or UNKNOWN)
+            if name is not None:
+                out[name] = self.value_callee(a.value, t) if isinstance(t, FuncT) else ("type", UNKNOWN)
+        return out
 
     def args_unknown(self, e) -> None:
         for a in e.args:
