@@ -1150,7 +1150,8 @@ class Checker(LlmChecks):
                     name not in STDLIB_MEMBER_NAMES and name not in self.impl_names):
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
-        if (isinstance(tb, (EnumT, FuncT)) or tb == _ENV_REF) and name not in _EVERY_TYPE_METHODS \
+        if (isinstance(tb, (EnumT, FuncT)) or tb == _ENV_REF or (tb is NEVER and isinstance(
+                getattr(e, "obj", None), ast.Name))) and name not in _EVERY_TYPE_METHODS \
                 and name not in self.impl_names:
             self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
@@ -1726,6 +1727,10 @@ class Checker(LlmChecks):
     def binop_type(self, op: str, lt: T.Type, rt: T.Type, e) -> T.Type:
         if op in ("==", "!="):
             return UNKNOWN if isinstance(lt, Lit) and isinstance(rt, Lit) else BOOL
+        if op not in _SHORT and self.never_operand(e, lt, rt):
+            self.err(e.span, "E0004", f"operator `{op}` cannot be applied to `{show(lt)}` and "
+                     f"`{show(rt)}`")
+            return UNKNOWN
         if lt is UNKNOWN or rt is UNKNOWN or isinstance(lt, TVar) or isinstance(rt, TVar):
             if op in _ORDER:
                 self.check_order(op, lt, rt, e)
@@ -1803,6 +1808,13 @@ class Checker(LlmChecks):
         elif wl not in (INT, FLOAT, STRING, BOOL, T.BIGINT) and not self.may_compare(wl):
             self.err(e.span, "E0004", f"`{show(wl)}` does not implement `Compare`, so it cannot "
                      f"be ordered with `{op}`")
+
+    def never_operand(self, e, lt: T.Type, rt: T.Type) -> bool:
+        """An operand that is a variable of type `never` (a scrutinee every earlier arm
+        matched), the other one known."""
+        sides = [(getattr(e, "left", None), lt, rt), (getattr(e, "right", None), rt, lt)]
+        return any(isinstance(x, ast.Name) and t is NEVER and (o is NEVER or self.sure_type(widen(o)))
+                   for x, t, o in sides)
 
     def non_numeric(self, t: T.Type) -> bool:
         """A union (exactly known) with a member that is no number: no `-x` / `~x`."""
@@ -2050,6 +2062,8 @@ class Checker(LlmChecks):
         for i, arm in enumerate(e.arms):
             if sv is not None:
                 self.facts[sv] = self.arm_narrows(arm.pattern, tested)
+                if any(("all", j) in dead for j in range(i + 1)):
+                    self.facts[sv] = NEVER  # the engine's type of a scrutinee all matched before
             self.pattern_fits(arm.pattern, st if isinstance(  # literal types Assay folds: no
                 e.scrutinee, (ast.Name, ast.IntLit, ast.StrLit, ast.BoolLit)) else T.widen_scalar(st))
             if catch_all or i in dead:
@@ -2151,6 +2165,8 @@ class Checker(LlmChecks):
                 return set()
         dead = set()
         for i, arm in enumerate(arms):
+            if all(_is_covered(lf, ALL) for lf in left):
+                dead.add(("all", i))  # every value is matched before this arm
             p = arm.pattern
             effects = [self.pattern_covers(a, ms) for a in (p.alts if isinstance(p, ast.POr) else [p])]
             if any(ef is None for ef in effects):
