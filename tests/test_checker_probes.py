@@ -30,7 +30,6 @@ _DIAG = re.compile(r"""(?:^|\\n|['"])(\w+)\.baml:(\d+):(\d+)(?:-\d+:\d+)? error\
 
 # programs where Assay still differs from the engine: name -> why (each must still differ)
 KNOWN: dict[str, str] = {
-    "more_y9": "a declared `unknown` is the checker's own don't-know type: operators on it are not E0004",
     "variants_v_o": "a type argument is not inferred from a later assignment of the result (E0002)",
 }
 

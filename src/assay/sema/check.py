@@ -131,7 +131,9 @@ class Checker(LlmChecks):
         self.path_root = None  # the Name a member is read from (a package name is no value alone)
         self.no_expected = None  # the call whose result nothing expects a type of (E0002)
         # stdlib types stay unknown (conservative), but for the enum `cmp` and `sort_by` speak
-        self.types = Resolver(index, {"baml.ops.Ordering": T.StdT("enum", "baml.ops.Ordering")})
+        std = {"baml.ops.Ordering": T.StdT("enum", "baml.ops.Ordering")}
+        self.types = Resolver(index, std, top=True)
+        self.std_types = Resolver(index, std)  # stdlib signatures: their `unknown` is don't-know
         self._sig_cache: dict[int, tuple] = {}
         self._native_cache: dict = {}
         # methods added by `implements X for T` blocks (may extend builtin types)
@@ -239,6 +241,9 @@ class Checker(LlmChecks):
         self.err(span, "E0001", "mismatched types", f"expected `{show(dst)}`, found `{show(src)}`{extra}")
 
     def check_function(self, fd: FunctionDef) -> None:
+        # a reflect.Session submission (bex/stdlib/reflect_session.py) reads its globals as
+        # `unknown` meaning don't-know: the checker stays quiet where it cannot see their types
+        self.types.top = fd.decl.name != "__session_eval"
         d = fd.decl
         self.ns = fd.namespace
         self.generics = interfaces.generics_of(fd)
@@ -270,7 +275,7 @@ class Checker(LlmChecks):
                          "binding, an item, or a type parameter")
             scope[p.name] = Var(p.name, pt)
         ret = self.resolve(d.ret) if d.ret is not None else UNKNOWN
-        throws = self.resolve(d.throws) if d.throws is not None else None
+        throws = _loose(self.resolve(d.throws)) if d.throws is not None else None
         if throws is not None:
             self.effects.declared[id(fd)] = throws
             if _is_unknown(d.throws) and d.body is not None:
@@ -287,10 +292,8 @@ class Checker(LlmChecks):
         if d.body is not None:
             self.body(d.body, ret)
             self.effects.summarize(id(fd), d.body)
-            if (isinstance(d.ret, ast.TName) and d.ret.path == ["unknown"] and d.body.tail is None
-                    and not any(map(_diverges, d.body.stmts))):
-                self.missing_value(d.body, UNKNOWN)  # a declared `unknown` still wants a value
         self.finish_fn()
+        self.types.top = True
 
     def hashable_keys(self, tes: list, generics) -> None:
         """E0067: a map keyed by a type parameter without bounds (`map<K, V>` for `f<K, V>`)."""
@@ -365,6 +368,9 @@ class Checker(LlmChecks):
 
     def resolve(self, te, report: bool = True) -> T.Type:
         return self.types.resolve(te, self.ns, self.generics, self.err if report else None)
+
+    def resolve_std(self, te) -> T.Type:
+        return self.std_types.resolve(te, self.ns, self.generics)
 
     # ───────────────────────── scopes ─────────────────────────
     def lookup_var(self, name: str) -> Var | None:
@@ -475,7 +481,7 @@ class Checker(LlmChecks):
             ret = self.fn.ret
             if s.value is not None:
                 self.expect(s.value, ret)
-            elif ret not in (UNKNOWN, VOID, NULL) and not T.has_unknown(ret):  # even `int?`
+            elif ret not in (UNKNOWN, VOID, NULL) and (ret is T.TOP or not T.has_unknown(ret)):  # even `int?`
                 self.err(s.span, "E0029", "missing value", f"expected a value of type "
                          f"`{show(ret)}`, but a bare `return` returns `null`")
             return True
@@ -553,7 +559,7 @@ class Checker(LlmChecks):
             return t0.elem
         if t0 is STRING:
             return STRING
-        if isinstance(t0, MapT) or t0 in (INT, FLOAT, BOOL, NULL, _ENV_REF):
+        if isinstance(t0, MapT) or t0 in (INT, FLOAT, BOOL, NULL, _ENV_REF, T.TOP):
             self.err(e.span, "E0006", f"cannot iterate over type `{show(t)}`")
         return UNKNOWN
 
@@ -1150,7 +1156,7 @@ class Checker(LlmChecks):
                     name not in STDLIB_MEMBER_NAMES and name not in self.impl_names):
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
-        if (isinstance(tb, (EnumT, FuncT)) or tb == _ENV_REF or (tb is NEVER and isinstance(
+        if (isinstance(tb, (EnumT, FuncT)) or tb in (_ENV_REF, T.TOP) or (tb is NEVER and isinstance(
                 getattr(e, "obj", None), ast.Name))) and name not in _EVERY_TYPE_METHODS \
                 and name not in self.impl_names:
             self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
@@ -1275,7 +1281,7 @@ class Checker(LlmChecks):
             r = INT
             if not assignable(it, INT):
                 self.mismatch(e.index.span, INT, it)
-        elif tb in (STRING, INT, FLOAT, BOOL, NULL, T.BIGINT, _ENV_REF) or (
+        elif tb in (STRING, INT, FLOAT, BOOL, NULL, T.BIGINT, _ENV_REF, T.TOP) or (
                 isinstance(tb, (ClassT, EnumT, Union)) and self.sure_type(tb)
                 and not self.may_compare(widen(tb))):
             self.err(e.span, "E0008", f"cannot index into type `{show(widen(ot))}`")
@@ -1393,7 +1399,7 @@ class Checker(LlmChecks):
             named = all(n is not None for n, _, _ in tb.params)
             self.check_args(e, tb.params, {}, allow_named=named)
             return tb.ret if not T.has_tvar(tb.ret) else UNKNOWN
-        if tb in (INT, FLOAT, STRING, BOOL, NULL) or isinstance(tb, (Arr, MapT, ClassT, EnumT)):
+        if tb in (INT, FLOAT, STRING, BOOL, NULL, T.TOP) or isinstance(tb, (Arr, MapT, ClassT, EnumT)):
             self.err(e.span, "E0006", f"`{show(widen(ft))}` is not a function and cannot be called")
         if isinstance(f, ast.Name) and self.lookup_var(f.name) is None and fd is None and \
                 self.index.items_in(self.ns).get(f.name) is None:
@@ -1619,7 +1625,7 @@ class Checker(LlmChecks):
                 return Lit(ast.BigLit(-t.value), T.BIGINT)
             if tb in (INT, FLOAT, T.BIGINT):
                 return tb
-            if tb in (BOOL, STRING, NULL, _ENV_REF) or isinstance(tb, (Arr, MapT)) or self.non_numeric(tb):
+            if tb in (BOOL, STRING, NULL, _ENV_REF, T.TOP) or isinstance(tb, (Arr, MapT)) or self.non_numeric(tb):
                 self.err(e.operand.span, "E0004",
                          f"operator `-` cannot be applied to `{show(widen(t))}`")
             elif isinstance(tb, Union) and self.sure_type(tb):
@@ -1630,7 +1636,7 @@ class Checker(LlmChecks):
                 return T.lit_int(~t.value)
             if tb in (INT, FLOAT, T.BIGINT):
                 return tb
-            if tb in (BOOL, STRING, NULL) or isinstance(tb, (Arr, MapT)) or self.non_numeric(tb):
+            if tb in (BOOL, STRING, NULL, T.TOP) or isinstance(tb, (Arr, MapT)) or self.non_numeric(tb):
                 # sic: the engine names the operator `-` here
                 self.err(e.operand.span, "E0004", f"operator `-` cannot be applied to `{show(widen(t))}`")
             return UNKNOWN
@@ -2022,7 +2028,7 @@ class Checker(LlmChecks):
             ps.append((p.name, pt, p.default is not None))
             scope[p.name] = Var(p.name, pt)
         ret = self.resolve(e.ret) if e.ret is not None else UNKNOWN
-        throws = self.resolve(e.throws) if e.throws is not None else None
+        throws = _loose(self.resolve(e.throws)) if e.throws is not None else None
         if throws is not None:
             self.effects.declared[id(e)] = throws
             if _is_unknown(e.throws):
@@ -2303,6 +2309,8 @@ class Checker(LlmChecks):
             return [s for s, b in (("true", True), ("false", False)) if b not in seen]
         if m is NULL:
             return [] if any(k == "lit" and v is None for k, v in pats) else ["null"]
+        if m is T.TOP:
+            return ["_"]
         if isinstance(m, EnumT):
             if m.variant is not None:
                 return None
@@ -2433,7 +2441,7 @@ def _native_sig(kind: str, name: str, checker: "Checker"):
     save = (checker.ns, checker.generics, checker.diags)
     checker.ns, checker.generics, checker.diags = None, gens, []
     try:
-        t = checker.resolve(te, report=False)
+        t = checker.resolve_std(te)
     finally:
         checker.ns, checker.generics, checker.diags = save
     if not isinstance(t, FuncT):
@@ -2457,8 +2465,8 @@ def _typed_sig(path: str, checker: "Checker") -> tuple[list[str], list, T.Type]:
         save = (checker.ns, checker.generics, checker.diags)
         checker.ns, checker.generics, checker.diags = None, set(gens), []
         try:
-            params = [(n, checker.resolve(_parse_std_type(t), report=False), d) for n, t, d in texts]
-            ret = checker.resolve(_parse_std_type(ret_text), report=False)
+            params = [(n, checker.resolve_std(_parse_std_type(t)), d) for n, t, d in texts]
+            ret = checker.resolve_std(_parse_std_type(ret_text))
         finally:
             checker.ns, checker.generics, checker.diags = save
         got = _TYPED_SIGS[path] = (gens, params, ret)
@@ -2957,3 +2965,8 @@ def _returns(b) -> bool:
                 type(n).__module__ == ast.__name__:
             todo.extend(v for k, v in vars(n).items() if k not in ("span", "ty"))
     return False
+
+
+def _loose(t: T.Type) -> T.Type:
+    """A declared `throws unknown` bounds nothing: the checker's don't-know."""
+    return UNKNOWN if t is T.TOP else t

@@ -66,7 +66,8 @@ class Effects:
                 if bound is not None and isinstance(v, ast.Name) and v.name == bound[0]:
                     items.append(("call", ("caught",) + bound[1:], filters, v.span))
                 else:
-                    items.append(("call", ("type", v.ty or UNKNOWN), filters, None))
+                    t = v.ty or UNKNOWN  # a declared `unknown` value: what it is is not known
+                    items.append(("call", ("type", UNKNOWN if t is T.TOP else t), filters, None))
             todo += [(v, filters, bound) for k, v in vars(node).items() if k not in ("span", "ty")]
 
     # ───────────── solving ─────────────

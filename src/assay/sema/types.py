@@ -25,6 +25,9 @@ NULL = Prim("null")
 VOID = Prim("void")
 NEVER = Prim("never")
 UNKNOWN = Prim("unknown")
+# a declared `unknown` (the checker's own, above, is don't-know): every value is one, and one is
+# none of the other types until tested
+TOP = Prim("unknown")
 BIGINT = Prim("bigint")
 BYTES = Prim("uint8array")
 PRIMS = {p.name: p for p in (INT, FLOAT, STRING, BOOL, NULL, VOID, NEVER, UNKNOWN, BIGINT, BYTES)}
@@ -201,6 +204,8 @@ def union(*ts: Type) -> Type:
             if m is NEVER or m in out:
                 continue
             out.append(m)
+    if TOP in out:
+        return TOP
     if not out:
         return NEVER
     if len(out) > 1:
@@ -297,7 +302,7 @@ def has_tvar(t: Type) -> bool:
 
 
 def has_unknown(t: Type) -> bool:
-    if t is UNKNOWN:
+    if t is UNKNOWN or t is TOP:  # a declared `unknown` tells no more of its values
         return True
     if isinstance(t, Arr):
         return has_unknown(t.elem)
@@ -356,7 +361,7 @@ def assignable(src: Type, dst: Type) -> bool:
     """False only when a value of type `src` is surely not a `dst` (conservative)."""
     if src is dst or src is UNKNOWN or dst is UNKNOWN or src is NEVER:
         return True
-    if isinstance(src, TVar) or isinstance(dst, TVar):
+    if isinstance(src, TVar) or isinstance(dst, TVar) or dst is TOP:
         return True
     if isinstance(src, Union):
         return all(assignable(m, dst) for m in src.members)
@@ -364,7 +369,7 @@ def assignable(src: Type, dst: Type) -> bool:
         return dst.iface.implemented_by(src, dst.args)
     if isinstance(dst, Union):
         return any(assignable(src, m) for m in dst.members)
-    if isinstance(src, IfaceT):
+    if isinstance(src, IfaceT) or src is TOP:
         return False  # an interface value is not known to be any one type
     if dst is VOID or dst is NULL:
         return src is NULL or src is VOID
