@@ -29,9 +29,7 @@ _SECTION = re.compile(r"^// ---- (\w+)\n", re.M)
 _DIAG = re.compile(r"""(?:^|\\n|['"])(\w+)\.baml:(\d+):(\d+)(?:-\d+:\d+)? error\[(E\d+)\]""", re.M)
 
 # programs where Assay still differs from the engine: name -> why (each must still differ)
-KNOWN: dict[str, str] = {
-    "variants_v_o": "a type argument is not inferred from a later assignment of the result (E0002)",
-}
+KNOWN: dict[str, str] = {}
 
 
 def _programs() -> dict[str, str]:

@@ -72,7 +72,7 @@ _EVERY_TYPE_METHODS = frozenset("to_string to_json eq neq hash type".split())
 
 class Var:
     __slots__ = ("name", "ty", "declared", "precise", "used", "unpinned", "assign_ty", "literals",
-                 "link", "origin", "branch_hole")
+                 "link", "origin", "branch_hole", "infer_call")
 
     def __init__(self, name, ty, precise=True, assign_ty=None):
         self.name = name
@@ -85,6 +85,7 @@ class Var:
         self.literals = []  # the container literals it was given (see Checker.escape)
         self.origin = None  # `let y = x`: x's declared type, for the tests of y
         self.branch_hole = False  # unpinned by an empty literal as an `if`/`match` branch
+        self.infer_call = None  # `let y = id(1)`: the engine infers T from y's writes too
 
 
 class _Fn:
@@ -605,6 +606,8 @@ class Checker(LlmChecks):
                         v.origin = src.ty
                 self._given(v, s.value)
                 self.unpinned_let(v, s.value)
+                if self.generic_result(s.value):
+                    v.infer_call = s.value
         else:
             self.pattern(pat, ann if ann is not None else t, refutable_ok=True)
 
@@ -669,7 +672,12 @@ class Checker(LlmChecks):
             self.pin(v)
             dst = v.assign_ty
             tgt.ty = self.var_type(v)
-            if s.op is None:
+            if s.op is None and v.infer_call is not None:
+                vt = self.expr(s.value, dst)
+                if not assignable(vt, dst):  # the engine: no T fits the call and this write
+                    self.err(v.infer_call.span, "E0002", "cannot infer type parameter")
+                    v.infer_call = None
+            elif s.op is None:
                 self._given(v, s.value)
                 vt = self.expect(s.value, dst)
             else:
@@ -1382,12 +1390,16 @@ class Checker(LlmChecks):
             if infer and isinstance(ret, (Arr, MapT)) and _sure_scrutinee(expected):
                 env = {**_binds([(ret, expected)]), **env}  # `-> T[]`: T from the expected type
             self.check_args(e, ps, env)
+            if fd.decl.generics and not e.type_args:
+                self.conflicting_args(e, ps)
             if infer:  # the rest from the arguments: `id(1)` is `1`, `wrap(1)` an `int[]`
                 direct = isinstance(ret, TVar)
                 env = {**_binds([(pt, _arg_type(a.value) if direct else widen(a.value.ty or UNKNOWN))
                                  for (_, pt, _), a in zip(ps, e.args) if a.name is None]), **env}
             self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env), self.passed(e, ps))
             self.check_bounds(e, fd, ps, env)
+            if infer and isinstance(ret, TVar) and self.against_expected(e, ps, ret, env, expected):
+                return UNKNOWN
             if T.has_tvar(ret):
                 ret = T.subst(ret, env)
                 if T.has_unknown(ret):
@@ -1545,6 +1557,42 @@ class Checker(LlmChecks):
                 and self.lookup_var(f.name) is self.scopes[0].get(f.name)):
             return ("callback", f.name)
         return ("type", UNKNOWN)
+
+    def against_expected(self, e: ast.Call, params, ret: TVar, env: dict, expected) -> bool:
+        """E0002: `-> T` where the expected type and an argument for a parameter built on T
+        (`xs: T[]`, not `x: T`) disagree (`let s: string = first([1])`)."""
+        got = env.get(ret.name)
+        if got is None or not _sure_scrutinee(expected) or not _sure_scrutinee(got) or \
+                assignable(got, expected) or any(pt == ret for _, pt, _ in params) or not any(
+                isinstance(pt, (Arr, MapT)) and _mentions(pt, ret.name) for _, pt, _ in params):
+            return False  # (through `Box<T>` the engine reports the result's mismatch)
+        self.err(e.span, "E0002", f"cannot infer type parameter `{ret.name}`")
+        return True
+
+    def generic_result(self, e) -> bool:
+        """`e` calls a generic function declared `-> T`, its type arguments inferred."""
+        if not isinstance(e, ast.Call) or e.type_args or not isinstance(e.func, ast.Name) or \
+                self.lookup_var(e.func.name) is not None:
+            return False
+        fd = self.index.items_in(self.ns).get(e.func.name)
+        r = fd.decl.ret if isinstance(fd, FunctionDef) else None
+        return isinstance(r, ast.TName) and len(r.path) == 1 and not r.args and \
+            r.path[0] in {g.name for g in fd.decl.generics}
+
+    def conflicting_args(self, e: ast.Call, params) -> None:
+        """E0002: the first argument for a parameter `x: T` fixes T (a literal widened, an
+        enum variant kept); a later one for another `T` parameter must fit it."""
+        first: dict = {}
+        for (_, pt, _), a in zip(params, e.args):
+            if a.name is not None or not isinstance(pt, TVar) or isinstance(a.value, (ast.ArrayLit, ast.MapLit)):
+                continue
+            at = a.value.ty or UNKNOWN
+            if not (_sure_scrutinee(at) or at is NULL):
+                return
+            bound = first.setdefault(pt.name, T.widen_scalar(at))
+            if not assignable(at, bound):
+                self.err(e.span, "E0002", f"cannot infer type parameter `{pt.name}`")
+                return
 
     def passed(self, e: ast.Call, params) -> dict:
         """Parameter name → what the function value passed for it calls (for what a function's
