@@ -224,8 +224,17 @@ class Checker(LlmChecks):
     def attributes(self, attrs, where: str) -> None:
         """E0015 for an attribute the engine does not know on this kind of declaration."""
         valid = _ATTRIBUTES[where]
+        seen = set()
         for a in attrs:
             name = "@" * a.level + a.name
+            if name in seen and name in valid:
+                self.err(a.span, "E0014", f"duplicate attribute `{name}`: only the last takes effect")
+            seen.add(name)
+            if a.name in ("alias", "description") and (len(a.args) != 1 or isinstance(
+                    a.args[0], (ast.IntLit, ast.FloatLit, ast.BoolLit, ast.NullLit))):
+                self.err(a.span, "E0037", f"`@{a.name}` expects exactly one string argument")
+            elif a.name in ("alias", "description") and isinstance(a.args[0], ast.Name):
+                self.err(a.args[0].span, "E0037", f"`@{a.name}` expects a string, not a name")
             if name in ("@stream.done", "@@stream.done") and name not in valid:
                 self.err(Span(a.span.file, a.span.start, a.span.start + len(name)), "E0016",
                          f"attribute `{name}` is not valid on {where}; allowed: `@stream.done` "
