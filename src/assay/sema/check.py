@@ -190,8 +190,7 @@ class Checker(LlmChecks):
         self.effects.report(self.err)
 
     def check_interface(self, idef: InterfaceDef) -> None:
-        for m in idef.methods.values():
-            d = m.decl
+        for d in idef.decl.methods:  # duplicates too (`methods` keeps one per name)
             if d.throws is None:
                 self.err(d.name_span, "E0170", f"interface method `{d.name}` on `{idef.name}` must "
                          "declare an explicit `throws` clause")
