@@ -2005,7 +2005,9 @@ class Checker(LlmChecks):
         if valued and e.else_ is not None and not e.else_.stmts and isinstance(e.else_.tail, ast.If):
             e.else_.tail.plain_let = True  # `let x = if … else if …`
         # `let x = if (c) { … }`: without `else` its value is null, so the branch's must be too
+        saved_exact = set(self.exact)
         tt = self.block(e.then, NULL if valued and e.else_ is None else expected)
+        after_then = self.written_state(self.facts, mark)
         self.facts = dict(saved)
         self.invalidate(mark)
         if e.else_ is None:
@@ -2015,9 +2017,12 @@ class Checker(LlmChecks):
                          "to `null`; add an `else` branch")
             if tt is NEVER:
                 self.facts.update(neg)
+            before = {v: saved[v] for v in self.assigned_log[mark:] if v in saved_exact and v in saved}
+            self.join_writes([(after_then, tt), (before, NULL)])
             return NULL if tt is not UNKNOWN else UNKNOWN
         self.facts.update(neg)
         et = self.block(e.else_, expected)
+        after_else = self.written_state(self.facts, mark)
         self.facts = dict(saved)
         self.invalidate(mark)
         if tt is NEVER and et is not NEVER:
@@ -2025,9 +2030,26 @@ class Checker(LlmChecks):
         elif et is NEVER and tt is not NEVER:
             self.facts.update(pos)
         self.invalidate(mark)
+        self.join_writes([(after_then, tt), (after_else, et)])
         if expected is not UNKNOWN:
             return NEVER if (tt is NEVER and et is NEVER) else T.union(tt, et)
         return T.union(T.widen_scalar(tt), T.widen_scalar(et))
+
+    def written_state(self, facts: dict, mark: int) -> dict:
+        """The exact types (the values just written) of the variables written since `mark`."""
+        return {v: facts[v] for v in self.assigned_log[mark:] if v in self.exact and v in facts}
+
+    def join_writes(self, paths: list) -> None:
+        """After the branches: a variable every path that goes on leaves with an exact type
+        holds one of those types (the engine's join: `5 | "a"`)."""
+        live = [st for st, t in paths if t is not NEVER]
+        if not live:
+            return
+        for v in set().union(*live):
+            if all(v in st for st in live):
+                self.facts[v] = T.union(*(st[v] for st in live))
+                self.loose.discard(v)
+                self.exact.add(v)
 
     def x_IfLet(self, e, expected):
         vt = self.expr(e.value, UNKNOWN)
