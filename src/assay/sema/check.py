@@ -595,6 +595,9 @@ class Checker(LlmChecks):
                      "type arguments before it can be stored; annotate the binding's type")
         if s.else_block is not None:
             self.block(s.else_block, UNKNOWN)
+            if not _block_diverges(s.else_block):
+                self.err(s.else_block.span, "E0113", "`let … else` requires a diverging else block "
+                         "(`return`, `throw`, `break`, or `continue`)")
         elif isinstance(pat, ast.PLit) or (isinstance(pat, ast.PArray) and (
                 pat.items or pat.rest_index is None)):
             self.err(pat.span, "E0111", "refutable pattern in let binding; refutable patterns "
@@ -617,6 +620,7 @@ class Checker(LlmChecks):
                 if self.generic_result(s.value):
                     v.infer_call = s.value
         else:
+            pat.let_span = s.span  # the engine reports a class pattern's fields from the `let`
             self.pattern(pat, ann if ann is not None else t, refutable_ok=True)
 
     def unspecialized(self, val, name: str) -> None:
@@ -733,7 +737,8 @@ class Checker(LlmChecks):
             ct = self.pattern_type(p.type)
             for name, sub in p.fields:
                 if isinstance(ct, ClassT) and ct.cls.field(name) is None:
-                    self.err(p.span, "E0007", f"class `{ct.cls.name}` has no field `{name}`")
+                    self.err(getattr(p, "let_span", p.span), "E0007",
+                             f"class `{ct.cls.name}` has no field `{name}`")
                 ft = self.field_type(ct, name) if isinstance(ct, ClassT) else UNKNOWN
                 if sub is None:
                     self.declare(name, ft)
