@@ -29,16 +29,7 @@ _SECTION = re.compile(r"^// ---- (\w+)\n", re.M)
 _DIAG = re.compile(r"""(?:^|\\n|['"])(\w+)\.baml:(\d+):(\d+)(?:-\d+:\d+)? error\[(E\d+)\]""", re.M)
 
 # programs where Assay still differs from the engine: name -> why (each must still differ)
-KNOWN: dict[str, str] = {
-    "unreachable_un2_m2": "a guard after every case is covered sees its variable as `never` (E0004)",
-    "throws2_t8": "what a function's callbacks throw is not taken from the call's arguments",
-    "more_y9": "a declared `unknown` is the checker's own don't-know type: operators on it are not E0004",
-    "variants_v_o": "a type argument is not inferred from a later assignment of the result (E0002)",
-    "envref_r2": "operators on `env.NAME` (a `baml.env.Ref`) are not checked",
-    "envref_r9": "patterns over a `baml.env.Ref` scrutinee are not checked",
-    "envref_r12": "patterns over a `baml.env.Ref` scrutinee are not checked",
-    "jsontype_unknown_to_json": "a declared `unknown` is the checker's own don't-know type: it fits `json`",
-}
+KNOWN: dict[str, str] = {}
 
 
 def _programs() -> dict[str, str]:

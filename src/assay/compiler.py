@@ -131,6 +131,8 @@ def _follows_from(d: Diagnostic, errors: list, files) -> bool:
     the one it refers to)."""
     if d.span is None or d.code in ("E0002", "E0003"):
         return True
+    if d.code == "E0170":  # a method declared without `throws`: its own text says so
+        return False
     for f in files:
         if f.source is not d.span.file:
             continue

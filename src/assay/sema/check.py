@@ -72,7 +72,7 @@ _EVERY_TYPE_METHODS = frozenset("to_string to_json eq neq hash type".split())
 
 class Var:
     __slots__ = ("name", "ty", "declared", "precise", "used", "unpinned", "assign_ty", "literals",
-                 "link", "origin", "branch_hole")
+                 "link", "origin", "branch_hole", "infer_call")
 
     def __init__(self, name, ty, precise=True, assign_ty=None):
         self.name = name
@@ -85,6 +85,7 @@ class Var:
         self.literals = []  # the container literals it was given (see Checker.escape)
         self.origin = None  # `let y = x`: x's declared type, for the tests of y
         self.branch_hole = False  # unpinned by an empty literal as an `if`/`match` branch
+        self.infer_call = None  # `let y = id(1)`: the engine infers T from y's writes too
 
 
 class _Fn:
@@ -131,8 +132,10 @@ class Checker(LlmChecks):
         self.soft = None  # the Name read where its use fixes no type (E0155)
         self.path_root = None  # the Name a member is read from (a package name is no value alone)
         self.no_expected = None  # the call whose result nothing expects a type of (E0002)
-        # stdlib types it models (others stay unknown), with the enum `cmp` and `sort_by` speak
-        self.types = Resolver(index, {**_STD_TYPES, "baml.ops.Ordering": T.StdT("enum", "baml.ops.Ordering")})
+        # the stdlib types it models (others stay unknown), with the enum `cmp` and `sort_by` speak
+        std = {**_STD_TYPES, "baml.ops.Ordering": T.StdT("enum", "baml.ops.Ordering")}
+        self.types = Resolver(index, std, top=True)
+        self.std_types = Resolver(index, std)  # stdlib signatures: their `unknown` is don't-know
         self._sig_cache: dict[int, tuple] = {}
         self._native_cache: dict = {}
         # methods added by `implements X for T` blocks (may extend builtin types)
@@ -205,8 +208,7 @@ class Checker(LlmChecks):
                          f"`{decl.name}`; implement the `baml.{iface[1]}` interface instead")
 
     def check_interface(self, idef: InterfaceDef) -> None:
-        for m in idef.methods.values():
-            d = m.decl
+        for d in idef.decl.methods:  # duplicates too (`methods` keeps one per name)
             if d.throws is None:
                 self.err(d.name_span, "E0170", f"interface method `{d.name}` on `{idef.name}` must "
                          "declare an explicit `throws` clause")
@@ -239,8 +241,17 @@ class Checker(LlmChecks):
     def attributes(self, attrs, where: str) -> None:
         """E0015 for an attribute the engine does not know on this kind of declaration."""
         valid = _ATTRIBUTES[where]
+        seen = set()
         for a in attrs:
             name = "@" * a.level + a.name
+            if name in seen and name in valid:
+                self.err(a.span, "E0014", f"duplicate attribute `{name}`: only the last takes effect")
+            seen.add(name)
+            if a.name in ("alias", "description") and (len(a.args) != 1 or isinstance(
+                    a.args[0], (ast.IntLit, ast.FloatLit, ast.BoolLit, ast.NullLit))):
+                self.err(a.span, "E0037", f"`@{a.name}` expects exactly one string argument")
+            elif a.name in ("alias", "description") and isinstance(a.args[0], ast.Name):
+                self.err(a.args[0].span, "E0037", f"`@{a.name}` expects a string, not a name")
             if name in ("@stream.done", "@@stream.done") and name not in valid:
                 self.err(Span(a.span.file, a.span.start, a.span.start + len(name)), "E0016",
                          f"attribute `{name}` is not valid on {where}; allowed: `@stream.done` "
@@ -257,6 +268,9 @@ class Checker(LlmChecks):
         self.err(span, "E0001", "mismatched types", f"expected `{show(dst)}`, found `{show(src)}`{extra}")
 
     def check_function(self, fd: FunctionDef) -> None:
+        # a reflect.Session submission (bex/stdlib/reflect_session.py) reads its globals as
+        # `unknown` meaning don't-know: the checker stays quiet where it cannot see their types
+        self.types.top = fd.decl.name != "__session_eval"
         d = fd.decl
         self.ns = fd.namespace
         self.generics = interfaces.generics_of(fd)
@@ -288,7 +302,7 @@ class Checker(LlmChecks):
                          "binding, an item, or a type parameter")
             scope[p.name] = Var(p.name, pt)
         ret = self.resolve(d.ret) if d.ret is not None else UNKNOWN
-        throws = self.resolve(d.throws) if d.throws is not None else None
+        throws = _loose(self.resolve(d.throws)) if d.throws is not None else None
         if throws is not None:
             self.effects.declared[id(fd)] = throws
             if _is_unknown(d.throws) and d.body is not None:
@@ -305,10 +319,8 @@ class Checker(LlmChecks):
         if d.body is not None:
             self.body(d.body, ret)
             self.effects.summarize(id(fd), d.body)
-            if (isinstance(d.ret, ast.TName) and d.ret.path == ["unknown"] and d.body.tail is None
-                    and not any(map(_diverges, d.body.stmts))):
-                self.missing_value(d.body, UNKNOWN)  # a declared `unknown` still wants a value
         self.finish_fn()
+        self.types.top = True
 
     def hashable_keys(self, tes: list, generics) -> None:
         """E0067: a map keyed by a type parameter without bounds (`map<K, V>` for `f<K, V>`)."""
@@ -383,6 +395,9 @@ class Checker(LlmChecks):
 
     def resolve(self, te, report: bool = True) -> T.Type:
         return self.types.resolve(te, self.ns, self.generics, self.err if report else None)
+
+    def resolve_std(self, te) -> T.Type:
+        return self.std_types.resolve(te, self.ns, self.generics)
 
     # ───────────────────────── scopes ─────────────────────────
     def lookup_var(self, name: str) -> Var | None:
@@ -493,7 +508,7 @@ class Checker(LlmChecks):
             ret = self.fn.ret
             if s.value is not None:
                 self.expect(s.value, ret)
-            elif ret not in (UNKNOWN, VOID, NULL) and not T.has_unknown(ret):  # even `int?`
+            elif ret not in (UNKNOWN, VOID, NULL) and (ret is T.TOP or not T.has_unknown(ret)):  # even `int?`
                 self.err(s.span, "E0029", "missing value", f"expected a value of type "
                          f"`{show(ret)}`, but a bare `return` returns `null`")
             return True
@@ -571,7 +586,7 @@ class Checker(LlmChecks):
             return t0.elem
         if t0 is STRING:
             return STRING
-        if isinstance(t0, MapT) or t0 in (INT, FLOAT, BOOL, NULL, T.JSON):
+        if isinstance(t0, MapT) or t0 in (INT, FLOAT, BOOL, NULL, T.JSON, _ENV_REF, T.TOP):
             self.err(e.span, "E0006", f"cannot iterate over type `{show(t)}`")
         return UNKNOWN
 
@@ -598,6 +613,9 @@ class Checker(LlmChecks):
                      "type arguments before it can be stored; annotate the binding's type")
         if s.else_block is not None:
             self.block(s.else_block, UNKNOWN)
+            if not _block_diverges(s.else_block):
+                self.err(s.else_block.span, "E0113", "`let … else` requires a diverging else block "
+                         "(`return`, `throw`, `break`, or `continue`)")
         elif isinstance(pat, ast.PLit) or (isinstance(pat, ast.PArray) and (
                 pat.items or pat.rest_index is None)):
             self.err(pat.span, "E0111", "refutable pattern in let binding; refutable patterns "
@@ -617,7 +635,10 @@ class Checker(LlmChecks):
                         v.origin = src.ty
                 self._given(v, s.value)
                 self.unpinned_let(v, s.value)
+                if self.generic_result(s.value):
+                    v.infer_call = s.value
         else:
+            pat.let_span = s.span  # the engine reports a class pattern's fields from the `let`
             self.pattern(pat, ann if ann is not None else t, refutable_ok=True)
 
     def unspecialized(self, val, name: str) -> None:
@@ -681,7 +702,12 @@ class Checker(LlmChecks):
             self.pin(v)
             dst = v.assign_ty
             tgt.ty = self.var_type(v)
-            if s.op is None:
+            if s.op is None and v.infer_call is not None:
+                vt = self.expr(s.value, dst)
+                if not assignable(vt, dst):  # the engine: no T fits the call and this write
+                    self.err(v.infer_call.span, "E0002", "cannot infer type parameter")
+                    v.infer_call = None
+            elif s.op is None:
                 self._given(v, s.value)
                 vt = self.expect(s.value, dst)
             else:
@@ -729,7 +755,8 @@ class Checker(LlmChecks):
             ct = self.pattern_type(p.type)
             for name, sub in p.fields:
                 if isinstance(ct, ClassT) and ct.cls.field(name) is None:
-                    self.err(p.span, "E0007", f"class `{ct.cls.name}` has no field `{name}`")
+                    self.err(getattr(p, "let_span", p.span), "E0007",
+                             f"class `{ct.cls.name}` has no field `{name}`")
                 ft = self.field_type(ct, name) if isinstance(ct, ClassT) else UNKNOWN
                 if sub is None:
                     self.declare(name, ft)
@@ -1113,6 +1140,10 @@ class Checker(LlmChecks):
             return "error", None
         if head == "env" and len(path) == 2 and head not in idx.items_in(self.ns):
             return "type", _ENV_REF  # `env.NAME`: a reference the runtime resolves, no string
+        if head == "env" and len(path) == 3 and head not in idx.items_in(self.ns) and \
+                path[2] not in _EVERY_TYPE_METHODS:
+            self.err(e.span, "E0007", f"type `baml.env.Ref` has no member `{path[2]}`")
+            return "error", None
         if head in BUILTIN_VALUE_ROOTS and not (
                 (head in _CARRIERS and (path[1] not in STDLIB_MEMBER_NAMES or (
                     path[1] in _ANY_CARRIER_STATIC and path[1] not in _CARRIER_STATICS[head]
@@ -1229,7 +1260,9 @@ class Checker(LlmChecks):
                     name not in STDLIB_MEMBER_NAMES and name not in self.impl_names):
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
-        if isinstance(tb, (EnumT, FuncT)) and name not in _EVERY_TYPE_METHODS and name not in self.impl_names:
+        if (isinstance(tb, (EnumT, FuncT)) or tb in (_ENV_REF, T.TOP) or (tb is NEVER and isinstance(
+                getattr(e, "obj", None), ast.Name))) and name not in _EVERY_TYPE_METHODS \
+                and name not in self.impl_names:
             self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
         if isinstance(tb, (T.Prim, Arr, MapT)) and tb not in (UNKNOWN, NEVER, VOID):
@@ -1399,7 +1432,7 @@ class Checker(LlmChecks):
             r = INT
             if not assignable(it, INT):
                 self.mismatch(e.index.span, INT, it)
-        elif tb in (STRING, INT, FLOAT, BOOL, NULL, T.BIGINT, T.JSON) or (
+        elif tb in (STRING, INT, FLOAT, BOOL, NULL, T.BIGINT, T.JSON, _ENV_REF, T.TOP) or (
                 isinstance(tb, (ClassT, EnumT, Union)) and self.sure_type(tb)
                 and not self.may_compare(widen(tb))):
             self.err(e.span, "E0008", f"cannot index into type `{show(widen(ot))}`")
@@ -1521,12 +1554,16 @@ class Checker(LlmChecks):
             if infer and isinstance(ret, (Arr, MapT)) and _sure_scrutinee(expected):
                 env = {**_binds([(ret, expected)]), **env}  # `-> T[]`: T from the expected type
             self.check_args(e, ps, env)
+            if fd.decl.generics and not e.type_args:
+                self.conflicting_args(e, ps)
             if infer:  # the rest from the arguments: `id(1)` is `1`, `wrap(1)` an `int[]`
                 direct = isinstance(ret, TVar)
                 env = {**_binds([(pt, _arg_type(a.value) if direct else widen(a.value.ty or UNKNOWN))
                                  for (_, pt, _), a in zip(ps, e.args) if a.name is None]), **env}
-            self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env))
+            self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env), self.passed(e, ps))
             self.check_bounds(e, fd, ps, env)
+            if infer and isinstance(ret, TVar) and self.against_expected(e, ps, ret, env, expected):
+                return UNKNOWN
             if T.has_tvar(ret):
                 ret = T.subst(ret, env)
                 if T.has_unknown(ret):
@@ -1538,7 +1575,7 @@ class Checker(LlmChecks):
             named = all(n is not None for n, _, _ in tb.params)
             self.check_args(e, tb.params, {}, allow_named=named)
             return tb.ret if not T.has_tvar(tb.ret) else UNKNOWN
-        if tb in (INT, FLOAT, STRING, BOOL, NULL) or isinstance(tb, (Arr, MapT, ClassT, EnumT)):
+        if tb in (INT, FLOAT, STRING, BOOL, NULL, T.TOP) or isinstance(tb, (Arr, MapT, ClassT, EnumT)):
             self.err(e.span, "E0006", f"`{show(widen(ft))}` is not a function and cannot be called")
         if isinstance(f, ast.Name) and self.lookup_var(f.name) is None and fd is None and \
                 self.index.items_in(self.ns).get(f.name) is None:
@@ -1711,6 +1748,53 @@ class Checker(LlmChecks):
             return ("callback", f.name)
         return ("type", UNKNOWN)
 
+    def against_expected(self, e: ast.Call, params, ret: TVar, env: dict, expected) -> bool:
+        """E0002: `-> T` where the expected type and an argument for a parameter built on T
+        (`xs: T[]`, not `x: T`) disagree (`let s: string = first([1])`)."""
+        got = env.get(ret.name)
+        if got is None or not _sure_scrutinee(expected) or not _sure_scrutinee(got) or \
+                assignable(got, expected) or any(pt == ret for _, pt, _ in params) or not any(
+                isinstance(pt, (Arr, MapT)) and _mentions(pt, ret.name) for _, pt, _ in params):
+            return False  # (through `Box<T>` the engine reports the result's mismatch)
+        self.err(e.span, "E0002", f"cannot infer type parameter `{ret.name}`")
+        return True
+
+    def generic_result(self, e) -> bool:
+        """`e` calls a generic function declared `-> T`, its type arguments inferred."""
+        if not isinstance(e, ast.Call) or e.type_args or not isinstance(e.func, ast.Name) or \
+                self.lookup_var(e.func.name) is not None:
+            return False
+        fd = self.index.items_in(self.ns).get(e.func.name)
+        r = fd.decl.ret if isinstance(fd, FunctionDef) else None
+        return isinstance(r, ast.TName) and len(r.path) == 1 and not r.args and \
+            r.path[0] in {g.name for g in fd.decl.generics}
+
+    def conflicting_args(self, e: ast.Call, params) -> None:
+        """E0002: the first argument for a parameter `x: T` fixes T (a literal widened, an
+        enum variant kept); a later one for another `T` parameter must fit it."""
+        first: dict = {}
+        for (_, pt, _), a in zip(params, e.args):
+            if a.name is not None or not isinstance(pt, TVar) or isinstance(a.value, (ast.ArrayLit, ast.MapLit)):
+                continue
+            at = a.value.ty or UNKNOWN
+            if not (_sure_scrutinee(at) or at is NULL):
+                return
+            bound = first.setdefault(pt.name, T.widen_scalar(at))
+            if not assignable(at, bound):
+                self.err(e.span, "E0002", f"cannot infer type parameter `{pt.name}`")
+                return
+
+    def passed(self, e: ast.Call, params) -> dict:
+        """Parameter name → what the function value passed for it calls (for what a function's
+        callbacks throw at this call)."""
+        out = {}
+        for i, a in enumerate(e.args):
+            name = a.name if a.name is not None else (params[i][0] if i < len(params) else None)
+            t = T.base(a.value.ty or UNKNOWN)
+            if name is not None:
+                out[name] = self.value_callee(a.value, t) if isinstance(t, FuncT) else ("type", UNKNOWN)
+        return out
+
     def args_unknown(self, e) -> None:
         for a in e.args:
             self.expr(a.value, UNKNOWN)
@@ -1785,7 +1869,7 @@ class Checker(LlmChecks):
                 return Lit(ast.BigLit(-t.value), T.BIGINT)
             if tb in (INT, FLOAT, T.BIGINT):
                 return tb
-            if tb in (BOOL, STRING, NULL, T.JSON) or isinstance(tb, (Arr, MapT)) or self.non_numeric(tb):
+            if tb in (BOOL, STRING, NULL, T.JSON, _ENV_REF, T.TOP) or isinstance(tb, (Arr, MapT)) or self.non_numeric(tb):
                 self.err(e.operand.span, "E0004",
                          f"operator `-` cannot be applied to `{show(widen(t))}`")
             elif isinstance(tb, Union) and self.sure_type(tb):
@@ -1796,7 +1880,7 @@ class Checker(LlmChecks):
                 return T.lit_int(~t.value)
             if tb in (INT, FLOAT, T.BIGINT):
                 return tb
-            if tb in (BOOL, STRING, NULL, T.JSON) or isinstance(tb, (Arr, MapT)) or self.non_numeric(tb):
+            if tb in (BOOL, STRING, NULL, T.JSON, T.TOP) or isinstance(tb, (Arr, MapT)) or self.non_numeric(tb):
                 # sic: the engine names the operator `-` here
                 self.err(e.operand.span, "E0004", f"operator `-` cannot be applied to `{show(widen(t))}`")
             return UNKNOWN
@@ -1893,6 +1977,10 @@ class Checker(LlmChecks):
     def binop_type(self, op: str, lt: T.Type, rt: T.Type, e) -> T.Type:
         if op in ("==", "!="):
             return UNKNOWN if isinstance(lt, Lit) and isinstance(rt, Lit) else BOOL
+        if op not in _SHORT and self.never_operand(e, lt, rt):
+            self.err(e.span, "E0004", f"operator `{op}` cannot be applied to `{show(lt)}` and "
+                     f"`{show(rt)}`")
+            return UNKNOWN
         if lt is UNKNOWN or rt is UNKNOWN or isinstance(lt, TVar) or isinstance(rt, TVar):
             if op in _ORDER:
                 self.check_order(op, lt, rt, e)
@@ -1971,6 +2059,13 @@ class Checker(LlmChecks):
             self.err(e.span, "E0004", f"`{show(wl)}` does not implement `Compare`, so it cannot "
                      f"be ordered with `{op}`")
 
+    def never_operand(self, e, lt: T.Type, rt: T.Type) -> bool:
+        """An operand that is a variable of type `never` (a scrutinee every earlier arm
+        matched), the other one known."""
+        sides = [(getattr(e, "left", None), lt, rt), (getattr(e, "right", None), rt, lt)]
+        return any(isinstance(x, ast.Name) and t is NEVER and (o is NEVER or self.sure_type(widen(o)))
+                   for x, t, o in sides)
+
     def non_numeric(self, t: T.Type) -> bool:
         """A union (exactly known) with a member that is no number: no `-x` / `~x`."""
         return isinstance(t, Union) and self.sure_type(t) and any(
@@ -1991,7 +2086,7 @@ class Checker(LlmChecks):
         if isinstance(t, ClassT):
             return all(map(self.sure_type, t.args))
         if isinstance(t, T.StdT):
-            return t.name in stdsigs.STD_CLASSES
+            return t.name in stdsigs.STD_CLASSES or t == _ENV_REF
         return isinstance(t, (EnumT, TVar))
 
     def may_compare(self, t: T.Type) -> bool:
@@ -2085,7 +2180,8 @@ class Checker(LlmChecks):
         return {v: T.union(*rest)} if len(rest) < len(ms) else {}
 
     def x_Is(self, e, x):
-        self.expr(e.expr, UNKNOWN)
+        if self.expr(e.expr, UNKNOWN) == _ENV_REF:  # the engine checks tests of an env reference
+            self.pattern_fits(e.pattern, _ENV_REF)
         self.scopes.append({})
         self.pattern(e.pattern, UNKNOWN)
         self.scopes.pop()
@@ -2101,7 +2197,9 @@ class Checker(LlmChecks):
         if valued and e.else_ is not None and not e.else_.stmts and isinstance(e.else_.tail, ast.If):
             e.else_.tail.plain_let = True  # `let x = if … else if …`
         # `let x = if (c) { … }`: without `else` its value is null, so the branch's must be too
+        saved_exact = set(self.exact)
         tt = self.block(e.then, NULL if valued and e.else_ is None else expected)
+        after_then = self.written_state(self.facts, mark)
         self.facts = dict(saved)
         self.invalidate(mark)
         if e.else_ is None:
@@ -2111,9 +2209,12 @@ class Checker(LlmChecks):
                          "to `null`; add an `else` branch")
             if tt is NEVER:
                 self.facts.update(neg)
+            before = {v: saved[v] for v in self.assigned_log[mark:] if v in saved_exact and v in saved}
+            self.join_writes([(after_then, tt), (before, NULL)])
             return NULL if tt is not UNKNOWN else UNKNOWN
         self.facts.update(neg)
         et = self.block(e.else_, expected)
+        after_else = self.written_state(self.facts, mark)
         self.facts = dict(saved)
         self.invalidate(mark)
         if tt is NEVER and et is not NEVER:
@@ -2121,9 +2222,26 @@ class Checker(LlmChecks):
         elif et is NEVER and tt is not NEVER:
             self.facts.update(pos)
         self.invalidate(mark)
+        self.join_writes([(after_then, tt), (after_else, et)])
         if expected is not UNKNOWN:
             return NEVER if (tt is NEVER and et is NEVER) else T.union(tt, et)
         return T.union(T.widen_scalar(tt), T.widen_scalar(et))
+
+    def written_state(self, facts: dict, mark: int) -> dict:
+        """The exact types (the values just written) of the variables written since `mark`."""
+        return {v: facts[v] for v in self.assigned_log[mark:] if v in self.exact and v in facts}
+
+    def join_writes(self, paths: list) -> None:
+        """After the branches: a variable every path that goes on leaves with an exact type
+        holds one of those types (the engine's join: `5 | "a"`)."""
+        live = [st for st, t in paths if t is not NEVER]
+        if not live:
+            return
+        for v in set().union(*live):
+            if all(v in st for st in live):
+                self.facts[v] = T.union(*(st[v] for st in live))
+                self.loose.discard(v)
+                self.exact.add(v)
 
     def x_IfLet(self, e, expected):
         vt = self.expr(e.value, UNKNOWN)
@@ -2180,7 +2298,7 @@ class Checker(LlmChecks):
             ps.append((p.name, pt, p.default is not None))
             scope[p.name] = Var(p.name, pt)
         ret = self.resolve(e.ret) if e.ret is not None else UNKNOWN
-        throws = self.resolve(e.throws) if e.throws is not None else None
+        throws = _loose(self.resolve(e.throws)) if e.throws is not None else None
         if throws is not None:
             self.effects.declared[id(e)] = throws
             if _is_unknown(e.throws):
@@ -2220,6 +2338,8 @@ class Checker(LlmChecks):
         for i, arm in enumerate(e.arms):
             if sv is not None:
                 self.facts[sv] = self.arm_narrows(arm.pattern, tested)
+                if any(("all", j) in dead for j in range(i + 1)):
+                    self.facts[sv] = NEVER  # the engine's type of a scrutinee all matched before
             self.pattern_fits(arm.pattern, st if isinstance(  # literal types Assay folds: no
                 e.scrutinee, (ast.Name, ast.IntLit, ast.StrLit, ast.BoolLit)) else T.widen_scalar(st))
             if catch_all or i in dead:
@@ -2322,6 +2442,8 @@ class Checker(LlmChecks):
                 return set()
         dead = set()
         for i, arm in enumerate(arms):
+            if all(_is_covered(lf, ALL) for lf in left):
+                dead.add(("all", i))  # every value is matched before this arm
             p = arm.pattern
             effects = [self.pattern_covers(a, ms) for a in (p.alts if isinstance(p, ast.POr) else [p])]
             if any(ef is None for ef in effects):
@@ -2462,6 +2584,8 @@ class Checker(LlmChecks):
             return [s for s, b in (("true", True), ("false", False)) if b not in seen]
         if m is NULL:
             return [] if any(k == "lit" and v is None for k, v in pats) else ["null"]
+        if m is T.TOP:
+            return ["_"]
         if isinstance(m, EnumT):
             if m.variant is not None:
                 return None
@@ -2619,7 +2743,7 @@ def _native_sig(kind: str, name: str, checker: "Checker"):
     save = (checker.ns, checker.generics, checker.diags)
     checker.ns, checker.generics, checker.diags = None, gens, []
     try:
-        t = checker.resolve(te, report=False)
+        t = checker.resolve_std(te)
     finally:
         checker.ns, checker.generics, checker.diags = save
     if not isinstance(t, FuncT):
@@ -2645,8 +2769,8 @@ def _typed_sig(path: str, checker: "Checker") -> tuple[list[str], list, T.Type]:
         save = (checker.ns, checker.generics, checker.diags)
         checker.ns, checker.generics, checker.diags = None, set(gens), []
         try:
-            params = [(n, checker.resolve(_parse_std_type(t), report=False), d) for n, t, d in texts]
-            ret = checker.resolve(_parse_std_type(ret_text), report=False)
+            params = [(n, checker.resolve_std(_parse_std_type(t)), d) for n, t, d in texts]
+            ret = checker.resolve_std(_parse_std_type(ret_text))
         finally:
             checker.ns, checker.generics, checker.diags = save
         got = _TYPED_SIGS[path] = (gens, params, ret)
@@ -2919,9 +3043,9 @@ def _breaks(node) -> bool:
 
 def _sure_scrutinee(t: T.Type) -> bool:
     """A type whose every member the checker knows well enough to tell a pattern misses it."""
-    return all(isinstance(m, (T.Prim, Lit, ClassT, EnumT, Arr, MapT)) and m is not UNKNOWN
-               and not T.has_unknown(m) and not T.has_tvar(m) and not _opaque(m)
-               for m in T.members(t))
+    return all(m == _ENV_REF or (
+        isinstance(m, (T.Prim, Lit, ClassT, EnumT, Arr, MapT)) and m is not UNKNOWN
+        and not T.has_unknown(m) and not T.has_tvar(m) and not _opaque(m)) for m in T.members(t))
 
 
 def _irrefutable(p) -> bool:
@@ -3212,3 +3336,8 @@ def _unbound_builtin(item, rest: list[str]) -> FuncT | None:
     params = (("self", self_t, False),) + tuple(
         (p, T.Prim("baml.Hasher") if p == "hasher" else self_t, False) for p in extra)
     return FuncT(params, ret, NEVER)
+
+
+def _loose(t: T.Type) -> T.Type:
+    """A declared `throws unknown` bounds nothing: the checker's don't-know."""
+    return UNKNOWN if t is T.TOP else t

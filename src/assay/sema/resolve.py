@@ -31,9 +31,10 @@ class Resolver:
     """`resolve(te, ns, generics, err)`; `err(span, code, message)` receives what is surely
     wrong (None: resolve quietly). Aliases are resolved once, cycles read as unknown."""
 
-    def __init__(self, index: ProgramIndex, std: dict | None = None):
+    def __init__(self, index: ProgramIndex, std: dict | None = None, top: bool = False):
         self.index = index
         self.std = std or {}
+        self.top = top  # `unknown` as written is T.TOP (the checker's reading of user code)
         self._aliases: dict[int, T.Type] = {}
         self._busy: set[int] = set()
 
@@ -110,7 +111,7 @@ class Resolver:
             return self.item_type(item, args, err, te)
         p = PRIM_TYPES.get(n)
         if p is not None:
-            return p
+            return T.TOP if p is T.UNKNOWN and self.top else p
         if n == "json":
             return T.JSON
         if n in ("map", "Map"):

@@ -25,6 +25,9 @@ NULL = Prim("null")
 VOID = Prim("void")
 NEVER = Prim("never")
 UNKNOWN = Prim("unknown")
+# a declared `unknown` (the checker's own, above, is don't-know): every value is one, and one is
+# none of the other types until tested
+TOP = Prim("unknown")
 BIGINT = Prim("bigint")
 BYTES = Prim("uint8array")
 PRIMS = {p.name: p for p in (INT, FLOAT, STRING, BOOL, NULL, VOID, NEVER, UNKNOWN, BIGINT, BYTES)}
@@ -214,6 +217,8 @@ def union(*ts: Type) -> Type:
             if m is NEVER or m in out:
                 continue
             out.append(m)
+    if TOP in out:
+        return TOP
     if not out:
         return NEVER
     if len(out) > 1:
@@ -326,7 +331,7 @@ def has_tvar(t: Type) -> bool:
 
 
 def has_unknown(t: Type) -> bool:
-    if t is UNKNOWN:
+    if t is UNKNOWN or t is TOP:  # a declared `unknown` tells no more of its values
         return True
     if isinstance(t, Arr):
         return has_unknown(t.elem)
@@ -385,6 +390,8 @@ def assignable(src: Type, dst: Type) -> bool:
     """False only when a value of type `src` is surely not a `dst` (conservative)."""
     if src is dst or src is UNKNOWN or dst is UNKNOWN or src is NEVER:
         return True
+    if dst is TOP:
+        return True
     if isinstance(src, TVar) or isinstance(dst, TVar):
         return dst is not JSON  # a type parameter's value may be of any type: not json
     if isinstance(src, Union):
@@ -395,7 +402,7 @@ def assignable(src: Type, dst: Type) -> bool:
         return all(assignable(m, dst) for m in JSON_MEMBERS)
     if isinstance(dst, Union):
         return any(assignable(src, m) for m in dst.members)
-    if isinstance(src, IfaceT):
+    if isinstance(src, IfaceT) or src is TOP:
         return False  # an interface value is not known to be any one type
     if dst is JSON:
         return _json_takes(src)
@@ -422,9 +429,7 @@ def assignable(src: Type, dst: Type) -> bool:
                 and (dst.variant is None or src.variant == dst.variant))
     if isinstance(dst, FuncT):
         return isinstance(src, FuncT) and fn_assignable(src, dst)
-    if isinstance(dst, StdT) and dst.kind == "class" and dst.name.startswith("baml.regex."):
-        return src == dst  # a modelled stdlib class (sema/stdsigs.STD_CLASSES): itself only
-    if isinstance(dst, StdT) and dst.kind == "enum":  # `baml.ops.Ordering`: its variants only
+    if isinstance(dst, StdT) and dst.kind in ("enum", "class"):  # `baml.ops.Ordering`, `env.X`
         return isinstance(src, StdT) and src.name == dst.name
     return True
 

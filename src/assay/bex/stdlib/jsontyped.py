@@ -15,7 +15,7 @@ from ..futures import Future
 from ..ops import BUILTIN_CLASSES, make_builtin
 from ..typeargs import TypeArg
 from ..values import JSON_ENTRY, JSON_TEST, BamlRaise, BigInt, ClassInfo, Instance, Variant, json_value
-from ._registry import EVERY_VALUE, KINDS, NAMING, function, method
+from ._registry import EVERY_VALUE, NAMING, function, method
 from .jsonlib import _PLAIN, _quote, _write, parse
 
 for _name, _fields in (("DecodeError", ["message", "path"]), ("PathError", ["message", "selector"])):
@@ -341,7 +341,7 @@ def to_json_default(value):
     return _to_json(value, DECLARED, False)
 
 
-method(" ".join(KINDS), "to_json")(to_json_default)
+method("int float string bool null array map uint8array bigint", "to_json")(to_json_default)  # the builtin types (stdsigs)
 EVERY_VALUE["to_json"] = to_json_default
 
 
