@@ -132,6 +132,8 @@ class Checker(LlmChecks):
         self._sig_cache: dict[int, tuple] = {}
         self._native_cache: dict = {}
         # methods added by `implements X for T` blocks (may extend builtin types)
+        self.global_types: dict[FunctionDef, T.Type] = {}  # `const` globals' types (global_type)
+        self.global_chain: list = []  # the globals being checked: (global, its read of the next)
         self.impl_names = {m.name for f in index.files for ib in getattr(f, "impls", ())
                            for m in ib.methods}
 
@@ -172,7 +174,11 @@ class Checker(LlmChecks):
             self.alias_type(ad, report=True)
             self.require_throws(ad.type)
         for fd in idx.functions.values():
-            self.check_function(fd)
+            if _is_global(fd):
+                self.global_type(fd, None)
+        for fd in idx.functions.values():
+            if not _is_global(fd):
+                self.check_function(fd)
         self.check_clients()
         self.llm_fn = None
         for td in idx.tests:
@@ -655,6 +661,11 @@ class Checker(LlmChecks):
         tgt = s.target
         if isinstance(tgt, ast.Name):
             v = self.lookup_var(tgt.name)
+            g = self.index.items_in(self.ns).get(tgt.name) if v is None else None
+            if isinstance(g, FunctionDef) and _is_global(g):
+                self.err(tgt.span, "E0179", f"cannot assign to global variable `{tgt.name}` — top-level "
+                         "bindings are set once, at startup, and shared by every call, so they cannot "
+                         "be reassigned")
             if v is None:
                 self.expr(tgt, UNKNOWN)
                 self.expr(s.value, UNKNOWN)
@@ -838,6 +849,8 @@ class Checker(LlmChecks):
             return self.var_type(v)
         item = self.index.items_in(self.ns).get(e.name)
         if item is not None:
+            if isinstance(item, FunctionDef) and _is_global(item):
+                return self.global_type(item, e)
             if isinstance(item, FunctionDef):
                 return self.fn_type(item, self.specialized(e, item))
             return UNKNOWN
@@ -845,6 +858,31 @@ class Checker(LlmChecks):
             return UNKNOWN
         self.err(e.span, "E0003", f"unresolved name: `{e.name}`")  # a package is no value
         return UNKNOWN
+
+    def global_type(self, fd: FunctionDef, ref) -> T.Type:
+        """A global's type: as declared, else its initializer's (checked on first need, in
+        dependency order; E0181 for a global whose initializer needs its own value)."""
+        done = self.global_types.get(fd)
+        if done is not None:
+            return done
+        chain = self.global_chain
+        if any(g is fd for g, _ in chain):
+            start = next(i for i, (g, _) in enumerate(chain) if g is fd)
+            names = [g.name for g, _ in chain[start:]] + [fd.name]
+            self.err(chain[start][1], "E0181", f"initialization cycle: global `{fd.name}` needs its own "
+                     f"value to be initialized ({' → '.join(f'`{n}`' for n in names)})")
+            self.global_types[fd] = UNKNOWN
+            return UNKNOWN
+        if chain:
+            chain[-1] = (chain[-1][0], ref.span)  # the read that needs fd first
+        saved = {k: getattr(self, k) for k in _FN_STATE if hasattr(self, k)}
+        chain.append((fd, None))
+        self.check_function(fd)
+        chain.pop()
+        self.__dict__.update(saved)
+        d = fd.decl
+        t = self.resolve(d.ret, report=False) if d.ret is not None else (d.body.tail.ty or UNKNOWN)  # unwidened: `const M = E.A` is `E.A`
+        return self.global_types.setdefault(fd, t)
 
     def specialized(self, e, fd: FunctionDef, env: dict | None = None) -> dict | None:
         """`id<int>` / `v.m<int>` as a value: its type parameters bound to the type arguments
@@ -1000,6 +1038,9 @@ class Checker(LlmChecks):
             e = e.obj
         if not isinstance(e, ast.Name) or self.lookup_var(e.name) is not None:
             return None
+        g = self.index.items_in(self.ns).get(e.name)
+        if isinstance(g, FunctionDef) and _is_global(g):
+            return None  # `NAMES.push(…)`: a global's value
         parts.append(e.name)
         parts.reverse()
         return carrier_path(parts)
@@ -1014,6 +1055,8 @@ class Checker(LlmChecks):
                 self.err(e.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
                 return "error", None
             if k == len(path):
+                if isinstance(item, FunctionDef) and _is_global(item):
+                    return "global", self.global_type(item, e)
                 if isinstance(item, FunctionDef):
                     return "fn", item
                 return "unknown", None
@@ -1061,6 +1104,8 @@ class Checker(LlmChecks):
             if kind == "type":
                 if isinstance(val, FuncT):
                     e.unbound_method = path[-1]
+                return val
+            if kind == "global":
                 return val
             return UNKNOWN
         self.path_root = e.obj
@@ -1272,7 +1317,7 @@ class Checker(LlmChecks):
         ft = UNKNOWN
         if isinstance(f, ast.Name) and self.lookup_var(f.name) is None:
             item = self.index.items_in(self.ns).get(f.name)
-            if isinstance(item, FunctionDef):
+            if isinstance(item, FunctionDef) and not _is_global(item):
                 fd = item
             else:
                 ft = self.expr(f, UNKNOWN)
@@ -1287,6 +1332,8 @@ class Checker(LlmChecks):
                 elif kind == "type" and isinstance(val, FuncT):  # `P.to_string(p)`
                     ft = val
                     e.unbound_method = path[-1]
+                elif kind == "global":  # `root.ns.F(x)`: a global holding a function
+                    ft = val
                 elif kind == "error":
                     self.args_unknown(e)
                     return UNKNOWN
@@ -2836,3 +2883,13 @@ def _unbound_builtin(item, rest: list[str]) -> FuncT | None:
     params = (("self", self_t, False),) + tuple(
         (p, T.Prim("baml.Hasher") if p == "hasher" else self_t, False) for p in extra)
     return FuncT(params, ret, NEVER)
+
+
+def _is_global(fd) -> bool:
+    """A `const NAME = …` global (kept as the function computing its value)."""
+    return getattr(fd.decl, "is_global", False)
+
+
+# what checking one function sets: kept around checking a global's initializer on demand
+_FN_STATE = ("ns", "generics", "bounds", "fn", "scopes", "facts", "unpinned", "llm_fn", "cur_fd",
+             "fn_name", "assigned_log", "loose", "soft", "path_root", "no_expected")
