@@ -605,6 +605,8 @@ class Checker(LlmChecks):
                 self._given(v, s.value)
                 self.unpinned_let(v, s.value)
         else:
+            if isinstance(pat, ast.PClass):  # its diagnostics cover `let P { … }`
+                pat.err_span = Span(s.span.file, s.span.start, pat.span.end)
             self.pattern(pat, ann if ann is not None else t, refutable_ok=True)
 
     def unspecialized(self, val, name: str) -> None:
@@ -716,6 +718,10 @@ class Checker(LlmChecks):
             ct = self.pattern_type(p.type)
             for name, sub in p.fields:
                 ft = self.field_type(ct, name) if isinstance(ct, ClassT) else UNKNOWN
+                if isinstance(ct, ClassT) and ct.cls.field(name) is None:
+                    self.err(getattr(p, "err_span", p.span), "E0007", f"class `{ct.cls.name}` has no field `{name}`")
+                elif sub is not None and ft is not UNKNOWN:
+                    self.pattern_fits(sub, ft)  # `P { n: "s" }` where `n` is an int
                 if sub is None:
                     self.declare(name, ft)
                 else:
@@ -2088,6 +2094,12 @@ class Checker(LlmChecks):
         """E0001: a match pattern that no value of the scrutinee's type can match. `int |
         string` is one union type (it fits when any member may match); an or-pattern of
         literals or variants fits when each alternative may match."""
+        if isinstance(p, ast.PBind) and p.type is not None:  # `let n: int` on a string
+            bt = self.resolve(p.type, report=False)
+            if _sure_scrutinee(bt) and _sure_scrutinee(st) and not any(
+                    T.assignable(m, bt) or T.assignable(bt, m) for m in T.members(st)):
+                self.err(p.type.span, "E0001", "mismatched types", f"expected `{show(st)}`, found `{show(bt)}`")
+            return
         alts = p.alts if isinstance(p, ast.POr) else [p]
         ts = [self.alt_type(a) for a in alts]
         if any(t is None for t in ts) or not _sure_scrutinee(st):
