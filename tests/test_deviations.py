@@ -61,3 +61,13 @@ def test_block_operands_run_their_statements(prog, engine):
     runs them."""
     assert prog.block_operands() == ["a", "b", "3"]
     assert engine.call("deviations.block_operands", {}).value == ["3"]
+
+
+def test_enum_argument_from_the_host_is_a_variant(prog, engine):
+    """The engine passes an enum argument on as its variant's name (a string): matching on it
+    fails with `VM internal error: type error: expected variant, got string` and a class holding
+    it renders the name quoted; Assay converts the name to the variant."""
+    assert prog.host_enum("Dark") == "d"
+    assert "expected variant, got string" in engine.call("deviations.host_enum", {"s": "Dark"}).detail
+    assert prog.host_enum_field({"shade": "Dark"}) == "HostPaint { shade: Dark }"
+    assert engine.call("deviations.host_enum_field", {"p": {"shade": "Dark"}}).value == 'HostPaint { shade: "Dark" }'
