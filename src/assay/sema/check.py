@@ -866,6 +866,19 @@ class Checker(LlmChecks):
         self.err(e.span, "E0003", f"unresolved name: `{e.name}`")  # a package is no value
         return UNKNOWN
 
+    def uninferable_class_args(self, at, f: ast.Field, fd: FunctionDef) -> None:
+        """E0002: `Box.of(4)`, a static method of a generic class whose parameters do not
+        mention the class's type parameter (nothing fixes it)."""
+        cls = fd.owner
+        if not isinstance(cls, ClassDef) or fd.decl.has_self or not cls.decl.generics or \
+                getattr(f.obj, "type_args", None):
+            return
+        ps = self.sig(fd)[0]
+        for g in cls.decl.generics:
+            if not any(T.subst(pt, {g.name: NULL}) != pt for _, pt, _ in ps):
+                self.err(at.span, "E0002", f"cannot infer type parameter `{g.name}`")
+                return
+
     def global_type(self, fd: FunctionDef, ref) -> T.Type:
         """A global's type: as declared, else its initializer's (checked on first need, in
         dependency order; E0181 for a global whose initializer needs its own value)."""
@@ -1107,6 +1120,7 @@ class Checker(LlmChecks):
         if path is not None:
             kind, val = self.resolve_path_expr(e, path)
             if kind == "fn":
+                self.uninferable_class_args(e, e, val)
                 return self.fn_type(val, self.specialized(e, val), explicit_self=True)
             if kind == "type":
                 if isinstance(val, FuncT):
@@ -1336,6 +1350,7 @@ class Checker(LlmChecks):
                 kind, val = self.resolve_path_expr(f, path)
                 if kind == "fn":
                     fd = val
+                    self.uninferable_class_args(e, f, fd)
                 elif kind == "type" and isinstance(val, FuncT):  # `P.to_string(p)`
                     ft = val
                     e.unbound_method = path[-1]
