@@ -1173,6 +1173,8 @@ class Checker(LlmChecks):
         if (call and name == "hash" and name not in self.impl_names and _sure_scrutinee(ot)
                 and not isinstance(T.base(ot), ClassT)):
             return _HASH_FN
+        if isinstance(tb, EnumT) and call and name in ("eq", "neq") and name not in self.impl_names:
+            return NativeFuncT((("other", tb, False),), BOOL, NEVER)  # Equals' `other: Self`
         if isinstance(tb, TVar):
             tb = next((b for b in self.bounds.get(tb.name, ()) if isinstance(b, IfaceT)), tb)
         if isinstance(tb, IfaceT):
