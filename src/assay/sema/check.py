@@ -501,7 +501,7 @@ class Checker(LlmChecks):
             return True
         if isinstance(s, ast.While):
             self.expr(s.cond, UNKNOWN)
-            self.loop_body(s.body)
+            self.loop_body(s.body, self.cond_facts(s.cond)[0])  # `while (c != null)`: c in the body
             return False
         if isinstance(s, ast.WhileLet):
             t = self.expr(s.value, UNKNOWN)
@@ -544,10 +544,11 @@ class Checker(LlmChecks):
             return False
         return False
 
-    def loop_body(self, body: ast.Block) -> None:
+    def loop_body(self, body: ast.Block, entry: dict | None = None) -> None:
         mark = len(self.assigned_log)
         saved = dict(self.facts)
         self.loosen_unstable()
+        self.facts.update(entry or {})
         self.fn.loop += 1
         self.block(body, UNKNOWN)
         self.fn.loop -= 1
