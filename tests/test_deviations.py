@@ -85,3 +85,13 @@ def test_negative_zero_literal_keeps_its_sign(prog, engine):
     assert [math.copysign(1, x) for x in prog.neg_zero_consts()] == [1, -1]
     real = engine.call("deviations.neg_zero_consts", {}).value
     assert [math.copysign(1, x) for x in real] == [1, 1]
+
+
+def test_enum_argument_from_the_host_is_a_variant(prog, engine):
+    """The engine passes an enum argument on as its variant's name (a string): matching on it
+    fails with `VM internal error: type error: expected variant, got string` and a class holding
+    it renders the name quoted; Assay converts the name to the variant."""
+    assert prog.host_enum("Dark") == "d"
+    assert "expected variant, got string" in engine.call("deviations.host_enum", {"s": "Dark"}).detail
+    assert prog.host_enum_field({"shade": "Dark"}) == "HostPaint { shade: Dark }"
+    assert engine.call("deviations.host_enum_field", {"p": {"shade": "Dark"}}).value == 'HostPaint { shade: "Dark" }'

@@ -351,7 +351,10 @@ def compile_sources(sources: list[SourceFile], shared=None, prefix: str = "", pa
             raise CompileError(errors)
         prog = Program(index, diags, shared, prefix)
         prog.sources = list(sources)
-        return prog
+    for fqn, fd in index.functions.items():  # globals are set at startup, in dependency order
+        if getattr(fd.decl, "is_global", False):
+            prog.runtime.global_value(fqn)
+    return prog
 
 
 

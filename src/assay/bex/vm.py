@@ -108,6 +108,8 @@ class Runtime:
         self._specialized: dict = {}  # (function, type arguments) → its one value (`id<int> == id<int>`)
         self.natives["$specialize"] = _NativeShim("$specialize", self.specialize)
         self.natives["$unbound_method"] = _NativeShim("$unbound_method", make_dispatcher)
+        self.globals: dict = {}  # `const` globals' values, by the fqn of the function computing each
+        self.natives["$global"] = _NativeShim("$global", self.global_value)
         self.natives["$with_reified_targs"] = _NativeShim("$with_reified_targs", self._with_reified_targs)
         self._reified: dict = {}  # a descriptor's repr → its test's predicate / its TypeArg
         self.natives["$is_reified"] = _NativeShim("$is_reified", lambda v, d, targs: self.reified(
@@ -197,6 +199,13 @@ class Runtime:
 
     def class_arity(self, fqn: str) -> int:
         return len(self.classes[fqn].fields)
+
+    def global_value(self, fqn: str):
+        """A `const` global: computed once (at startup, compile_sources), then shared."""
+        try:
+            return self.globals[fqn]
+        except KeyError:
+            return self.globals.setdefault(fqn, self.plain.call(fqn, []))
 
     def type_arg(self, c: ir.TypeArg) -> TypeArg:
         """The run-time form of a builtin's type argument (one per distinct constant)."""

@@ -693,6 +693,16 @@ class FnLowerer:
             return self.native("$unbound_method", ir.Const(e.unbound_method), span=e.span)
         item = self.prog.index.lookup(self.namespace, path)
         kind = type(item).__name__
+        if kind == "FunctionDef" and getattr(item.decl, "is_global", False):  # `const NAME = …`
+            return self.native("$global", ir.Const(item.fqn), span=e.span)
+        for k in range(len(path) - 1, 1, -1):  # `root.ns.CFG.name`: a global's fields
+            if self.prog.index.lookup(self.namespace, path[:k]) is not None:
+                if not self.is_global(path[:k]):
+                    break
+                v = self.path_value(path[:k], e)
+                for name in path[k:]:
+                    v = self.to_temp(ir.Load(ir.FieldPlace(v, name)), e.span)
+                return v
         if kind == "FunctionDef":
             f = ir.Const(ir.FnRef(_target(item)))
             if getattr(e, "type_args", None) and interfaces.call_generics(item):  # `id<int>`: it keeps them
@@ -731,10 +741,14 @@ class FnLowerer:
         while isinstance(e, ast.Field) and not e.optional:
             parts.append(e.name)
             e = e.obj
-        if isinstance(e, ast.Name) and self.lookup_local(e.name) is None:
+        if isinstance(e, ast.Name) and self.lookup_local(e.name) is None and not self.is_global(e.name):
             parts.append(e.name)
             return carrier_path(parts[::-1])
         return None
+
+    def is_global(self, name) -> bool:
+        item = self.prog.index.lookup(self.namespace, [name] if isinstance(name, str) else name)
+        return type(item).__name__ == "FunctionDef" and getattr(item.decl, "is_global", False)
 
     def expr_Upcast(self, e: ast.Upcast):
         return self.lower_expr(e.obj)  # the value itself: only its static type changes
@@ -1314,6 +1328,10 @@ class FnLowerer:
             recv = self.lower_expr(e.args[0].value)  # `I.m(x, …)`: the receiver passed first
             return self.call_user(item, ast.Call(e.span, e.func, e.args[1:], e.type_args), [recv],
                                   _target(item))
+        if type(item).__name__ == "FunctionDef" and getattr(item.decl, "is_global", False):
+            fv = self.path_value(path, e.func)  # a global holding a function: `F(1)`
+            pos, kw = self.lower_args(e.args)
+            return self.call(ir.Callee("indirect"), [fv] + pos, kw, e.span)
         if type(item).__name__ == "FunctionDef":
             return self.call_user(item, e)
         if item is None and len(path) >= 2:

@@ -139,6 +139,8 @@ class Checker(LlmChecks):
         self._sig_cache: dict[int, tuple] = {}
         self._native_cache: dict = {}
         # methods added by `implements X for T` blocks (may extend builtin types)
+        self.global_types: dict[FunctionDef, T.Type] = {}  # `const` globals' types (global_type)
+        self.global_chain: list = []  # the globals being checked: (global, its read of the next)
         self.impl_names = {m.name for f in index.files for ib in getattr(f, "impls", ())
                            for m in ib.methods}
 
@@ -180,7 +182,11 @@ class Checker(LlmChecks):
             self.alias_type(ad, report=True)
             self.require_throws(ad.type)
         for fd in idx.functions.values():
-            self.check_function(fd)
+            if _is_global(fd):
+                self.global_type(fd, None)
+        for fd in idx.functions.values():
+            if not _is_global(fd):
+                self.check_function(fd)
         self.check_clients()
         self.llm_fn = None
         for td in idx.tests:
@@ -526,7 +532,7 @@ class Checker(LlmChecks):
             return True
         if isinstance(s, ast.While):
             self.expr(s.cond, UNKNOWN)
-            self.loop_body(s.body)
+            self.loop_body(s.body, self.cond_facts(s.cond)[0])  # `while (c != null)`: c in the body
             return False
         if isinstance(s, ast.WhileLet):
             t = self.expr(s.value, UNKNOWN)
@@ -569,10 +575,11 @@ class Checker(LlmChecks):
             return False
         return False
 
-    def loop_body(self, body: ast.Block) -> None:
+    def loop_body(self, body: ast.Block, entry: dict | None = None) -> None:
         mark = len(self.assigned_log)
         saved = dict(self.facts)
         self.loosen_unstable()
+        self.facts.update(entry or {})
         self.fn.loop += 1
         self.block(body, UNKNOWN)
         self.fn.loop -= 1
@@ -586,7 +593,9 @@ class Checker(LlmChecks):
             return t0.elem
         if t0 is STRING:
             return STRING
-        if isinstance(t0, MapT) or t0 in (INT, FLOAT, BOOL, NULL, T.JSON, _ENV_REF, T.TOP):
+        if isinstance(t0, MapT) or t0 in (INT, FLOAT, BOOL, NULL, T.JSON, _ENV_REF, T.TOP) or (
+                isinstance(t0, ClassT) and not any(
+                    i.iface is not None or (i.std or "").startswith("baml.iter.") for i in t0.cls.impls)):
             self.err(e.span, "E0006", f"cannot iterate over type `{show(t)}`")
         return UNKNOWN
 
@@ -695,6 +704,11 @@ class Checker(LlmChecks):
         tgt = s.target
         if isinstance(tgt, ast.Name):
             v = self.lookup_var(tgt.name)
+            g = self.index.items_in(self.ns).get(tgt.name) if v is None else None
+            if isinstance(g, FunctionDef) and _is_global(g):
+                self.err(tgt.span, "E0179", f"cannot assign to global variable `{tgt.name}` — top-level "
+                         "bindings are set once, at startup, and shared by every call, so they cannot "
+                         "be reassigned")
             if v is None:
                 self.expr(tgt, UNKNOWN)
                 self.expr(s.value, UNKNOWN)
@@ -758,6 +772,8 @@ class Checker(LlmChecks):
                     self.err(getattr(p, "let_span", p.span), "E0007",
                              f"class `{ct.cls.name}` has no field `{name}`")
                 ft = self.field_type(ct, name) if isinstance(ct, ClassT) else UNKNOWN
+                if sub is not None and ft is not UNKNOWN and (not isinstance(ct, ClassT) or ct.cls.field(name)):
+                    self.pattern_fits(sub, ft)  # `P { n: "s" }` where `n` is an int
                 if sub is None:
                     self.declare(name, ft)
                 else:
@@ -907,6 +923,8 @@ class Checker(LlmChecks):
             return self.var_type(v)
         item = self.index.items_in(self.ns).get(e.name)
         if item is not None:
+            if isinstance(item, FunctionDef) and _is_global(item):
+                return self.global_type(item, e)
             if isinstance(item, FunctionDef):
                 return self.fn_type(item, self.specialized(e, item))
             return UNKNOWN
@@ -914,6 +932,46 @@ class Checker(LlmChecks):
             return UNKNOWN
         self.err(e.span, "E0003", f"unresolved name: `{e.name}`")  # a package is no value
         return UNKNOWN
+
+    def uninferable_class_args(self, at, f: ast.Field, fd: FunctionDef, expected: bool = False) -> None:
+        """E0002: `Box.of(4)`, a static method of a generic class whose parameters do not
+        mention the class's type parameter (nothing fixes it; with an `expected` type, its
+        result may: `let xs: int[] = Box.make(1)` with `make(…) -> T[]`)."""
+        cls = fd.owner
+        if not isinstance(cls, ClassDef) or fd.decl.has_self or not cls.decl.generics or \
+                getattr(f.obj, "type_args", None):
+            return
+        ps, ret = self.sig(fd)
+        fixing = [pt for _, pt, _ in ps] + ([ret] if expected else [])
+        for g in cls.decl.generics:
+            if not any(T.subst(t, {g.name: NULL}) != t for t in fixing):
+                self.err(at.span, "E0002", f"cannot infer type parameter `{g.name}`")
+                return
+
+    def global_type(self, fd: FunctionDef, ref) -> T.Type:
+        """A global's type: as declared, else its initializer's (checked on first need, in
+        dependency order; E0181 for a global whose initializer needs its own value)."""
+        done = self.global_types.get(fd)
+        if done is not None:
+            return done
+        chain = self.global_chain
+        if any(g is fd for g, _ in chain):
+            start = next(i for i, (g, _) in enumerate(chain) if g is fd)
+            names = [g.name for g, _ in chain[start:]] + [fd.name]
+            self.err(chain[start][1], "E0181", f"initialization cycle: global `{fd.name}` needs its own "
+                     f"value to be initialized ({' → '.join(f'`{n}`' for n in names)})")
+            self.global_types[fd] = UNKNOWN
+            return UNKNOWN
+        if chain:
+            chain[-1] = (chain[-1][0], ref.span)  # the read that needs fd first
+        saved = {k: getattr(self, k) for k in _FN_STATE if hasattr(self, k)}
+        chain.append((fd, None))
+        self.check_function(fd)
+        chain.pop()
+        self.__dict__.update(saved)
+        d = fd.decl
+        t = self.resolve(d.ret, report=False) if d.ret is not None else (d.body.tail.ty or UNKNOWN)  # unwidened: `const M = E.A` is `E.A`
+        return self.global_types.setdefault(fd, t)
 
     def specialized(self, e, fd: FunctionDef, env: dict | None = None) -> dict | None:
         """`id<int>` / `v.m<int>` as a value: its type parameters bound to the type arguments
@@ -1105,6 +1163,9 @@ class Checker(LlmChecks):
             e = e.obj
         if not isinstance(e, ast.Name) or self.lookup_var(e.name) is not None:
             return None
+        g = self.index.items_in(self.ns).get(e.name)
+        if isinstance(g, FunctionDef) and _is_global(g):
+            return None  # `NAMES.push(…)`: a global's value
         parts.append(e.name)
         parts.reverse()
         return carrier_path(parts)
@@ -1119,6 +1180,8 @@ class Checker(LlmChecks):
                 self.err(e.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
                 return "error", None
             if k == len(path):
+                if isinstance(item, FunctionDef) and _is_global(item):
+                    return "global", self.global_type(item, e)
                 if isinstance(item, FunctionDef):
                     return "fn", item
                 return "unknown", None
@@ -1166,6 +1229,7 @@ class Checker(LlmChecks):
         if path is not None:
             kind, val = self.resolve_path_expr(e, path)
             if kind == "fn":
+                self.uninferable_class_args(e, e, val)
                 return self.fn_type(val, self.specialized(e, val), explicit_self=True)
             if kind == "type":
                 if isinstance(val, FuncT):
@@ -1173,6 +1237,8 @@ class Checker(LlmChecks):
                 return val
             if kind == "unknown" and len(path) == 4 and ".".join(path[:3]) in stdsigs.STD_ENUM_VARIANTS:
                 return self.std_variant(e, path)
+            if kind == "global":
+                return val
             return UNKNOWN
         self.path_root = e.obj
         ot = self.expr(e.obj, UNKNOWN)
@@ -1225,6 +1291,8 @@ class Checker(LlmChecks):
         if (call and name == "hash" and name not in self.impl_names and _sure_scrutinee(ot)
                 and not isinstance(T.base(ot), ClassT)):
             return _HASH_FN
+        if isinstance(tb, EnumT) and call and name in ("eq", "neq") and name not in self.impl_names:
+            return NativeFuncT((("other", tb, False),), BOOL, NEVER)  # Equals' `other: Self`
         if isinstance(tb, TVar):
             if self.rigid_var(getattr(e, "obj", None), tb) and name not in _EVERY_TYPE_METHODS \
                     and name not in self.impl_names:
@@ -1459,7 +1527,7 @@ class Checker(LlmChecks):
         ft = UNKNOWN
         if isinstance(f, ast.Name) and self.lookup_var(f.name) is None:
             item = self.index.items_in(self.ns).get(f.name)
-            if isinstance(item, FunctionDef):
+            if isinstance(item, FunctionDef) and not _is_global(item):
                 fd = item
             else:
                 ft = self.expr(f, UNKNOWN)
@@ -1471,9 +1539,12 @@ class Checker(LlmChecks):
                 kind, val = self.resolve_path_expr(f, path)
                 if kind == "fn":
                     fd = val
+                    self.uninferable_class_args(e, f, fd, expected is not UNKNOWN)
                 elif kind == "type" and isinstance(val, FuncT):  # `P.to_string(p)`
                     ft = val
                     e.unbound_method = path[-1]
+                elif kind == "global":  # `root.ns.F(x)`: a global holding a function
+                    ft = val
                 elif kind == "error":
                     self.args_unknown(e)
                     return UNKNOWN
@@ -2389,6 +2460,12 @@ class Checker(LlmChecks):
         """E0001: a match pattern that no value of the scrutinee's type can match. `int |
         string` is one union type (it fits when any member may match); an or-pattern of
         literals or variants fits when each alternative may match."""
+        if isinstance(p, ast.PBind) and p.type is not None:  # `let n: int` on a string
+            bt = self.resolve(p.type, report=False)
+            if _sure_scrutinee(bt) and _sure_scrutinee(st) and not any(
+                    T.assignable(m, bt) or T.assignable(bt, m) for m in T.members(st)):
+                self.err(p.type.span, "E0001", "mismatched types", f"expected `{show(st)}`, found `{show(bt)}`")
+            return
         alts = p.alts if isinstance(p, ast.POr) else [p]
         if isinstance(p, ast.PArray) and _sure_scrutinee(st):
             arrs = [m for m in T.members(st) if isinstance(m, Arr)]
@@ -3341,3 +3418,13 @@ def _unbound_builtin(item, rest: list[str]) -> FuncT | None:
 def _loose(t: T.Type) -> T.Type:
     """A declared `throws unknown` bounds nothing: the checker's don't-know."""
     return UNKNOWN if t is T.TOP else t
+
+
+def _is_global(fd) -> bool:
+    """A `const NAME = …` global (kept as the function computing its value)."""
+    return getattr(fd.decl, "is_global", False)
+
+
+# what checking one function sets: kept around checking a global's initializer on demand
+_FN_STATE = ("ns", "generics", "bounds", "fn", "scopes", "facts", "unpinned", "llm_fn", "cur_fd",
+             "fn_name", "assigned_log", "loose", "soft", "path_root", "no_expected")

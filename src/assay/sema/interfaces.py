@@ -43,6 +43,10 @@ def link(index: ProgramIndex, resolver) -> list[Diagnostic]:
     _expand_blankets(index, resolver)
     for impl in index.impls:
         _check_complete(impl, index, diags)
+        if impl.std == "baml.iter.Iterator" and impl.cls is not None and not any(
+                i.std == "baml.iter.Iterable" for i in impl.cls.impls):
+            diags.append(Diagnostic(impl.decl.interface.span, "E0125", "implementing `baml.iter.Iterator` "
+                                    "also requires implementing `baml.iter.Iterable`"))
     for cd in index.classes.values():
         _class_methods(cd)
     index.builtin_impls = [i for i in index.impls if i.cls is None and i.target is not None]
@@ -110,8 +114,12 @@ def _interface(index: ProgramIndex, ns, te):
     return None
 
 
-# stdlib interfaces whose types are associated (`type Item = int`), never type arguments
-_ASSOCIATED_ONLY = frozenset({"baml.iter.Iterable", "baml.iter.Iterator"})
+# stdlib interfaces: their number of type arguments and the associated types an implementation
+# binds (`implements baml.ops.Add<Money> { type Output = Money; … }`)
+_STD_SHAPE = {"baml.iter.Iterable": (0, ("Item",)), "baml.iter.Iterator": (0, ("Item",)),
+              **{f"baml.ops.{n}": (1, ("Output",)) for n in (
+                  "Add", "Subtract", "Multiply", "Divide", "Remainder", "BitAnd", "BitOr", "BitXor",
+                  "ShiftLeft", "ShiftRight")}}
 
 
 def _link_impl(index: ProgramIndex, resolver, impl: ImplDef, diags: list) -> None:
@@ -121,10 +129,14 @@ def _link_impl(index: ProgramIndex, resolver, impl: ImplDef, diags: list) -> Non
         diags.append(Diagnostic(d.interface.span, "E0002", f"unresolved type: {_show_path(d.interface)}"))
         return
     given = sum(1 for a in d.interface.args if getattr(a, "binds", None) is None)
-    want = len(r.decl.generics) if isinstance(r, InterfaceDef) else 0
-    if given > want and (isinstance(r, InterfaceDef) or r in _ASSOCIATED_ONLY):
+    want, assoc = (len(r.decl.generics), ()) if isinstance(r, InterfaceDef) else _STD_SHAPE.get(r, (None, ()))
+    if want is not None and given != want and (given > want or not isinstance(r, InterfaceDef)):
         diags.append(Diagnostic(d.interface.span, "E0001", f"type `{d.interface.path[-1]}` expects "
                                 f"{want} type argument(s), got {given}"))
+    for name in assoc:
+        if name not in d.assoc:
+            diags.append(Diagnostic(d.interface.span, "E0001", f"missing associated type binding `{name}` "
+                                    f"for interface `{r}` (add `type {name} = …` to the implements block)"))
     if isinstance(r, InterfaceDef):
         impl.iface = r
         r.impls.append(impl)

@@ -301,6 +301,10 @@ class Parser:
             d = self.impl_decl(s, standalone=True)
             if d is not None:
                 impls.append(d)
+        elif kw == "const" and self.peek().kind == "ident":
+            g = self.global_decl(s)
+            if g is not None:
+                items.append(g)
         elif kw == "client" and (self.peek().kind == "ident" or self.peek().text == "<"):
             c = self.client_decl(s)
             if c is not None:
@@ -492,6 +496,23 @@ class Parser:
         self.expected("prompt string")
         self.advance()
         return None
+
+    def global_decl(self, s: int) -> "ast.Function | None":
+        """`const NAME (: T)? = expr;`: a global, set once at startup. It is kept as a function of
+        no parameters that computes the value (`is_global`); a read of NAME reads that value."""
+        self.advance()  # 'const'
+        nt = self.tok
+        name = self.ident("global name")
+        ty = self.type_expr() if name is not None and self.eat(":") else None
+        if name is None or not self.expect("=", "'='"):
+            self.recover_top()
+            return None
+        value = self.expr()
+        self.eat(";")
+        f = ast.Function(self.span(s), name, self.sp(nt.start, nt.end), [], [], ty, None,
+                         ast.Block(value.span, [], value))
+        f.is_global = True
+        return f
 
     def client_decl(self, s: int) -> "ast.ClientDecl | None":
         """`client Name = <expr>;` (0.23.0); `client<llm> Name { … }` blocks are removed."""
