@@ -274,6 +274,8 @@ baml.json.field(j: unknown, key: string) -> unknown
 baml.yaml.parse(s: string) -> unknown throws baml.yaml.ParseError
 baml.crypto.Sha256.new() -> unknown
 baml.csv.parse(source: string | uint8array, options: unknown = null) -> string[][] throws baml.csv.Error
+baml.csv.reader(source: string | uint8array, options: unknown = null) -> unknown throws baml.csv.Error
+baml.csv.buffer(options: unknown = null) -> unknown throws baml.csv.Error
 baml.csv.stringify_records(records: unknown[][], options: unknown = null) -> string throws baml.csv.Error
 baml.csv.to_markdown_records(records: string[][], headers: string[]? = null, max_rows: int = 100) -> string
 baml.toml.Table.parse(s: string) -> unknown throws baml.toml.ParseError
