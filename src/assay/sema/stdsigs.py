@@ -317,7 +317,14 @@ _FUNCTIONS += _TYPED_FUNCTIONS
 
 # `baml.iter` (bex/stdlib/iters.py): iterator values are opaque to sema (type unknown), so the
 # checker stays silent on them; receiver kind "iter" is the run-time iterator.
-_METHODS += """iter.next() -> unknown
+_METHODS += """int.hash(state: unknown) -> void
+float.hash(state: unknown) -> void
+string.hash(state: unknown) -> void
+bool.hash(state: unknown) -> void
+null.hash(state: unknown) -> void
+bigint.hash(state: unknown) -> void
+uint8array.hash(state: unknown) -> void
+iter.next() -> unknown
 iter.peek() -> unknown
 iter.iter() -> unknown
 iter.peekable() -> unknown
