@@ -198,7 +198,7 @@ class _Builder:
     """One document's events to serde_yaml's value, its errors with the node's path and place."""
 
     def __init__(self, events: list, error: str | None):
-        self.ev, self.i, self.anchors, self.error = events, 0, {}, error
+        self.ev, self.i, self.anchors, self.error, self.jumps = events, 0, {}, error, 0
 
     def peek(self):
         if self.i >= len(self.ev):  # the loader stopped at a syntax error
@@ -213,6 +213,9 @@ class _Builder:
         e = self.peek()
         self.i += 1
         if isinstance(e, yaml.AliasEvent):  # replay the anchored node's events
+            self.jumps += 1
+            if self.jumps > len(self.ev) * 100:  # serde_yaml's guard against alias bombs
+                raise _Fail("repetition limit exceeded")
             saved, self.i = self.i, self.anchors[e.anchor]
             v = self.node(path, depth)
             self.i = saved
