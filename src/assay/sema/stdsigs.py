@@ -276,7 +276,7 @@ baml.crypto.Sha256.new() -> unknown
 baml.csv.parse(source: string | uint8array, options: unknown = null) -> string[][] throws baml.csv.Error
 baml.csv.reader(source: string | uint8array, options: unknown = null) -> unknown throws baml.csv.Error
 baml.csv.buffer(options: unknown = null) -> unknown throws baml.csv.Error
-baml.csv.stringify_records(records: unknown[][], options: unknown = null) -> string throws baml.csv.Error
+baml.csv.stringify_records(records: (null | bool | int | bigint | float | string)[][], options: unknown = null) -> string throws baml.csv.Error
 baml.csv.to_markdown_records(records: string[][], headers: string[]? = null, max_rows: int = 100) -> string
 baml.toml.Table.parse(s: string) -> unknown throws baml.toml.ParseError
 baml.toml.Table.from_json(j: unknown) -> unknown throws baml.json.DecodeError

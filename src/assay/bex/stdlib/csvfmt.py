@@ -302,6 +302,7 @@ def parse(source, options=None):
 # ── typed decoding ──
 
 _INT_TEXT = re.compile(r"[+-]?[0-9]+\Z")
+_CELL_KINDS = ("string", "int", "bigint", "float", "bool", "enum")
 _FLOAT_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
 
 
@@ -351,6 +352,8 @@ def _columns(ta, table: _Stream) -> list:
     out = []
     for pos, (name, _alias, _skip, ft) in enumerate(ta.fields(root)):
         t, optional = _cell_type(ft)
+        if t[0] not in _CELL_KINDS:
+            raise _Fail("Options", f"field `{name}` of `{_display(root[1])}`: type `{_show(ft)}` is not cell-decodable")
         if table.names is None:
             col = pos
         else:
@@ -503,16 +506,27 @@ def _row_fields(T) -> list[str] | None:
 def stringify(T, rows, options=None):
     try:
         w = _Writer(options)
-        names = _row_fields(T)
-        if names is None:
-            raise _Fail("Options", f"rows target `{_show(T.root)}` is not a class; CSV encodes flat classes")
-        if rows and w.write_header:
-            w.record(list(w.headers) if w.headers is not None else names)
+        header_done = not w.write_header
         for r in rows:
-            w.record([getattr(r, "f_" + n) for n in names])
+            header_done = _typed_row(w, T, r, header_done)
         return "".join(w.out) if rows else ""
     except _Fail as f:
         raise _raise(f) from None
+
+
+def _typed_row(w: _Writer, T, row, header_done: bool) -> bool:
+    """One row of a class (its header first, unless done): whether the header is done now."""
+    names = _row_fields(T)
+    if names is None or not isinstance(row, Instance):
+        raise _Fail("Options", "write_row target is not a class instance; CSV writes flat classes")
+    values = [getattr(row, "f_" + n) for n in names]
+    for n, v in zip(names, values):
+        if not (v is None or isinstance(v, (bool, int, float, str, Variant))):
+            raise _Fail("Options", f"field `{n}`: value is not representable as a CSV cell")
+    if not header_done:
+        w.record(list(w.headers) if w.headers is not None else names)
+    w.record(values)
+    return True
 
 
 # ── Markdown ──
@@ -559,10 +573,11 @@ def to_markdown(T, rows, max_rows=100):
 @function("baml.csv.to_markdown_records")
 def to_markdown_records(records, headers=None, max_rows=100):
     rows = [[_md_cell(c) for c in r] for r in records]
-    if headers is None:
-        if not rows:
+    if headers is None:  # as wide as the widest record shown; none shown: no table
+        width = max((len(r) for r in rows[:max(max_rows, 0)]), default=0)
+        if width == 0:
             return ""
-        headers = [f"col{i + 1}" for i in range(max(len(r) for r in rows[:max(max_rows, 0)] or [[]]))]
+        headers = [f"col{i + 1}" for i in range(width)]
     return _md([_md_cell(h) for h in headers], rows, max_rows)
 
 
@@ -573,7 +588,6 @@ for _fqn, _fields in (("baml.csv.Reader", ["_handle", "_file", "_on_skip", "_own
                       ("baml.csv.Record", ["_handle"]), ("baml.csv.Position", ["byte", "line", "record"]),
                       ("baml.csv.Writer", ["_handle", "_file", "_owns_file"])):
     BUILTIN_CLASSES[_fqn] = ClassInfo(_fqn, _fqn.rpartition(".")[2], _fields)
-_CELL_KINDS = ("string", "int", "bigint", "float", "bool", "enum")
 
 
 def _guarded(fn):
@@ -611,7 +625,7 @@ def _record(stream: _Stream, row) -> Instance:
 def _cell(ta, rec: _Rec, col: int | None, column):
     t, _ = _cell_type(ta.root) if ta is not None else (("string",), True)
     if t[0] not in _CELL_KINDS:
-        raise _Fail("Options", f"`{_show(ta.root)}` is not a cell-decodable type")
+        raise _Fail("Options", f"type `{_show(ta.root)}` is not cell-decodable")
     fields, quoted, line, record, _ = rec.row
     if col is None or not 0 <= col < len(fields):
         return None
@@ -793,14 +807,10 @@ def _w_rows(self, *args):
     ta, (rows,) = _targ(args)
     b = self.f__handle
     w = b.check()
-    names = _row_fields(ta) if ta is not None else None
-    if names is None:
-        raise _Fail("Options", "write_rows<T> needs a class type argument")
+    if ta is None:
+        raise _Fail("Options", "write_rows<T> needs its type argument written")
     for r in rows:
-        if not b.header_done and w.write_header:
-            w.record(list(w.headers) if w.headers is not None else names)
-            b.header_done = True
-        w.record([getattr(r, "f_" + n) for n in names])
+        b.header_done = _typed_row(w, ta, r, b.header_done or not w.write_header)
         b.records += 1
 
 
