@@ -1,7 +1,8 @@
 """baml.csv, the in-memory part: `parse`, `decode<T>` / `decode_one` / `decode_optional`,
-`stringify<T>`, `stringify_records`, `to_markdown<T>`, `to_markdown_records`, with the
-engine's options, checks and `baml.csv.Error`s (kind, message, line, record, field, column).
-The streaming handles (`reader`, `open`, `buffer`, `Record`, files) are not built yet.
+`stringify<T>`, `stringify_records`, `to_markdown<T>`, `to_markdown_records`, and the handles
+over an in-memory source (`reader`: `Reader`, `Record`; `buffer`: `Writer`), with the engine's
+options, checks and `baml.csv.Error`s (kind, message, line, record, field, column). The
+file-backed ones (`open`, `read`, `writer`, `create`, `write`) need `baml.fs`.
 
 One tokenizer (`_records`) reads records the way the engine's does: RFC 4180 quoting (or an
 escape byte), `\\n`, `\\r\\n` or `\\r` endings, comments and blank lines skipped, trimming of
@@ -16,8 +17,7 @@ from ..typeargs import TypeArg
 from . import iters
 from ._registry import STD_ENUMS, function
 from .jsontyped import _display, _show, stringify as json_stringify
-from .render import rust_float
-from .yamllib import _debug
+from .render import quote, rust_float
 
 KIND = EnumInfo("baml.csv.ErrorKind", "ErrorKind", ["Options", "Quote", "FieldCount", "Encoding", "Header",
                                                     "Decode", "Encode", "NotFound", "TooManyRows", "Closed"])
@@ -59,7 +59,7 @@ def _bytes(options, names: tuple, defaults: dict) -> dict:
         if v is None:
             continue
         if len(v) != 1 or not v.isascii():
-            raise _Fail("Options", f"`{n}` must be exactly one ASCII byte, got {_debug(v)}")
+            raise _Fail("Options", f"`{n}` must be exactly one ASCII byte, got {quote(v)}")
         if v in "\r\n":
             raise _Fail("Options", f"`{n}` must not be a CR or LF byte")
         got[n] = v
@@ -322,25 +322,25 @@ def _convert(t: tuple, text: str, ta):
         return text
     if k in ("int", "bigint"):
         if not _INT_TEXT.match(text):
-            raise ValueError(f"cannot convert {_debug(text)} to {k}")
+            raise ValueError(f"cannot convert {quote(text)} to {k}")
         v = int(text)
         if k == "bigint":
             return BigInt(v)
         if not INT_MIN <= v <= INT_MAX:
-            raise ValueError(f"integer {_debug(text)} is outside the BAML int range")
+            raise ValueError(f"integer {quote(text)} is outside the BAML int range")
         return v
     if k == "float":
         if not _FLOAT_TEXT.match(text) or float(text) in (float("inf"), float("-inf")):
-            raise ValueError(f"cannot convert {_debug(text)} to float")
+            raise ValueError(f"cannot convert {quote(text)} to float")
         return float(text)
     if k == "bool":
         if text.lower() in ("true", "false"):
             return text.lower() == "true"
-        raise ValueError(f"cannot convert {_debug(text)} to bool")
+        raise ValueError(f"cannot convert {quote(text)} to bool")
     info = ta.enums[t[1]]
     if text in info.variants:
         return info.variants[text]
-    raise ValueError(f"{_debug(text)} is not a variant of `{_display(t[1])}`")
+    raise ValueError(f"{quote(text)} is not a variant of `{_display(t[1])}`")
 
 
 def _columns(ta, table: _Stream) -> list:
@@ -385,7 +385,7 @@ def _decode_row(ta, cols, table: _Stream, row) -> Instance:
                 values.append(None)
                 continue
             if text != "":
-                raise _Fail("Decode", f"null cell ({_debug(text)}) for non-optional field `{name}`", **where)
+                raise _Fail("Decode", f"null cell ({quote(text)}) for non-optional field `{name}`", **where)
             if t[0] != "string":
                 raise _Fail("Decode", f"empty cell for non-optional field `{name}`", **where)
         try:
@@ -475,7 +475,7 @@ class _Writer:
         needs = any(c in s for c in (self.delim, self.quote, "\r", "\n"))
         if self.style == "never":
             if needs:
-                raise _Fail("Encode", f"field {_debug(s)} requires quoting, which `quote_style: \"never\"` forbids")
+                raise _Fail("Encode", f"field {quote(s)} requires quoting, which `quote_style: \"never\"` forbids")
             return s
         if self.style == "all" or needs:
             esc = (self.escape or self.quote) + self.quote

@@ -16,7 +16,7 @@ from ..ops import BUILTIN_CLASSES, make_builtin
 from ..values import INT_MAX, INT_MIN, BamlRaise, ClassInfo
 from ._registry import function
 from .jsontyped import _to
-from .render import rust_float
+from .render import quote, rust_float
 
 BUILTIN_CLASSES["baml.yaml.ParseError"] = ClassInfo("baml.yaml.ParseError", "ParseError", ["message"])
 
@@ -153,39 +153,24 @@ def _tagged_scalar(tag: str, s: str):
     if tag == _CORE + "bool":
         if s in _BOOLS:
             return _BOOLS[s]
-        raise _Fail(f'invalid value: string {_debug(s)}, expected a boolean')
+        raise _Fail(f'invalid value: string {quote(s)}, expected a boolean')
     if tag == _CORE + "int":
         n = _int(s)
         if n is None:
-            raise _Fail(f'invalid value: string {_debug(s)}, expected an integer')
+            raise _Fail(f'invalid value: string {quote(s)}, expected an integer')
         return n
     if tag == _CORE + "float":
         x = _float(s)
         if x is None:
-            raise _Fail(f'invalid value: string {_debug(s)}, expected a float')
+            raise _Fail(f'invalid value: string {quote(s)}, expected a float')
         return x
     if tag == _CORE + "null":
         if _null(s):
             return None
-        raise _Fail(f'invalid value: string {_debug(s)}, expected null')
+        raise _Fail(f'invalid value: string {quote(s)}, expected null')
     if tag.startswith("!"):
         return _Tagged()
     return s
-
-
-def _debug(s: str) -> str:
-    """Rust's `{:?}` of a string (the escapes these messages can meet)."""
-    out = []
-    for c in s:
-        if c in '"\\':
-            out.append("\\" + c)
-        elif c in "\n\r\t\0":
-            out.append({"\n": "\\n", "\r": "\\r", "\t": "\\t", "\0": "\\0"}[c])
-        elif ord(c) < 0x20 or ord(c) == 0x7F:
-            out.append(f"\\u{{{ord(c):x}}}")
-        else:
-            out.append(c)
-    return '"' + "".join(out) + '"'
 
 
 # ── events → serde_yaml's value ──
@@ -281,7 +266,7 @@ def _dup_words(k) -> str:
     if isinstance(k, float):
         return f"with key {rust_float(k)}"
     if isinstance(k, str):
-        return f"with key {_debug(k)}"
+        return f"with key {quote(k)}"
     return "in YAML map"
 
 
