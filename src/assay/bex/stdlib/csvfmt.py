@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ..ops import BUILTIN_CLASSES, make_builtin
+from ..ops import BUILTIN_CLASSES, make_builtin, throw_error
 from ..values import INT_MAX, INT_MIN, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, Variant
 from ..typeargs import TypeArg
 from . import iters
@@ -600,11 +600,13 @@ def _guarded(fn):
     return run
 
 
-def _targ(args: tuple):
-    """A typed method's type argument, when the call wrote one (else None) and its values."""
+def _targ(args: tuple, method: str):
+    """A typed method's type argument and its values. Assay passes only a written one (the
+    engine also infers it from the expected type): without it, `baml.errors.Unsupported`."""
     if args and isinstance(args[0], TypeArg):
         return args[0], args[1:]
-    return None, args
+    throw_error("Unsupported", message=f"baml.csv: `{method}` without its type argument written "
+                f"(`{method}<int>(…)`) is not supported by Assay yet")
 
 
 def _position(stream: _Stream, at: int, line: int, record: int) -> Instance:
@@ -623,7 +625,7 @@ def _record(stream: _Stream, row) -> Instance:
 
 
 def _cell(ta, rec: _Rec, col: int | None, column):
-    t, _ = _cell_type(ta.root) if ta is not None else (("string",), True)
+    t, _ = _cell_type(ta.root)
     if t[0] not in _CELL_KINDS:
         raise _Fail("Options", f"type `{_show(ta.root)}` is not cell-decodable")
     fields, quoted, line, record, _ = rec.row
@@ -645,7 +647,7 @@ def _need_headers(rec: _Rec, what: str) -> list:
 
 
 def _rec_get(self, *args):
-    ta, (column,) = _targ(args)
+    ta, (column,) = _targ(args, "get")
     rec = self.f__handle
     names = _need_headers(rec, "get(column) requires headers (has_header = true or the headers option); "
                                "use get_at for positional access")
@@ -657,16 +659,14 @@ def _rec_get(self, *args):
 
 
 def _rec_get_at(self, *args):
-    ta, (index,) = _targ(args)
+    ta, (index,) = _targ(args, "get_at")
     rec = self.f__handle
     column = rec.names[index] if rec.names is not None and 0 <= index < len(rec.names) else None
     return _cell(ta, rec, index, column)
 
 
 def _rec_decode(self, *args):
-    ta, _ = _targ(args)
-    if ta is None:
-        raise _Fail("Options", "decode<T> needs its type argument written")
+    ta, _ = _targ(args, "decode")
     rec = self.f__handle
     return _decode_row(ta, _columns(ta, rec.stream), rec.stream, rec.row)
 
@@ -727,9 +727,7 @@ def _reader_headers(self):
 
 
 def _reader_rows(self, *args):
-    ta, _ = _targ(args)
-    if ta is None:
-        raise _Fail("Options", "rows<T> needs its type argument written")
+    ta, _ = _targ(args, "rows")
     stream = _open(self)
     stream.header()
     cols = _columns(ta, stream)
@@ -804,19 +802,17 @@ def _w_header(self, names):
 
 
 def _w_rows(self, *args):
-    ta, (rows,) = _targ(args)
+    ta, (rows,) = _targ(args, "write_rows")
     b = self.f__handle
     w = b.check()
-    if ta is None:
-        raise _Fail("Options", "write_rows<T> needs its type argument written")
     for r in rows:
         b.header_done = _typed_row(w, ta, r, b.header_done or not w.write_header)
         b.records += 1
 
 
 def _w_row(self, *args):
-    ta, (row,) = _targ(args)
-    return _w_rows(self, ta, [row]) if ta is not None else _w_rows(self, [row])
+    ta, (row,) = _targ(args, "write_row")
+    return _w_rows(self, ta, [row])
 
 
 _WRITER = BUILTIN_CLASSES["baml.csv.Writer"].py
