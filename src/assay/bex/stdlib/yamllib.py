@@ -130,6 +130,7 @@ def _null(s: str) -> bool:
     return s in ("~", "null", "Null", "NULL")
 
 
+_NUMBER_START = frozenset("0123456789.")
 _BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 
 
@@ -138,6 +139,8 @@ def _plain(s: str):
         return None
     if s in _BOOLS:
         return _BOOLS[s]
+    if (s[1:2] if s[0] in "+-" else s[:1]) not in _NUMBER_START:  # words: no number parses
+        return s
     n = _int(s)
     if n is not None:
         return n
