@@ -343,6 +343,12 @@ class BamlProgram:
                 return v
             if _is_model(v):
                 v = dict(v.__dict__)
+            if isinstance(v, dict) and t[1] not in self._p.index.classes and t[1].startswith("baml.") \
+                    and not any(f.startswith("_") for f in info.fields):  # `baml.csv.ReaderOptions`, …
+                extra = set(v) - set(info.fields)
+                if extra:
+                    raise ArgumentError(f"argument `{where}`: unknown field `{sorted(extra)[0]}`")
+                return info.py(*(self._guess(v[f]) if f in v else None for f in info.fields))
             if isinstance(v, dict):
                 cdef = self._p.index.classes.get(t[1])
                 vals = []

@@ -53,7 +53,11 @@ def free_names_in_lambdas(node) -> set[str]:
     return out
 
 
-_CHILD_FIELDS: dict[type, tuple] = {}  # AST class → its fields other than the span
+_CHILD_FIELDS: dict[type, tuple] = {}
+# Methods of stdlib handles that take their type arguments at run time (`Record.get<T>`,
+# `Reader.rows<T>`, `Writer.write_row<T>`): called on a receiver of no static type, written type
+# arguments go first, as a generic builtin function's do.
+_TYPED_STD_METHODS = frozenset("get get_at decode rows write_row write_rows".split())  # AST class → its fields other than the span
 
 
 class Program:
@@ -1311,7 +1315,11 @@ class FnLowerer:
         kind = _static_kind(recv_expr)
         if kind == "array" and name == "sum" and _elem_is_float(recv_expr):
             return self.call(ir.Callee("native", "baml._sum_float"), [recv], span=e.span)
+        if name == "hash" and kind in ("array", "map") and len(e.args) == 1:  # containers' `baml.Hash`
+            raise LowerError(e.func.span, f"`{kind}.hash` (structural hashing) is not supported yet")
         pos, kw = self.lower_args(e.args)
+        if e.type_args and not kind and name in _TYPED_STD_METHODS:  # `rec.get<int>("age")`
+            pos = self.type_arg_consts(len(e.type_args), e) + pos
         key = f"method:{kind}.{name}"
         if kind and not kw and key in self.prog.builtin_methods:
             return self.call(ir.Callee("native", key), [recv] + pos, span=e.span)

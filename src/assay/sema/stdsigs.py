@@ -278,7 +278,9 @@ baml.json.field(j: json, key: string) -> json
 baml.yaml.parse(s: string) -> unknown throws baml.yaml.ParseError
 baml.crypto.Sha256.new() -> unknown
 baml.csv.parse(source: string | uint8array, options: unknown = null) -> string[][] throws baml.csv.Error
-baml.csv.stringify_records(records: unknown[][], options: unknown = null) -> string throws baml.csv.Error
+baml.csv.reader(source: string | uint8array, options: unknown = null) -> unknown throws baml.csv.Error
+baml.csv.buffer(options: unknown = null) -> unknown throws baml.csv.Error
+baml.csv.stringify_records(records: (null | bool | int | bigint | float | string)[][], options: unknown = null) -> string throws baml.csv.Error
 baml.csv.to_markdown_records(records: string[][], headers: string[]? = null, max_rows: int = 100) -> string
 baml.toml.Table.parse(s: string) -> unknown throws baml.toml.ParseError
 baml.toml.Table.from_json(j: unknown) -> unknown throws baml.json.DecodeError
@@ -328,7 +330,14 @@ _FUNCTIONS += _TYPED_FUNCTIONS
 
 # `baml.iter` (bex/stdlib/iters.py): iterator values are opaque to sema (type unknown), so the
 # checker stays silent on them; receiver kind "iter" is the run-time iterator.
-_METHODS += """iter.next() -> unknown
+_METHODS += """int.hash(state: unknown) -> void
+float.hash(state: unknown) -> void
+string.hash(state: unknown) -> void
+bool.hash(state: unknown) -> void
+null.hash(state: unknown) -> void
+bigint.hash(state: unknown) -> void
+uint8array.hash(state: unknown) -> void
+iter.next() -> unknown
 iter.peek() -> unknown
 iter.iter() -> unknown
 iter.peekable() -> unknown

@@ -1,7 +1,8 @@
 """baml.csv, the in-memory part: `parse`, `decode<T>` / `decode_one` / `decode_optional`,
-`stringify<T>`, `stringify_records`, `to_markdown<T>`, `to_markdown_records`, with the
-engine's options, checks and `baml.csv.Error`s (kind, message, line, record, field, column).
-The streaming handles (`reader`, `open`, `buffer`, `Record`, files) are not built yet.
+`stringify<T>`, `stringify_records`, `to_markdown<T>`, `to_markdown_records`, and the handles
+over an in-memory source (`reader`: `Reader`, `Record`; `buffer`: `Writer`), with the engine's
+options, checks and `baml.csv.Error`s (kind, message, line, record, field, column). The
+file-backed ones (`open`, `read`, `writer`, `create`, `write`) need `baml.fs`.
 
 One tokenizer (`_records`) reads records the way the engine's does: RFC 4180 quoting (or an
 escape byte), `\\n`, `\\r\\n` or `\\r` endings, comments and blank lines skipped, trimming of
@@ -10,12 +11,13 @@ from __future__ import annotations
 
 import re
 
-from ..ops import BUILTIN_CLASSES, make_builtin
+from ..ops import BUILTIN_CLASSES, make_builtin, throw_error
 from ..values import INT_MAX, INT_MIN, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, Variant
+from ..typeargs import TypeArg
+from . import iters
 from ._registry import STD_ENUMS, function
 from .jsontyped import _display, _show, stringify as json_stringify
-from .render import rust_float
-from .yamllib import _debug
+from .render import quote, rust_float
 
 KIND = EnumInfo("baml.csv.ErrorKind", "ErrorKind", ["Options", "Quote", "FieldCount", "Encoding", "Header",
                                                     "Decode", "Encode", "NotFound", "TooManyRows", "Closed"])
@@ -57,7 +59,7 @@ def _bytes(options, names: tuple, defaults: dict) -> dict:
         if v is None:
             continue
         if len(v) != 1 or not v.isascii():
-            raise _Fail("Options", f"`{n}` must be exactly one ASCII byte, got {_debug(v)}")
+            raise _Fail("Options", f"`{n}` must be exactly one ASCII byte, got {quote(v)}")
         if v in "\r\n":
             raise _Fail("Options", f"`{n}` must not be a CR or LF byte")
         got[n] = v
@@ -96,6 +98,7 @@ class _ReadOpts:
         self.skip_errors = _opt(o, "on_error", "throw") == "skip"
         self.on_skip = _opt(o, "on_skip", None)
         self.limit = _opt(o, "limit", None)
+        self.max_skipped = _opt(o, "max_skipped", 1000)
 
 
 def _line_end(text: str, i: int) -> int:
@@ -109,21 +112,23 @@ def _line_end(text: str, i: int) -> int:
 
 
 def _records(text: str, o: _ReadOpts):
-    """(fields, quoted, line) per record, or (None, message, line) for a malformed one."""
-    if text.startswith("\ufeff") and not o.keep_bom:
-        text = text[1:]
+    """(fields, quoted, line, start, cursor) per record, or (None, message, line, start, cursor)
+    for a malformed one; start is the record's character offset in text, cursor the (offset,
+    line) after it."""
     i, n, line = 0, len(text), 1
+    if text.startswith("\ufeff") and not o.keep_bom:
+        i = 1
     for _ in range(o.skip_lines):
         if i < n:
             i, line = _line_end(text, i), line + 1
     first = True
     while i < n:
-        start = line
+        start, at = line, i
         c = text[i]
         if c in "\r\n":
             i, line = _line_end(text, i), line + 1
             if not o.skip_blank:
-                yield [""], [False], start
+                yield [""], [False], start, at, (i, line)
                 first = False
             continue
         if c == o.comment:
@@ -141,11 +146,11 @@ def _records(text: str, o: _ReadOpts):
         if err is not None:  # resume at the next line
             if i < n:
                 i, line = _line_end(text, i), line + 1
-            yield None, err, start
+            yield None, err, start, at, (i, line)
             continue
         if i < n:
             i, line = _line_end(text, i), line + 1
-        yield fields, quoted, start
+        yield fields, quoted, start, at, (i, line)
 
 
 def _field(text: str, i: int, line: int, o: _ReadOpts, trim: bool, fields: list, quoted: list):
@@ -197,36 +202,60 @@ def _field(text: str, i: int, line: int, o: _ReadOpts, trim: bool, fields: list,
     return i, line, None
 
 
-class _Table:
-    """The records of an in-memory source: header names, then data records with their width
-    checked; record-scoped errors thrown or skipped as `on_error` says."""
+class _Stream:
+    """The records of an in-memory source, read lazily: the header names first, then data
+    records with their width checked; record-scoped errors thrown or skipped as `on_error`
+    says. A row is (fields, quoted, line, record, start)."""
 
     def __init__(self, text: str, o: _ReadOpts):
-        self.o, self.names, self.rows = o, None, []  # rows: (fields, quoted, line, record)
-        width, record = None, 0
-        it = _records(text, o)
-        if o.has_header:
-            for fields, quoted, line in it:
+        self.text, self.o, self.it = text, o, _records(text, o)
+        self.names, self.width, self.record, self.count = None, None, 0, 0
+        self.started = self.done = self.closed = False
+        self.skipped, self.skipped_count = [], 0
+        self.cursor = (0, 1)  # (character offset, line) of the input not read yet
+
+    def header(self) -> None:
+        if self.started:
+            return
+        self.started = True
+        if self.o.has_header:
+            for fields, quoted, line, _, self.cursor in self.it:
                 if fields is None:
                     raise _Fail("Quote", quoted, line=line)
-                self.names, width = fields, len(fields)
+                self.names, self.width = fields, len(fields)
                 break
-        if o.headers is not None:
-            self.names = list(o.headers)
-            width = width if o.has_header else len(self.names)
-        for fields, quoted, line in it:
-            if o.limit is not None and len(self.rows) >= o.limit:
+        if self.o.headers is not None:
+            self.names = list(self.o.headers)
+            self.width = self.width if self.o.has_header else len(self.names)
+
+    def next(self):
+        """The next data row, or None at the end."""
+        self.header()
+        while not self.done:
+            item = None if self.o.limit is not None and self.count >= self.o.limit else next(self.it, None)
+            if item is None:
+                self.done = True
                 break
+            fields, quoted, line, at, self.cursor = item
+            record = self.record
+            self.record += 1
             try:
                 if fields is None:
                     raise _Fail("Quote", quoted, line=line, record=record)
-                if width is None:
-                    width = len(fields)
-                fields, quoted = self.fit(fields, quoted, width, line, record)
-                self.rows.append((fields, quoted, line, record))
+                if self.width is None:
+                    self.width = len(fields)
+                fields, quoted = self.fit(fields, quoted, self.width, line, record)
+                self.count += 1
+                return fields, quoted, line, record, at
             except _Fail as f:
                 self.skip_or_raise(f)
-            record += 1
+        return None
+
+    def rows(self) -> list:
+        out = []
+        while (row := self.next()) is not None:
+            out.append(row)
+        return out
 
     def fit(self, fields, quoted, width, line, record):
         found = len(fields)
@@ -242,8 +271,15 @@ class _Table:
     def skip_or_raise(self, f: _Fail):
         if not self.o.skip_errors:
             raise f
+        err = make_builtin(_ERROR, kind=KIND.variants[f.kind], message=f.message, **f.where)
+        self.skipped_count += 1
+        if len(self.skipped) < self.o.max_skipped:
+            self.skipped.append(err)
         if self.o.on_skip is not None:
-            self.o.on_skip(make_builtin(_ERROR, kind=KIND.variants[f.kind], message=f.message, **f.where))
+            self.o.on_skip(err)
+
+    def byte(self, at: int) -> int:
+        return len(self.text[:at].encode("utf-8"))
 
 
 def _source(source) -> str:
@@ -258,7 +294,7 @@ def _source(source) -> str:
 @function("baml.csv.parse")
 def parse(source, options=None):
     try:
-        return [fields for fields, _, _, _ in _Table(_source(source), _ReadOpts(options)).rows]
+        return [row[0] for row in _Stream(_source(source), _ReadOpts(options)).rows()]
     except _Fail as f:
         raise _raise(f) from None
 
@@ -266,6 +302,7 @@ def parse(source, options=None):
 # ── typed decoding ──
 
 _INT_TEXT = re.compile(r"[+-]?[0-9]+\Z")
+_CELL_KINDS = ("string", "int", "bigint", "float", "bool", "enum")
 _FLOAT_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
 
 
@@ -285,28 +322,28 @@ def _convert(t: tuple, text: str, ta):
         return text
     if k in ("int", "bigint"):
         if not _INT_TEXT.match(text):
-            raise ValueError(f"cannot convert {_debug(text)} to {k}")
+            raise ValueError(f"cannot convert {quote(text)} to {k}")
         v = int(text)
         if k == "bigint":
             return BigInt(v)
         if not INT_MIN <= v <= INT_MAX:
-            raise ValueError(f"integer {_debug(text)} is outside the BAML int range")
+            raise ValueError(f"integer {quote(text)} is outside the BAML int range")
         return v
     if k == "float":
         if not _FLOAT_TEXT.match(text) or float(text) in (float("inf"), float("-inf")):
-            raise ValueError(f"cannot convert {_debug(text)} to float")
+            raise ValueError(f"cannot convert {quote(text)} to float")
         return float(text)
     if k == "bool":
         if text.lower() in ("true", "false"):
             return text.lower() == "true"
-        raise ValueError(f"cannot convert {_debug(text)} to bool")
+        raise ValueError(f"cannot convert {quote(text)} to bool")
     info = ta.enums[t[1]]
     if text in info.variants:
         return info.variants[text]
-    raise ValueError(f"{_debug(text)} is not a variant of `{_display(t[1])}`")
+    raise ValueError(f"{quote(text)} is not a variant of `{_display(t[1])}`")
 
 
-def _columns(ta, table: _Table) -> list:
+def _columns(ta, table: _Stream) -> list:
     """Each field of T's class: (name, test, optional, column index or None), checked against
     the header."""
     root = ta.root
@@ -315,6 +352,8 @@ def _columns(ta, table: _Table) -> list:
     out = []
     for pos, (name, _alias, _skip, ft) in enumerate(ta.fields(root)):
         t, optional = _cell_type(ft)
+        if t[0] not in _CELL_KINDS:
+            raise _Fail("Options", f"field `{name}` of `{_display(root[1])}`: type `{_show(ft)}` is not cell-decodable")
         if table.names is None:
             col = pos
         else:
@@ -329,8 +368,8 @@ def _columns(ta, table: _Table) -> list:
     return out
 
 
-def _decode_row(ta, cols, table: _Table, row) -> Instance:
-    fields, quoted, line, record = row
+def _decode_row(ta, cols, table: _Stream, row) -> Instance:
+    fields, quoted, line, record, _ = row
     values = []
     for name, t, optional, col in cols:
         column = table.names[col] if table.names is not None and col is not None else None
@@ -346,7 +385,7 @@ def _decode_row(ta, cols, table: _Table, row) -> Instance:
                 values.append(None)
                 continue
             if text != "":
-                raise _Fail("Decode", f"null cell ({_debug(text)}) for non-optional field `{name}`", **where)
+                raise _Fail("Decode", f"null cell ({quote(text)}) for non-optional field `{name}`", **where)
             if t[0] != "string":
                 raise _Fail("Decode", f"empty cell for non-optional field `{name}`", **where)
         try:
@@ -357,10 +396,11 @@ def _decode_row(ta, cols, table: _Table, row) -> Instance:
 
 
 def _decode_all(ta, source, options) -> list:
-    table = _Table(_source(source), _ReadOpts(options))
+    table = _Stream(_source(source), _ReadOpts(options))
+    table.header()
     cols = _columns(ta, table)
     out = []
-    for row in table.rows:
+    while (row := table.next()) is not None:  # record by record: errors in their order
         try:
             out.append(_decode_row(ta, cols, table, row))
         except _Fail as f:
@@ -435,7 +475,7 @@ class _Writer:
         needs = any(c in s for c in (self.delim, self.quote, "\r", "\n"))
         if self.style == "never":
             if needs:
-                raise _Fail("Encode", f"field {_debug(s)} requires quoting, which `quote_style: \"never\"` forbids")
+                raise _Fail("Encode", f"field {quote(s)} requires quoting, which `quote_style: \"never\"` forbids")
             return s
         if self.style == "all" or needs:
             esc = (self.escape or self.quote) + self.quote
@@ -466,16 +506,27 @@ def _row_fields(T) -> list[str] | None:
 def stringify(T, rows, options=None):
     try:
         w = _Writer(options)
-        names = _row_fields(T)
-        if names is None:
-            raise _Fail("Options", f"rows target `{_show(T.root)}` is not a class; CSV encodes flat classes")
-        if rows and w.write_header:
-            w.record(list(w.headers) if w.headers is not None else names)
+        header_done = not w.write_header
         for r in rows:
-            w.record([getattr(r, "f_" + n) for n in names])
+            header_done = _typed_row(w, T, r, header_done)
         return "".join(w.out) if rows else ""
     except _Fail as f:
         raise _raise(f) from None
+
+
+def _typed_row(w: _Writer, T, row, header_done: bool) -> bool:
+    """One row of a class (its header first, unless done): whether the header is done now."""
+    names = _row_fields(T)
+    if names is None or not isinstance(row, Instance):
+        raise _Fail("Options", "write_row target is not a class instance; CSV writes flat classes")
+    values = [getattr(row, "f_" + n) for n in names]
+    for n, v in zip(names, values):
+        if not (v is None or isinstance(v, (bool, int, float, str, Variant))):
+            raise _Fail("Options", f"field `{n}`: value is not representable as a CSV cell")
+    if not header_done:
+        w.record(list(w.headers) if w.headers is not None else names)
+    w.record(values)
+    return True
 
 
 # ── Markdown ──
@@ -522,9 +573,252 @@ def to_markdown(T, rows, max_rows=100):
 @function("baml.csv.to_markdown_records")
 def to_markdown_records(records, headers=None, max_rows=100):
     rows = [[_md_cell(c) for c in r] for r in records]
-    if headers is None:
-        if not rows:
+    if headers is None:  # as wide as the widest record shown; none shown: no table
+        width = max((len(r) for r in rows[:max(max_rows, 0)]), default=0)
+        if width == 0:
             return ""
-        headers = [f"col{i + 1}" for i in range(max(len(r) for r in rows[:max(max_rows, 0)] or [[]]))]
+        headers = [f"col{i + 1}" for i in range(width)]
     return _md([_md_cell(h) for h in headers], rows, max_rows)
 
+
+
+# ── the streaming handles over in-memory sources: Reader, Record, buffer Writer ──
+
+for _fqn, _fields in (("baml.csv.Reader", ["_handle", "_file", "_on_skip", "_owns_file"]),
+                      ("baml.csv.Record", ["_handle"]), ("baml.csv.Position", ["byte", "line", "record"]),
+                      ("baml.csv.Writer", ["_handle", "_file", "_owns_file"])):
+    BUILTIN_CLASSES[_fqn] = ClassInfo(_fqn, _fqn.rpartition(".")[2], _fields)
+
+
+def _guarded(fn):
+    """A handle method: its `_Fail` becomes the thrown `baml.csv.Error`."""
+    def run(*args):
+        try:
+            return fn(*args)
+        except _Fail as f:
+            raise _raise(f) from None
+    return run
+
+
+def _targ(args: tuple, method: str):
+    """A typed method's type argument and its values. Assay passes only a written one (the
+    engine also infers it from the expected type): without it, `baml.errors.Unsupported`."""
+    if args and isinstance(args[0], TypeArg):
+        return args[0], args[1:]
+    throw_error("Unsupported", message=f"baml.csv: `{method}` without its type argument written "
+                f"(`{method}<int>(…)`) is not supported by Assay yet")
+
+
+def _position(stream: _Stream, at: int, line: int, record: int) -> Instance:
+    return make_builtin("baml.csv.Position", byte=stream.byte(at), line=line, record=record)
+
+
+class _Rec:
+    __slots__ = ("row", "names", "stream")
+
+    def __init__(self, row, names, stream):
+        self.row, self.names, self.stream = row, names, stream
+
+
+def _record(stream: _Stream, row) -> Instance:
+    return make_builtin("baml.csv.Record", _handle=_Rec(row, stream.names, stream))
+
+
+def _cell(ta, rec: _Rec, col: int | None, column):
+    t, _ = _cell_type(ta.root)
+    if t[0] not in _CELL_KINDS:
+        raise _Fail("Options", f"type `{_show(ta.root)}` is not cell-decodable")
+    fields, quoted, line, record, _ = rec.row
+    if col is None or not 0 <= col < len(fields):
+        return None
+    text = fields[col]
+    if not quoted[col] and (text in rec.stream.o.null_values or (text == "" and t[0] != "string")):
+        return None
+    try:
+        return _convert(t, text, ta)
+    except ValueError as e:
+        raise _Fail("Decode", str(e), line=line, record=record, field=col, column=column) from None
+
+
+def _need_headers(rec: _Rec, what: str) -> list:
+    if rec.names is None:
+        raise _Fail("Header", what, line=rec.row[2], record=rec.row[3])
+    return rec.names
+
+
+def _rec_get(self, *args):
+    ta, (column,) = _targ(args, "get")
+    rec = self.f__handle
+    names = _need_headers(rec, "get(column) requires headers (has_header = true or the headers option); "
+                               "use get_at for positional access")
+    hits = [i for i, h in enumerate(names) if h == column]
+    if len(hits) > 1:
+        raise _Fail("Header", f"column `{column}` is duplicated in the header", line=rec.row[2],
+                    record=rec.row[3], column=column)
+    return _cell(ta, rec, hits[0] if hits else None, column)
+
+
+def _rec_get_at(self, *args):
+    ta, (index,) = _targ(args, "get_at")
+    rec = self.f__handle
+    column = rec.names[index] if rec.names is not None and 0 <= index < len(rec.names) else None
+    return _cell(ta, rec, index, column)
+
+
+def _rec_decode(self, *args):
+    ta, _ = _targ(args, "decode")
+    rec = self.f__handle
+    return _decode_row(ta, _columns(ta, rec.stream), rec.stream, rec.row)
+
+
+def _rec_to_map(self):
+    rec = self.f__handle
+    names = _need_headers(rec, "to_map requires headers (has_header = true or the headers option)")
+    seen = set()
+    for h in names:
+        if h in seen:
+            raise _Fail("Header", f"to_map requires unique headers; `{h}` is duplicated", line=rec.row[2],
+                        record=rec.row[3], column=h)
+        seen.add(h)
+    fields = rec.row[0]
+    return {h: fields[i] if i < len(fields) else "" for i, h in enumerate(names)}
+
+
+def _rec_position(self):
+    rec = self.f__handle
+    _, _, line, record, at = rec.row
+    return _position(rec.stream, at, line, record)
+
+
+_REC = BUILTIN_CLASSES["baml.csv.Record"].py
+_REC.m_get, _REC.m_get_at = _guarded(_rec_get), _guarded(_rec_get_at)
+_REC.m_decode, _REC.m_to_map = _guarded(_rec_decode), _guarded(_rec_to_map)
+_REC.m_fields = lambda self: list(self.f__handle.row[0])
+_REC.m_length = lambda self: len(self.f__handle.row[0])
+_REC.m_position = _rec_position
+
+
+@function("baml.csv.reader")
+def reader(source, options=None):
+    try:
+        stream = _Stream(_source(source), _ReadOpts(options))
+    except _Fail as f:
+        raise _raise(f) from None
+    return make_builtin("baml.csv.Reader", _handle=stream, _file=None, _on_skip=stream.o.on_skip, _owns_file=False)
+
+
+def _open(self) -> _Stream:
+    stream = self.f__handle
+    if stream.closed:
+        raise _Fail("Closed", "reader is closed")
+    return stream
+
+
+def _reader_next(self):
+    stream = _open(self)
+    row = stream.next()
+    return iters.DONE if row is None else _record(stream, row)
+
+
+def _reader_headers(self):
+    stream = _open(self)
+    stream.header()
+    return None if stream.names is None else list(stream.names)
+
+
+def _reader_rows(self, *args):
+    ta, _ = _targ(args, "rows")
+    stream = _open(self)
+    stream.header()
+    cols = _columns(ta, stream)
+
+    def nx():
+        while True:
+            row = _guarded(lambda: _open(self).next())()
+            if row is None:
+                return iters.DONE
+            try:
+                return _decode_row(ta, cols, stream, row)
+            except _Fail as f:
+                try:
+                    stream.skip_or_raise(f)
+                except _Fail as g:
+                    raise _raise(g) from None
+    return iters.Iter(nx)
+
+
+def _reader_position(self):
+    stream = self.f__handle
+    at, line = stream.cursor
+    return _position(stream, at, line, stream.record)
+
+
+def _reader_close(self):
+    self.f__handle.closed = True
+
+
+_READER = BUILTIN_CLASSES["baml.csv.Reader"].py
+_READER.m_next, _READER.m_headers = _guarded(_reader_next), _guarded(_reader_headers)
+_READER.m_rows = _guarded(_reader_rows)
+_READER.m_iter = lambda self: self
+_READER.m_skipped = lambda self: list(self.f__handle.skipped)
+_READER.m_skipped_count = lambda self: self.f__handle.skipped_count
+_READER.m_close = _reader_close
+_READER.m_position = _reader_position
+
+
+# ── the buffer Writer ──
+
+class _Buffer:
+    def __init__(self, w: _Writer):
+        self.w, self.records, self.header_done, self.closed = w, 0, False, False
+
+    def check(self) -> _Writer:
+        if self.closed:
+            raise _Fail("Closed", "writer is closed")
+        return self.w
+
+
+@function("baml.csv.buffer")
+def buffer(options=None):
+    try:
+        return make_builtin("baml.csv.Writer", _handle=_Buffer(_Writer(options)), _file=None, _owns_file=False)
+    except _Fail as f:
+        raise _raise(f) from None
+
+
+def _w_record(self, record):
+    b = self.f__handle
+    b.check().record(list(record))
+    b.records += 1
+
+
+def _w_header(self, names):
+    b = self.f__handle
+    if b.records:
+        raise _Fail("Header", "cannot write a header after data records")
+    b.check().record(list(names))
+    b.header_done = True
+
+
+def _w_rows(self, *args):
+    ta, (rows,) = _targ(args, "write_rows")
+    b = self.f__handle
+    w = b.check()
+    for r in rows:
+        b.header_done = _typed_row(w, ta, r, b.header_done or not w.write_header)
+        b.records += 1
+
+
+def _w_row(self, *args):
+    ta, (row,) = _targ(args, "write_row")
+    return _w_rows(self, ta, [row])
+
+
+_WRITER = BUILTIN_CLASSES["baml.csv.Writer"].py
+_WRITER.m_write_record, _WRITER.m_write_header = _guarded(_w_record), _guarded(_w_header)
+_WRITER.m_write_rows, _WRITER.m_write_row = _guarded(_w_rows), _guarded(_w_row)
+_WRITER.m_records_written = lambda self: self.f__handle.records
+_WRITER.m_text = lambda self: "".join(self.f__handle.w.out)
+_WRITER.m_flush = lambda self: None
+_WRITER.m_close = lambda self: setattr(self.f__handle, "closed", True)

@@ -16,7 +16,7 @@ from ..ops import BUILTIN_CLASSES, make_builtin
 from ..values import INT_MAX, INT_MIN, BamlRaise, ClassInfo, json_value
 from ._registry import function
 from .jsontyped import _to
-from .render import rust_float
+from .render import quote, rust_float
 
 BUILTIN_CLASSES["baml.yaml.ParseError"] = ClassInfo("baml.yaml.ParseError", "ParseError", ["message"])
 
@@ -130,6 +130,7 @@ def _null(s: str) -> bool:
     return s in ("~", "null", "Null", "NULL")
 
 
+_NUMBER_START = frozenset("0123456789.")
 _BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 
 
@@ -138,6 +139,8 @@ def _plain(s: str):
         return None
     if s in _BOOLS:
         return _BOOLS[s]
+    if (s[1:2] if s[0] in "+-" else s[:1]) not in _NUMBER_START:  # words: no number parses
+        return s
     n = _int(s)
     if n is not None:
         return n
@@ -153,39 +156,24 @@ def _tagged_scalar(tag: str, s: str):
     if tag == _CORE + "bool":
         if s in _BOOLS:
             return _BOOLS[s]
-        raise _Fail(f'invalid value: string {_debug(s)}, expected a boolean')
+        raise _Fail(f'invalid value: string {quote(s)}, expected a boolean')
     if tag == _CORE + "int":
         n = _int(s)
         if n is None:
-            raise _Fail(f'invalid value: string {_debug(s)}, expected an integer')
+            raise _Fail(f'invalid value: string {quote(s)}, expected an integer')
         return n
     if tag == _CORE + "float":
         x = _float(s)
         if x is None:
-            raise _Fail(f'invalid value: string {_debug(s)}, expected a float')
+            raise _Fail(f'invalid value: string {quote(s)}, expected a float')
         return x
     if tag == _CORE + "null":
         if _null(s):
             return None
-        raise _Fail(f'invalid value: string {_debug(s)}, expected null')
+        raise _Fail(f'invalid value: string {quote(s)}, expected null')
     if tag.startswith("!"):
         return _Tagged()
     return s
-
-
-def _debug(s: str) -> str:
-    """Rust's `{:?}` of a string (the escapes these messages can meet)."""
-    out = []
-    for c in s:
-        if c in '"\\':
-            out.append("\\" + c)
-        elif c in "\n\r\t\0":
-            out.append({"\n": "\\n", "\r": "\\r", "\t": "\\t", "\0": "\\0"}[c])
-        elif ord(c) < 0x20 or ord(c) == 0x7F:
-            out.append(f"\\u{{{ord(c):x}}}")
-        else:
-            out.append(c)
-    return '"' + "".join(out) + '"'
 
 
 # ── events → serde_yaml's value ──
@@ -198,7 +186,7 @@ class _Builder:
     """One document's events to serde_yaml's value, its errors with the node's path and place."""
 
     def __init__(self, events: list, error: str | None):
-        self.ev, self.i, self.anchors, self.error = events, 0, {}, error
+        self.ev, self.i, self.anchors, self.error, self.jumps = events, 0, {}, error, 0
 
     def peek(self):
         if self.i >= len(self.ev):  # the loader stopped at a syntax error
@@ -213,6 +201,9 @@ class _Builder:
         e = self.peek()
         self.i += 1
         if isinstance(e, yaml.AliasEvent):  # replay the anchored node's events
+            self.jumps += 1
+            if self.jumps > len(self.ev) * 100:  # serde_yaml's guard against alias bombs
+                raise _Fail("repetition limit exceeded")
             saved, self.i = self.i, self.anchors[e.anchor]
             v = self.node(path, depth)
             self.i = saved
@@ -278,7 +269,7 @@ def _dup_words(k) -> str:
     if isinstance(k, float):
         return f"with key {rust_float(k)}"
     if isinstance(k, str):
-        return f"with key {_debug(k)}"
+        return f"with key {quote(k)}"
     return "in YAML map"
 
 
