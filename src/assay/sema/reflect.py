@@ -351,7 +351,7 @@ KIND = T.Union(tuple(view(k) for k in sorted(KINDS)))  # `reflect.TypeKind`, as 
 # it returns (None: the engine has it, Assay does not yet — lowering says so, located)
 _COMMON = {"to_string": T.STRING, "as_type": TYPE, "kind": KIND, "array": view("Array"),
            "optional": view("Union"), "implements": T.BOOL, "implemented_by": T.BOOL,
-           "to_baml": None, "meta": T.UNKNOWN}
+           "to_baml": T.STRING, "meta": T.UNKNOWN}
 MEMBERS: dict[str, dict] = {
     "reflect.Type": {**_COMMON, **{f"as_{k.lower()}": T.optional(view(k)) for k in KINDS},
                      "_validate_renderable": None, "_to_string_impl": None, "_implements": None},

@@ -338,6 +338,7 @@ type.kind() -> unknown
 type.array() -> unknown
 type.optional() -> unknown
 type.implements(other: unknown) -> bool
+type.to_baml() -> string
 type.meta(alias: unknown = null, description: unknown = null, docstring: unknown = null, other: unknown = null) -> unknown
 type.implemented_by(other: unknown) -> bool
 type.as_class() -> unknown
@@ -355,6 +356,7 @@ typeview.kind() -> unknown
 typeview.array() -> unknown
 typeview.optional() -> unknown
 typeview.meta(alias: unknown = null, description: unknown = null, docstring: unknown = null, other: unknown = null) -> unknown
+typeview.to_baml() -> string
 typeview.implements(other: unknown) -> bool
 typeview.implemented_by(other: unknown) -> bool
 typeview.name() -> string

@@ -406,6 +406,72 @@ def call_any(refl, f, args: dict):
     return f(*full)
 
 
+# ── `to_baml`: BAML source for a type value ──
+
+@method("type")
+def to_baml(self: RType) -> str:
+    """The declarations the type reaches (each once, those it needs first), then the type
+    itself: a class's or enum's declaration, else `type RuntimeType = …`."""
+    out: list = []
+    _declarations(self.refl, self.desc, out, set())
+    if self.desc[0] not in ("class", "enum"):
+        out.append(f"type RuntimeType = {_baml_type(self.refl, self.desc)}")
+    return "\n\n".join(out)
+
+
+method("typeview", "to_baml")(lambda self: to_baml(self.ty))
+
+
+def _declarations(refl, d: tuple, out: list, seen: set) -> None:
+    k = d[0]
+    if k in ("array", "union", "map"):
+        for x in (d[1] if k == "union" else d[1:]):
+            _declarations(refl, x, out, seen)
+    elif k in ("class", "enum", "variant") and d[1] not in seen:
+        seen.add(d[1])
+        if k == "class":
+            rows = refl.class_fields(d)
+            for _, fd, _ in rows:
+                _declarations(refl, fd, out, seen)
+            body = [_baml_row(f"{n} {_baml_type(refl, fd)}", m) for n, fd, m in rows]
+        else:
+            body = [_baml_row(n, m) for n, m in refl.enum_variants(("enum", d[1]))]
+        own = refl.decl_meta(("class" if k == "class" else "enum", d[1]))
+        tail = [f"  @@{a}({_quote(own[a])})" for a in ("alias", "description") if own[a] is not None]
+        name = R.render(("enum", d[1]), refl.names)
+        out.append(_doc(own["docstring"], "") + f"{'class' if k == 'class' else 'enum'} {name} {{\n"
+                   + "".join(b + "\n" for b in body + tail) + "}")
+
+
+def _baml_row(head: str, m: dict) -> str:
+    attrs = "".join(f" @{a}({_quote(m[a])})" for a in ("alias", "description") if m[a] is not None)
+    return _doc(m["docstring"], "  ") + "  " + head + attrs
+
+
+def _doc(text, indent: str) -> str:
+    return "".join(f"{indent}/// {line}\n" for line in text.split("\n")) if text else ""
+
+
+def _quote(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _baml_type(refl, d: tuple) -> str:
+    """A type as BAML source writes it (`X?` for a union of one type and null)."""
+    if d[0] == "union" and R.NULL in d[1] and len(d[1]) == 2:
+        other = d[1][0] if d[1][1] == R.NULL else d[1][1]
+        inner = _baml_type(refl, other)
+        return f"({inner})?" if other[0] in ("fn", "union") else inner + "?"
+    if d[0] == "array":
+        inner = _baml_type(refl, d[1])
+        return f"({inner})[]" if d[1][0] in ("fn", "union") else inner + "[]"
+    if d[0] == "map":
+        return f"map<{_baml_type(refl, d[1])}, {_baml_type(refl, d[2])}>"
+    if d[0] == "union":
+        return " | ".join(_baml_type(refl, m) for m in d[1])
+    return R.render(d, refl.names)
+
+
 # ── run-time declarations: `reflect.Class.new`, `reflect.Enum.new`, schema metadata ──
 
 ops.BUILTIN_CLASSES.setdefault("reflect.WithMeta", ops.ClassInfo(
