@@ -382,7 +382,7 @@ SESSION = T.StdT("reflect", "reflect.Session")
 STATICS = {"reflect.Package.compile": PACKAGE, "reflect.Session.new": SESSION, "reflect.Package.current": PACKAGE,
            "reflect.Map.new": view("Map"), "reflect.Union.new": view("Union"),
            "reflect.Literal.new": view("Literal"), "reflect.Enum.get_value": T.STRING,
-           "reflect.Class.new": view("Class"), "reflect.Enum.new": view("Enum")}
+           "reflect.Class.new": view("Class"), "reflect.Enum.new": view("Enum"), "reflect.Class.extends": view("Class")}
 
 
 def is_reflect(t: T.Type) -> bool:
@@ -573,6 +573,30 @@ class Reflector:
                 d = written if _has_std(written) else d
             out.append((f.name, d, meta(f.attrs, f.doc)))
         return out
+
+    def interface_fields(self, d: tuple) -> list:
+        """The fields `Class.extends<I>` gives a class: each required interface's (in `requires`
+        order, depth first) before the requiring one's, each once."""
+        out, seen = [], set()
+
+        def visit(idef):
+            if idef.fqn in seen:
+                return
+            seen.add(idef.fqn)
+            for r in idef.requires:
+                visit(r)
+            for f in idef.decl.fields:
+                if all(f.name != o[0] for o in out):
+                    t = self.resolver.resolve(f.type, idef.namespace, frozenset())
+                    out.append((f.name, describe(t), meta(f.attrs, f.doc)))
+        idef = self.index.interfaces.get(d[1])
+        if idef is not None:
+            visit(idef)
+        return out
+
+    def interface_closure(self, d: tuple) -> set:
+        idef = self.index.interfaces.get(d[1])
+        return {i.fqn for i in idef.ancestors()} if idef is not None else set()
 
     def decl_meta(self, d: tuple) -> dict:
         """A class's or an enum's own metadata (`@@alias`, `@@description`, its doc comment)."""

@@ -384,6 +384,15 @@ package.get_function(name: string) -> unknown
 package.find_function(name: string) -> unknown
 session.eval(source: string) -> unknown
 session.diagnostics() -> unknown
+builder.field(name: string, ty: unknown) -> unknown
+builder.fields_from(some_class: unknown) -> unknown
+builder.type() -> unknown
+builder.build(implementations: unknown = null) -> unknown
+pending.array() -> unknown
+pending.optional() -> unknown
+pending.union(others: unknown) -> unknown
+pending.resolved() -> unknown
+pending.meta(alias: unknown = null, description: unknown = null, docstring: unknown = null, other: unknown = null) -> unknown
 package.globals() -> unknown
 package.get_global(name: string) -> unknown
 package.find_global(name: string) -> unknown

@@ -621,7 +621,122 @@ def typed_read(refl, recv, name: str, want: tuple, *args):
     raise TypeError(f"{type(recv).__name__} has no method {name}")
 
 
-CONSTRUCTORS = {"reflect.signature": signature, "reflect.call_any": call_any,
+# ── `reflect.Class.builder` (recursive run-time classes) and `Class.extends<I>` ──
+
+class RBuilder:
+    """A `reflect.class.Builder`: a run-time class whose rows grow until `build`."""
+    __slots__ = ("refl", "fqn", "rows", "built")
+
+    def __init__(self, refl, fqn: str, rows: list):
+        self.refl, self.fqn, self.rows, self.built = refl, fqn, rows, False
+
+
+class RPending:
+    """A `reflect.class.PendingType`: a type naming a builder's class before it is built."""
+    __slots__ = ("builder", "desc")
+
+    def __init__(self, builder: RBuilder, desc: tuple):
+        self.builder, self.desc = builder, desc
+
+
+METHODS.setdefault("builder", {})
+METHODS.setdefault("pending", {})
+_KIND_OF[RBuilder] = "builder"
+_KIND_OF[RPending] = "pending"
+
+
+def class_builder(refl, name):
+    if not _NAME.match(name):
+        _compile_error(f"invalid class name `{name}`")
+    rows: list = []
+    return RBuilder(refl, refl.declare(name, rows), rows)
+
+
+def _row(refl, row) -> tuple:
+    """A field row's descriptor and metadata: a type, a kind view, a pending type, or a
+    `WithMeta` of one."""
+    wm = row if isinstance(row, Instance) and row._class.fqn == "reflect.WithMeta" else None
+    t = wm.f_ty if wm is not None else row
+    desc = t.desc if type(t) is RPending else _type(t).desc
+    return desc, _row_meta(wm)
+
+
+@method("builder", "field")
+def builder_field(self: RBuilder, name, ty):
+    if any(r[0] == name for r in self.rows):
+        _compile_error(f"duplicate field `{self.refl.runtime_names[self.fqn]}.{name}`")
+    if not _NAME.match(name):
+        _compile_error(f"invalid field name `{name}`")
+    self.rows.append((name, *_row(self.refl, ty)))
+    return self
+
+
+@method("builder")
+def fields_from(self: RBuilder, some_class):
+    for name, d, m in self.refl.class_fields(_type(some_class).desc):
+        if any(r[0] == name for r in self.rows):
+            _compile_error(f"duplicate field `{self.refl.runtime_names[self.fqn]}.{name}`")
+        self.rows.append((name, d, dict(m)))
+    return self
+
+
+@method("builder", "type")
+def builder_type(self: RBuilder) -> RPending:
+    return RPending(self, ("class", self.fqn, ()))
+
+
+@method("builder")
+def build(self: RBuilder, implementations=OMITTED) -> RView:
+    self.built = True
+    return RView("Class", RType(("class", self.fqn, ()), self.refl))
+
+
+@method("pending", "array")
+def pending_array(self: RPending) -> RPending:
+    return RPending(self.builder, ("array", self.desc))
+
+
+@method("pending", "optional")
+def pending_optional(self: RPending) -> RPending:
+    return RPending(self.builder, R.union([self.desc, R.NULL]))
+
+
+@method("pending")
+def union(self: RPending, others) -> RPending:
+    return RPending(self.builder, R.union([self.desc] + [o.desc if type(o) is RPending else _type(o).desc
+                                                         for o in others]))
+
+
+@method("pending")
+def resolved(self: RPending):
+    return RType(self.desc, self.builder.refl) if self.builder.built else None
+
+
+@method("pending", "meta")
+def pending_meta(self: RPending, alias=None, description=None, docstring=None, other=None):
+    return ops.make_builtin("reflect.WithMeta", ty=self, alias=_opt(alias), description=_opt(description),
+                            docstring=_opt(docstring), other=_opt(other) or {})
+
+
+def class_extends(refl, iface: tuple, name, fields):
+    """A run-time class implementing interface `iface` (and what it requires): their fields
+    first (required interfaces' before the requiring one's), then `fields`."""
+    if iface[0] != "iface":
+        _compile_error(f"`{R.render(iface, refl.names)}` is not an interface")
+    rows = [(n, d, m) for n, d, m in refl.program.interface_fields(iface)]
+    taken = {r[0] for r in rows}
+    view = class_new(refl, name, {})
+    for fname, row in fields.items():
+        fname = ops.unkey(fname)
+        if fname in taken:
+            _compile_error(f"field `{fname}` is already declared by an interface of `{name}`")
+        rows.append((fname, *_row(refl, row)))
+    refl.runtime[view.ty.desc[1]][:] = rows
+    refl.runtime_impls[view.ty.desc[1]] = refl.program.interface_closure(iface)
+    return view
+
+
+CONSTRUCTORS = {"reflect.signature": signature, "reflect.Class.builder": class_builder, "reflect.call_any": call_any,
                 "reflect.Class.new": class_new, "reflect.Enum.new": enum_new, "reflect.Enum.value": enum_value,
                 "reflect.Map.new": map_new, "reflect.Union.new": union_new,
                 "reflect.Literal.new": literal_new, "reflect.Enum.get_value": enum_get_value}
@@ -644,6 +759,7 @@ class Reflection:
         self.fits = None  # (value, descriptor) → does the value have that type (set by the VM)
         self.runtime: dict = {}  # fqn → rows of a class or enum made at run time (`reflect.Class.new`)
         self.runtime_names: dict = {}  # … and the name it renders as
+        self.runtime_impls: dict = {}  # … a run-time class's interfaces (`Class.extends<I>`)
 
     def function_desc(self, v, tvars: bool = False) -> tuple:
         """A BAML function value's signature (a bound method's without `self`)."""
@@ -701,6 +817,12 @@ class Reflection:
         self.runtime_names[fqn] = name
         return fqn
 
+    def implements(self, t: tuple, iface: tuple) -> bool:
+        own = self.runtime_impls.get(t[1]) if t[0] == "class" else None
+        if own is not None or (t[0] == "class" and t[1] in self.runtime):
+            return iface[0] == "iface" and iface[1] in (own or ())
+        return self.program.implements(t, iface)
+
     def class_fields(self, d: tuple) -> list:
         got = self.runtime.get(d[1])
         return got if got is not None else self.program.class_fields(d)
@@ -711,9 +833,6 @@ class Reflection:
 
     def decl_meta(self, d: tuple) -> dict:
         return R.meta([], None) if d[1] in self.runtime else self.program.decl_meta(d)
-
-    def implements(self, t: tuple, iface: tuple) -> bool:
-        return self.program.implements(t, iface)
 
     def variant(self, fqn: str, name: str):
         return self.enums[fqn].variants[name]
