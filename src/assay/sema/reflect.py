@@ -347,6 +347,7 @@ def view(kind: str) -> T.StdT:
 
 KIND = T.Union(tuple(view(k) for k in sorted(KINDS)))  # `reflect.TypeKind`, as the engine lists it
 
+PACKAGE_T = T.StdT("reflect", "reflect.Package")
 # every method the engine's `reflect.Type` and each kind view has, with the static type of what
 # it returns (None: the engine has it, Assay does not yet — lowering says so, located)
 _COMMON = {"to_string": T.STRING, "as_type": TYPE, "kind": KIND, "array": view("Array"),
@@ -368,13 +369,13 @@ MEMBERS: dict[str, dict] = {
                            for a in ("get", "find") for k in ("Class", "Enum", "Interface")},
                         "classes": T.UNKNOWN, "enums": T.UNKNOWN, "interfaces": T.UNKNOWN,
                         "functions": T.UNKNOWN, "get_function": T.UNKNOWN, "find_function": T.UNKNOWN,
-                        "with_types": None, "globals": T.UNKNOWN, "get_global": T.UNKNOWN,
+                        "with_types": PACKAGE_T, "globals": T.UNKNOWN, "get_global": T.UNKNOWN,
                         "find_global": T.UNKNOWN, "tests": T.UNKNOWN, "diagnostics": T.UNKNOWN},
     "reflect.Session": {"eval": T.UNKNOWN, "diagnostics": T.UNKNOWN},
 }
 # the parameters of those that take any (all of type unknown to the checker)
 PARAMS = {"implements": ("other",), "implemented_by": ("other",), "eval": ("source",),
-          "meta": ("alias", "description", "docstring", "other"),
+          "meta": ("alias", "description", "docstring", "other"), "with_types": ("types",),
           **{f"{a}_{k}": ("name",) for a in ("get", "find") for k in ("class", "enum", "interface", "function", "global")}}
 PACKAGE = T.StdT("reflect", "reflect.Package")
 SESSION = T.StdT("reflect", "reflect.Session")

@@ -398,6 +398,7 @@ package.get_global(name: string) -> unknown
 package.find_global(name: string) -> unknown
 package.tests() -> unknown
 package.diagnostics() -> unknown
+package.with_types(types: unknown) -> unknown
 """
 
 

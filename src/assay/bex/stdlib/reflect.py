@@ -413,32 +413,36 @@ def to_baml(self: RType) -> str:
     """The declarations the type reaches (each once, those it needs first), then the type
     itself: a class's or enum's declaration, else `type RuntimeType = …`."""
     out: list = []
-    _declarations(self.refl, self.desc, out, set())
+    names = self.refl.names
+    _declarations(self.refl, self.desc, out, set(), names)
     if self.desc[0] not in ("class", "enum"):
-        out.append(f"type RuntimeType = {_baml_type(self.refl, self.desc)}")
+        out.append(f"type RuntimeType = {_baml_type(self.desc, names)}")
     return "\n\n".join(out)
 
 
 method("typeview", "to_baml")(lambda self: to_baml(self.ty))
 
 
-def _declarations(refl, d: tuple, out: list, seen: set) -> None:
+def _declarations(refl, d: tuple, out: list, seen: set, names, only=None) -> None:
+    """The declarations `d` reaches, those they need first (`only`: which fqns to declare)."""
     k = d[0]
     if k in ("array", "union", "map"):
         for x in (d[1] if k == "union" else d[1:]):
-            _declarations(refl, x, out, seen)
+            _declarations(refl, x, out, seen, names, only)
     elif k in ("class", "enum", "variant") and d[1] not in seen:
         seen.add(d[1])
         if k == "class":
             rows = refl.class_fields(d)
             for _, fd, _ in rows:
-                _declarations(refl, fd, out, seen)
-            body = [_baml_row(f"{n} {_baml_type(refl, fd)}", m) for n, fd, m in rows]
+                _declarations(refl, fd, out, seen, names, only)
+            body = [_baml_row(f"{n} {_baml_type(fd, names)}", m) for n, fd, m in rows]
         else:
             body = [_baml_row(n, m) for n, m in refl.enum_variants(("enum", d[1]))]
+        if only is not None and not only(d[1]):
+            return
         own = refl.decl_meta(("class" if k == "class" else "enum", d[1]))
         tail = [f"  @@{a}({_quote(own[a])})" for a in ("alias", "description") if own[a] is not None]
-        name = R.render(("enum", d[1]), refl.names)
+        name = R.render(("enum", d[1]), names)
         out.append(_doc(own["docstring"], "") + f"{'class' if k == 'class' else 'enum'} {name} {{\n"
                    + "".join(b + "\n" for b in body + tail) + "}")
 
@@ -456,20 +460,20 @@ def _quote(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _baml_type(refl, d: tuple) -> str:
+def _baml_type(d: tuple, names) -> str:
     """A type as BAML source writes it (`X?` for a union of one type and null)."""
     if d[0] == "union" and R.NULL in d[1] and len(d[1]) == 2:
         other = d[1][0] if d[1][1] == R.NULL else d[1][1]
-        inner = _baml_type(refl, other)
+        inner = _baml_type(other, names)
         return f"({inner})?" if other[0] in ("fn", "union") else inner + "?"
     if d[0] == "array":
-        inner = _baml_type(refl, d[1])
+        inner = _baml_type(d[1], names)
         return f"({inner})[]" if d[1][0] in ("fn", "union") else inner + "[]"
     if d[0] == "map":
-        return f"map<{_baml_type(refl, d[1])}, {_baml_type(refl, d[2])}>"
+        return f"map<{_baml_type(d[1], names)}, {_baml_type(d[2], names)}>"
     if d[0] == "union":
-        return " | ".join(_baml_type(refl, m) for m in d[1])
-    return R.render(d, refl.names)
+        return " | ".join(_baml_type(m, names) for m in d[1])
+    return R.render(d, names)
 
 
 # ── run-time declarations: `reflect.Class.new`, `reflect.Enum.new`, schema metadata ──
