@@ -100,6 +100,8 @@ class Runtime:
         self.natives["$std_new"] = _NativeShim("$std_new", self._std_new)
         self.natives["$reflect.Class.extends"] = _NativeShim("$reflect.Class.extends", lambda want, name, fields:
                                                              reflect_std.class_extends(refl, _literal(want), name, fields))
+        self.natives["$reflect.Interface.implementation"] = _NativeShim(
+            "$reflect.Interface.implementation", lambda want: reflect_std.implementation(refl, _literal(want)))
         self.natives["$typed_read"] = _NativeShim("$typed_read", lambda recv, name, want, *a: reflect_std.typed_read(
             refl, recv, name, _literal(want), *a))
         # `reflect.AnyClass`'s methods, which every instance has
@@ -714,7 +716,8 @@ def make_dispatcher(name: str, method_of=None, any_class=None):
                      ("null", type(None)), ("array", list), ("map", dict), ("uint8array", bytearray),
                      ("bigint", BigInt), ("iter", iters.Iter), ("type", RType), ("typeview", RView),
                      ("package", reflect_session.RPackage), ("session", reflect_session.RSession),
-                     ("builder", reflect_std.RBuilder), ("pending", reflect_std.RPending)):
+                     ("builder", reflect_std.RBuilder), ("pending", reflect_std.RPending),
+                     ("witness", reflect_std.RImpl)):
         native = METHODS.get(kind, {}).get(name)
         if native is not None:
             table[py] = native.fn

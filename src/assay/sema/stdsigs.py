@@ -385,6 +385,7 @@ package.find_function(name: string) -> unknown
 session.eval(source: string) -> unknown
 session.diagnostics() -> unknown
 builder.field(name: string, ty: unknown) -> unknown
+witness.field(interface_field: string, class_field: unknown = null) -> unknown
 builder.fields_from(some_class: unknown) -> unknown
 builder.type() -> unknown
 builder.build(implementations: unknown = null) -> unknown

@@ -519,7 +519,9 @@ def class_new(refl, name, fields, implementations=OMITTED):
             _compile_error(f"invalid field name `{fname}`")
         wm = row if isinstance(row, Instance) and row._class.fqn == "reflect.WithMeta" else None
         rows.append((fname, _type(wm.f_ty if wm is not None else row).desc, _row_meta(wm)))
-    return RView("Class", RType(("class", refl.declare(name, rows), ()), refl))
+    fqn = refl.declare(name, rows)
+    _implement(refl, fqn, [] if implementations in (None, OMITTED) else implementations)
+    return RView("Class", RType(("class", fqn, ()), refl))
 
 
 def enum_value(refl, name, alias=OMITTED, description=OMITTED, docstring=OMITTED, other=OMITTED):
@@ -691,6 +693,7 @@ def builder_type(self: RBuilder) -> RPending:
 
 @method("builder")
 def build(self: RBuilder, implementations=OMITTED) -> RView:
+    _implement(self.refl, self.fqn, [] if implementations in (None, OMITTED) else implementations)
     self.built = True
     return RView("Class", RType(("class", self.fqn, ()), self.refl))
 
@@ -720,6 +723,51 @@ def resolved(self: RPending):
 def pending_meta(self: RPending, alias=None, description=None, docstring=None, other=None):
     return ops.make_builtin("reflect.WithMeta", ty=self, alias=_opt(alias), description=_opt(description),
                             docstring=_opt(docstring), other=_opt(other) or {})
+
+
+class RImpl:
+    """A `reflect.interface.Implementation`: interface I's fields linked to class fields."""
+    __slots__ = ("refl", "iface", "links")
+
+    def __init__(self, refl, iface: tuple, links: dict):
+        self.refl, self.iface, self.links = refl, iface, links
+
+
+METHODS.setdefault("witness", {})
+_KIND_OF[RImpl] = "witness"
+
+
+def implementation(refl, iface: tuple) -> RImpl:
+    if iface[0] != "iface":
+        _compile_error(f"`{R.render(iface, refl.names)}` is not an interface")
+    return RImpl(refl, iface, {})
+
+
+@method("witness", "field")
+def witness_field(self: RImpl, interface_field, class_field=None) -> RImpl:
+    """A new witness with `interface_field` linked (to the class field of the same name)."""
+    if all(n != interface_field for n, _, _ in self.refl.program.interface_fields(self.iface)):
+        _compile_error(f"interface `{R.render(self.iface, self.refl.names)}` has no field `{interface_field}`")
+    target = interface_field if class_field in (None, OMITTED) else class_field
+    return RImpl(self.refl, self.iface, {**self.links, interface_field: target})
+
+
+def _implement(refl, fqn: str, witnesses) -> None:
+    """A run-time class's `implementations`: each witness complete and well typed."""
+    rows = {n: d for n, d, _ in refl.runtime[fqn]}
+    own = refl.runtime_impls.setdefault(fqn, set())
+    for w in witnesses:
+        shown = R.render(w.iface, refl.names)
+        for name, d, _ in refl.program.interface_fields(w.iface):
+            target = w.links.get(name)
+            if target is None:
+                _compile_error(f"interface witness for `{shown}` is missing required field `{name}`")
+            if target not in rows:
+                _compile_error(f"interface field `{shown}.{name}` links to missing class field `{target}`")
+            if R.key(rows[target]) != R.key(d):
+                _compile_error(f"interface field `{shown}.{name}` requires `{R.render(d, refl.names)}`, but class "
+                               f"field `{target}` has `{R.render(rows[target], refl.names)}`")
+        own.add(w.iface[1])
 
 
 def class_extends(refl, iface: tuple, name, fields):
