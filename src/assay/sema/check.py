@@ -68,6 +68,8 @@ _SHORT = ("&&", "||", "??")
 _UNPINNING_METHODS = frozenset("length join reverse keys values has to_string to_json hash".split())  # operators with their own control flow
 # methods of the interfaces every type implements (ToString, ToJson, Equals, Hash, Concrete)
 _EVERY_TYPE_METHODS = frozenset("to_string to_json eq neq hash type".split())
+# `reflect.AnyClass`'s own methods: a class instance has them only through that interface
+_ANY_CLASS_ONLY = frozenset("list_fields get_field find_field has_field attributes".split())
 
 
 class Var:
@@ -1115,7 +1117,7 @@ class Checker(LlmChecks):
             if call and name in ("eq", "neq") and name not in self.impl_names and (
                     len(tb.args) == len(cls.decl.generics) and _sure_scrutinee(tb)):
                 return NativeFuncT((("other", tb, False),), BOOL, NEVER)  # Equals' `other: Self`
-            if name not in STDLIB_MEMBER_NAMES and name not in self.impl_names:
+            if (name not in STDLIB_MEMBER_NAMES or name in _ANY_CLASS_ONLY) and name not in self.impl_names:
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
         if isinstance(tb, (T.Prim, Arr, MapT)) and tb not in (UNKNOWN, NEVER, VOID):
