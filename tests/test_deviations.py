@@ -61,3 +61,27 @@ def test_block_operands_run_their_statements(prog, engine):
     runs them."""
     assert prog.block_operands() == ["a", "b", "3"]
     assert engine.call("deviations.block_operands", {}).value == ["3"]
+
+
+def test_break_outside_a_loop():
+    """`break` / `continue` outside a loop: the engine's checker says nothing and its MIR
+    builder panics (`block bb0 is not terminated`), failing the whole project; Assay reports
+    E0010 at the statement."""
+    bb = pytest.importorskip("baml_bridge")
+    text = "function f() -> int { break; }\n"
+    with pytest.raises(BaseException, match="not terminated") as e:
+        bb.BamlRuntime.initialize_runtime(".", {"main.baml": text})
+    assert "error[" not in str(e.value)
+    from assay.compiler import analyze
+    from assay.source import SourceFile
+    _, diags = analyze([SourceFile("main.baml", text, "main")])
+    assert [(d.code, d.span.line_col) for d in diags] == [("E0010", (1, 23))]
+
+
+def test_negative_zero_literal_keeps_its_sign(prog, engine):
+    """The engine's constant pool merges the literals `0.0` and `-0.0` of one function (they are
+    equal as floats), so `[0.0, -0.0]` is `[0.0, 0.0]` there; Assay keeps each literal's sign."""
+    import math
+    assert [math.copysign(1, x) for x in prog.neg_zero_consts()] == [1, -1]
+    real = engine.call("deviations.neg_zero_consts", {}).value
+    assert [math.copysign(1, x) for x in real] == [1, 1]

@@ -14,7 +14,8 @@ import sys
 from . import jsonvalue, pymodels
 from .bex import ops
 from .bex.stack import TimeLimit, time_limit
-from .bex.values import INT_MAX, INT_MIN, OMITTED, BamlRaise, BigInt, Instance, Variant
+from .bex.values import (INT_MAX, INT_MIN, JSON_ENTRY, JSON_TEST, OMITTED, BamlRaise, BigInt, Instance, Variant,
+                          json_list, json_map)
 from .bex.pygen import CLOSURE_NAME
 from .bex.vm import Stub, baml_traceback, call_n, is_baml_function, run_deep
 from .bex.llmcall import LlmCallError, NoLlmClient
@@ -307,6 +308,8 @@ class BamlProgram:
             raise ArgumentError(f"argument `{where}`: {jsonvalue.display(v)} does not fit {typetest.show(t)}")
         if k == "any":
             return self._guess(v)
+        if k == "json":
+            return self._json(v, where)
         if k == "float" and type(v) is int and not isinstance(v, bool):
             return float(v)
         if k == "bigint" and isinstance(v, int) and not isinstance(v, bool):
@@ -325,8 +328,12 @@ class BamlProgram:
             if type(t[1]) not in (int, bool) and isinstance(t[1], int) and type(v) in (int, BigInt) and v == t[1]:
                 return BigInt(v)  # a bigint literal type (`3n`)
         elif k == "array" and isinstance(v, (list, tuple)):
+            if t[1] == JSON_TEST:  # `json[]`, as the engine records it
+                return self._json(list(v), where)
             return [self.from_python(x, t[1], where) for x in v]
         elif k == "map" and isinstance(v, dict):
+            if (t[1], t[2]) == JSON_ENTRY:
+                return self._json(v, where)
             return {ops.mkey(self.from_python(a, t[1], where)): self.from_python(b, t[2], where) for a, b in v.items()}
         elif k == "class":
             info = rt.classes[t[1]]
@@ -341,7 +348,8 @@ class BamlProgram:
                     ft = self._test_in(cdef, f.type)
                     if f.name in v:
                         vals.append(self.from_python(v[f.name], ft, f"{where}.{f.name}"))
-                    elif ft == ("null",) or (ft[0] == "union" and ("null",) in ft[1]):
+                    elif ft in (("null",), JSON_TEST) or (ft[0] == "union" and (
+                            ("null",) in ft[1] or JSON_TEST in ft[1])):  # a missing json is null
                         vals.append(None)
                     else:
                         raise ArgumentError(f"argument `{where}`: missing field `{f.name}`")
@@ -357,6 +365,24 @@ class BamlProgram:
         elif k == "function" and callable(v):
             return self.host(v)
         raise ArgumentError(f"argument `{where}`: {jsonvalue.display(v)} does not fit {typetest.show(t)}")
+
+    def _json(self, v, where: str):
+        """A JSON-shaped Python value as `json`: arrays `json[]`, objects `map<string, json>`."""
+        t = type(v)
+        if t is list or t is tuple:
+            out = json_list()
+            out.extend(self._json(x, where) for x in v)
+            return out
+        if t is dict and all(type(k) is str for k in v):
+            m = json_map()
+            for k, x in v.items():
+                m[k] = self._json(x, where)
+            return m
+        if t is int:
+            return self.from_python(v, ("int",), where)
+        if t in (float, str, bool, type(None)):
+            return v
+        raise ArgumentError(f"argument `{where}`: {jsonvalue.display(v)} does not fit baml.json.json")
 
     def _test_in(self, cdef, texpr):
         generics = {g.name for g in cdef.decl.generics}

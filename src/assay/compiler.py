@@ -215,7 +215,7 @@ class Program:
 
     def _lower(self, fqn: str):
         if interfaces.DISPATCH in fqn:
-            return [mirdispatch.dispatcher(self.index, fqn)]
+            return [mirdispatch.dispatcher(self.index, fqn, self.lowering.reifying)]
         if fqn in self.tests:
             t = self.tests[fqn]
             lw = mirlower.FnLowerer(self.lowering, fqn, t.namespace, [], t.decl.body, span=t.decl.span)

@@ -177,7 +177,7 @@ def mul(a, b):
     if (ta is float or ta is int) and (tb is float or tb is int):
         return float(a) * float(b)
     if _bigints(ta, tb):
-        return BigInt(int(a) * int(b))
+        return BigInt(a) * b  # BigInt's own `*` checks the size cap
     return _bad("*", a, b)
 
 
@@ -253,13 +253,42 @@ def neg(a):
     return _bad("unary -", a)
 
 
+BIGINT_BITS = 1 << 28  # the engine's bigint workspace cap, in bits
+
+
+def bigint_cap(what: str, bits: int) -> None:
+    """AllocFailure where a bigint result would need more than the cap's bits (the engine
+    predicts the size before computing)."""
+    if bits > BIGINT_BITS:
+        panic("baml.panics.AllocFailure", message=f"{what} would require ~{bits} bits (limit: {BIGINT_BITS})")
+
+
+def _bigint_mul(self, other):
+    if type(other) is not int and type(other) is not BigInt:
+        return NotImplemented
+    bigint_cap("bigint mul: result of bigint multiplication", self.bit_length() + other.bit_length())
+    return BigInt(int.__mul__(self, other))
+
+
+BigInt.__mul__ = BigInt.__rmul__ = _bigint_mul
+
+
 # ----------------------------------------------------------------------------- bit operations
+
+
+def _negative_shift(op: str, a, b) -> NoReturn:
+    if type(a) is BigInt or type(b) is BigInt:
+        panic("baml.panics.NegativeBitShift", message=f"bigint {op}: negative shift count ({int(b)})")
+    panic("baml.panics.NegativeBitShift", message=f"bit shift count is negative: {b}")
 
 
 def shl(a: int, b: int) -> int:
     if b < 0:
-        panic("baml.panics.NegativeBitShift", message=f"bit shift count is negative: {b}")
+        _negative_shift("shl", a, b)
     if type(a) is BigInt:  # arbitrary precision: nothing is shifted out
+        if b >= 1 << 64:
+            panic("baml.panics.AllocFailure", message=f"bigint shl: shift count ({int(b)}) does not fit in usize")
+        bigint_cap(f"bigint shl: result of {int(a)} << {int(b)}", int(a).bit_length() + int(b))
         return BigInt(int(a) << int(b))
     if b >= 63:
         return 0
@@ -268,7 +297,7 @@ def shl(a: int, b: int) -> int:
 
 def shr(a: int, b: int) -> int:
     if b < 0:
-        panic("baml.panics.NegativeBitShift", message=f"bit shift count is negative: {b}")
+        _negative_shift("shr", a, b)
     if type(a) is BigInt:
         return BigInt(int(a) >> int(b))
     if b >= 63:

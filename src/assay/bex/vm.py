@@ -25,7 +25,8 @@ from ..extension import Run
 from ..mir import ir, typetest
 from .stdlib import reflect as reflect_std
 from .stdlib import reflect_session
-from .values import OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, RType, RView, TypedList, TypedMap, Variant, typed_list, typed_map
+from .values import (JSON_ENTRY, JSON_TEST, OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, RType, RView,
+                     TypedList, TypedMap, Variant, typed_list, typed_map)
 
 @functools.cache
 def elem_key(elem: tuple):
@@ -79,6 +80,7 @@ class Runtime:
         self.natives["$handling_enter"] = _NativeShim("$handling_enter", errctx.handling_enter)
         self.natives["$handling_exit"] = _NativeShim("$handling_exit", errctx.handling_exit)
         self.natives["$bind_method_or"] = _NativeShim("$bind_method_or", bind_method_or)
+        self.natives["$bind_fn"] = _NativeShim("$bind_fn", lambda recv, fn: partial(fn, recv))
         self.natives["$array_slice"] = _NativeShim("$array_slice", lambda a, s, e: a[s:e])
         # reflection: type values share the program's Reflector (set by the compiler)
         self.reflection = reflect_std.Reflection(None, self.classes, self.enums, self.function_fqn, self.mir)
@@ -108,6 +110,7 @@ class Runtime:
         self.any_class = {mname: partial(mfn, refl) for mname, mfn in reflect_std.ANY_CLASS.items()}
         self._specialized: dict = {}  # (function, type arguments) → its one value (`id<int> == id<int>`)
         self.natives["$specialize"] = _NativeShim("$specialize", self.specialize)
+        self.natives["$unbound_method"] = _NativeShim("$unbound_method", make_dispatcher)
         self.natives["$with_reified_targs"] = _NativeShim("$with_reified_targs", self._with_reified_targs)
         self._reified: dict = {}  # a descriptor's repr → its test's predicate / its TypeArg
         self.natives["$is_reified"] = _NativeShim("$is_reified", lambda v, d, targs: self.reified(
@@ -217,7 +220,7 @@ class Runtime:
         return got
 
     def specialize(self, f, n: int, targs: tuple):
-        if isinstance(f, MethodType):  # bound to its receiver: a value of its own
+        if isinstance(f, (MethodType, partial)):  # bound to its receiver: a value of its own
             return specialize(f, n, targs)
         k = (self.function_fqn(f), targs)
         got = self._specialized.get(k)
@@ -266,6 +269,8 @@ class Runtime:
             return lambda v: type(v) is py
         if k == "null":
             return lambda v: v is None
+        if k == "json":
+            return is_json
         if k == "function":  # a function value whose signature fits (a host callable's: any)
             refl, sig = self.reflection, t[1]
             return lambda v: callable(v) and not isinstance(v, (Instance, type)) and refl.fn_is(v, sig)
@@ -290,6 +295,10 @@ class Runtime:
             return lambda v: v is var
         if t == ("array", ("any",)):
             return lambda v: isinstance(v, list)
+        if k == "array" and t[1] == JSON_TEST:  # json arrays are built recording it
+            return lambda v: type(v) is TypedList and v.elem == JSON_TEST
+        if k == "map" and (t[1], t[2]) == JSON_ENTRY:
+            return lambda v: type(v) is TypedMap and v.elem == JSON_ENTRY
         if k == "array":  # by the element type it recorded, else by its elements
             el, want = self.type_predicate(t[1]), typetest.key(t[1])
             return lambda v: (elem_key(v.elem) == want if type(v) is TypedList else
@@ -695,9 +704,20 @@ def bind_method(recv, name: str):
     if m is not None:
         return m
     native = METHODS.get(_KINDS.get(type(recv), ""), {}).get(name)
-    if native is None:
+    fn = native.fn if native is not None else _every_value_method(name)
+    if fn is None:
         raise TypeError(f"{type(recv).__name__} has no method {name}")
-    return partial(native.fn, recv)
+    return partial(fn, recv)
+
+
+def _every_value_method(name: str):
+    """`to_string`, `eq`, `neq`, `to_json`: what every value has (baml.ops), class instances and
+    enum values included, where no own or kind-specific method takes precedence."""
+    every = EVERY_VALUE.get(name)  # `to_string`, `to_json`
+    if every is not None:
+        return every
+    native = METHODS["null"].get(name) if name in ("eq", "neq") else None
+    return native.fn if native is not None else None
 
 
 def bind_method_or(recv, name: str, fn):
@@ -724,7 +744,10 @@ def make_dispatcher(name: str, method_of=None, any_class=None):
             if py is list or py is dict:
                 table[TypedList if py is list else TypedMap] = native.fn
     attr = "m_" + name
-    every = EVERY_VALUE.get(name)
+    common = _every_value_method(name)
+    if common is not None:
+        for py in (int, float, str, bool, type(None), list, dict, bytearray, BigInt, TypedList, TypedMap):
+            table.setdefault(py, common)
 
     def dispatch(recv, *args, **kw):
         f = table.get(type(recv))
@@ -740,8 +763,8 @@ def make_dispatcher(name: str, method_of=None, any_class=None):
             it = iters.from_user(recv) if adapter is not None else None
             if it is not None:
                 return adapter(it, *args, **kw)
-        if every is not None and (type(recv) is Variant or isinstance(recv, Instance)):
-            return every(recv, *args)
+        if common is not None:
+            return common(recv, *args)
         if any_class is not None and isinstance(recv, Instance):
             return any_class(recv, *args)
         if type(recv) is Variant:
@@ -788,6 +811,18 @@ def with_targs(obj, targs: str):
         targs = repr(tuple(_value_test(getattr(obj, "f_" + a[1])) if a[0] == "field" else a for a in spec))
     obj._targs = targs
     return obj
+
+
+_JSON_SCALARS = frozenset({int, float, str, bool, type(None), BigInt})
+
+
+def is_json(v) -> bool:
+    """`v is json`: a scalar, or an array or map built as json (`json[]`, `map<string, json>`:
+    a BAML container records its element types, and only those are json)."""
+    t = type(v)
+    if t in _JSON_SCALARS:
+        return True
+    return (t is TypedList and v.elem == JSON_TEST) or (t is TypedMap and v.elem == JSON_ENTRY)
 
 
 _VALUE_TESTS = {int: ("int",), float: ("float",), str: ("string",), bool: ("bool",), type(None): ("null",),

@@ -136,6 +136,7 @@ class FnLowerer:
         self.captures: list[int] = []  # parent locals captured, in capture-param order
         self.capture_map: dict[int, int] = {}  # parent local -> own local
         self.lambdas: list[ir.MirFunction] = []
+        self.chain_exits: list[int] = []  # where a `?.` link whose receiver is null goes (ast.chain_end)
         self.span = span
         self.at = span  # the span of the construct being lowered
         self.pattern_origin = "match"  # the construct whose pattern tests are being lowered
@@ -147,7 +148,7 @@ class FnLowerer:
         self.class_targs = 0  # a generic class's method: its receiver's type arguments come first
         if fdef is not None and prog.reifying.reads(fdef):
             cls = mreflect.class_generics(fdef)
-            self.tparams = cls + tuple(g.name for g in fdef.decl.generics)
+            self.tparams = cls + tuple(g.name for g in interfaces.call_generics(fdef))
             self.class_targs = len(cls)
             if prog.reifying(fdef):
                 names.append(mreflect.OWN_TARGS if cls else mreflect.TARGS)
@@ -628,7 +629,7 @@ class FnLowerer:
         if m is None:
             raise LowerError(e.span, f"{_describe(e)} is not supported yet")
         outer, self.at = self.at, e.span
-        v = m(e)
+        v = self.chain(e, m) if ast.chain_end(e) else m(e)
         self.at = outer
         return self.typed(v, e.ty) if isinstance(v, ir.Copy) and e.ty is not None else v
 
@@ -688,11 +689,13 @@ class FnLowerer:
 
     def path_value(self, path: list[str], e) -> ir.Operand:
         """A dotted path that names no local: a function, enum variant, or builtin."""
+        if getattr(e, "unbound_method", None) is not None:  # `P.to_string`: calls x.to_string() on x
+            return self.native("$unbound_method", ir.Const(e.unbound_method), span=e.span)
         item = self.prog.index.lookup(self.namespace, path)
         kind = type(item).__name__
         if kind == "FunctionDef":
             f = ir.Const(ir.FnRef(_target(item)))
-            if getattr(e, "type_args", None) and item.decl.generics:  # `id<int>`: it keeps them
+            if getattr(e, "type_args", None) and interfaces.call_generics(item):  # `id<int>`: it keeps them
                 n = len(item.decl.params) if self.prog.reifying(item) else -1  # -1: for its signature only
                 return self.native("$specialize", f, ir.Const(n), self.targs_for(item, e), span=e.span)
             return f
@@ -738,10 +741,18 @@ class FnLowerer:
         obj = self.lower_expr(e.obj)
         dispatch = getattr(e, "dispatch", None)
         target = getattr(e, "direct", None)
+        fdef = target
         if dispatch is not None and not dispatch[1].startswith("field:"):
+            fdef = dispatch[0].methods[dispatch[1]]
             target, dispatch = interfaces.dispatcher_fqn(*dispatch), None
         elif target is not None:
             target = _target(target)
+        if target is not None and getattr(e, "type_args", None) and fdef.decl.generics and not e.optional:
+            # `v.echo<string>` through an interface: the dispatcher (or the block's method)
+            # bound to v and specialized, so the implementation gets its type arguments
+            n = len(fdef.decl.params) if interfaces.DISPATCH in target or self.prog.reifying(fdef) else -1
+            bound = self.native("$bind_fn", obj, ir.Const(ir.FnRef(target)))
+            return self.native("$specialize", bound, ir.Const(n), self.targs_for(fdef, e), span=e.span)
         if target is not None:  # a method as a value: an instance's own, else the interface's
             bind = lambda o: self.native("$bind_method_or", o, ir.Const(e.name), ir.Const(ir.FnRef(target)))  # noqa: E731
             return self.null_guard(obj, bind) if e.optional else bind(obj)
@@ -764,19 +775,30 @@ class FnLowerer:
             return self.null_guard(obj, lambda o: self.to_temp(read(o), e.span))
         return self.to_temp(read(obj), e.span)
 
-    def null_guard(self, obj: ir.Operand, then) -> ir.Operand:
+    def chain(self, e: ast.Expr, lower) -> ir.Operand:
+        """A postfix chain with `?.` links: null as soon as one link's receiver is null."""
         result = self.temp()
-        is_null = self.to_temp(ir.BinaryOp("==", obj, ir.Const(None)))
-        yes, no, join = self.new_block(), self.new_block(), self.new_block()
-        self.terminate(ir.Branch(is_null, yes, no, "?."))
-        self.switch(yes)
-        self.emit(result, ir.Use(ir.Const(None)))
+        exit_, join = self.new_block(), self.new_block()
+        self.chain_exits.append(exit_)
+        try:
+            v = lower(e)
+        finally:
+            self.chain_exits.pop()
+        self.emit(result, ir.Use(v))
         self.goto(join)
-        self.switch(no)
-        self.emit(result, ir.Use(then(obj)))
+        self.switch(exit_)
+        self.emit(result, ir.Use(ir.Const(None)))
         self.goto(join)
         self.switch(join)
         return ir.Copy(result)
+
+    def null_guard(self, obj: ir.Operand, then) -> ir.Operand:
+        """A `?.` link: to its chain's exit when `obj` is null, else `then(obj)`."""
+        is_null = self.to_temp(ir.BinaryOp("==", obj, ir.Const(None)))
+        go_on = self.new_block()
+        self.terminate(ir.Branch(is_null, self.chain_exits[-1], go_on, "?."))
+        self.switch(go_on)
+        return then(obj)
 
     def expr_Index(self, e: ast.Index):
         obj = self.lower_expr(e.obj)
@@ -803,6 +825,15 @@ class FnLowerer:
                                  span=e.span)
         if cls is None and ".".join(e.type.path) == "baml.iter.Done" and not e.entries:
             return self.to_temp(ir.ClassAgg("baml.iter.Done", []), e.span)  # an iterator's end
+        fqn = ".".join(e.type.path)
+        if cls is None and fqn.startswith("baml.regex.") and fqn in self.prog.builtin_classes:
+            given = {n: self.lower_expr(v) for n, v in e.entries if n is not None}  # `Match { … }`
+            return self.to_temp(ir.ClassAgg(fqn, [given.get(f, ir.Const(None))
+                                                  for f in self.prog.builtin_classes[fqn].fields]), e.span)
+        if cls is None:
+            std = self.std_class_lit(e)
+            if std is not None:
+                return std
         if cls is None and all(n is not None for n, _ in e.entries):
             std = self.resolve(e.type)
             if isinstance(std, T.StdT) and std.kind == "class":  # `baml.json.DecodeError { … }`
@@ -839,6 +870,22 @@ class FnLowerer:
             targs = _type_args(cls, e)
             obj = self.native("$with_targs", obj, ir.Const(repr(targs)), span=e.span)
         return obj
+
+    def std_class_lit(self, e: ast.ClassLit):
+        """`baml.toml.Table { items: m }`, `baml.csv.ReaderOptions { has_header: false }`: a
+        stdlib class with public fields only, some given (the others null), none spread; else
+        None."""
+        name = ".".join(e.type.path)
+        info = self.prog.builtin_classes.get(name)
+        if info is None or not name.startswith("baml.") or any(f.startswith("_") for f in info.fields):
+            return None
+        names = [n for n, _ in e.entries]
+        if None in names or len(set(names)) != len(names) or not set(names) <= set(info.fields):
+            return None
+        given = {n: self.lower_expr(v) for n, v in e.entries}  # evaluated in source order
+        fields = [ir.Const(None) if v is None else v if isinstance(v, ir.Const) else self.to_temp(ir.Use(v))
+                  for v in (given.get(f) for f in info.fields)]
+        return self.to_temp(ir.ClassAgg(name, fields), e.span)
 
     def expr_Template(self, e: ast.Template):
         if all(isinstance(p, str) or (isinstance(p, ast.Expr) and not (
@@ -1245,6 +1292,9 @@ class FnLowerer:
         return self.call(ir.Callee("method", name), [recv] + pos, kw, e.span)
 
     def call_path(self, path: list[str], e: ast.Call) -> ir.Operand:
+        if getattr(e, "unbound_method", None) is not None and e.args:  # `P.to_string(p)`: p.to_string()
+            pos, kw = self.lower_args(e.args)
+            return self.call(ir.Callee("method", e.unbound_method), pos, kw, e.span)
         item = self.prog.index.lookup(self.namespace, path)
         if path[0] == "reflect" and item is None:
             return self.reflect_call(path, e)
@@ -1272,11 +1322,11 @@ class FnLowerer:
         raise LowerError(e.func.span, f"unresolved name: {name}")
 
     def type_arg_consts(self, n: int, e: ast.Call) -> list:
-        """The run-time forms (ir.TypeArg) of a builtin call's `n` type arguments: as the checker
-        resolved or inferred them (`std_targs`), else as written; a type parameter `$targs`
+        """The run-time forms (ir.TypeArg) of a builtin call's `n` type arguments: as written, else
+        as the checker inferred them (`std_targs`); a type parameter `$targs`
         carries by its type argument; any other type variable or a missing one is unknown."""
         targs = getattr(e, "std_targs", None)
-        if targs is None:
+        if targs is None or len(e.type_args) == n:  # as written: stdlib types are known here only
             targs = [self.resolve(ta) for ta in e.type_args]
         targs = (list(targs) + [T.UNKNOWN] * n)[:n]
         return [self.type_arg_const(t, e) for t in targs]
@@ -1322,7 +1372,7 @@ class FnLowerer:
 
     def targs_for(self, fdef, e: ast.Call) -> ir.Operand:
         """The `$targs` a call to reifying `fdef` passes (mir/reflect.py)."""
-        gens = [g.name for g in fdef.decl.generics]
+        gens = [g.name for g in interfaces.call_generics(fdef)]
         if e.type_args:
             env = {g: self.resolve(ta) for g, ta in zip(gens, e.type_args)}
         else:
@@ -1371,8 +1421,8 @@ class FnLowerer:
                 if params[i].default is None:
                     raise LowerError(e.span, f"missing argument `{params[i].name}`")
                 args[i] = ir.Const(ir.OMITTED)
-        if fqn is None and self.prog.reifying(fdef):
-            args.append(self.targs_for(fdef, e))
+        if self.prog.reifying(fdef) if fqn is None else (decl.generics and interfaces.DISPATCH in fqn):
+            args.append(self.targs_for(fdef, e))  # a dispatcher passes them on (mir/dispatch.py)
         return self.call(ir.Callee("fn", fqn or fdef.fqn), list(receiver) + args, span=e.span)
 
     # ── patterns ──

@@ -15,6 +15,7 @@ from __future__ import annotations
 from ..sema import reflect as R
 from ..sema.reflect import describe_written, walk  # noqa: F401  (describe_written: lowering's)
 from ..sema import types as T
+from ..sema.interfaces import call_generics
 from ..syntax import ast
 
 TARGS = "$targs"  # the hidden parameter's name
@@ -71,9 +72,10 @@ class Reifying:
     def _reifies(self, fdef) -> tuple[bool, bool]:
         d = fdef.decl
         owner = class_generics(fdef)
-        if (not d.generics and not owner) or d.body is None:
+        gens = call_generics(fdef)
+        if (not gens and not owner) or d.body is None:
             return False, False
-        own, cls = {g.name for g in d.generics}, set(owner)
+        own, cls = {g.name for g in gens}, set(owner)
         got: set = set()
         for n in walk(d.body):
             got |= reified_names(n, own | cls)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ..source import Diagnostic, SourceFile, Span
-from ..syntax import ast
+from ..syntax import ast, rxsyntax
 from ..syntax.parser import parse_type
 from . import stdsigs
 from .effects import ALL, MAYBE, Effects
@@ -17,7 +17,7 @@ from . import types as T
 from .llmcheck import LlmChecks
 from . import interfaces
 from . import reflect as sreflect
-from .program import AliasDef, EnumDef, FunctionDef, InterfaceDef, ProgramIndex
+from .program import AliasDef, ClassDef, EnumDef, FunctionDef, InterfaceDef, ProgramIndex
 from .resolve import BUILTIN_TYPE_ROOTS, OPAQUE_TYPES, PRIM_TYPES, Resolver, carrier_path
 from .stdnames import STDLIB_MEMBER_NAMES
 from .types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, UNKNOWN, VOID, Arr, ClassT, EnumT,
@@ -91,15 +91,16 @@ class Var:
 
 class _Fn:
     """Per-function (or lambda) context."""
-    __slots__ = ("ret", "throws", "loop", "catch", "unstable", "callbacks")
+    __slots__ = ("ret", "throws", "loop", "catch", "unstable", "callbacks", "captured")
 
-    def __init__(self, ret, throws, unstable, callbacks=frozenset()):
+    def __init__(self, ret, throws, unstable, callbacks=frozenset(), captured=frozenset()):
         self.ret = ret
         self.throws = throws
         self.loop = 0
         self.catch = 0
         self.unstable = unstable
         self.callbacks = callbacks  # parameters whose function type leaves `throws` open
+        self.captured = captured  # names read or written in a lambda (never narrowed by a write)
 
 
 def check(index: ProgramIndex) -> list[Diagnostic]:
@@ -125,12 +126,14 @@ class Checker(LlmChecks):
         self.facts: dict[Var, T.Type] = {}
         self.assigned_log: list[Var] = []
         self.loose: set[Var] = set()  # variables whose facts stand for a write, not a test
+        self.exact: set[Var] = set()  # variables whose facts are the value just written
         self.fn: _Fn | None = None
         self.unpinned: list[Var] = []
         self.soft = None  # the Name read where its use fixes no type (E0155)
         self.path_root = None  # the Name a member is read from (a package name is no value alone)
         self.no_expected = None  # the call whose result nothing expects a type of (E0002)
-        self.types = Resolver(index)  # no stdlib types: they stay unknown (conservative)
+        # stdlib types it models (others stay unknown), with the enum `cmp` and `sort_by` speak
+        self.types = Resolver(index, {**_STD_TYPES, "baml.ops.Ordering": T.StdT("enum", "baml.ops.Ordering")})
         self._sig_cache: dict[int, tuple] = {}
         self._native_cache: dict = {}
         # methods added by `implements X for T` blocks (may extend builtin types)
@@ -150,6 +153,12 @@ class Checker(LlmChecks):
                 self.resolve(f.type)
                 self.require_throws(f.type)
             self.json_methods(cd.decl)
+            for m in cd.methods.values():
+                reserved = _INTERFACE_ONLY.get(m.name)
+                if reserved is not None and m.impl is None and m.owner is cd:
+                    code, iface = reserved
+                    self.err(m.decl.name_span, code, f"`{m.name}` cannot be defined as a method on class "
+                             f"`{cd.name}`; implement the `{iface}` interface instead")
         for idef in idx.interfaces.values():
             self.ns = idef.namespace
             self.generics = {g.name for g in idef.decl.generics}
@@ -177,7 +186,7 @@ class Checker(LlmChecks):
             self.generics = set()
             self.fn_name = td.decl.name
             self.cur_fd = None
-            self.fn = _Fn(UNKNOWN, None, _unstable(td.decl.body))
+            self.fn = _Fn(UNKNOWN, None, _unstable(td.decl.body), captured=_captured(td.decl.body))
             self.scopes = [{}]
             self.facts = {}
             self.unpinned = []
@@ -286,7 +295,7 @@ class Checker(LlmChecks):
             if _is_unknown(d.throws) and d.body is not None:
                 self.effects.declared_unknown[id(fd)] = d.body.span
         self.fn = _Fn(ret, throws, _unstable(d.body) if d.body is not None else set(),
-                      {p.name for p in d.params if _callback_root(p.type)})
+                      {p.name for p in d.params if _callback_root(p.type)}, _captured(d.body))
         self.scopes = [scope]
         self.facts = {}
         self.unpinned = []
@@ -346,9 +355,9 @@ class Checker(LlmChecks):
                 self.err(v.unpinned, "E0155", "type annotations needed")
         self.unpinned = []
 
-    def body(self, b: ast.Block, ret: T.Type) -> None:
+    def body(self, b: ast.Block, ret: T.Type) -> T.Type:
         """A function/lambda body: its value must be the return type."""
-        self.block(b, ret, is_body=True)
+        return self.block(b, ret, is_body=True)
 
     # ───────────────────────── types ─────────────────────────
     def sig(self, fd: FunctionDef, explicit_self: bool = False) -> tuple:
@@ -408,6 +417,7 @@ class Checker(LlmChecks):
         t = v.assign_ty
         self.facts[v] = t if _one_kind(t) else UNKNOWN
         self.loose.add(v)  # its type here may be narrower (what was written): not exhaustive
+        self.exact.discard(v)
 
     def invalidate(self, since: int) -> None:
         for v in self.assigned_log[since:]:
@@ -433,7 +443,7 @@ class Checker(LlmChecks):
                     t = self.expr(tail, expected)
                     return NEVER if diverges else t
                 t = self.expr(tail, expected)
-                if not assignable(t, expected) and not diverges:
+                if not self.fits(t, expected) and not diverges:
                     if expected is NULL or expected is VOID:
                         self.mismatch(tail.span, expected, t,
                                       "; end this with `;` to discard the value")
@@ -562,7 +572,7 @@ class Checker(LlmChecks):
             return t0.elem
         if t0 is STRING:
             return STRING
-        if isinstance(t0, MapT) or t0 in (INT, FLOAT, BOOL, NULL):
+        if isinstance(t0, MapT) or t0 in (INT, FLOAT, BOOL, NULL, T.JSON):
             self.err(e.span, "E0006", f"cannot iterate over type `{show(t)}`")
         return UNKNOWN
 
@@ -584,6 +594,9 @@ class Checker(LlmChecks):
             self.no_expected = s.value
             t = self.soft_expr(s.value) if s.type is None and isinstance(pat, ast.PBind) else \
                 self.expr(s.value, UNKNOWN)
+        if ann is None and isinstance(s.value, ast.Field) and isinstance(t, NativeFuncT) and t.generic:
+            self.err(s.value.span, "E0001", f"generic function `{s.value.name}` needs concrete "
+                     "type arguments before it can be stored; annotate the binding's type")
         if s.else_block is not None:
             self.block(s.else_block, UNKNOWN)
         elif isinstance(pat, ast.PLit) or (isinstance(pat, ast.PArray) and (
@@ -671,13 +684,18 @@ class Checker(LlmChecks):
             tgt.ty = self.var_type(v)
             if s.op is None:
                 self._given(v, s.value)
-                self.expect(s.value, dst)
+                vt = self.expect(s.value, dst)
             else:
                 vt = self.expr(s.value, UNKNOWN)
                 r = self.binop_type(s.op, self.var_type(v), vt, s.value)
                 if not assignable(r, dst):
                     self.mismatch(s.value.span, dst, r)
             self.written(v)
+            if (s.op is None and dst is not UNKNOWN and _sure_scrutinee(vt) and assignable(vt, dst)
+                    and v.name not in self.fn.captured):
+                self.facts[v] = vt  # the engine narrows to what was written (`y = 5`: 5)
+                self.loose.discard(v)
+                self.exact.add(v)
             self.assigned_log.append(v)
             return
         if isinstance(tgt, (ast.Field, ast.Index)):
@@ -711,6 +729,8 @@ class Checker(LlmChecks):
         elif isinstance(p, ast.PClass):
             ct = self.pattern_type(p.type)
             for name, sub in p.fields:
+                if isinstance(ct, ClassT) and ct.cls.field(name) is None:
+                    self.err(p.span, "E0007", f"class `{ct.cls.name}` has no field `{name}`")
                 ft = self.field_type(ct, name) if isinstance(ct, ClassT) else UNKNOWN
                 if sub is None:
                     self.declare(name, ft)
@@ -747,9 +767,25 @@ class Checker(LlmChecks):
             self.escape(e)
         t = self.expr(e, dst)
         if (not isinstance(e, (ast.If, ast.IfLet, ast.Match, ast.BlockExpr, ast.ArrayLit,
-                               ast.MapLit)) and not assignable(t, dst)):
+                               ast.MapLit)) and not self.fits(t, dst)):
             self.mismatch(e.span, dst, t)
         return t
+
+    def fits(self, t: T.Type, dst: T.Type) -> bool:
+        """assignable, and inside a generic body its own type parameter `T` is rigid: a value
+        of a concrete type (`1`, `T | null`) is no `T`."""
+        if isinstance(dst, TVar) and dst.name in self.generics and t is not dst:
+            if any((m is not NEVER and _sure_scrutinee(m)) or (
+                    isinstance(m, TVar) and m.name in self.generics and m != dst)
+                   for m in T.members(t)):
+                return False
+        return assignable(t, dst)
+
+    def rigid_var(self, e, tv: TVar) -> bool:
+        """`e` names a variable declared of this body's own unbounded type parameter."""
+        v = self.lookup_var(e.name) if isinstance(e, ast.Name) else None
+        return (v is not None and v.ty == tv and tv.name in self.generics
+                and not self.bounds.get(tv.name))
 
     def escape(self, e: ast.Expr) -> None:
         """`e`'s value reaches a place whose type does not tell its element types (`unknown`, a
@@ -862,7 +898,7 @@ class Checker(LlmChecks):
         for ta in targs:
             self.require_throws(ta)
         ts = [self.resolve(ta) for ta in targs]
-        gens = fd.decl.generics
+        gens = interfaces.call_generics(fd)
         if len(ts) != len(gens):
             self.err(e.span, "E0005", f"function `{fd.decl.name}` expects {len(gens)} type "
                      f"argument(s), got {len(ts)}")
@@ -882,7 +918,11 @@ class Checker(LlmChecks):
         return t
 
     def x_ArrayLit(self, e, expected):
+        if T.has_json(expected):
+            expected = JSON_ARR
         exp = T.base(expected)
+        if isinstance(exp, Arr) and exp.elem is T.JSON:
+            e.records = True  # built as `json[]`, as the engine records it
         if isinstance(exp, Arr):
             for it in e.items:
                 self.expect(it, exp.elem)
@@ -892,7 +932,7 @@ class Checker(LlmChecks):
             for it in e.items:
                 self.expr(it, UNKNOWN)
             return UNKNOWN
-        ts = [self.expr(it, UNKNOWN) for it in e.items]
+        ts = self.items_inferred(e.items)
         if expected is not UNKNOWN and not isinstance(expected, TVar):
             t = Arr(T.union(*(T.widen_scalar(t) for t in ts)) if ts else UNKNOWN)
             if not assignable(t, expected):
@@ -901,8 +941,25 @@ class Checker(LlmChecks):
             return Arr(UNKNOWN)
         return Arr(T.union(*(T.widen_scalar(t) for t in ts)))
 
+    def items_inferred(self, items) -> list:
+        """The item types of an array literal that expects no element type, as the engine
+        infers them: empty literals (`[]`, `[[]]`, `{}`) take the others' type where that is
+        one container type they fit (`[[1], []]` is `int[][]`), and come after them."""
+        full = [self.expr(it, UNKNOWN) for it in items if not _hollow(it)]
+        one = T.union(*(T.widen_scalar(t) for t in full))
+        rest = []
+        for it in filter(_hollow, items):
+            if _shaped(it, one):
+                _records(it)  # its (empty) elements cannot tell the type it was given
+            rest.append(self.expr(it, one if _shaped(it, one) else UNKNOWN))
+        return full + rest
+
     def x_MapLit(self, e, expected):
+        if T.has_json(expected):
+            expected = JSON_MAP
         exp = T.base(expected)
+        if isinstance(exp, MapT) and exp.val is T.JSON:
+            e.records = True  # built as `map<string, json>`, as the engine records it
         if isinstance(exp, MapT):
             for k, v in e.entries:
                 self.expect(k, exp.key)
@@ -921,6 +978,8 @@ class Checker(LlmChecks):
 
     def x_ClassLit(self, e, expected):
         ct = self.resolve(e.type, report=False)
+        if isinstance(ct, T.StdT) and ct.name in stdsigs.STD_CLASSES:
+            return self.std_class_lit(e, ct)
         if ct is UNKNOWN:
             self.class_path_error(e.type, e.span)
         for name, val in e.entries:
@@ -966,7 +1025,7 @@ class Checker(LlmChecks):
         if len(path) == 1:
             n = path[0]
             if (n in self.generics or n in PRIM_TYPES or n in self.index.items_in(self.ns)
-                    or n in OPAQUE_TYPES or n in BUILTIN_TYPE_ROOTS or n in ("map", "Map", "Array")):
+                    or n in OPAQUE_TYPES or n in BUILTIN_TYPE_ROOTS or n in ("map", "Map", "Array", "json")):
                 return
             self.err(span, "E0002", f"unresolved type: {n}")
             return
@@ -1024,6 +1083,12 @@ class Checker(LlmChecks):
                 if isinstance(item, FunctionDef):
                     return "fn", item
                 return "unknown", None
+            unbound = _unbound_builtin(item, path[k:])
+            if unbound is not None:
+                return "type", unbound
+            if isinstance(item, EnumDef) and k == len(path) - 2 and path[k] in item.variants:
+                self.err(e.span, "E0003", f"unresolved name: `{path[k]}`")  # `E.V.foo`
+                return "error", None
             if isinstance(item, EnumDef) and k == len(path) - 1:
                 if path[k] in item.variants:
                     return "type", EnumT(item, path[k])
@@ -1060,20 +1125,32 @@ class Checker(LlmChecks):
             if kind == "fn":
                 return self.fn_type(val, self.specialized(e, val), explicit_self=True)
             if kind == "type":
+                if isinstance(val, FuncT):
+                    e.unbound_method = path[-1]
                 return val
             return UNKNOWN
         self.path_root = e.obj
         ot = self.expr(e.obj, UNKNOWN)
-        return self.member(e, ot, e.name, e.optional, call=False)
+        return self.member(e, ot, e.name, e.optional or _opt_chain(e.obj), call=False)
 
     def member(self, e, ot: T.Type, name: str, optional: bool, call: bool):
         """Type of `ot.name` (a method's FuncT for methods)."""
         if optional:
+            if not call and not (isinstance(e.obj, ast.Field) and e.obj.optional):  # `c?.e?.n` is fine
+                r = _source(e.obj)
+                self.needless_chain(e, ot, r, f"`{r}.{name}`", f"`{r}?.{name}`")
             ot = T.strip_null(ot)
         t = self.member_of(e, ot, name, call)
-        if optional and t is not UNKNOWN:
+        if ast.chain_end(e) and t is not UNKNOWN:
             t = T.optional(t)
         return t
+
+    def needless_chain(self, e, ot: T.Type, recv: str, plain: str, chained: str) -> None:
+        """E0004: a `?.` whose receiver cannot be null (the engine rejects it)."""
+        if ot is not UNKNOWN and (_sure_scrutinee(ot) or isinstance(ot, FuncT)) and \
+                all(m is not NULL for m in T.members(ot)):
+            self.err(e.span, "E0004", f"did you mean {plain}? {chained} is unnecessary, because "
+                     f"`{recv}` cannot be null")
 
     def erased_self(self, e, ot: T.Type, name: str) -> bool:
         """E0001: `eq` / `neq` take a second `Self`, which a union receiver does not fix."""
@@ -1093,20 +1170,34 @@ class Checker(LlmChecks):
             return UNKNOWN
         if call and self.erased_self(e, ot, name):
             return UNKNOWN
+        if tb is T.JSON and name not in _EVERY_TYPE_METHODS:
+            self.err(e.span, "E0007", f"type `{show(tb)}` has no member `{name}`: its members "
+                     f"implement no common interface that declares `{name}`")
+            return UNKNOWN
         if (call and name == "hash" and name not in self.impl_names and _sure_scrutinee(ot)
                 and not isinstance(T.base(ot), ClassT)):
             return _HASH_FN
         if isinstance(tb, TVar):
+            if self.rigid_var(getattr(e, "obj", None), tb) and name not in _EVERY_TYPE_METHODS \
+                    and name not in self.impl_names:
+                self.err(e.span, "E0007", f"type `{tb.name}` has no member `{name}`")
+                return UNKNOWN
             tb = next((b for b in self.bounds.get(tb.name, ()) if isinstance(b, IfaceT)), tb)
         if isinstance(tb, IfaceT):
             return self.iface_member(e, tb, name)
         if sreflect.is_reflect(tb):
             return self.reflect_member(e, tb, name)
+        if isinstance(tb, T.StdT) and tb.name in stdsigs.STD_CLASSES:
+            return self.std_member(e, tb, name)
         if isinstance(tb, ClassT):
             cls = tb.cls
             if cls.field(name) is not None:
                 return self.field_type(tb, name)
             m = cls.methods.get(name)
+            if m is not None and not m.decl.has_self:
+                self.err(e.span, "E0001", f"method `{name}` has no `self` receiver, so it cannot "
+                         f"be called on a value — qualify the type instead: `{cls.name}.{name}(...)`")
+                return UNKNOWN
             if m is not None:
                 return self.fn_type(m, self.specialized(e, m, self.class_env(tb)))
             ifaces = interfaces.ambiguous(cls, name)
@@ -1117,8 +1208,12 @@ class Checker(LlmChecks):
             if call and name in ("eq", "neq") and name not in self.impl_names and (
                     len(tb.args) == len(cls.decl.generics) and _sure_scrutinee(tb)):
                 return NativeFuncT((("other", tb, False),), BOOL, NEVER)  # Equals' `other: Self`
-            if (name not in STDLIB_MEMBER_NAMES or name in _ANY_CLASS_ONLY) and name not in self.impl_names:
+            if (not cls.impls and name not in _EVERY_TYPE_METHODS) or ((
+                    name not in STDLIB_MEMBER_NAMES or name in _ANY_CLASS_ONLY) and name not in self.impl_names):
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
+            return UNKNOWN
+        if isinstance(tb, (EnumT, FuncT)) and name not in _EVERY_TYPE_METHODS and name not in self.impl_names:
+            self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
         if isinstance(tb, (T.Prim, Arr, MapT)) and tb not in (UNKNOWN, NEVER, VOID):
             if (isinstance(tb, Arr) and _elem_lacks(tb.elem, name) and self.sure_type(tb.elem)
@@ -1128,6 +1223,11 @@ class Checker(LlmChecks):
             nf = self.native_method(tb, name)
             if nf is not None:
                 return nf
+            kind = _KIND_OF.get(type(tb)) or _KIND_OF.get(tb)
+            rhs = _AMBIGUOUS_OPS.get(kind, {}).get(name)
+            if rhs:
+                iface = _OP_IFACES[name]
+                return self.ambiguous(e, show(ot), name, [f"baml.ops.{iface}<{r}>" for r in rhs])
             ms = interfaces.builtin_methods(self.index, tb, name)
             if len(ms) > 1:
                 return self.ambiguous(e, show(ot), name, [m.impl.iface.name if m.impl.iface else m.impl.std
@@ -1182,6 +1282,39 @@ class Checker(LlmChecks):
         self.err(e.span, "E0007", f"type `{show(it)}` has no member `{name}`")
         return UNKNOWN
 
+    def std_member(self, e, tb: T.StdT, name: str) -> T.Type:
+        """A field or method of a stdlib class the checker models (sema/stdsigs.STD_CLASSES)."""
+        field = stdsigs.STD_CLASSES[tb.name].get(name)
+        if field is not None:
+            return self.resolve(_parse_std_type(field), report=False)
+        nf = self.native_method(tb, name)
+        if nf is not None:
+            return nf
+        if name not in _EVERY_TYPE_METHODS:
+            self.err(e.span, "E0007", f"type `{tb.name}` has no member `{name}`")
+        return UNKNOWN
+
+    def std_class_lit(self, e, ct: T.StdT) -> T.Type:
+        """`baml.regex.Match { … }`: its fields typed; a class holding runtime state (`Regex`'s
+        `_handle`) is built only by its own functions (E0173)."""
+        fields = stdsigs.STD_CLASSES[ct.name]
+        if ct.name in stdsigs.STD_CLASS_KINDS:
+            self.err(e.span, "E0173", f"class `{ct.name}` cannot be built with a class literal: its "
+                     "field `_handle` holds state that only the class's own functions create")
+        for name, val in e.entries:
+            ft = fields.get(name) if name is not None else None
+            if ft is None:
+                self.expr(val, UNKNOWN)
+            else:
+                self.expect(val, self.resolve(_parse_std_type(ft), report=False))
+        return ct
+
+    def std_call(self, e: ast.Call, path: str) -> T.Type:
+        """A call of a (non-generic) stdlib function whose types the checker models."""
+        _, params, ret = _typed_sig(path, self)
+        self.check_args(e, params, {})
+        return ret
+
     def iface_field_type(self, i: InterfaceDef, f) -> T.Type:
         save = (self.ns, self.generics)
         self.ns, self.generics = i.namespace, {g.name for g in i.decl.generics}
@@ -1207,8 +1340,10 @@ class Checker(LlmChecks):
             env["K"], env["V"] = tb.key, tb.val
         ps = tuple((n, T.subst(p, env), d) for n, p, d in raw.params)
         t = NativeFuncT(ps, T.subst(raw.ret, env), _std_throws(stdsigs.METHODS[kind][name]))
+        t.strict = kind in _STRICT_KINDS  # its signature is exact: arity checked as declared
         env = {**{v: TVar(v) for v in ("U", "R", "A", "B")}, **env}  # the method's own
         t.open = FuncT(tuple((n, T.subst(p, env), d) for n, p, d in raw.params), T.subst(raw.ret, env))
+        t.generic = stdsigs.METHODS[kind][name].lstrip().startswith("<")
         return t
 
     def x_Upcast(self, e, x):
@@ -1239,15 +1374,24 @@ class Checker(LlmChecks):
             r = INT
             if not assignable(it, INT):
                 self.mismatch(e.index.span, INT, it)
-        elif tb in (STRING, INT, FLOAT, BOOL, NULL, T.BIGINT) or (
+        elif tb in (STRING, INT, FLOAT, BOOL, NULL, T.BIGINT, T.JSON) or (
                 isinstance(tb, (ClassT, EnumT, Union)) and self.sure_type(tb)
                 and not self.may_compare(widen(tb))):
             self.err(e.span, "E0008", f"cannot index into type `{show(widen(ot))}`")
-        if e.optional and r is not UNKNOWN:
+        if ast.chain_end(e) and r is not UNKNOWN:
             r = T.optional(r)
         return r
 
     def x_Call(self, e, expected):
+        r = self.call_type(e, expected)
+        return T.optional(r) if ast.chain_end(e) and r is not UNKNOWN else r
+
+    def call_type(self, e, expected):
+        f = e.func
+        if not e.type_args and isinstance(f, ast.Field) and isinstance(f.obj, ast.Name) \
+                and getattr(f.obj, "type_args", None) and self.lookup_var(f.obj.name) is None \
+                and isinstance(self.index.lookup(self.ns, [f.obj.name]), ClassDef):
+            e.type_args = f.obj.type_args  # `Box<int>.make(1)` is `Box.make<int>(1)` to the engine
         for ta in e.type_args:
             self.resolve(ta)
             self.require_throws(ta)
@@ -1269,6 +1413,9 @@ class Checker(LlmChecks):
                 kind, val = self.resolve_path_expr(f, path)
                 if kind == "fn":
                     fd = val
+                elif kind == "type" and isinstance(val, FuncT):  # `P.to_string(p)`
+                    ft = val
+                    e.unbound_method = path[-1]
                 elif kind == "error":
                     self.args_unknown(e)
                     return UNKNOWN
@@ -1276,11 +1423,21 @@ class Checker(LlmChecks):
                     return self.reflect_call(e, path)
                 else:
                     self.std_defaults(e, ".".join(path))
+                    if path == ["baml", "regex", "new"]:
+                        self.regex_literal(e)
                     std = stdsigs.FUNCTIONS.get(".".join(path))
                     if std is not None:
                         self.effects.sites[id(e)] = ("type", _std_throws(std))
-                    if ".".join(path) in stdsigs.TYPE_ARG_FUNCTIONS:
+                    if ".".join(path) in stdsigs.TYPE_ARG_FUNCTIONS or ".".join(path) in stdsigs.CHECKED_FUNCTIONS:
                         return self.typed_std_call(e, ".".join(path), expected)
+                    if std is not None and ".".join(path) in _JSON_STD:
+                        _, params, r = _typed_sig(".".join(path), self)
+                        self.check_args(e, params, {})
+                        return r
+                    if path[:2] == ["baml", "regex"] and std is not None:
+                        return self.std_call(e, ".".join(path))
+                    if path[:2] == ["baml", "regex"] and path[2] not in _REGEX_NAMES:
+                        self.err(f.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
                     if std is not None:
                         r = _std_prim_ret(std)
                         if r is not None:
@@ -1289,11 +1446,16 @@ class Checker(LlmChecks):
             else:
                 ot = self.receiver(f)
                 rt = ot
-                if f.optional or e.optional:
+                opt = f.optional or e.optional or _opt_chain(f.obj)
+                if opt:
                     rt = T.strip_null(ot)
                 tb = T.base(rt)
                 if isinstance(tb, ClassT) and tb.cls.methods.get(f.name) is not None:
                     fd = tb.cls.methods[f.name]
+                    if not fd.decl.has_self:
+                        self.member_of(f, rt, f.name, call=True)  # E0001: no `self`
+                        self.args_unknown(e)
+                        return UNKNOWN
                     env = self.class_env(tb)
                 else:
                     ft = self.member_of(e if isinstance(T.base(rt), Union) else f, rt, f.name, call=True)
@@ -1306,32 +1468,36 @@ class Checker(LlmChecks):
                         fd = f.direct
                     if isinstance(ft, NativeFuncT):
                         self.effects.sites[id(e)] = ("type", ft.throws or NEVER)
-                        self.check_args(e, ft.params, {}, native=True)
+                        self.check_args(e, ft.params, {}, native=not ft.strict)
                         r = ft.ret
                         if ft.open is not None and T.has_tvar(ft.open.ret):
                             r = T.subst(ft.open.ret, _lambda_results(ft.open, e))
-                        if (f.optional or e.optional) and r is not UNKNOWN:
+                        if opt and r is not UNKNOWN:
                             r = T.optional(r)
                         return r
-                    if f.optional or e.optional:
+                    if opt:
                         ft = T.optional(ft)
         else:
             ft = self.expr(f, UNKNOWN)
+            if e.optional:  # `f?.(x)`
+                r, whole = _source(f), _source(e)
+                self.needless_chain(e, ft, r, f"`{r}{whole[len(r) + 2:]}`", f"`{whole}`")
         if fd is not None and not isinstance(ft, NativeFuncT):
-            if fd.decl.generics and not e.type_args and self.no_expected is e:
+            gens = interfaces.call_generics(fd)
+            if gens and not e.type_args and self.no_expected is e:
                 self.uninferable(e, fd)
-            if e.type_args and len(e.type_args) != len(fd.decl.generics) and fd.owner is None:
+            if e.type_args and len(e.type_args) != len(gens) and (fd.owner is None or len(gens) > len(fd.decl.generics)):
                 self.err(e.span, "E0005", f"function `{fd.decl.name}` expects "
-                         f"{len(fd.decl.generics)} type argument(s), got {len(e.type_args)}")
-            if fd.decl.generics and not e.type_args and expected is not UNKNOWN:
+                         f"{len(gens)} type argument(s), got {len(e.type_args)}")
+            if gens and not e.type_args and expected is not UNKNOWN:
                 e.expected_ty = expected  # type arguments the result binds, for lowering (`$targs`)
-            if fd.decl.generics and e.type_args:
+            if gens and e.type_args:
                 env = dict(env)
-                for g, ta in zip(fd.decl.generics, e.type_args):
+                for g, ta in zip(gens, e.type_args):
                     env[g.name] = self.resolve(ta, report=False)
             ps, ret = self.sig(fd, explicit_self=isinstance(f, ast.Field) and getattr(f, "direct", None) is None
                                and self.item_path(f) is not None)
-            infer = bool(fd.decl.generics) and not e.type_args and T.has_tvar(ret)
+            infer = bool(gens) and not e.type_args and T.has_tvar(ret)
             if infer and isinstance(ret, (Arr, MapT)) and _sure_scrutinee(expected):
                 env = {**_binds([(ret, expected)]), **env}  # `-> T[]`: T from the expected type
             self.check_args(e, ps, env)
@@ -1378,9 +1544,12 @@ class Checker(LlmChecks):
             if g not in env and ret == TVar(g) and expected is not UNKNOWN and not T.has_tvar(expected):
                 env[g] = expected
         self.check_args(e, params, env)
-        for a, (_, pt, _) in zip(e.args, params):  # a positional argument typed by a parameter
-            if a.name is None and isinstance(pt, TVar) and pt.name not in env and getattr(a.value, "ty", None):
-                env[pt.name] = widen(a.value.ty)
+        for a, (_, pt, _) in zip(e.args, params):  # a positional argument typed by a parameter (T or T[])
+            at = getattr(a.value, "ty", None) if a.name is None else None
+            if at is not None and isinstance(pt, T.Arr) and isinstance(widen(at), T.Arr):
+                pt, at = pt.elem, widen(at).elem
+            if at is not None and isinstance(pt, TVar) and pt.name not in env:
+                env[pt.name] = widen(at)
         if any(g not in env for g in gens):
             if getattr(e, "plain_let", False):  # `let x = f(…)`: nothing to infer from
                 missing = next(g for g in gens if g not in env)
@@ -1411,7 +1580,7 @@ class Checker(LlmChecks):
     def uninferable(self, e: ast.Call, fd: FunctionDef) -> None:
         """E0002: a type parameter no parameter mentions, with no expected result to fix it."""
         ps = self.sig(fd)[0]
-        for g in fd.decl.generics:
+        for g in interfaces.call_generics(fd):
             if not any(_mentions(p[1], g.name) for p in ps):
                 self.err(e.span, "E0002", f"cannot infer type parameter `{g.name}`")
                 return
@@ -1453,6 +1622,27 @@ class Checker(LlmChecks):
                 self.err(a.value.span, "E0005", f"defaulted parameter `{names[i][0]}` must be "
                          "passed by name")
 
+    def regex_literal(self, e: ast.Call) -> None:
+        """`baml.regex.new("…")`: a quoted pattern is compiled now, its rejection a diagnostic
+        (E0174) at the literal, as the engine words it (a backtick or computed pattern waits
+        for run time)."""
+        pattern = next((a.value for i, a in enumerate(e.args) if a.name == "pattern" or (
+            a.name is None and i == 0)), None)
+        fancy = next((a.value for i, a in enumerate(e.args) if a.name == "backtracking" or (
+            a.name is None and i == 1)), None)
+        if not (isinstance(pattern, ast.StrLit) and pattern.span.file.text[pattern.span.start] == '"'):
+            return
+        if fancy is not None and not isinstance(fancy, ast.BoolLit):
+            return
+        bad = rxsyntax.check(pattern.value, fancy is not None and fancy.value)
+        if bad is None:
+            return
+        kind, x = bad
+        at = f" at character {x.start}" if x.start is not None else ""
+        what = {"Unsupported": "unsupported regex construct", "TooLarge": "regex pattern is too large"}.get(
+            kind, "invalid regex pattern")
+        self.err(pattern.span, "E0174", f"{what}{at}: {x.message}")
+
     def satisfies(self, t: T.Type, bound: IfaceT) -> bool:
         """Does `t` meet the bound `T extends I`? A type parameter meets it through its own."""
         if isinstance(t, TVar):
@@ -1471,11 +1661,12 @@ class Checker(LlmChecks):
 
     def check_bounds(self, e: ast.Call, fd: FunctionDef, params, env: dict) -> None:
         """Arguments for a type parameter `T extends I` must implement I."""
-        bounded = {g.name: g.bounds for g in fd.decl.generics if g.bounds}
+        gens = interfaces.call_generics(fd)
+        bounded = {g.name: g.bounds for g in gens if g.bounds}
         if not bounded:
             return
         # the type arguments: written (`total<Bag>(…)`), else bound by the arguments (`T[]` too)
-        targs = {g.name: self.resolve(ta, report=False) for g, ta in zip(fd.decl.generics, e.type_args)} \
+        targs = {g.name: self.resolve(ta, report=False) for g, ta in zip(gens, e.type_args)} \
             if e.type_args else _binds([(pt, widen(a.value.ty or UNKNOWN)) for a, (_, pt, _)
                                         in zip(e.args, params) if a.name is None])
         for name, bounds in bounded.items():
@@ -1567,16 +1758,18 @@ class Checker(LlmChecks):
                 return Lit(ast.BigLit(-t.value), T.BIGINT)
             if tb in (INT, FLOAT, T.BIGINT):
                 return tb
-            if tb in (BOOL, STRING, NULL) or isinstance(tb, (Arr, MapT)):
+            if tb in (BOOL, STRING, NULL, T.JSON) or isinstance(tb, (Arr, MapT)) or self.non_numeric(tb):
                 self.err(e.operand.span, "E0004",
                          f"operator `-` cannot be applied to `{show(widen(t))}`")
+            elif isinstance(tb, Union) and self.sure_type(tb):
+                return widen(tb)  # `int | float`
             return UNKNOWN
         if e.op == "~":
             if isinstance(t, Lit) and t.base is INT:  # folded, as the engine does (`let x: -1 = ~0`)
                 return T.lit_int(~t.value)
             if tb in (INT, FLOAT, T.BIGINT):
                 return tb
-            if tb in (BOOL, STRING, NULL) or isinstance(tb, (Arr, MapT)):
+            if tb in (BOOL, STRING, NULL, T.JSON) or isinstance(tb, (Arr, MapT)) or self.non_numeric(tb):
                 # sic: the engine names the operator `-` here
                 self.err(e.operand.span, "E0004", f"operator `-` cannot be applied to `{show(widen(t))}`")
             return UNKNOWN
@@ -1601,7 +1794,7 @@ class Checker(LlmChecks):
             return self.coalesce_chain(e)
         if op == "??":
             lt = self.coalesced(e.left)
-            rt = self.expr(e.right, UNKNOWN)
+            rt = self.expr(e.right, T.JSON if T.has_json(expected) else UNKNOWN)  # `j ?? [1]`
             if lt is UNKNOWN or rt is UNKNOWN:
                 return UNKNOWN
             return T.union(T.strip_null(lt), rt)
@@ -1713,6 +1906,11 @@ class Checker(LlmChecks):
         """An arithmetic or bitwise operator over operands the checker knows: the result type
         (per member of union operands), or E0004 where the engine has no such operator."""
         lt, rt = _void_is_null(lt), _void_is_null(rt)
+        fns = [isinstance(widen(t), FuncT) for t in (lt, rt)]
+        if any(fns) and all(f or self.sure_type(widen(t)) for f, t in zip(fns, (lt, rt))):
+            self.err(e.span, "E0004", f"operator `{op}` cannot be applied to `{show(lt)}` and "
+                     f"`{show(rt)}`")  # no function type has arithmetic
+            return UNKNOWN
         if not (self.sure_type(widen(lt)) and self.sure_type(widen(rt))):
             return UNKNOWN
         out = []
@@ -1746,11 +1944,16 @@ class Checker(LlmChecks):
             self.err(e.span, "E0004", f"`{show(wl)}` does not implement `Compare`, so it cannot "
                      f"be ordered with `{op}`")
 
+    def non_numeric(self, t: T.Type) -> bool:
+        """A union (exactly known) with a member that is no number: no `-x` / `~x`."""
+        return isinstance(t, Union) and self.sure_type(t) and any(
+            widen(m) not in (INT, FLOAT, T.BIGINT) for m in t.members)
+
     def sure_type(self, t: T.Type) -> bool:
         """A type the checker knows exactly (no unknown part, no stdlib or function type)."""
         if isinstance(t, T.Prim):
             return t not in (UNKNOWN, NEVER, VOID)
-        if isinstance(t, Lit):
+        if isinstance(t, Lit) or t is T.JSON:
             return True
         if isinstance(t, Arr):
             return self.sure_type(t.elem)
@@ -1760,6 +1963,8 @@ class Checker(LlmChecks):
             return all(map(self.sure_type, t.members))
         if isinstance(t, ClassT):
             return all(map(self.sure_type, t.args))
+        if isinstance(t, T.StdT):
+            return t.name in stdsigs.STD_CLASSES
         return isinstance(t, (EnumT, TVar))
 
     def may_compare(self, t: T.Type) -> bool:
@@ -1825,11 +2030,12 @@ class Checker(LlmChecks):
                 if isinstance(p, ast.PLit) and p.value is None:
                     t = v.ty
                     return {v: NULL}, ({v: T.strip_null(t)} if t is not UNKNOWN else {})
-                if isinstance(p, ast.PType) and isinstance(p.type, ast.TName):
+                if isinstance(p, ast.PType) and isinstance(p.type, (ast.TName, ast.TArray)):
                     rt = self.resolve(p.type, report=False)
                     if rt is NULL:
                         return {v: NULL}, {v: T.strip_null(v.ty)}
-                    if isinstance(rt, (T.Prim, ClassT)) and rt is not UNKNOWN:
+                    if (isinstance(rt, (T.Prim, ClassT)) and rt is not UNKNOWN or isinstance(
+                            rt, (Arr, MapT)) and rt in T.members(self.tested_type(v))):  # `json[]` of json
                         return {v: rt}, self.not_is(v, rt)
         return {}, {}
 
@@ -1844,11 +2050,12 @@ class Checker(LlmChecks):
     def not_is(self, v: Var, rt: T.Type) -> dict:
         """Where `v is rt` is false: v's union less the members that are surely `rt`."""
         t = self.tested_type(v)
-        if not isinstance(t, Union) or not _sure_scrutinee(t) or (
+        ms = T.members(t)  # `json`: the types it is made of
+        if len(ms) < 2 or not _sure_scrutinee(t) or (
                 isinstance(rt, ClassT) and (rt.args or rt.cls.decl.generics)):
             return {}
-        rest = [m for m in t.members if not (m == rt or (isinstance(m, Lit) and m.base is rt))]
-        return {v: T.union(*rest)} if len(rest) < len(t.members) else {}
+        rest = [m for m in ms if not (m == rt or (isinstance(m, Lit) and m.base is rt))]
+        return {v: T.union(*rest)} if len(rest) < len(ms) else {}
 
     def x_Is(self, e, x):
         self.expr(e.expr, UNKNOWN)
@@ -1917,14 +2124,16 @@ class Checker(LlmChecks):
 
     def x_Spawn(self, e, expected):
         self.x_Lambda(e.fn, UNKNOWN)
-        return UNKNOWN  # a future (baml.future): typed loosely, as its awaited value is
+        v = widen(getattr(e.fn, "value_ty", UNKNOWN))
+        sure = v is NULL or (self.sure_type(v) and not _returns(e.fn.body))
+        return FutureT(v if sure else UNKNOWN)
 
     def x_Await(self, e, expected):
         t = self.expr(e.value, UNKNOWN)
         if t is not NULL and _sure_scrutinee(t):  # futures are unknown here: this is none
             self.err(e.span, "E0001", "mismatched types", f"expected `baml.future.Future<unknown, "
                      f"unknown>`, found `{show(t)}`")
-        return UNKNOWN  # futures do not carry their value's type here: the checker stays permissive
+        return t.value if isinstance(t, FutureT) else UNKNOWN
 
     def x_Lambda(self, e, expected):
         exp = T.base(expected)
@@ -1952,15 +2161,20 @@ class Checker(LlmChecks):
         outer = self.fn
         saved_facts = self.facts
         self.facts = {}
-        self.fn = _Fn(ret, throws, outer.unstable, outer.callbacks)  # the function's callbacks
+        self.fn = _Fn(ret, throws, outer.unstable, outer.callbacks, outer.captured)
         # variables of the enclosing function may change between calls: no facts apply
         self.scopes.append(scope)
-        self.body(e.body, ret)
+        bt = self.body(e.body, ret)
+        e.value_ty = bt if bt is not None else UNKNOWN  # what a `spawn` of it resolves to
         self.scopes.pop()
         self.fn = outer
         self.facts = saved_facts
         t = LambdaT(tuple(ps), ret if not T.has_tvar(ret) else UNKNOWN, throws)
         t.node = e
+        need = sum(1 for p in e.params if p.default is None)
+        if isinstance(exp, FuncT) and not need <= len(exp.params) <= len(e.params):
+            self.err(e.span, "E0005", f"expected {len(exp.params)} argument(s), got {len(e.params)}")
+            return UNKNOWN  # one error: not also the mismatch of its type
         return t
 
     def x_Match(self, e, expected):
@@ -1993,7 +2207,10 @@ class Checker(LlmChecks):
             self.invalidate(mark)
             if arm.guard is None and _irrefutable(arm.pattern) and catch_all is False:
                 catch_all = True
-        if catch_all is False and precise and st is not UNKNOWN:
+        if catch_all is False and precise and isinstance(st, Arr) and _arrays_left(e.arms):
+            self.err(e.span, "E0062", f"non-exhaustive match on type {show(st)}; some lengths "
+                     "are not matched")
+        elif catch_all is False and precise and st is not UNKNOWN:
             missing = self.missing_cases(st, e.arms)
             if missing:
                 self.err(e.span, "E0062", f"non-exhaustive match on type {show(st)}; missing: "
@@ -2013,7 +2230,8 @@ class Checker(LlmChecks):
         out = []
         for a in alts:
             rt = self.resolve(a.type, report=False)
-            if not isinstance(rt, (T.Prim, ClassT)) or rt is UNKNOWN or (
+            part = isinstance(rt, (Arr, MapT)) and not anything and rt in T.members(st)  # `json[]` of json
+            if not part and not isinstance(rt, (T.Prim, ClassT)) or rt is UNKNOWN or (
                     isinstance(rt, ClassT) and (rt.args or rt.cls.decl.generics)):
                 return UNKNOWN
             out += [rt] if anything else [
@@ -2025,6 +2243,15 @@ class Checker(LlmChecks):
         string` is one union type (it fits when any member may match); an or-pattern of
         literals or variants fits when each alternative may match."""
         alts = p.alts if isinstance(p, ast.POr) else [p]
+        if isinstance(p, ast.PArray) and _sure_scrutinee(st):
+            arrs = [m for m in T.members(st) if isinstance(m, Arr)]
+            if not arrs:
+                self.err(p.span, "E0001", "mismatched types",
+                         f"expected `{show(st)}`, found an array pattern")
+            elif len(arrs) == 1:
+                for it in p.items:
+                    self.pattern_fits(it, arrs[0].elem)
+            return
         ts = [self.alt_type(a) for a in alts]
         if any(t is None for t in ts) or not _sure_scrutinee(st):
             return
@@ -2062,7 +2289,7 @@ class Checker(LlmChecks):
                 left.append({None})
             elif isinstance(m, Lit):
                 left.append({m.value})
-            elif m in (INT, STRING, FLOAT) or isinstance(m, (ClassT, Arr, MapT)):
+            elif m in (INT, STRING, FLOAT, T.BIGINT) or isinstance(m, (ClassT, Arr, MapT)):
                 left.append([False, set()])
             else:
                 return set()
@@ -2096,6 +2323,9 @@ class Checker(LlmChecks):
                 elif (m is INT and type(v) is int) or (m is STRING and isinstance(v, str)):
                     out.append((j, ("lit", v)))
             return out
+        if isinstance(p, ast.PArray):  # `[..]` matches every array
+            full = not p.items and p.rest_index is not None and p.rest_pattern is None
+            return [(j, ALL if full else "part") for j, m in enumerate(ms) if isinstance(m, Arr)]
         if isinstance(p, ast.PClass):
             part = not all(sp is None or _irrefutable(sp) for _, sp in p.fields)
             te = p.type
@@ -2130,14 +2360,14 @@ class Checker(LlmChecks):
         if isinstance(body, (ast.BlockExpr, ast.If, ast.IfLet, ast.Match)):
             return self.expr(body, expected)
         t = self.expr(body, expected)
-        if expected is not UNKNOWN and not assignable(t, expected):
+        if expected is not UNKNOWN and not self.fits(t, expected):
             self.mismatch(body.span, expected, t)
         return t
 
     def is_precise(self, e) -> bool:
         if isinstance(e, ast.Name):
             v = self.lookup_var(e.name)
-            return (v is not None and v.precise and v not in self.loose
+            return (v is not None and (v.precise or v in self.exact) and v not in self.loose
                     and self.facts.get(v, NULL) is not UNKNOWN)
         return isinstance(e, (ast.Field, ast.Call)) and not getattr(e, "optional", False)
 
@@ -2178,7 +2408,7 @@ class Checker(LlmChecks):
             if r is None:
                 return []
             missing.extend(r)
-        if missing and not isinstance(st, Union) and st in (INT, STRING, FLOAT):
+        if missing and not isinstance(st, Union) and st in (INT, STRING, FLOAT, T.JSON):
             return ["_"]
         return missing
 
@@ -2210,8 +2440,8 @@ class Checker(LlmChecks):
         if isinstance(m, Lit):
             if any(k == "lit" and v == m.value and type(v) is type(m.value) for k, v in pats):
                 return []
-            return None
-        if m in (INT, STRING, FLOAT):
+            return [show(m)] if m.base in (INT, STRING) else None
+        if m in (INT, STRING, FLOAT, T.BIGINT) or isinstance(m, (Arr, MapT)):
             return [show(m)]
         if isinstance(m, ClassT):
             return [show(m)]
@@ -2242,6 +2472,15 @@ class Checker(LlmChecks):
         return T.union(*ts) if expected is not UNKNOWN else T.union(*map(widen, ts))
 
 
+class FutureT(T.StdT):
+    """`spawn { … }`'s future, with the type of the value `await` gives (unknown when unsure)."""
+    __slots__ = ("value",)
+
+    def __init__(self, value: T.Type):
+        super().__init__("class", "baml.future.Future")
+        self.value = value
+
+
 class LambdaT(FuncT):
     """A lambda's type; `node` is the lambda (its `throws` effect is inferred from it)."""
     __slots__ = ("node",)
@@ -2254,17 +2493,44 @@ class FnRefT(FuncT):
 
 class NativeFuncT(FuncT):
     """A stdlib method's type (its defaults are unknown: only excess arguments are errors);
-    `open` keeps the method's own type parameters (`map<U>`), which the type leaves unknown."""
-    __slots__ = ("open",)
+    `open` keeps the method's own type parameters (`map<U>`), which the type leaves unknown;
+    `strict`: its declared signature is exact (missing arguments are errors too)."""
+    __slots__ = ("open", "strict", "generic")
 
     def __init__(self, params, ret, throws=None):
         super().__init__(params, ret, throws)
         self.open = None
+        self.strict = False
+        self.generic = False  # declared with type parameters (`filter<E>`, `map<U, E>`)
 
 
 REFLECT_TYPE = sreflect.TYPE  # a `reflect.Type` value
 _KIND_OF = {Arr: "array", MapT: "map", INT: "int", FLOAT: "float", STRING: "string",
-            BOOL: "bool", NULL: "null"}
+            BOOL: "bool", NULL: "null", T.BIGINT: "bigint",
+            **{T.StdT("class", c): k for c, k in stdsigs.STD_CLASS_KINDS.items()}}
+_STRICT_KINDS = frozenset(stdsigs.STD_CLASS_KINDS.values())
+# every item of `baml.regex` (BAML's ns_regex/regex.baml): any other name there is unresolved
+_REGEX_NAMES = frozenset("Regex Match Group Error ErrorKind new _compile escape _replace "
+                         "_replace_literal_with _replace_pattern_with _literal_match _index_of_from".split())
+# the stdlib types the checker models (sema/stdsigs.py), as the resolver names them
+_STD_TYPES = {**{c: T.StdT("class", c) for c in stdsigs.STD_CLASSES},
+              **{n: T.StdT("enum", n) for n in stdsigs.STD_ENUM_VARIANTS},
+              **{f"{n}.{v}": T.StdT("variant", n, v) for n, vs in stdsigs.STD_ENUM_VARIANTS.items() for v in vs}}
+# The operator interfaces' methods that a builtin type implements for several right-hand types
+# (`int` is `Add<int>`, `Add<float>` and `Add<bigint>`): a direct call is ambiguous (E0121), in
+# the engine's order of the impls.
+_OP_IFACES = {"add": "Add", "sub": "Subtract", "mul": "Multiply", "div": "Divide", "rem": "Remainder",
+              "bit_and": "BitAnd", "bit_or": "BitOr", "bit_xor": "BitXor", "shl": "ShiftLeft",
+              "shr": "ShiftRight"}
+_ARITH_METHODS = ("add", "sub", "mul", "div", "rem")
+_BIT_METHODS = ("bit_and", "bit_or", "bit_xor", "shl", "shr")
+_AMBIGUOUS_OPS = {
+    "int": {**dict.fromkeys(_ARITH_METHODS, ("int", "float", "bigint")),
+            **dict.fromkeys(_BIT_METHODS, ("int", "bigint"))},
+    "float": dict.fromkeys(_ARITH_METHODS, ("float", "int")),
+    "bigint": {**dict.fromkeys(_ARITH_METHODS, ("bigint", "int")), **dict.fromkeys(_BIT_METHODS, ("int", "bigint"))},
+}
+
 # members of builtin types the engine has beyond the signatures in stdsigs (operator
 # interfaces, statics reachable through a value, private helpers): any other is E0007
 _ENGINE_MEMBERS = {k: frozenset(v.split()) | frozenset(stdsigs.METHODS.get(k, ())) for k, v in {
@@ -2276,6 +2542,7 @@ _ENGINE_MEMBERS = {k: frozenset(v.split()) | frozenset(stdsigs.METHODS.get(k, ()
               "from_json from_utf8 hash iter to_json",
     "bool": "from_json hash random to_json",
     "null": "from_json hash to_json",
+    "bigint": "add bit_and bit_or bit_xor div from_json hash mul parse random rem shl shr sub to_json",
     "array": "filled from_json generate hash index to_json",
     "map": "from_json hash to_json",
 }.items()}
@@ -2331,6 +2598,8 @@ def _native_sig(kind: str, name: str, checker: "Checker"):
 
 
 _TYPED_SIGS: dict = {}
+# stdlib functions whose signatures name `json`: their arguments are checked, they return it
+_JSON_STD = frozenset(("baml.json.parse", "baml.json.from", "baml.json.field"))
 
 
 def _typed_sig(path: str, checker: "Checker") -> tuple[list[str], list, T.Type]:
@@ -2471,7 +2740,7 @@ def _is_unknown(te) -> bool:
 def _call_env(fd: FunctionDef, params, e: ast.Call, env: dict) -> dict:
     """The type arguments of a call to a generic function, for what it throws: the explicit
     ones, and those a positional argument binds directly (`g(1)` for `g<T>(x: T)`)."""
-    if not fd.decl.generics:
+    if not interfaces.call_generics(fd):
         return env
     out = dict(env)
     for (_, pt, _), a in zip(params, e.args):
@@ -2632,6 +2901,7 @@ def _variant_like(te) -> bool:
     return isinstance(te, ast.TName) and len(te.path) == 2 and te.path[0] != "root"
 
 
+JSON_ARR, JSON_MAP = T.Arr(T.JSON), T.MapT(STRING, T.JSON)  # what json literals build
 _ESCAPED = object()  # in Var.literals: the variable's value reached an opaque place
 
 
@@ -2645,6 +2915,19 @@ def _records(e) -> None:
         e.records = True
         for _, x in e.entries:
             _records(x)
+
+
+def _hollow(e) -> bool:
+    """A container literal with no value in it (`[]`, `[[], []]`, `{}`): its type is unknown."""
+    return (isinstance(e, ast.ArrayLit) and all(map(_hollow, e.items))) or (
+        isinstance(e, ast.MapLit) and not e.entries)
+
+
+def _shaped(e, t: T.Type) -> bool:
+    """Can hollow literal `e` be of container type `t`?"""
+    if isinstance(e, ast.ArrayLit):
+        return isinstance(t, Arr) and all(_shaped(x, t.elem) for x in e.items)
+    return isinstance(t, MapT)
 
 
 def _opaque(t: T.Type) -> bool:
@@ -2784,3 +3067,99 @@ def _unstable(b: ast.Block | None) -> set[str]:
     for m in _UNSTABLE_RE.finditer(text):
         out.add(m.group(1) or m.group(2))
     return out
+
+
+def _captured(b: ast.Block | None) -> frozenset:
+    """The names a lambda (or `spawn`) in `b` mentions: the engine does not narrow them."""
+    out, todo = set(), [(b, False)]
+    while todo:
+        n, inside = todo.pop()
+        if isinstance(n, ast.Name):
+            if inside:
+                out.add(n.name)
+        elif isinstance(n, (list, tuple)):
+            todo.extend((x, inside) for x in n)
+        elif hasattr(n, "__dataclass_fields__") and type(n).__module__ == ast.__name__:
+            sub = inside or isinstance(n, ast.Lambda)
+            todo.extend((v, sub) for k, v in vars(n).items() if k not in ("span", "ty"))
+    return frozenset(out)
+
+
+def _arrays_left(arms) -> bool:
+    """Do array patterns (`[]`, `[_]`, `[_, ..]`) leave some lengths of an array unmatched?
+    False when unsure (an arm that is not an array pattern)."""
+    exact, rest = set(), None
+    for arm in arms:
+        alts = arm.pattern.alts if isinstance(arm.pattern, ast.POr) else [arm.pattern]
+        for a in alts:
+            if not isinstance(a, ast.PArray):
+                return False
+            if arm.guard is not None or a.rest_pattern is not None or not all(
+                    isinstance(i, ast.PWild) or (isinstance(i, ast.PBind) and i.type is None)
+                    for i in a.items):
+                continue  # matches only some arrays of its lengths
+            if a.rest_index is None:
+                exact.add(len(a.items))
+            else:
+                rest = len(a.items) if rest is None else min(rest, len(a.items))
+    return rest is None or not all(n in exact for n in range(rest))
+
+
+def _opt_chain(e) -> bool:
+    """Is `e` a member chain with a `?.` link (`a?.b().c`)? What follows such a link reads the
+    value past it (null short-circuits the whole chain)."""
+    while isinstance(e, (ast.Field, ast.Index, ast.Call)):
+        if e.optional:
+            return True
+        e = e.func if isinstance(e, ast.Call) else e.obj
+    return False
+
+
+def _returns(b) -> bool:
+    """Does a `return` of this body (not of a nested lambda) occur in it?"""
+    todo = [b]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Return):
+            return True
+        if isinstance(n, (list, tuple)):
+            todo.extend(n)
+        elif hasattr(n, "__dataclass_fields__") and not isinstance(n, ast.Lambda) and \
+                type(n).__module__ == ast.__name__:
+            todo.extend(v for k, v in vars(n).items() if k not in ("span", "ty"))
+    return False
+
+
+def _source(e: ast.Expr) -> str:
+    """An expression's source text, its spacing collapsed (`c ?. n` reads `c?.n`)."""
+    text = e.span.file.text[e.span.start:e.span.end]
+    return re.sub(r"\s*(\?\.|\.)\s*", r"\1", " ".join(text.split()))
+
+
+# methods a class may define only in an `implements` block of their interface
+_INTERFACE_ONLY = {"to_string": ("E0140", "baml.ToString"), "to_json": ("E0142", "baml.ToJson"),
+                   "from_json": ("E0143", "baml.FromJson")}
+
+
+# what every class and enum has from `baml.ops` (Equals, Hash, ToString, ToJson): reached from
+# the type, `P.to_string(p)`, or from an enum variant, `Color.Red.eq(a, b)` (self typed by it)
+_UNBOUND = {"to_string": ((), STRING), "to_json": ((), UNKNOWN), "eq": (("other",), BOOL),
+            "neq": (("other",), BOOL), "hash": (("hasher",), NULL)}
+
+
+def _unbound_builtin(item, rest: list[str]) -> FuncT | None:
+    """`P.to_string` / `E.V.eq`: the method as a function whose first parameter is self."""
+    if isinstance(item, EnumDef):
+        self_t = EnumT(item, rest[0]) if len(rest) == 2 and rest[0] in item.variants else EnumT(item)
+    elif isinstance(item, ClassDef) and not item.decl.generics:
+        self_t = ClassT(item)
+    else:
+        return None
+    name = rest[-1]
+    if len(rest) != (2 if self_t.__class__ is EnumT and self_t.variant else 1) or name not in _UNBOUND \
+            or name in getattr(item, "methods", {}):
+        return None
+    extra, ret = _UNBOUND[name]
+    params = (("self", self_t, False),) + tuple(
+        (p, T.Prim("baml.Hasher") if p == "hasher" else self_t, False) for p in extra)
+    return FuncT(params, ret, NEVER)

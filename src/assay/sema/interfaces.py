@@ -110,12 +110,21 @@ def _interface(index: ProgramIndex, ns, te):
     return None
 
 
+# stdlib interfaces whose types are associated (`type Item = int`), never type arguments
+_ASSOCIATED_ONLY = frozenset({"baml.iter.Iterable", "baml.iter.Iterator"})
+
+
 def _link_impl(index: ProgramIndex, resolver, impl: ImplDef, diags: list) -> None:
     d = impl.decl
     r = _interface(index, impl.namespace, d.interface)
     if r is None:
         diags.append(Diagnostic(d.interface.span, "E0002", f"unresolved type: {_show_path(d.interface)}"))
         return
+    given = sum(1 for a in d.interface.args if getattr(a, "binds", None) is None)
+    want = len(r.decl.generics) if isinstance(r, InterfaceDef) else 0
+    if given > want and (isinstance(r, InterfaceDef) or r in _ASSOCIATED_ONLY):
+        diags.append(Diagnostic(d.interface.span, "E0001", f"type `{d.interface.path[-1]}` expects "
+                                f"{want} type argument(s), got {given}"))
     if isinstance(r, InterfaceDef):
         impl.iface = r
         r.impls.append(impl)
@@ -229,6 +238,16 @@ def self_type(owner) -> T.Type:
     if isinstance(owner, ImplDef):
         return owner.target or T.UNKNOWN
     return T.UNKNOWN
+
+
+def call_generics(fd: FunctionDef) -> list:
+    """The type parameters a call of `fd` binds (written `f<…>` or inferred): its own, after
+    its class's for a static method of a generic class (`Box.pair<int, string>`: Box's T, then
+    pair's U, as the engine takes them); a method's class's come from its receiver."""
+    o = fd.owner
+    if o is not None and type(o).__name__ == "ClassDef" and not fd.decl.has_self:
+        return list(o.decl.generics) + list(fd.decl.generics)
+    return list(fd.decl.generics)
 
 
 def generics_of(fd: FunctionDef) -> set[str]:

@@ -12,6 +12,7 @@ A descriptor is a tuple:
   ('fn', ((name, desc, optional), ...), ret, throws)
   ('tvar', k)               the k-th type parameter of the enclosing generic function
   ('reflect', name)         a value of `reflect.Type` or of one of its kind views
+  ('json',)                 `json` (`baml.json.json`): equal to the union it is made of
 
 `Reflector` answers the questions that need the program: `implements`, a class's fields, an
 enum's variants, the static type behind a descriptor.
@@ -26,6 +27,10 @@ from .program import ClassDef, EnumDef, ProgramIndex
 
 UNKNOWN = ("prim", "unknown")
 NULL = ("prim", "null")
+JSON = ("json",)
+# `json` as the union it is made of (`null | bool | … | json[] | map<string, json>`)
+JSON_UNION = ("union", tuple(("prim", p) for p in ("null", "bool", "int", "bigint", "float", "string"))
+              + (("array", JSON), ("map", ("prim", "string"), JSON)))
 NEVER = ("prim", "never")
 _PRIM_NAMES = {"void": "null"}
 
@@ -55,6 +60,8 @@ def describe(t: T.Type, tparams: tuple = ()) -> tuple:
         ps = tuple((n, describe(p, tparams), bool(d)) for n, p, d in t.params)
         throws = describe(t.throws, tparams) if t.throws is not None else ("prim", "never")
         return ("fn", ps, describe(t.ret, tparams), throws)
+    if t is T.JSON:
+        return JSON
     if isinstance(t, T.StdT) and t.kind == "reflect":
         return ("reflect", t.name.rpartition(".")[2])
     if isinstance(t, T.StdT) and t.kind == "class":
@@ -186,7 +193,8 @@ def key(d: tuple):
     """What equality compares: a union is the set of its members."""
     k = d[0]
     if k == "union":  # an alias's union inside another counts by its members
-        return ("union", frozenset(x for m in d[1] for x in (key(m)[1] if m[0] == "union" else (key(m),))))
+        ms = frozenset(x for m in d[1] for x in (key(m)[1] if m[0] == "union" else (key(m),)))
+        return JSON if ms == _JSON_KEYS else ("union", ms)
     if k == "array":
         return ("array", key(d[1]))
     if k == "map":
@@ -200,6 +208,10 @@ def key(d: tuple):
     return d
 
 
+_JSON_KEYS: frozenset = frozenset()
+_JSON_KEYS = key(JSON_UNION)[1]
+
+
 def within(a: tuple, b: tuple, implements) -> bool:
     """Run-time `is` of a function's signature: is every value of descriptor `a` a `b`?
     Strict where the checker is conservative (`unknown` holds only `unknown`); a type
@@ -207,6 +219,8 @@ def within(a: tuple, b: tuple, implements) -> bool:
     `implements(a, iface)`: the program's interface links."""
     if b == UNKNOWN or a[0] == "tvar" or b[0] == "tvar" or a == ("prim", "never") or key(a) == key(b):
         return True
+    if a == JSON or b == JSON:  # json as what it is made of
+        return within(JSON_UNION if a == JSON else a, JSON_UNION if b == JSON else b, implements)
     if a[0] == "union":
         return all(within(m, b, implements) for m in a[1])
     if b[0] == "union":
@@ -303,7 +317,8 @@ def _shown(fqn: str, names: dict | None) -> str:
 # the kind view (`reflect.Class`, …) each descriptor kind answers `kind()` with
 KIND_VIEWS = {"prim": "Primitive", "lit": "Literal", "blit": "Literal", "variant": "Literal",
               "class": "Class", "enum": "Enum", "iface": "Interface", "array": "Array", "map": "Map",
-              "union": "Union", "fn": "Function", "reflect": "Class", "stdiface": "Interface"}
+              "union": "Union", "fn": "Function", "reflect": "Class", "json": "Primitive",
+              "stdiface": "Interface"}
 
 # the stdlib interfaces `reflect.Type.of` describes: fqn → (number of type parameters, their
 # associated types with the default of each, None where it has none)

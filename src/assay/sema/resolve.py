@@ -15,7 +15,7 @@ BUILTIN_TYPE_ROOTS = frozenset("baml reflect testing ai llm env log assert".spli
 PRIM_TYPES = {"int": T.INT, "float": T.FLOAT, "string": T.STRING, "bool": T.BOOL, "null": T.NULL,
               "void": T.VOID, "never": T.NEVER, "unknown": T.UNKNOWN, "bigint": T.BIGINT,
               "uint8array": T.BYTES}
-OPAQUE_TYPES = frozenset("image audio video pdf json".split())
+OPAQUE_TYPES = frozenset("image audio video pdf".split())
 # `baml.Int.max_value()`: the stdlib's names of the builtin carriers reach their statics
 BAML_CARRIER_ALIASES = {"Int": "int", "Float": "float", "String": "string", "Bool": "bool"}
 
@@ -86,6 +86,8 @@ class Resolver:
             if head == "root" and err:
                 err(te.span, "E0002", f"unresolved type: {'.'.join(path)}")
             return T.UNKNOWN
+        if path == ["baml", "json", "json"]:
+            return T.JSON
         std = self.std.get(".".join(path))
         if std is not None:
             return std
@@ -106,6 +108,8 @@ class Resolver:
         p = PRIM_TYPES.get(n)
         if p is not None:
             return p
+        if n == "json":
+            return T.JSON
         if n in ("map", "Map"):
             return T.MapT(args[0], args[1]) if len(args) == 2 else T.MapT(T.UNKNOWN, T.UNKNOWN)
         if n == "Array":

@@ -639,3 +639,41 @@ class File:
     items: list[Item]
     impls: list[ImplBlock] = field(default_factory=list)  # top-level `implements … for …`
     clients: list[ClientDecl] = field(default_factory=list)  # `client Name = …;`
+
+
+# ── optional chaining: a `?.` link short-circuits the rest of its postfix chain ──
+# `c?.n.to_string()` is null when `c` is (the engine's rule); parentheses end a chain.
+# The parser marks `chained` (this link or one before it in the chain is `?.`) and
+# `chain_inner` (a receiver inside a longer chain, whose null the chain's end gives).
+
+def chain_receiver(e: Expr) -> Expr | None:
+    """The receiver a postfix link reads: `o` of `o.f`, `o[i]`, `o.m()`; `f` of `f()`."""
+    if isinstance(e, (Field, Index)):
+        return e.obj
+    if isinstance(e, Call):
+        return e.func.obj if isinstance(e.func, Field) and not e.optional else e.func
+    return None
+
+
+def link_optional(e: Expr) -> bool:
+    """Does this link itself test its receiver for null (`?.`)?"""
+    if isinstance(e, Call):
+        return e.optional or (isinstance(e.func, Field) and e.func.optional)
+    return getattr(e, "optional", False)
+
+
+def mark_link(e: Expr) -> Expr:
+    """Record `chained` / `chain_inner` for a link the parser just built."""
+    if isinstance(e, Call) and isinstance(e.func, Field) and not e.optional:
+        e.func.chain_inner = True  # a method call's member is no value of its own
+    r = chain_receiver(e)
+    inherit = isinstance(r, (Field, Index, Call)) and not getattr(r, "parens", False)
+    if inherit:
+        r.chain_inner = True
+    e.chained = link_optional(e) or (inherit and getattr(r, "chained", False))
+    return e
+
+
+def chain_end(e: Expr) -> bool:
+    """Is `e` the end of a chain with a `?.` link, whose value is therefore optional?"""
+    return getattr(e, "chained", link_optional(e)) and not getattr(e, "chain_inner", False)

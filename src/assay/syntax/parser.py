@@ -728,6 +728,8 @@ class Parser:
             args.append(self.type_expr())
             if names is not None:
                 names.append(name)
+            if name is not None:
+                args[-1].binds = name
             if not self.eat(","):
                 break
             if self.tok.text.startswith(">"):
@@ -1355,12 +1357,12 @@ class Parser:
                         continue
                     if nt.kind == "ident":
                         self.advance()
-                        e = ast.Field(self.span(s), e, nt.text)
+                        e = ast.mark_link(ast.Field(self.span(s), e, nt.text))
                         kind = self.at("<") and self.generic_call_ahead()
                         if kind:
                             targs = self.type_args()
                             if kind == "call":
-                                e = self.call(e, s, targs)
+                                e = ast.mark_link(self.call(e, s, targs))
                             else:  # `v.m<int>`: a specialized method value
                                 e.type_args = targs
                                 e.span = self.span(s)
@@ -1377,14 +1379,14 @@ class Parser:
                     nt = self.tok
                     if nt.kind == "ident":
                         self.advance()
-                        e = ast.Field(self.span(s), e, nt.text, True)
+                        e = ast.mark_link(ast.Field(self.span(s), e, nt.text, True))
                     elif self.at("("):
-                        e = self.call(e, s, [], optional=True)
+                        e = ast.mark_link(self.call(e, s, [], optional=True))
                     elif self.at("["):
                         self.advance()
                         idx = self.expr_nested()
                         self.expect("]")
-                        e = ast.Index(self.span(s), e, idx, True)
+                        e = ast.mark_link(ast.Index(self.span(s), e, idx, True))
                     else:
                         self.expected("field name after `'?.'`")
                         return e
@@ -1396,13 +1398,13 @@ class Parser:
                     self.advance()
                     continue
                 if x == "(" and not t.nl:
-                    e = self.call(e, s, [])
+                    e = ast.mark_link(self.call(e, s, []))
                     continue
                 if x == "[" and not t.nl:
                     self.advance()
                     idx = self.expr_nested()
                     self.expect("]")
-                    e = ast.Index(self.span(s), e, idx)
+                    e = ast.mark_link(ast.Index(self.span(s), e, idx))
                     continue
                 return e
             if t.kind == "ident" and t.text in ("catch", "catch_all", "catch_all_panics") \
@@ -1420,7 +1422,7 @@ class Parser:
                         else:
                             self.expected("identifier")
                     self.expect(")")
-                arms = self.arms()
+                arms = self.arms("catch")
                 e = ast.Catch(self.span(s), e, binding, arms, kind, ctx)
                 continue
             return e
@@ -1798,6 +1800,8 @@ class Parser:
             self.no_struct = save
             self.depth -= 1
         # parentheses are sugar: keep the inner node but widen nothing (spans stay inner)
+        if isinstance(e, (ast.Field, ast.Index, ast.Call)):
+            e.parens = True  # ... they do end an optional chain: `(c?.n).f()`
         return e
 
     def lambda_expr(self) -> ast.Lambda:
@@ -1868,7 +1872,7 @@ class Parser:
     def match_expr(self) -> ast.Match:
         s = self.advance().start
         scrut = self.cond_expr()
-        arms = self.arms()
+        arms = self.arms("match")
         return ast.Match(self.span(s), scrut, arms)
 
     def arm_expr(self) -> ast.Expr:
@@ -1880,10 +1884,12 @@ class Parser:
         finally:
             self.stmt_start = saved
 
-    def arms(self) -> list[ast.MatchArm]:
+    def arms(self, kind: str) -> list[ast.MatchArm]:
         arms: list[ast.MatchArm] = []
         if not self.expect("{"):
             return arms
+        if self.at("}"):
+            self.expected(f"at least one {kind} arm")
         self.enter()
         save = self.no_struct
         self.no_struct = False

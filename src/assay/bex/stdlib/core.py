@@ -155,7 +155,14 @@ def bigint_abs(self):
 
 @method("bigint", "pow")
 def bigint_pow(self, exp):
-    return BigInt(int(self) ** int(exp)) if exp >= 0 else BigInt(0)
+    base, exp = int(self), int(exp)
+    if exp < 0:
+        return BigInt(0)
+    if abs(base) > 1:  # 0, 1 and -1 to any power stay small
+        if exp > 0xFFFFFFFF:
+            panic("baml.panics.AllocFailure", message=f"bigint.pow: exponent ({exp}) exceeds memory limits")
+        ops.bigint_cap(f"bigint.pow: result of {base}^{exp}", abs(base).bit_length() * exp)
+    return BigInt(base ** exp)
 
 
 @method("bigint", "to_int")
@@ -197,3 +204,13 @@ def bigint_parse(s):
     if _DECIMAL.match(s):
         return BigInt(int(s, 10))
     ops.throw_error("baml.errors.ParseError", message=f'bigint.parse: cannot parse "{s}" as bigint')
+
+
+# the operator interfaces' methods a call can name unambiguously (`Negate`, `Add<string>`; the
+# others each have several impls per type, an E0121 in the checker)
+method("int float bigint", "neg")(ops.neg)
+
+
+@method("string", "add")
+def string_add(self, rhs):
+    return self + rhs

@@ -110,6 +110,8 @@ def from_test(t: tuple) -> tuple:
         return ("map", from_test(t[1]), from_test(t[2]))
     if k == "union":
         return R.union([from_test(m) for m in t[1]])
+    if k == "json":
+        return R.JSON
     return R.UNKNOWN
 
 
