@@ -1131,7 +1131,7 @@ class Checker(LlmChecks):
             return UNKNOWN
         self.path_root = e.obj
         ot = self.expr(e.obj, UNKNOWN)
-        return self.member(e, ot, e.name, e.optional or _opt_chain(e.obj), call=False)
+        return self.member(e, ot, e.name, e.optional, call=False)
 
     def member(self, e, ot: T.Type, name: str, optional: bool, call: bool):
         """Type of `ot.name` (a method's FuncT for methods)."""
@@ -1446,8 +1446,7 @@ class Checker(LlmChecks):
             else:
                 ot = self.receiver(f)
                 rt = ot
-                opt = f.optional or e.optional or _opt_chain(f.obj)
-                if opt:
+                if f.optional or e.optional:
                     rt = T.strip_null(ot)
                 tb = T.base(rt)
                 if isinstance(tb, ClassT) and tb.cls.methods.get(f.name) is not None:
@@ -1472,11 +1471,7 @@ class Checker(LlmChecks):
                         r = ft.ret
                         if ft.open is not None and T.has_tvar(ft.open.ret):
                             r = T.subst(ft.open.ret, _lambda_results(ft.open, e))
-                        if opt and r is not UNKNOWN:
-                            r = T.optional(r)
                         return r
-                    if opt:
-                        ft = T.optional(ft)
         else:
             ft = self.expr(f, UNKNOWN)
             if e.optional:  # `f?.(x)`
@@ -3103,16 +3098,6 @@ def _arrays_left(arms) -> bool:
             else:
                 rest = len(a.items) if rest is None else min(rest, len(a.items))
     return rest is None or not all(n in exact for n in range(rest))
-
-
-def _opt_chain(e) -> bool:
-    """Is `e` a member chain with a `?.` link (`a?.b().c`)? What follows such a link reads the
-    value past it (null short-circuits the whole chain)."""
-    while isinstance(e, (ast.Field, ast.Index, ast.Call)):
-        if e.optional:
-            return True
-        e = e.func if isinstance(e, ast.Call) else e.obj
-    return False
 
 
 def _returns(b) -> bool:

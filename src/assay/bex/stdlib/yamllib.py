@@ -13,7 +13,7 @@ import re
 import yaml
 
 from ..ops import BUILTIN_CLASSES, make_builtin
-from ..values import INT_MAX, INT_MIN, BamlRaise, ClassInfo
+from ..values import INT_MAX, INT_MIN, BamlRaise, ClassInfo, json_value
 from ._registry import function
 from .jsontyped import _to
 from .render import rust_float
@@ -340,7 +340,7 @@ def parse(s):
             raise _Fail(error)
         if more:
             raise _Fail("YAML stream contains multiple documents; baml.yaml.parse accepts exactly one document")
-        return _to_json(value)
+        return json_value(_to_json(value))  # its containers `json[]` / `map<string, json>`
     except _Fail as e:
         raise _error(str(e)) from None
 
