@@ -504,10 +504,11 @@ method("typeview", "meta")(lambda self, *a: meta(self.ty, *a))
 
 
 def _row_meta(m) -> dict:
+    """The metadata of a `WithMeta` row or a `reflect.Meta` (none: empty)."""
     if m is None:
         return R.meta([], None)
     return {"alias": m.f_alias, "description": m.f_description, "docstring": m.f_docstring,
-            "other": dict(m.f_other), "skip": False}
+            "other": dict(m.f_other), "skip": getattr(m, "f_skip", False)}
 
 
 def class_new(refl, name, fields, implementations=OMITTED):
@@ -519,8 +520,7 @@ def class_new(refl, name, fields, implementations=OMITTED):
         fname = ops.unkey(fname)
         if not _NAME.match(fname):
             _compile_error(f"invalid field name `{fname}`")
-        wm = row if isinstance(row, Instance) and row._class.fqn == "reflect.WithMeta" else None
-        rows.append((fname, _type(wm.f_ty if wm is not None else row).desc, _row_meta(wm)))
+        rows.append((fname, *_row(refl, row)))
     fqn = refl.declare(name, rows)
     _implement(refl, fqn, [] if implementations in (None, OMITTED) else implementations)
     return RView("Class", RType(("class", fqn, ()), refl))
@@ -538,16 +538,11 @@ def enum_new(refl, name, values):
         _compile_error(f"invalid enum name `{name}`")
     rows = []
     for v in values:
-        row = (v, R.meta([], None)) if type(v) is str else (v.f_name, _row_meta_of(v.f_meta))
+        row = (v, R.meta([], None)) if type(v) is str else (v.f_name, _row_meta(v.f_meta))
         if not _NAME.match(row[0]):
             _compile_error(f"invalid enum value name `{row[0]}`")
         rows.append(row)
     return RView("Enum", RType(("enum", refl.declare(name, rows)), refl))
-
-
-def _row_meta_of(m) -> dict:
-    return {"alias": m.f_alias, "description": m.f_description, "docstring": m.f_docstring,
-            "other": dict(m.f_other), "skip": m.f_skip}
 
 
 # ── `reflect.AnyClass`: what every class instance has (reads by field name) ──
