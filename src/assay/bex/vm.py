@@ -101,6 +101,10 @@ class Runtime:
         # a generic function's type parameters at run time (mir/reflect.py)
         self.natives["$method_targs"] = _NativeShim("$method_targs", reflect_std.method_targs)
         self.natives["$std_new"] = _NativeShim("$std_new", self._std_new)
+        self.natives["$reflect.Class.extends"] = _NativeShim("$reflect.Class.extends", lambda want, name, fields:
+                                                             reflect_std.class_extends(refl, _literal(want), name, fields))
+        self.natives["$reflect.Interface.implementation"] = _NativeShim(
+            "$reflect.Interface.implementation", lambda want: reflect_std.implementation(refl, _literal(want)))
         self.natives["$typed_read"] = _NativeShim("$typed_read", lambda recv, name, want, *a: reflect_std.typed_read(
             refl, recv, name, _literal(want), *a))
         # `reflect.AnyClass`'s methods, which every instance has
@@ -764,7 +768,9 @@ def make_dispatcher(name: str, method_of=None, any_class=None):
     for kind, py in (("int", int), ("float", float), ("string", str), ("bool", bool),
                      ("null", type(None)), ("array", list), ("map", dict), ("uint8array", bytearray),
                      ("bigint", BigInt), ("iter", iters.Iter), ("type", RType), ("typeview", RView),
-                     ("package", reflect_session.RPackage), ("session", reflect_session.RSession)):
+                     ("package", reflect_session.RPackage), ("session", reflect_session.RSession),
+                     ("builder", reflect_std.RBuilder), ("pending", reflect_std.RPending),
+                     ("witness", reflect_std.RImpl)):
         native = METHODS.get(kind, {}).get(name)
         if native is not None:
             table[py] = native.fn

@@ -1393,6 +1393,15 @@ class FnLowerer:
             return self.native("$type_of", ir.Const(repr(desc)), targs, span=e.span)
         if name == "reflect.Type.of_value" and len(e.args) == 1 and e.args[0].name in (None, "value"):
             return self.native("$type_of_value", self.lower_expr(e.args[0].value), span=e.span)
+        if name == "reflect.Class.extends" and len(e.type_args) == 1:  # its interface's descriptor first
+            want = mreflect.describe_written(e.type_args[0], self.prog.types, self.prog.index, self.namespace,
+                                             self.generics, ())
+            args = self.bind_native(SimpleNamespace(param_names=["name", "fields"]), *self.lower_args(e.args), e)
+            return self.native("$reflect.Class.extends", ir.Const(repr(want)), *args, span=e.span)
+        if name == "reflect.Interface.implementation" and len(e.type_args) == 1 and not e.args:
+            want = mreflect.describe_written(e.type_args[0], self.prog.types, self.prog.index, self.namespace,
+                                             self.generics, ())
+            return self.native("$reflect.Interface.implementation", ir.Const(repr(want)), span=e.span)
         params = mreflect.CONSTRUCTORS.get(name)
         if params is not None and not e.type_args:
             args = self.bind_native(SimpleNamespace(param_names=list(params)), *self.lower_args(e.args), e)

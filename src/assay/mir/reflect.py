@@ -24,7 +24,7 @@ OWN_TARGS = "$own_targs"  # a generic class's method's own
 CONSTRUCTORS = {"reflect.Map.new": ("key", "value"), "reflect.Union.new": ("types",),
                 "reflect.Literal.new": ("value",), "reflect.Enum.get_value": ("value",),
                 "reflect.Package.compile": ("files", "packages"), "reflect.Session.new": ("packages",),
-                "reflect.Package.current": (), "reflect.signature": ("f",), "reflect.call_any": ("f", "args"),
+                "reflect.Package.current": (), "reflect.Class.builder": ("name",), "reflect.signature": ("f",), "reflect.call_any": ("f", "args"),
                 "reflect.Class.new": ("name", "fields", "implementations"), "reflect.Enum.new": ("name", "values"),
                 "reflect.Enum.value": ("name", "alias", "description", "docstring", "other")}
 # `reflect.AnyClass.get<T>`/`find<T>` and `reflect.class.Field.value<T>`: reads checked against T

@@ -68,6 +68,8 @@ _SHORT = ("&&", "||", "??")
 _UNPINNING_METHODS = frozenset("length join reverse keys values has to_string to_json hash".split())  # operators with their own control flow
 # methods of the interfaces every type implements (ToString, ToJson, Equals, Hash, Concrete)
 _EVERY_TYPE_METHODS = frozenset("to_string to_json eq neq hash type".split())
+# `reflect.AnyClass`'s own methods: a class instance has them only through that interface
+_ANY_CLASS_ONLY = frozenset("list_fields get_field find_field has_field attributes".split())
 
 
 class Var:
@@ -1324,8 +1326,8 @@ class Checker(LlmChecks):
             if call and name in ("eq", "neq") and name not in self.impl_names and (
                     len(tb.args) == len(cls.decl.generics) and _sure_scrutinee(tb)):
                 return NativeFuncT((("other", tb, False),), BOOL, NEVER)  # Equals' `other: Self`
-            if (not cls.impls and name not in _EVERY_TYPE_METHODS) or (
-                    name not in STDLIB_MEMBER_NAMES and name not in self.impl_names):
+            if (not cls.impls and name not in _EVERY_TYPE_METHODS) or ((
+                    name not in STDLIB_MEMBER_NAMES or name in _ANY_CLASS_ONLY) and name not in self.impl_names):
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
         if (isinstance(tb, (EnumT, FuncT)) or tb in (_ENV_REF, T.TOP) or (tb is NEVER and isinstance(

@@ -366,11 +366,12 @@ def view(kind: str) -> T.StdT:
 
 KIND = T.Union(tuple(view(k) for k in sorted(KINDS)))  # `reflect.TypeKind`, as the engine lists it
 
+PACKAGE_T = T.StdT("reflect", "reflect.Package")
 # every method the engine's `reflect.Type` and each kind view has, with the static type of what
 # it returns (None: the engine has it, Assay does not yet — lowering says so, located)
 _COMMON = {"to_string": T.STRING, "as_type": TYPE, "kind": KIND, "array": view("Array"),
            "optional": view("Union"), "implements": T.BOOL, "implemented_by": T.BOOL,
-           "to_baml": None, "meta": T.UNKNOWN}
+           "to_baml": T.STRING, "meta": T.UNKNOWN}
 MEMBERS: dict[str, dict] = {
     "reflect.Type": {**_COMMON, **{f"as_{k.lower()}": T.optional(view(k)) for k in KINDS},
                      "_validate_renderable": None, "_to_string_impl": None, "_implements": None},
@@ -387,13 +388,13 @@ MEMBERS: dict[str, dict] = {
                            for a in ("get", "find") for k in ("Class", "Enum", "Interface")},
                         "classes": T.UNKNOWN, "enums": T.UNKNOWN, "interfaces": T.UNKNOWN,
                         "functions": T.UNKNOWN, "get_function": T.UNKNOWN, "find_function": T.UNKNOWN,
-                        "with_types": None, "globals": T.UNKNOWN, "get_global": T.UNKNOWN,
+                        "with_types": PACKAGE_T, "globals": T.UNKNOWN, "get_global": T.UNKNOWN,
                         "find_global": T.UNKNOWN, "tests": T.UNKNOWN, "diagnostics": T.UNKNOWN},
     "reflect.Session": {"eval": T.UNKNOWN, "diagnostics": T.UNKNOWN},
 }
 # the parameters of those that take any (all of type unknown to the checker)
 PARAMS = {"implements": ("other",), "implemented_by": ("other",), "eval": ("source",),
-          "meta": ("alias", "description", "docstring", "other"),
+          "meta": ("alias", "description", "docstring", "other"), "with_types": ("types",),
           **{f"{a}_{k}": ("name",) for a in ("get", "find") for k in ("class", "enum", "interface", "function", "global")}}
 PACKAGE = T.StdT("reflect", "reflect.Package")
 SESSION = T.StdT("reflect", "reflect.Session")
@@ -401,7 +402,7 @@ SESSION = T.StdT("reflect", "reflect.Session")
 STATICS = {"reflect.Package.compile": PACKAGE, "reflect.Session.new": SESSION, "reflect.Package.current": PACKAGE,
            "reflect.Map.new": view("Map"), "reflect.Union.new": view("Union"),
            "reflect.Literal.new": view("Literal"), "reflect.Enum.get_value": T.STRING,
-           "reflect.Class.new": view("Class"), "reflect.Enum.new": view("Enum")}
+           "reflect.Class.new": view("Class"), "reflect.Enum.new": view("Enum"), "reflect.Class.extends": view("Class")}
 
 
 def is_reflect(t: T.Type) -> bool:
@@ -594,6 +595,30 @@ class Reflector:
                 d = written if _has_std(written) else d
             out.append((f.name, d, meta(f.attrs, f.doc)))
         return out
+
+    def interface_fields(self, d: tuple) -> list:
+        """The fields `Class.extends<I>` gives a class: each required interface's (in `requires`
+        order, depth first) before the requiring one's, each once."""
+        out, seen = [], set()
+
+        def visit(idef):
+            if idef.fqn in seen:
+                return
+            seen.add(idef.fqn)
+            for r in idef.requires:
+                visit(r)
+            for f in idef.decl.fields:
+                if all(f.name != o[0] for o in out):
+                    t = self.resolver.resolve(f.type, idef.namespace, frozenset())
+                    out.append((f.name, describe(t), meta(f.attrs, f.doc)))
+        idef = self.index.interfaces.get(d[1])
+        if idef is not None:
+            visit(idef)
+        return out
+
+    def interface_closure(self, d: tuple) -> set:
+        idef = self.index.interfaces.get(d[1])
+        return {i.fqn for i in idef.ancestors()} if idef is not None else set()
 
     def decl_meta(self, d: tuple) -> dict:
         """A class's or an enum's own metadata (`@@alias`, `@@description`, its doc comment)."""

@@ -380,6 +380,7 @@ type.kind() -> unknown
 type.array() -> unknown
 type.optional() -> unknown
 type.implements(other: unknown) -> bool
+type.to_baml() -> string
 type.meta(alias: unknown = null, description: unknown = null, docstring: unknown = null, other: unknown = null) -> unknown
 type.implemented_by(other: unknown) -> bool
 type.as_class() -> unknown
@@ -397,6 +398,7 @@ typeview.kind() -> unknown
 typeview.array() -> unknown
 typeview.optional() -> unknown
 typeview.meta(alias: unknown = null, description: unknown = null, docstring: unknown = null, other: unknown = null) -> unknown
+typeview.to_baml() -> string
 typeview.implements(other: unknown) -> bool
 typeview.implemented_by(other: unknown) -> bool
 typeview.name() -> string
@@ -424,11 +426,22 @@ package.get_function(name: string) -> unknown
 package.find_function(name: string) -> unknown
 session.eval(source: string) -> unknown
 session.diagnostics() -> unknown
+builder.field(name: string, ty: unknown) -> unknown
+witness.field(interface_field: string, class_field: unknown = null) -> unknown
+builder.fields_from(some_class: unknown) -> unknown
+builder.type() -> unknown
+builder.build(implementations: unknown = null) -> unknown
+pending.array() -> unknown
+pending.optional() -> unknown
+pending.union(others: unknown) -> unknown
+pending.resolved() -> unknown
+pending.meta(alias: unknown = null, description: unknown = null, docstring: unknown = null, other: unknown = null) -> unknown
 package.globals() -> unknown
 package.get_global(name: string) -> unknown
 package.find_global(name: string) -> unknown
 package.tests() -> unknown
 package.diagnostics() -> unknown
+package.with_types(types: unknown) -> unknown
 """
 
 # `baml.regex` (bex/stdlib/regexlib.py): a `Regex` value's methods (receiver kind "regex"), and

@@ -409,6 +409,76 @@ def call_any(refl, f, args: dict):
     return f(*full)
 
 
+# ── `to_baml`: BAML source for a type value ──
+
+@method("type")
+def to_baml(self: RType) -> str:
+    """The declarations the type reaches (each once, those it needs first), then the type
+    itself: a class's or enum's declaration, else `type RuntimeType = …`."""
+    out: list = []
+    names = self.refl.names
+    _declarations(self.refl, self.desc, out, set(), names)
+    if self.desc[0] not in ("class", "enum"):
+        out.append(f"type RuntimeType = {_baml_type(self.desc, names)}")
+    return "\n\n".join(out)
+
+
+method("typeview", "to_baml")(lambda self: to_baml(self.ty))
+
+
+def _declarations(refl, d: tuple, out: list, seen: set, names, only=None) -> None:
+    """The declarations `d` reaches, those they need first (`only`: which fqns to declare)."""
+    k = d[0]
+    if k in ("array", "union", "map"):
+        for x in (d[1] if k == "union" else d[1:]):
+            _declarations(refl, x, out, seen, names, only)
+    elif k in ("class", "enum", "variant") and d[1] not in seen:
+        seen.add(d[1])
+        if k == "class":
+            rows = refl.class_fields(d)
+            for _, fd, _ in rows:
+                _declarations(refl, fd, out, seen, names, only)
+            body = [_baml_row(f"{n} {_baml_type(fd, names)}", m) for n, fd, m in rows]
+        else:
+            body = [_baml_row(n, m) for n, m in refl.enum_variants(("enum", d[1]))]
+        if only is not None and not only(d[1]):
+            return
+        own = refl.decl_meta(("class" if k == "class" else "enum", d[1]))
+        tail = [f"  @@{a}({_quote(own[a])})" for a in ("alias", "description") if own[a] is not None]
+        name = R.render(("enum", d[1]), names)
+        out.append(_doc(own["docstring"], "") + f"{'class' if k == 'class' else 'enum'} {name} {{\n"
+                   + "".join(b + "\n" for b in body + tail) + "}")
+
+
+def _baml_row(head: str, m: dict) -> str:
+    attrs = "".join(f" @{a}({_quote(m[a])})" for a in ("alias", "description") if m[a] is not None)
+    return _doc(m["docstring"], "  ") + "  " + head + attrs
+
+
+def _doc(text, indent: str) -> str:
+    return "".join(f"{indent}/// {line}\n" for line in text.split("\n")) if text else ""
+
+
+def _quote(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _baml_type(d: tuple, names) -> str:
+    """A type as BAML source writes it (`X?` for a union of one type and null)."""
+    if d[0] == "union" and R.NULL in d[1] and len(d[1]) == 2:
+        other = d[1][0] if d[1][1] == R.NULL else d[1][1]
+        inner = _baml_type(other, names)
+        return f"({inner})?" if other[0] in ("fn", "union") else inner + "?"
+    if d[0] == "array":
+        inner = _baml_type(d[1], names)
+        return f"({inner})[]" if d[1][0] in ("fn", "union") else inner + "[]"
+    if d[0] == "map":
+        return f"map<{_baml_type(d[1], names)}, {_baml_type(d[2], names)}>"
+    if d[0] == "union":
+        return " | ".join(_baml_type(m, names) for m in d[1])
+    return R.render(d, names)
+
+
 # ── run-time declarations: `reflect.Class.new`, `reflect.Enum.new`, schema metadata ──
 
 ops.BUILTIN_CLASSES.setdefault("reflect.WithMeta", ops.ClassInfo(
@@ -435,10 +505,11 @@ method("typeview", "meta")(lambda self, *a: meta(self.ty, *a))
 
 
 def _row_meta(m) -> dict:
+    """The metadata of a `WithMeta` row or a `reflect.Meta` (none: empty)."""
     if m is None:
         return R.meta([], None)
     return {"alias": m.f_alias, "description": m.f_description, "docstring": m.f_docstring,
-            "other": dict(m.f_other), "skip": False}
+            "other": dict(m.f_other), "skip": getattr(m, "f_skip", False)}
 
 
 def class_new(refl, name, fields, implementations=OMITTED):
@@ -450,9 +521,10 @@ def class_new(refl, name, fields, implementations=OMITTED):
         fname = ops.unkey(fname)
         if not _NAME.match(fname):
             _compile_error(f"invalid field name `{fname}`")
-        wm = row if isinstance(row, Instance) and row._class.fqn == "reflect.WithMeta" else None
-        rows.append((fname, _type(wm.f_ty if wm is not None else row).desc, _row_meta(wm)))
-    return RView("Class", RType(("class", refl.declare(name, rows), ()), refl))
+        rows.append((fname, *_row(refl, row)))
+    fqn = refl.declare(name, rows)
+    _implement(refl, fqn, [] if implementations in (None, OMITTED) else implementations)
+    return RView("Class", RType(("class", fqn, ()), refl))
 
 
 def enum_value(refl, name, alias=OMITTED, description=OMITTED, docstring=OMITTED, other=OMITTED):
@@ -467,16 +539,11 @@ def enum_new(refl, name, values):
         _compile_error(f"invalid enum name `{name}`")
     rows = []
     for v in values:
-        row = (v, R.meta([], None)) if type(v) is str else (v.f_name, _row_meta_of(v.f_meta))
+        row = (v, R.meta([], None)) if type(v) is str else (v.f_name, _row_meta(v.f_meta))
         if not _NAME.match(row[0]):
             _compile_error(f"invalid enum value name `{row[0]}`")
         rows.append(row)
     return RView("Enum", RType(("enum", refl.declare(name, rows)), refl))
-
-
-def _row_meta_of(m) -> dict:
-    return {"alias": m.f_alias, "description": m.f_description, "docstring": m.f_docstring,
-            "other": dict(m.f_other), "skip": m.f_skip}
 
 
 # ── `reflect.AnyClass`: what every class instance has (reads by field name) ──
@@ -558,7 +625,168 @@ def typed_read(refl, recv, name: str, want: tuple, *args):
     raise TypeError(f"{type(recv).__name__} has no method {name}")
 
 
-CONSTRUCTORS = {"reflect.signature": signature, "reflect.call_any": call_any,
+# ── `reflect.Class.builder` (recursive run-time classes) and `Class.extends<I>` ──
+
+class RBuilder:
+    """A `reflect.class.Builder`: a run-time class whose rows grow until `build`."""
+    __slots__ = ("refl", "fqn", "rows", "built")
+
+    def __init__(self, refl, fqn: str, rows: list):
+        self.refl, self.fqn, self.rows, self.built = refl, fqn, rows, False
+
+
+class RPending:
+    """A `reflect.class.PendingType`: a type naming a builder's class before it is built."""
+    __slots__ = ("builder", "desc")
+
+    def __init__(self, builder: RBuilder, desc: tuple):
+        self.builder, self.desc = builder, desc
+
+
+METHODS.setdefault("builder", {})
+METHODS.setdefault("pending", {})
+_KIND_OF[RBuilder] = "builder"
+_KIND_OF[RPending] = "pending"
+
+
+def class_builder(refl, name):
+    if not _NAME.match(name):
+        _compile_error(f"invalid class name `{name}`")
+    rows: list = []
+    return RBuilder(refl, refl.declare(name, rows), rows)
+
+
+def _row(refl, row) -> tuple:
+    """A field row's descriptor and metadata: a type, a kind view, a pending type, or a
+    `WithMeta` of one."""
+    wm = row if isinstance(row, Instance) and row._class.fqn == "reflect.WithMeta" else None
+    t = wm.f_ty if wm is not None else row
+    desc = t.desc if type(t) is RPending else _type(t).desc
+    return desc, _row_meta(wm)
+
+
+@method("builder", "field")
+def builder_field(self: RBuilder, name, ty):
+    if any(r[0] == name for r in self.rows):
+        _compile_error(f"duplicate field `{self.refl.runtime_names[self.fqn]}.{name}`")
+    if not _NAME.match(name):
+        _compile_error(f"invalid field name `{name}`")
+    self.rows.append((name, *_row(self.refl, ty)))
+    return self
+
+
+@method("builder")
+def fields_from(self: RBuilder, some_class):
+    for name, d, m in self.refl.class_fields(_type(some_class).desc):
+        if any(r[0] == name for r in self.rows):
+            _compile_error(f"duplicate field `{self.refl.runtime_names[self.fqn]}.{name}`")
+        self.rows.append((name, d, dict(m)))
+    return self
+
+
+@method("builder", "type")
+def builder_type(self: RBuilder) -> RPending:
+    return RPending(self, ("class", self.fqn, ()))
+
+
+@method("builder")
+def build(self: RBuilder, implementations=OMITTED) -> RView:
+    _implement(self.refl, self.fqn, [] if implementations in (None, OMITTED) else implementations)
+    self.built = True
+    return RView("Class", RType(("class", self.fqn, ()), self.refl))
+
+
+@method("pending", "array")
+def pending_array(self: RPending) -> RPending:
+    return RPending(self.builder, ("array", self.desc))
+
+
+@method("pending", "optional")
+def pending_optional(self: RPending) -> RPending:
+    return RPending(self.builder, R.union([self.desc, R.NULL]))
+
+
+@method("pending")
+def union(self: RPending, others) -> RPending:
+    return RPending(self.builder, R.union([self.desc] + [o.desc if type(o) is RPending else _type(o).desc
+                                                         for o in others]))
+
+
+@method("pending")
+def resolved(self: RPending):
+    return RType(self.desc, self.builder.refl) if self.builder.built else None
+
+
+@method("pending", "meta")
+def pending_meta(self: RPending, alias=None, description=None, docstring=None, other=None):
+    return ops.make_builtin("reflect.WithMeta", ty=self, alias=_opt(alias), description=_opt(description),
+                            docstring=_opt(docstring), other=_opt(other) or {})
+
+
+class RImpl:
+    """A `reflect.interface.Implementation`: interface I's fields linked to class fields."""
+    __slots__ = ("refl", "iface", "links")
+
+    def __init__(self, refl, iface: tuple, links: dict):
+        self.refl, self.iface, self.links = refl, iface, links
+
+
+METHODS.setdefault("witness", {})
+_KIND_OF[RImpl] = "witness"
+
+
+def implementation(refl, iface: tuple) -> RImpl:
+    if iface[0] != "iface":
+        _compile_error(f"`{R.render(iface, refl.names)}` is not an interface")
+    return RImpl(refl, iface, {})
+
+
+@method("witness", "field")
+def witness_field(self: RImpl, interface_field, class_field=None) -> RImpl:
+    """A new witness with `interface_field` linked (to the class field of the same name)."""
+    if all(n != interface_field for n, _, _ in self.refl.program.interface_fields(self.iface)):
+        _compile_error(f"interface `{R.render(self.iface, self.refl.names)}` has no field `{interface_field}`")
+    target = interface_field if class_field in (None, OMITTED) else class_field
+    return RImpl(self.refl, self.iface, {**self.links, interface_field: target})
+
+
+def _implement(refl, fqn: str, witnesses) -> None:
+    """A run-time class's `implementations`: each witness complete and well typed."""
+    rows = {n: d for n, d, _ in refl.runtime[fqn]}
+    own = refl.runtime_impls.setdefault(fqn, set())
+    for w in witnesses:
+        shown = R.render(w.iface, refl.names)
+        for name, d, _ in refl.program.interface_fields(w.iface):
+            target = w.links.get(name)
+            if target is None:
+                _compile_error(f"interface witness for `{shown}` is missing required field `{name}`")
+            if target not in rows:
+                _compile_error(f"interface field `{shown}.{name}` links to missing class field `{target}`")
+            if R.key(rows[target]) != R.key(d):
+                _compile_error(f"interface field `{shown}.{name}` requires `{R.render(d, refl.names)}`, but class "
+                               f"field `{target}` has `{R.render(rows[target], refl.names)}`")
+        own.add(w.iface[1])
+
+
+def class_extends(refl, iface: tuple, name, fields):
+    """A run-time class implementing interface `iface` (and what it requires): their fields
+    first (required interfaces' before the requiring one's), then `fields`."""
+    if iface[0] != "iface":
+        _compile_error(f"`{R.render(iface, refl.names)}` is not an interface")
+    rows = [(n, d, m) for n, d, m in refl.program.interface_fields(iface)]
+    taken = {r[0] for r in rows}
+    view = class_new(refl, name, {})
+    for fname, row in fields.items():
+        fname = ops.unkey(fname)
+        if fname in taken:
+            _compile_error(f"field `{fname}` is already declared by an interface of `{name}`")
+        rows.append((fname, *_row(refl, row)))
+    refl.runtime[view.ty.desc[1]][:] = rows
+    refl.runtime_impls[view.ty.desc[1]] = refl.program.interface_closure(iface)
+    return view
+
+
+CONSTRUCTORS = {"reflect.signature": signature, "reflect.Class.builder": class_builder, "reflect.call_any": call_any,
                 "reflect.Class.new": class_new, "reflect.Enum.new": enum_new, "reflect.Enum.value": enum_value,
                 "reflect.Map.new": map_new, "reflect.Union.new": union_new,
                 "reflect.Literal.new": literal_new, "reflect.Enum.get_value": enum_get_value}
@@ -582,6 +810,7 @@ class Reflection:
         self.runtime: dict = {}  # fqn → rows of a class or enum made at run time (`reflect.Class.new`)
         self.runtime_names: dict = {}  # … and the name it renders as
         self._natives: dict | None = None  # a stdlib function's native → its qualified name
+        self.runtime_impls: dict = {}  # … a run-time class's interfaces (`Class.extends<I>`)
 
     def function_desc(self, v, tvars: bool = False) -> tuple:
         """A BAML function value's signature (a bound method's without `self`)."""
@@ -671,6 +900,12 @@ class Reflection:
         self.runtime_names[fqn] = name
         return fqn
 
+    def implements(self, t: tuple, iface: tuple) -> bool:
+        own = self.runtime_impls.get(t[1]) if t[0] == "class" else None
+        if own is not None or (t[0] == "class" and t[1] in self.runtime):
+            return iface[0] == "iface" and iface[1] in (own or ())
+        return self.program.implements(t, iface)
+
     def class_fields(self, d: tuple) -> list:
         got = self.runtime.get(d[1])
         return got if got is not None else self.program.class_fields(d)
@@ -681,9 +916,6 @@ class Reflection:
 
     def decl_meta(self, d: tuple) -> dict:
         return R.meta([], None) if d[1] in self.runtime else self.program.decl_meta(d)
-
-    def implements(self, t: tuple, iface: tuple) -> bool:
-        return self.program.implements(t, iface)
 
     def variant(self, fqn: str, name: str):
         return self.enums[fqn].variants[name]

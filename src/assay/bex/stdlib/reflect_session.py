@@ -23,6 +23,7 @@ from .. import ops
 from ..values import OMITTED, BamlRaise, RType, RView
 from ._registry import _KIND_OF, METHODS, method
 from .render import render
+from .reflect import _baml_type, _declarations
 
 EVAL_FN = "__session_eval"
 _HEAD = f"function {EVAL_FN}() -> unknown {{\n"
@@ -209,6 +210,44 @@ def get_function(refl, pkg: RPackage, want: tuple, name: str):
 def _fits(have: tuple, want: tuple) -> bool:
     return (len(have[1]) == len(want[1]) and all(R.key(a[1]) == R.key(b[1]) for a, b in zip(have[1], want[1]))
             and R.key(have[2]) == R.key(want[2]))
+
+
+@method("package")
+def with_types(self: RPackage, types) -> RPackage:
+    """This package's sources compiled again with `types` exported under the given names: a
+    run-time class or enum declared there (with those it reaches), any other type an alias."""
+    prog = self.program
+    refl = prog.runtime.reflection
+    taken = set(prog.index.items_in(None))
+    names = {fqn: (fqn[5:] if "." not in fqn[5:] else "root." + fqn[5:])
+             for fqn in (*prog.index.classes, *prog.index.enums, *prog.index.interfaces)}
+    given = [(ops.unkey(n), t.ty if type(t) is RView else t) for n, t in types.items()]
+    for _, t in given:  # a run-time declaration lives in the reflection that made it
+        names.update(t.refl.runtime_names)
+    rows = []
+    for name, t in given:
+        if name in taken:
+            ops.throw_error("reflect.errors.CompilationError", diagnostics=[],
+                            message=f"duplicate exported type name `{name}`")
+        taken.add(name)
+        if t.desc[0] in ("class", "enum") and t.desc[1] in t.refl.runtime:
+            names[t.desc[1]] = name
+        else:
+            rows.append((name, t.desc))
+    out: list = []
+    seen: set = set()
+    for _, t in given:
+        _declarations(t.refl, t.desc, out, seen, names, lambda f, r=t.refl: f in r.runtime)
+    out += [f"type {name} = {_baml_type(d, names)}" for name, d in rows]
+    files = {_source_path(src): src.text for src in prog.sources}
+    files["$with_types.baml"] = "\n\n".join(out)
+    return RPackage(_compile(refl, files, {}))
+
+
+def _source_path(src) -> str:
+    """A source's path as `Package.compile` reads it: its namespace as `ns_<x>/` folders."""
+    base = src.path.replace("\\", "/").rsplit("/", 1)[-1]
+    return "".join(f"ns_{p}/" for p in src.namespace.split(".")) + base if src.namespace else base
 
 
 def package_current(refl) -> RPackage:
