@@ -320,6 +320,7 @@ iter.skip(n: int) -> unknown
 iter.take_while(predicate: unknown) -> unknown
 iter.skip_while(predicate: unknown) -> unknown
 array.iter() -> unknown
+string.iter() -> unknown
 """
 _FUNCTIONS += """baml.iter.Range.new(min: int, max: int, step: int = 1) -> unknown
 baml.iter.ArrayIterator.new(values: unknown[]) -> unknown
