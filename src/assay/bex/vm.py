@@ -18,7 +18,7 @@ from .emit import emit_function
 from .instrument import InstrumentedGen, Node, compile_half, mir_nodes
 from .llmcall import call_llm
 from .pygen import CLOSURE_NAME, FunctionGen, mangle
-from .stdlib import FUNCTIONS, METHODS, STD_ENUMS, iters
+from .stdlib import FUNCTIONS, METHODS, STD_ENUMS, hashing, iters
 from .typeargs import TypeArg
 from ..extension import Run
 from ..mir import ir, typetest
@@ -664,7 +664,8 @@ class _LazyMethod:
 
 
 _KINDS = {int: "int", float: "float", str: "string", bool: "bool", list: "array", TypedList: "array", dict: "map", TypedMap: "map",
-          bytearray: "uint8array", BigInt: "bigint", RType: "type", RView: "typeview"}
+          bytearray: "uint8array", BigInt: "bigint", RType: "type", RView: "typeview",
+          hashing.DefaultHasher: "hasher"}
 
 
 def bind_method(recv, name: str):
@@ -693,7 +694,8 @@ def make_dispatcher(name: str, method_of=None):
     table = {}
     for kind, py in (("int", int), ("float", float), ("string", str), ("bool", bool),
                      ("null", type(None)), ("array", list), ("map", dict), ("uint8array", bytearray),
-                     ("bigint", BigInt), ("iter", iters.Iter), ("type", RType), ("typeview", RView),
+                     ("bigint", BigInt), ("iter", iters.Iter), ("hasher", hashing.DefaultHasher),
+                     ("type", RType), ("typeview", RView),
                      ("package", reflect_session.RPackage), ("session", reflect_session.RSession)):
         native = METHODS.get(kind, {}).get(name)
         if native is not None:
@@ -716,6 +718,8 @@ def make_dispatcher(name: str, method_of=None):
             it = iters.from_user(recv) if adapter is not None else None
             if it is not None:
                 return adapter(it, *args, **kw)
+        if name == "hash" and (isinstance(recv, Instance) or type(recv) is Variant):
+            return hashing.hash_value(recv, *args, **kw)  # the structural default
         if type(recv) is Variant:
             raise TypeError(f"enum value has no method {name}")
         raise TypeError(f"{type(recv).__name__} has no method {name}")

@@ -62,7 +62,7 @@ _UNSTABLE_RE = re.compile(
 
 _ENV_REF = T.StdT("class", "baml.env.Ref")
 # every type's `hash` is baml.Hash's: it feeds a hasher (which no value of a known type is)
-_HASH_FN = FuncT((("hasher", T.Prim("baml.Hasher"), False),), NULL, NEVER)
+_HASH_FN = FuncT((("hasher", T.HASHER, False),), NULL, NEVER)
 _SHORT = ("&&", "||", "??")
 # container methods whose use leaves an empty literal's element type open (E0155)
 _UNPINNING_METHODS = frozenset("length join reverse keys values has to_string to_json hash".split())  # operators with their own control flow

@@ -322,6 +322,14 @@ iter.skip_while(predicate: unknown) -> unknown
 array.iter() -> unknown
 string.iter() -> unknown
 """
+# `baml.hash` (bex/stdlib/hashing.py): DefaultHasher values are opaque to sema (receiver kind
+# "hasher"); every value's structural `hash(state)`.
+_METHODS += """hasher.write(bytes: uint8array) -> null
+hasher.finish() -> int
+""" + "".join(f"{k}.hash(state: unknown) -> null\n"
+              for k in "int float string bool null array map uint8array bigint".split())
+_FUNCTIONS += """baml.hash.DefaultHasher.new() -> unknown
+"""
 _FUNCTIONS += """baml.iter.Range.new(min: int, max: int, step: int = 1) -> unknown
 baml.iter.ArrayIterator.new(values: unknown[]) -> unknown
 baml.iter.flatten(source: unknown) -> unknown
