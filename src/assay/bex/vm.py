@@ -665,7 +665,7 @@ class _LazyMethod:
 
 _KINDS = {int: "int", float: "float", str: "string", bool: "bool", list: "array", TypedList: "array", dict: "map", TypedMap: "map",
           bytearray: "uint8array", BigInt: "bigint", RType: "type", RView: "typeview",
-          hashing.DefaultHasher: "hasher"}
+          hashing.DefaultHasher: "hasher", futures.Future: "future"}
 
 
 def bind_method(recv, name: str):
@@ -695,6 +695,7 @@ def make_dispatcher(name: str, method_of=None):
     for kind, py in (("int", int), ("float", float), ("string", str), ("bool", bool),
                      ("null", type(None)), ("array", list), ("map", dict), ("uint8array", bytearray),
                      ("bigint", BigInt), ("iter", iters.Iter), ("hasher", hashing.DefaultHasher),
+                     ("future", futures.Future),
                      ("type", RType), ("typeview", RView),
                      ("package", reflect_session.RPackage), ("session", reflect_session.RSession)):
         native = METHODS.get(kind, {}).get(name)

@@ -322,6 +322,17 @@ iter.skip_while(predicate: unknown) -> unknown
 array.iter() -> unknown
 string.iter() -> unknown
 """
+# `baml.future` (bex/stdlib/future.py): futures are opaque to sema (receiver kind "future").
+_METHODS += """future.cancel() -> bool
+future.is_settled() -> bool
+future.is_cancelled() -> bool
+future.is_result() -> bool
+future.is_error() -> bool
+future.state() -> unknown
+"""
+_FUNCTIONS += """baml.future.all(futures: unknown[]) -> unknown
+"""
+
 # `baml.hash` (bex/stdlib/hashing.py): DefaultHasher values are opaque to sema (receiver kind
 # "hasher"); every value's structural `hash(state)`.
 _METHODS += """hasher.write(bytes: uint8array) -> null
