@@ -18,7 +18,7 @@ from .emit import emit_function
 from .instrument import InstrumentedGen, Node, compile_half, mir_nodes
 from .llmcall import call_llm
 from .pygen import CLOSURE_NAME, FunctionGen, mangle
-from .stdlib import FUNCTIONS, METHODS, STD_ENUMS, hashing, iters
+from .stdlib import FUNCTIONS, METHODS, STD_ENUMS, hashing, iters, randomlib
 from .typeargs import TypeArg
 from ..extension import Run
 from ..mir import ir, typetest
@@ -665,7 +665,8 @@ class _LazyMethod:
 
 _KINDS = {int: "int", float: "float", str: "string", bool: "bool", list: "array", TypedList: "array", dict: "map", TypedMap: "map",
           bytearray: "uint8array", BigInt: "bigint", RType: "type", RView: "typeview",
-          hashing.DefaultHasher: "hasher", futures.Future: "future"}
+          hashing.DefaultHasher: "hasher", futures.Future: "future", randomlib.SystemRandom: "rng",
+          randomlib.Xoshiro256PlusPlus: "rng"}
 
 
 def bind_method(recv, name: str):
@@ -696,6 +697,7 @@ def make_dispatcher(name: str, method_of=None):
                      ("null", type(None)), ("array", list), ("map", dict), ("uint8array", bytearray),
                      ("bigint", BigInt), ("iter", iters.Iter), ("hasher", hashing.DefaultHasher),
                      ("future", futures.Future),
+                     ("rng", randomlib.SystemRandom), ("rng", randomlib.Xoshiro256PlusPlus),
                      ("type", RType), ("typeview", RView),
                      ("package", reflect_session.RPackage), ("session", reflect_session.RSession)):
         native = METHODS.get(kind, {}).get(name)

@@ -322,6 +322,22 @@ iter.skip_while(predicate: unknown) -> unknown
 array.iter() -> unknown
 string.iter() -> unknown
 """
+# `baml.random` (bex/stdlib/randomlib.py): generators are opaque to sema (receiver kind "rng").
+_METHODS += """rng.random(bytes: int) -> uint8array
+rng.random_int() -> int
+"""
+_FUNCTIONS += """baml.random.SystemRandom.get() -> unknown
+baml.random.Xoshiro256PlusPlus.new(seed: uint8array = b"") -> unknown
+int.random(lower: int, upper: int, rng: unknown = null) -> int throws baml.errors.InvalidArgument
+int._random_in_range(draw: int, lower: int, upper: int) -> int
+float.random(rng: unknown = null) -> float
+float._unit_from_draw(draw: int) -> float
+bool.random(rng: unknown = null) -> bool
+bigint.random(lower: bigint, upper: bigint, rng: unknown = null) -> bigint throws baml.errors.InvalidArgument
+bigint._random_byte_count(lower: bigint, upper: bigint) -> int
+bigint._random_in_range(draw: uint8array, lower: bigint, upper: bigint) -> bigint
+"""
+
 # `baml.future` (bex/stdlib/future.py): futures are opaque to sema (receiver kind "future").
 _METHODS += """future.cancel() -> bool
 future.is_settled() -> bool

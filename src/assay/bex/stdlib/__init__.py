@@ -21,7 +21,7 @@ from ._registry import (  # noqa: F401
     function, kind_of, method, native_param_names, native_value_params,
 )
 from . import containers, core, io, numbers, strings, uint8array  # noqa: F401,E402  (registration)
-from . import future, hashing, iters, jsonlib, jsontyped, reflect  # noqa: F401,E402  (registration: baml.hash, baml.iter, baml.json, reflect)
+from . import future, hashing, iters, jsonlib, jsontyped, randomlib, reflect  # noqa: F401,E402  (registration)
 from .render import TO_STRING_OVERRIDES, quote, render, render_float, rust_float  # noqa: F401,E402
 
 __all__ = ["METHODS", "FUNCTIONS", "Native", "kind_of", "render", "ORDERING", "LESS", "EQUAL",
