@@ -70,3 +70,14 @@ def test_negative_zero_literal_keeps_its_sign(prog, engine):
     assert [math.copysign(1, x) for x in prog.neg_zero_consts()] == [1, -1]
     real = engine.call("deviations.neg_zero_consts", {}).value
     assert [math.copysign(1, x) for x in real] == [1, 1]
+
+
+def test_allocation_failure_is_a_panic(prog):
+    """`"ab".repeat(2^62 - 1)` aborts the engine's whole process ("memory allocation of …
+    bytes failed"), and `baml.Array.filled(2^62 - 1, 0)` panics one of its worker threads
+    (capacity overflow), so neither can be shown here; Assay panics
+    `baml.panics.AllocFailure`, which `catch_all_panics` can handle."""
+    for fn in (prog.huge_repeat, prog.huge_filled):
+        with pytest.raises(assay.BamlPanic) as e:
+            fn(4611686018427387903)
+        assert e.value.class_name == "baml.panics.AllocFailure"

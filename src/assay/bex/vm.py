@@ -868,7 +868,14 @@ def error_value(e: Exception):
         return e.value
     if isinstance(e, RecursionError):
         return ops.make_builtin("baml.panics.StackOverflow", message="stack overflow")
+    if isinstance(e, MemoryError):
+        return _alloc_failure().value
     raise e
+
+
+def _alloc_failure() -> BamlRaise:
+    """A Python MemoryError (a huge `repeat`, `Array.filled`) as the engine's panic."""
+    return BamlRaise(ops.make_builtin("baml.panics.AllocFailure", message="memory allocation failed"), True)
 
 
 _HELPERS = {
@@ -902,6 +909,8 @@ def run_deep(fn, args):
         return fn(*args)
     except RecursionError:
         raise BamlRaise(ops.make_builtin("baml.panics.StackOverflow", message="stack overflow"), True) from None
+    except MemoryError:
+        raise _alloc_failure() from None
     finally:
         with _limit_lock:
             _active -= 1
