@@ -18,7 +18,7 @@ from .emit import emit_function
 from .instrument import InstrumentedGen, Node, compile_half, mir_nodes
 from .llmcall import call_llm
 from .pygen import CLOSURE_NAME, FunctionGen, mangle
-from .stdlib import FUNCTIONS, METHODS, STD_ENUMS, hashing, iters, randomlib
+from .stdlib import FUNCTIONS, METHODS, STD_ENUMS, hashing, iters, jsontyped, randomlib, render as render_std
 from .typeargs import TypeArg
 from ..extension import Run
 from ..mir import ir, typetest
@@ -721,13 +721,20 @@ def make_dispatcher(name: str, method_of=None):
             it = iters.from_user(recv) if adapter is not None else None
             if it is not None:
                 return adapter(it, *args, **kw)
-        if name == "hash" and (isinstance(recv, Instance) or type(recv) is Variant):
-            return hashing.hash_value(recv, *args, **kw)  # the structural default
+        if isinstance(recv, Instance) or type(recv) is Variant:
+            default = _EVERY_VALUE.get(name)  # an interface's default the class does not override
+            if default is not None:
+                return default(recv, *args, **kw)
         if type(recv) is Variant:
             raise TypeError(f"enum value has no method {name}")
         raise TypeError(f"{type(recv).__name__} has no method {name}")
 
     return dispatch
+
+
+# the methods every value has (ToString, Equals, Hash, ToJson), as their structural defaults
+_EVERY_VALUE = {"to_string": render_std, "eq": ops.eq, "neq": ops.ne, "hash": hashing.hash_value,
+                "to_json": jsontyped.from_}
 
 
 def call_kw(f, args, keys, values):

@@ -322,6 +322,9 @@ iter.skip_while(predicate: unknown) -> unknown
 array.iter() -> unknown
 string.iter() -> unknown
 """
+# ToJson's default on every builtin type (bex/stdlib/jsontyped.py)
+_METHODS += "".join(f"{k}.to_json() -> unknown\n" for k in "int float string bool null array map uint8array bigint".split())
+
 # `baml.random` (bex/stdlib/randomlib.py): generators are opaque to sema (receiver kind "rng").
 _METHODS += """rng.random(bytes: int) -> uint8array
 rng.random_int() -> int

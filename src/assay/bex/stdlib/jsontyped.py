@@ -12,7 +12,7 @@ from ..futures import Future
 from ..ops import BUILTIN_CLASSES, make_builtin
 from ..typeargs import TypeArg
 from ..values import BamlRaise, BigInt, ClassInfo, Instance, Variant
-from ._registry import NAMING, function
+from ._registry import NAMING, function, method
 from .jsonlib import _PLAIN, _quote, _write, parse
 
 for _name, _fields in (("DecodeError", ["message", "path"]), ("PathError", ["message", "selector"])):
@@ -306,6 +306,9 @@ def _to_json(value, naming, omit_nulls, finite: bool = False):
 @function("baml.json.from")
 def from_(value, naming=DECLARED, omit_nulls=False):
     return _to_json(value, naming, omit_nulls)
+
+
+method("int float string bool null array map uint8array bigint", "to_json")(from_)  # ToJson's default
 
 
 @function("baml.json.stringify")
