@@ -181,7 +181,8 @@ class Runtime:
         key = repr((c.root, c.defs))  # not `c`: `("lit", True) == ("lit", 1)` in Python
         got = self._type_args.get(key)
         if got is None:
-            got = self._type_args[key] = TypeArg(c.root, dict(c.defs), self.classes, self.enums)
+            got = self._type_args[key] = TypeArg(c.root, dict(c.defs), self.classes, self.enums,
+                                                 self.type_predicate)
         return got
 
     def reified(self, d: str, targs, make):

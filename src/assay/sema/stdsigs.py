@@ -289,6 +289,7 @@ string.from_code_points(unicode: int[]) -> string throws baml.errors.InvalidArgu
 # Generic functions whose natives receive their type arguments at run time (ir.TypeArg, first,
 # one per type parameter): the checker resolves or infers them, lowering passes them.
 _TYPED_FUNCTIONS = """
+assert.is_type<T>(actual: unknown) -> T
 baml.json.decode<T>(s: string, naming: baml.json.Naming = baml.json.Naming.Declared) -> T throws baml.json.ParseError | baml.json.DecodeError
 baml.json.to<T>(j: unknown, naming: baml.json.Naming = baml.json.Naming.Declared) -> T throws baml.json.DecodeError
 baml.json.path<T>(j: unknown, selector: string) -> T throws baml.json.PathError
