@@ -667,7 +667,7 @@ class _LazyMethod:
 _KINDS = {int: "int", float: "float", str: "string", bool: "bool", list: "array", TypedList: "array", dict: "map", TypedMap: "map",
           bytearray: "uint8array", BigInt: "bigint", RType: "type", RView: "typeview",
           hashing.DefaultHasher: "hasher", futures.Future: "future", randomlib.SystemRandom: "rng",
-          randomlib.Xoshiro256PlusPlus: "rng"}
+          randomlib.Xoshiro256PlusPlus: "rng", randomlib.ChaCha20: "rng"}
 
 
 def bind_method(recv, name: str):
@@ -699,6 +699,7 @@ def make_dispatcher(name: str, method_of=None):
                      ("bigint", BigInt), ("iter", iters.Iter), ("hasher", hashing.DefaultHasher),
                      ("future", futures.Future),
                      ("rng", randomlib.SystemRandom), ("rng", randomlib.Xoshiro256PlusPlus),
+                     ("rng", randomlib.ChaCha20),
                      ("type", RType), ("typeview", RView),
                      ("package", reflect_session.RPackage), ("session", reflect_session.RSession)):
         native = METHODS.get(kind, {}).get(name)

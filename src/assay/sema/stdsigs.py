@@ -332,6 +332,7 @@ rng.random_int() -> int
 """
 _FUNCTIONS += """baml.random.SystemRandom.get() -> unknown
 baml.random.Xoshiro256PlusPlus.new(seed: uint8array = b"") -> unknown
+baml.random.ChaCha20.new(seed: uint8array = b"") -> unknown
 int.random(lower: int, upper: int, rng: unknown = null) -> int throws baml.errors.InvalidArgument
 int._random_in_range(draw: int, lower: int, upper: int) -> int
 float.random(rng: unknown = null) -> float

@@ -1,4 +1,4 @@
-"""`baml.random` (SystemRandom, the seedable Xoshiro256PlusPlus, user classes implementing
+"""`baml.random` (SystemRandom, the seedable Xoshiro256PlusPlus and ChaCha20, user classes implementing
 `baml.random.Rng`) and the draws built on it: `int.random`, `float.random`, `bool.random`,
 `bigint.random`. Each maps its draws exactly as the engine does, so a seeded generator gives
 the engine's values."""
@@ -64,6 +64,74 @@ class Xoshiro256PlusPlus:
         return "Xoshiro256PlusPlus { _state: <rust_data> }"
 
 
+class ChaCha20:
+    """Rust's `rand_chacha::ChaCha20Rng` from a 32-byte key (nonce and stream 0): a buffer of
+    four 64-byte blocks read as u32 words (u64s from two words, bytes from whole words)."""
+    __slots__ = ("key", "counter", "words", "idx")
+
+    def __init__(self, seed: bytes):
+        self.key = [int.from_bytes(seed[4 * i:4 * i + 4], "little") for i in range(8)]
+        self.counter = 0
+        self.words: list[int] = []
+        self.idx = 64
+
+    def _refill(self) -> None:
+        self.words = [w for i in range(4) for w in _chacha_block(self.key, self.counter + i)]
+        self.counter += 4
+        self.idx = 0
+
+    def next_u64(self) -> int:
+        if self.idx >= 64:
+            self._refill()
+        if self.idx < 63:
+            lo, hi = self.words[self.idx], self.words[self.idx + 1]
+            self.idx += 2
+        else:  # the buffer's last word, then the next buffer's first
+            lo = self.words[63]
+            self._refill()
+            hi, self.idx = self.words[0], 1
+        return lo | hi << 32
+
+    def bytes(self, n: int) -> bytes:
+        out = bytearray()
+        while len(out) < n:
+            if self.idx >= 64:
+                self._refill()
+            words = min((n - len(out) + 3) // 4, 64 - self.idx)  # a word's unused bytes are lost
+            chunk = b"".join(w.to_bytes(4, "little") for w in self.words[self.idx:self.idx + words])
+            out += chunk[:n - len(out)]
+            self.idx += words
+        return bytes(out)
+
+    def baml_text(self) -> str:
+        return "ChaCha20 { _state: <rust_data> }"
+
+
+def _chacha_block(key: list, counter: int) -> list:
+    m = 0xFFFFFFFF
+    state = [0x61707865, 0x3320646E, 0x79622D32, 0x6B206574, *key, counter & m, counter >> 32, 0, 0]
+    w = state[:]
+
+    def qr(a, b, c, d):
+        w[a] = (w[a] + w[b]) & m
+        w[d] = _rotl32(w[d] ^ w[a], 16)
+        w[c] = (w[c] + w[d]) & m
+        w[b] = _rotl32(w[b] ^ w[c], 12)
+        w[a] = (w[a] + w[b]) & m
+        w[d] = _rotl32(w[d] ^ w[a], 8)
+        w[c] = (w[c] + w[d]) & m
+        w[b] = _rotl32(w[b] ^ w[c], 7)
+
+    for _ in range(10):
+        qr(0, 4, 8, 12), qr(1, 5, 9, 13), qr(2, 6, 10, 14), qr(3, 7, 11, 15)
+        qr(0, 5, 10, 15), qr(1, 6, 11, 12), qr(2, 7, 8, 13), qr(3, 4, 9, 14)
+    return [(x + y) & m for x, y in zip(w, state)]
+
+
+def _rotl32(x: int, k: int) -> int:
+    return ((x << k) | (x >> (32 - k))) & 0xFFFFFFFF
+
+
 def _rotl(x: int, k: int) -> int:
     return ((x << k) | (x >> (64 - k))) & _M64
 
@@ -86,7 +154,9 @@ def _int63(v: int) -> int:
 
 
 METHODS.setdefault("rng", {})
-_KIND_OF[SystemRandom] = _KIND_OF[Xoshiro256PlusPlus] = "rng"
+_KIND_OF[SystemRandom] = _KIND_OF[Xoshiro256PlusPlus] = _KIND_OF[ChaCha20] = "rng"
+_SEEDED = (Xoshiro256PlusPlus, ChaCha20)
+_NATIVE = (SystemRandom, Xoshiro256PlusPlus, ChaCha20)
 _SYSTEM = SystemRandom()
 
 
@@ -95,12 +165,21 @@ def system_get():
     return _SYSTEM
 
 
-@function("baml.random.Xoshiro256PlusPlus.new")
-def xoshiro_new(seed=OMITTED):
+def _seed(seed) -> bytes:
     seed = os.urandom(32) if seed is OMITTED else bytes(seed)
     if len(seed) < 32:
         panic("baml.panics.UserPanic", message=f"Rng seed must be at least 32 bytes, got {len(seed)}")
-    return Xoshiro256PlusPlus(seed)
+    return seed
+
+
+@function("baml.random.Xoshiro256PlusPlus.new")
+def xoshiro_new(seed=OMITTED):
+    return Xoshiro256PlusPlus(_seed(seed))
+
+
+@function("baml.random.ChaCha20.new")
+def chacha_new(seed=OMITTED):
+    return ChaCha20(_seed(seed))
 
 
 @method("rng", "random")
@@ -112,19 +191,19 @@ def rng_random(self, bytes):  # noqa: A002 - BAML's parameter name
 
 @method("rng", "random_int")
 def rng_random_int(self):
-    if type(self) is Xoshiro256PlusPlus:
+    if type(self) in _SEEDED:
         return _int63(self.next_u64() >> 1)
     return _int63(int.from_bytes(self.bytes(8), "big"))  # Rng's default: 8 bytes, big-endian
 
 
 def _draw_bytes(rng, n: int) -> bytes:
-    if type(rng) is Xoshiro256PlusPlus or type(rng) is SystemRandom:
+    if type(rng) in _NATIVE:
         return rng_random(rng, n)
     return rng.m_random(n)  # a user class implementing baml.random.Rng
 
 
 def _draw_int(rng) -> int:
-    if type(rng) is Xoshiro256PlusPlus or type(rng) is SystemRandom:
+    if type(rng) in _NATIVE:
         return rng_random_int(rng)
     own = getattr(rng, "m_random_int", None)
     return own() if own is not None else _int63(int.from_bytes(_draw_bytes(rng, 8)[:8], "big"))
