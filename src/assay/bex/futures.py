@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 
+from .ops import make_builtin
 from .values import BamlRaise
 
 _pending = threading.local()
@@ -61,7 +62,6 @@ def cancel(f: Future) -> bool:
     q = _queue()
     if f in q:
         q.remove(f)
-    from .ops import make_builtin
     f.error = BamlRaise(make_builtin("baml.panics.Cancelled", message="operation cancelled"), panic=True)
     f.cancelled = f.done = True
     return True

@@ -143,10 +143,20 @@ def _bigint_op(name: str):
     return op
 
 
+BIGINT_BITS = 1 << 28  # the engine's bigint workspace cap, in bits
+ALLOC_PANIC = None  # raises baml.panics.AllocFailure with a message (installed by ops)
+
+
+def bigint_cap(what: str, bits: int) -> None:
+    """AllocFailure where a bigint result would need more than the cap's bits (the engine
+    predicts the size before computing)."""
+    if bits > BIGINT_BITS:
+        ALLOC_PANIC(f"{what} would require ~{bits} bits (limit: {BIGINT_BITS})")
+
+
 def _bigint_mul(self, other):
     if type(other) is not int and type(other) is not BigInt:
         return NotImplemented
-    from .ops import bigint_cap  # the engine's size cap (an AllocFailure panic)
     bigint_cap("bigint mul: result of bigint multiplication", self.bit_length() + other.bit_length())
     return BigInt(int.__mul__(self, other))
 
