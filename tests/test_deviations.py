@@ -95,3 +95,13 @@ def test_enum_argument_from_the_host_is_a_variant(prog, engine):
     assert "expected variant, got string" in engine.call("deviations.host_enum", {"s": "Dark"}).detail
     assert prog.host_enum_field({"shade": "Dark"}) == "HostPaint { shade: Dark }"
     assert engine.call("deviations.host_enum_field", {"p": {"shade": "Dark"}}).value == 'HostPaint { shade: "Dark" }'
+
+def test_allocation_failure_is_a_panic(prog):
+    """`"ab".repeat(2^62 - 1)` aborts the engine's whole process ("memory allocation of …
+    bytes failed"), and `baml.Array.filled(2^62 - 1, 0)` panics one of its worker threads
+    (capacity overflow), so neither can be shown here; Assay panics
+    `baml.panics.AllocFailure`, which `catch_all_panics` can handle."""
+    for fn in (prog.huge_repeat, prog.huge_filled):
+        with pytest.raises(assay.BamlPanic) as e:
+            fn(4611686018427387903)
+        assert e.value.class_name == "baml.panics.AllocFailure"

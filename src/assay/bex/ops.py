@@ -18,7 +18,8 @@ from functools import partial
 from types import MethodType
 from typing import NoReturn
 
-from .values import INT_MAX, INT_MIN, BamlRaise, BigInt, ClassInfo, Instance, RType, RView, TypedList, TypedMap, Variant
+from . import values
+from .values import INT_MAX, INT_MIN, BamlRaise, BigInt, ClassInfo, Instance, RType, RView, TypedList, TypedMap, Variant, bigint_cap
 
 _NoneType = type(None)
 _INF = math.inf
@@ -80,6 +81,9 @@ def panic(class_name: str, **fields) -> NoReturn:
     if "." not in class_name:
         class_name = "baml.panics." + class_name
     raise BamlRaise(make_builtin(class_name, **fields), panic=True)
+
+
+values.ALLOC_PANIC = lambda message: panic("baml.panics.AllocFailure", message=message)
 
 
 def throw_error(class_name: str, **fields) -> NoReturn:
@@ -251,26 +255,6 @@ def neg(a):
     if ta is float or ta is BigInt:
         return -a
     return _bad("unary -", a)
-
-
-BIGINT_BITS = 1 << 28  # the engine's bigint workspace cap, in bits
-
-
-def bigint_cap(what: str, bits: int) -> None:
-    """AllocFailure where a bigint result would need more than the cap's bits (the engine
-    predicts the size before computing)."""
-    if bits > BIGINT_BITS:
-        panic("baml.panics.AllocFailure", message=f"{what} would require ~{bits} bits (limit: {BIGINT_BITS})")
-
-
-def _bigint_mul(self, other):
-    if type(other) is not int and type(other) is not BigInt:
-        return NotImplemented
-    bigint_cap("bigint mul: result of bigint multiplication", self.bit_length() + other.bit_length())
-    return BigInt(int.__mul__(self, other))
-
-
-BigInt.__mul__ = BigInt.__rmul__ = _bigint_mul
 
 
 # ----------------------------------------------------------------------------- bit operations

@@ -143,10 +143,28 @@ def _bigint_op(name: str):
     return op
 
 
-# `*` is set by bex/ops.py: it checks the engine's size cap first (an AllocFailure panic)
+BIGINT_BITS = 1 << 28  # the engine's bigint workspace cap, in bits
+ALLOC_PANIC = None  # raises baml.panics.AllocFailure with a message (installed by ops)
+
+
+def bigint_cap(what: str, bits: int) -> None:
+    """AllocFailure where a bigint result would need more than the cap's bits (the engine
+    predicts the size before computing)."""
+    if bits > BIGINT_BITS:
+        ALLOC_PANIC(f"{what} would require ~{bits} bits (limit: {BIGINT_BITS})")
+
+
+def _bigint_mul(self, other):
+    if type(other) is not int and type(other) is not BigInt:
+        return NotImplemented
+    bigint_cap("bigint mul: result of bigint multiplication", self.bit_length() + other.bit_length())
+    return BigInt(int.__mul__(self, other))
+
+
 for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__and__",
               "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__lshift__", "__rshift__"):
     setattr(BigInt, _name, _bigint_op(_name))
+BigInt.__mul__ = BigInt.__rmul__ = _bigint_mul
 BigInt.__neg__ = lambda self: BigInt(-int(self))
 BigInt.__invert__ = lambda self: BigInt(~int(self))
 BigInt.__abs__ = lambda self: BigInt(abs(int(self)))

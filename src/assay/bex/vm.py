@@ -18,7 +18,7 @@ from .emit import emit_function
 from .instrument import InstrumentedGen, Node, compile_half, mir_nodes
 from .llmcall import call_llm
 from .pygen import CLOSURE_NAME, FunctionGen, mangle
-from .stdlib import FUNCTIONS, METHODS, STD_ENUMS, iters
+from .stdlib import FUNCTIONS, METHODS, STD_ENUMS, hashing, iters, randomlib
 from .stdlib._registry import EVERY_VALUE
 from .typeargs import TypeArg
 from ..extension import Run
@@ -105,8 +105,8 @@ class Runtime:
                                                              reflect_std.class_extends(refl, _literal(want), name, fields))
         self.natives["$reflect.Interface.implementation"] = _NativeShim(
             "$reflect.Interface.implementation", lambda want: reflect_std.implementation(refl, _literal(want)))
-        self.natives["$typed_read"] = _NativeShim("$typed_read", lambda recv, name, want, *a: reflect_std.typed_read(
-            refl, recv, name, _literal(want), *a))
+        self.natives["$typed_read"] = _NativeShim("$typed_read", lambda recv, name, want, targ, *a: reflect_std.typed_read(
+            refl, recv, name, _literal(want), targ, *a))
         # `reflect.AnyClass`'s methods, which every instance has
         self.any_class = {mname: partial(mfn, refl) for mname, mfn in reflect_std.ANY_CLASS.items()}
         self._specialized: dict = {}  # (function, type arguments) → its one value (`id<int> == id<int>`)
@@ -216,7 +216,8 @@ class Runtime:
         key = repr((c.root, c.defs))  # not `c`: `("lit", True) == ("lit", 1)` in Python
         got = self._type_args.get(key)
         if got is None:
-            got = self._type_args[key] = TypeArg(c.root, dict(c.defs), self.classes, self.enums)
+            got = self._type_args[key] = TypeArg(c.root, dict(c.defs), self.classes, self.enums,
+                                                 self.type_predicate)
         return got
 
     def reified(self, d: str, targs, make):
@@ -713,7 +714,9 @@ class _LazyMethod:
 
 
 _KINDS = {int: "int", float: "float", str: "string", bool: "bool", list: "array", TypedList: "array", dict: "map", TypedMap: "map",
-          bytearray: "uint8array", BigInt: "bigint", RType: "type", RView: "typeview"}
+          bytearray: "uint8array", BigInt: "bigint", RType: "type", RView: "typeview",
+          futures.Future: "future", randomlib.SystemRandom: "rng",
+          randomlib.Xoshiro256PlusPlus: "rng", randomlib.ChaCha20: "rng"}
 
 
 def bind_method(recv, name: str):
@@ -738,10 +741,11 @@ def _every_value_method(name: str):
     """`to_string`, `eq`, `neq`, `to_json`: what every value has (baml.ops), class instances and
     enum values included, where no own or kind-specific method takes precedence."""
     every = EVERY_VALUE.get(name)  # `to_string`, `to_json`
-    if every is not None:
-        return every
-    native = METHODS["null"].get(name) if name in ("eq", "neq") else None
-    return native.fn if native is not None else None
+    return every if every is not None else _STRUCTURAL.get(name)
+
+
+# the other methods every value has (Equals, Hash), as their structural defaults
+_STRUCTURAL = {"eq": ops.eq, "neq": ops.ne, "hash": hashing.hash_value}
 
 
 def builtin_at(f, name: str, targs: tuple, *type_args):
@@ -767,7 +771,10 @@ def make_dispatcher(name: str, method_of=None, any_class=None):
     table = {}
     for kind, py in (("int", int), ("float", float), ("string", str), ("bool", bool),
                      ("null", type(None)), ("array", list), ("map", dict), ("uint8array", bytearray),
-                     ("bigint", BigInt), ("iter", iters.Iter), ("type", RType), ("typeview", RView),
+                     ("bigint", BigInt), ("iter", iters.Iter), ("future", futures.Future),
+                     ("rng", randomlib.SystemRandom), ("rng", randomlib.Xoshiro256PlusPlus),
+                     ("rng", randomlib.ChaCha20),
+                     ("type", RType), ("typeview", RView),
                      ("package", reflect_session.RPackage), ("session", reflect_session.RSession),
                      ("builder", reflect_std.RBuilder), ("pending", reflect_std.RPending),
                      ("witness", reflect_std.RImpl)):
@@ -957,7 +964,14 @@ def error_value(e: Exception):
         return e.value
     if isinstance(e, RecursionError):
         return ops.make_builtin("baml.panics.StackOverflow", message="stack overflow")
+    if isinstance(e, MemoryError):
+        return _alloc_failure().value
     raise e
+
+
+def _alloc_failure() -> BamlRaise:
+    """A Python MemoryError (a huge `repeat`, `Array.filled`) as the engine's panic."""
+    return BamlRaise(ops.make_builtin("baml.panics.AllocFailure", message="memory allocation failed"), True)
 
 
 _HELPERS = {
@@ -991,6 +1005,8 @@ def run_deep(fn, args):
         return fn(*args)
     except RecursionError:
         raise BamlRaise(ops.make_builtin("baml.panics.StackOverflow", message="stack overflow"), True) from None
+    except MemoryError:
+        raise _alloc_failure() from None
     finally:
         with _limit_lock:
             _active -= 1

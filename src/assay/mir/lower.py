@@ -53,11 +53,11 @@ def free_names_in_lambdas(node) -> set[str]:
     return out
 
 
-_CHILD_FIELDS: dict[type, tuple] = {}
+_CHILD_FIELDS: dict[type, tuple] = {}  # AST class → its fields other than the span
 # Methods of stdlib handles that take their type arguments at run time (`Record.get<T>`,
 # `Reader.rows<T>`, `Writer.write_row<T>`): called on a receiver of no static type, written type
 # arguments go first, as a generic builtin function's do.
-_TYPED_STD_METHODS = frozenset("get get_at decode rows write_row write_rows".split())  # AST class → its fields other than the span
+_TYPED_STD_METHODS = frozenset("get get_at decode rows write_row write_rows".split())
 
 
 class Program:
@@ -1311,7 +1311,8 @@ class FnLowerer:
             want = mreflect.describe_written(e.type_args[0], self.prog.types, self.prog.index, self.namespace,
                                              self.generics, ())
             pos, _ = self.lower_args(e.args)
-            return self.native("$typed_read", recv, ir.Const(name), ir.Const(repr(want)), *pos, span=e.span)
+            return self.native("$typed_read", recv, ir.Const(name), ir.Const(repr(want)),
+                               *self.type_arg_consts(1, e), *pos, span=e.span)
         kind = _static_kind(recv_expr)
         if kind == "array" and name == "sum" and _elem_is_float(recv_expr):
             return self.call(ir.Callee("native", "baml._sum_float"), [recv], span=e.span)

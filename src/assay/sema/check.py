@@ -62,7 +62,7 @@ _UNSTABLE_RE = re.compile(
 
 _ENV_REF = T.StdT("class", "baml.env.Ref")
 # every type's `hash` is baml.Hash's: it feeds a hasher (which no value of a known type is)
-_HASH_FN = FuncT((("hasher", T.Prim("baml.Hasher"), False),), NULL, NEVER)
+_HASH_FN = FuncT((("hasher", T.HASHER, False),), NULL, NEVER)
 _SHORT = ("&&", "||", "??")
 # container methods whose use leaves an empty literal's element type open (E0155)
 _UNPINNING_METHODS = frozenset("length join reverse keys values has to_string to_json hash".split())  # operators with their own control flow
@@ -941,8 +941,8 @@ class Checker(LlmChecks):
         result may: `let xs: int[] = Box.make(1)` with `make(…) -> T[]`)."""
         cls = fd.owner
         if not isinstance(cls, ClassDef) or fd.decl.has_self or not cls.decl.generics or \
-                getattr(f.obj, "type_args", None):
-            return
+                getattr(f.obj, "type_args", None) or getattr(at, "type_args", None):
+            return  # written: `Box<int>.of(4)`, `Box.of<int>(4)` (the class's first)
         ps, ret = self.sig(fd)
         fixing = [pt for _, pt, _ in ps] + ([ret] if expected else [])
         for g in cls.decl.generics:

@@ -314,6 +314,7 @@ baml.regex._index_of_from(haystack: string, search: string, start: int) -> int?
 # Generic functions whose natives receive their type arguments at run time (ir.TypeArg, first,
 # one per type parameter): the checker resolves or infers them, lowering passes them.
 _TYPED_FUNCTIONS = """
+assert.is_type<T>(actual: unknown) -> T
 baml.json.decode<T>(s: string, naming: baml.json.Naming = baml.json.Naming.Declared) -> T throws baml.json.ParseError | baml.json.DecodeError
 baml.json.to<T>(j: json, naming: baml.json.Naming = baml.json.Naming.Declared) -> T throws baml.json.DecodeError
 baml.json.path<T>(j: json, selector: string) -> T throws baml.json.PathError
@@ -330,14 +331,7 @@ _FUNCTIONS += _TYPED_FUNCTIONS
 
 # `baml.iter` (bex/stdlib/iters.py): iterator values are opaque to sema (type unknown), so the
 # checker stays silent on them; receiver kind "iter" is the run-time iterator.
-_METHODS += """int.hash(state: unknown) -> void
-float.hash(state: unknown) -> void
-string.hash(state: unknown) -> void
-bool.hash(state: unknown) -> void
-null.hash(state: unknown) -> void
-bigint.hash(state: unknown) -> void
-uint8array.hash(state: unknown) -> void
-iter.next() -> unknown
+_METHODS += """iter.next() -> unknown
 iter.peek() -> unknown
 iter.iter() -> unknown
 iter.peekable() -> unknown
@@ -359,7 +353,42 @@ iter.skip(n: int) -> unknown
 iter.take_while(predicate: unknown) -> unknown
 iter.skip_while(predicate: unknown) -> unknown
 array.iter() -> unknown
+string.iter() -> unknown
 """
+# ToJson's default on every builtin type (bex/stdlib/jsontyped.py)
+_METHODS += "".join(f"{k}.to_json() -> unknown\n" for k in "int float string bool null array map uint8array bigint".split())
+
+# `baml.random` (bex/stdlib/randomlib.py): generators are opaque to sema (receiver kind "rng").
+_METHODS += """rng.random(bytes: int) -> uint8array
+rng.random_int() -> int
+"""
+_FUNCTIONS += """baml.random.SystemRandom.get() -> unknown
+baml.random.Xoshiro256PlusPlus.new(seed: uint8array = b"") -> unknown
+baml.random.ChaCha20.new(seed: uint8array = b"") -> unknown
+int.random(lower: int, upper: int, rng: unknown = null) -> int throws baml.errors.InvalidArgument
+int._random_in_range(draw: int, lower: int, upper: int) -> int
+float.random(rng: unknown = null) -> float
+float._unit_from_draw(draw: int) -> float
+bool.random(rng: unknown = null) -> bool
+bigint.random(lower: bigint, upper: bigint, rng: unknown = null) -> bigint throws baml.errors.InvalidArgument
+bigint._random_byte_count(lower: bigint, upper: bigint) -> int
+bigint._random_in_range(draw: uint8array, lower: bigint, upper: bigint) -> bigint
+"""
+
+# `baml.future` (bex/stdlib/future.py): futures are opaque to sema (receiver kind "future").
+_METHODS += """future.cancel() -> bool
+future.is_settled() -> bool
+future.is_cancelled() -> bool
+future.is_result() -> bool
+future.is_error() -> bool
+future.state() -> unknown
+"""
+_FUNCTIONS += """baml.future.all(futures: unknown[]) -> unknown
+"""
+
+# `baml.Hash` (bex/stdlib/hashing.py): every value's structural `hash(state)`.
+_METHODS += "".join(f"{k}.hash(state: unknown) -> null\n"
+              for k in "int float string bool null array map uint8array bigint".split())
 _FUNCTIONS += """baml.iter.Range.new(min: int, max: int, step: int = 1) -> unknown
 baml.iter.ArrayIterator.new(values: unknown[]) -> unknown
 baml.iter.flatten(source: unknown) -> unknown

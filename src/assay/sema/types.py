@@ -29,6 +29,7 @@ UNKNOWN = Prim("unknown")
 # none of the other types until tested
 TOP = Prim("unknown")
 BIGINT = Prim("bigint")
+HASHER = Prim("baml.Hasher")  # what `x.hash(state)` takes: a `baml.hash.Hasher`
 BYTES = Prim("uint8array")
 PRIMS = {p.name: p for p in (INT, FLOAT, STRING, BOOL, NULL, VOID, NEVER, UNKNOWN, BIGINT, BYTES)}
 
@@ -411,6 +412,8 @@ def assignable(src: Type, dst: Type) -> bool:
     if isinstance(dst, Prim):
         if dst is NEVER:
             return False
+        if dst is HASHER:  # a class implementing `baml.hash.Hasher` (DefaultHasher is unknown)
+            return isinstance(src, ClassT) and any(i.std == "baml.hash.Hasher" for i in src.cls.impls)
         if isinstance(src, Lit):
             return src.base is dst
         return src is dst

@@ -6,6 +6,7 @@ import math
 import re
 
 from .. import ops
+from ...mir import typetest
 from ..ops import eq, lt, panic
 from ..values import BigInt, Instance, TypedList, TypedMap, typed_list, typed_map
 from ._registry import EVERY_VALUE, ORDER_VARIANTS, function, method
@@ -142,6 +143,14 @@ def assert_approx_equal(actual, expected, eps):
 def assert_contains(haystack, needle):
     if needle not in haystack:
         _fail("assertion failed: string does not contain expected substring")
+
+
+@function("assert.is_type")
+def assert_is_type(T, actual):
+    if not T.test(actual):
+        shown = re.sub(r"(?<![\w.])user\.", "", typetest.show(T.root))  # user types as `ns.Name`
+        _fail(f'assertion failed: expected type "{shown}", got "{render(actual)}"')
+    return actual
 
 
 __all__ = ["deep_copy", "_nested"]

@@ -106,32 +106,6 @@ _HASHER.m_write = _hasher_write
 _HASHER.m_finish = _hasher_finish
 
 
-# The scalars' structural `baml.Hash`: the engine's hash input, a tag byte and the value's bytes
-# (lengths as u64 little-endian; -0.0 as 0.0, one NaN). Containers and instances are not known yet.
-def _hash_bytes(v) -> bytes:
-    t = type(v)
-    if v is None:
-        return b"\0"
-    if t is bool:
-        return b"\2" + bytes([v])
-    if t is float:
-        bits = struct.pack("<d", 0.0 if v == 0 else float("nan") if v != v else v)
-        return b"\3" + struct.pack("<Q", 8) + bits
-    if t is BigInt:
-        n = int(v)
-        raw = n.to_bytes((n if n >= 0 else ~n).bit_length() // 8 + 1, "little", signed=True)  # minimal
-        return b"\4" + struct.pack("<Q", len(raw)) + raw
-    if t is int:
-        return b"\1" + struct.pack("<Q", 8) + struct.pack("<q", v)
-    raw = v.encode("utf-8") if t is str else bytes(v)
-    return (b"\5" if t is str else b"\6") + struct.pack("<Q", len(raw)) + raw
-
-
-@method("int float string bool null bigint uint8array")
-def hash(self, state):  # noqa: A001 - BAML's method name
-    state.m_write(bytearray(_hash_bytes(self)))
-
-
 # ── AEAD ──
 
 _DF = "baml.crypto.DecryptionFailure"

@@ -611,15 +611,16 @@ ANY_CLASS = {"list_fields": list_fields, "find_field": find_field, "get_field": 
              "attributes": lambda refl, v: _meta(refl.decl_meta(_class_of(v)))}
 
 
-def typed_read(refl, recv, name: str, want: tuple, *args):
+def typed_read(refl, recv, name: str, want: tuple, targ, *args):
     """`recv.get<T>(…)`, `recv.find<T>(…)`, `field.value<T>()` where recv's static type is not
-    known: the instance's own method if it has one, else the reflective read checked against T."""
+    known: the instance's own method if it has one (a stdlib handle's, `baml.csv.Record.get<T>`,
+    takes T's TypeArg `targ` first), else the reflective read checked against T."""
     if type(recv) is _FIELD and name == "value":
         owner = recv.f__owner
         return None if owner is None else _read(refl, owner, recv.f_name, want)
     own = getattr(recv, "m_" + name, None) if isinstance(recv, Instance) else None
     if own is not None:
-        return own(*args)
+        return own(targ, *args) if recv._class.fqn.startswith("baml.") else own(*args)
     if isinstance(recv, Instance) and name in ("get", "find"):
         return ANY_CLASS[name](refl, recv, *args, want)
     raise TypeError(f"{type(recv).__name__} has no method {name}")

@@ -130,6 +130,9 @@ def _nested(v) -> str:
     opaque = getattr(t, "BAML_TEXT", None)  # a runtime-owned value (`$rust_type`): `<rust_data>`
     if opaque is not None:
         return opaque
+    text = getattr(v, "baml_text", None)  # a stdlib object (baml.random's generators)
+    if text is not None:
+        return text()
     return _function_text(v)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import base64 as b64
 import binascii
 
-from ..ops import throw_error
+from ..ops import panic, throw_error
 from ._registry import function, method
 
 
@@ -93,7 +93,10 @@ def to_string(self):
 def zeroes(size):
     if size < 0:
         _bad(f"Invalid size {size} for uint8array")
-    return bytearray(size)
+    try:
+        return bytearray(size)
+    except (MemoryError, OverflowError):
+        panic("baml.panics.AllocFailure", message=f"Allocation of {size} bytes for new uint8array failed")
 
 
 @function("uint8array.from_array")
