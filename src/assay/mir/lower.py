@@ -1316,8 +1316,6 @@ class FnLowerer:
         kind = _static_kind(recv_expr)
         if kind == "array" and name == "sum" and _elem_is_float(recv_expr):
             return self.call(ir.Callee("native", "baml._sum_float"), [recv], span=e.span)
-        if name == "hash" and kind in ("array", "map") and len(e.args) == 1:  # containers' `baml.Hash`
-            raise LowerError(e.func.span, f"`{kind}.hash` (structural hashing) is not supported yet")
         pos, kw = self.lower_args(e.args)
         if e.type_args and not kind and name in _TYPED_STD_METHODS:  # `rec.get<int>("age")`
             pos = self.type_arg_consts(len(e.type_args), e) + pos
