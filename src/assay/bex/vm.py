@@ -93,7 +93,7 @@ class Runtime:
         for cname, cfn in {**reflect_std.CONSTRUCTORS, **reflect_session.CONSTRUCTORS}.items():
             self.natives["$" + cname] = _NativeShim("$" + cname, partial(cfn, refl))
         for cname in ("reflect.Package.get_function", "reflect.Package.find_function",
-                      "reflect.Session.eval"):  # with their type argument's descriptor
+                      "reflect.Package.get_global", "reflect.Package.find_global", "reflect.Session.eval"):  # with their type argument's descriptor
             self.natives["$" + cname] = _NativeShim("$" + cname, partial(
                 lambda f, p, want, n: f(refl, p, _literal(want), n), reflect_session.CONSTRUCTORS[cname]))
         self.natives["$bind_targs"] = _NativeShim("$bind_targs", lambda ds, targs: reflect_std.bind_targs(

@@ -1291,8 +1291,11 @@ class FnLowerer:
             owner = "reflect.TypeKind" if isinstance(rt, T.Union) else T.show(rt)
             raise LowerError(e.func.span, f"`{owner}.{name}` is not supported yet")
         if (rt == sreflect.PACKAGE and name in ("get_function", "find_function") or rt == sreflect.SESSION
-                and name == "eval") and len(e.type_args) == 1:
-            want = sreflect.describe(self.resolve(e.type_args[0]))  # `get_function<F>`, `eval<T>`: checked
+                and name == "eval") and len(e.type_args) == 1 or rt == sreflect.PACKAGE and name in (
+                "get_global", "find_global") and len(e.type_args) <= 1:
+            # `get_function<F>`, `eval<T>`, `get_global<T>`: checked against the type (a global's
+            # read without one is not)
+            want = sreflect.describe(self.resolve(e.type_args[0])) if e.type_args else ("prim", "unknown")
             pos, _ = self.lower_args(e.args)
             owner = "Package" if rt == sreflect.PACKAGE else "Session"
             return self.native(f"$reflect.{owner}.{name}", recv, ir.Const(repr(want)), *pos, span=e.span)

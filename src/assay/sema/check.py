@@ -1515,6 +1515,7 @@ class Checker(LlmChecks):
         return T.optional(r) if ast.chain_end(e) and r is not UNKNOWN else r
 
     def call_type(self, e, expected):
+        unexpected = self.no_expected is e  # nothing expects a type of the result (E0002)
         f = e.func
         if not e.type_args and isinstance(f, ast.Field) and isinstance(f.obj, ast.Name) \
                 and getattr(f.obj, "type_args", None) and self.lookup_var(f.obj.name) is None \
@@ -1599,6 +1600,9 @@ class Checker(LlmChecks):
                     if isinstance(ft, NativeFuncT):
                         self.effects.sites[id(e)] = ("type", ft.throws or NEVER)
                         self.check_args(e, ft.params, {}, native=not ft.strict)
+                        if tb == sreflect.PACKAGE and f.name in ("get_global", "find_global") \
+                                and not e.type_args and unexpected:
+                            self.err(e.span, "E0002", "cannot infer type parameter `T`")  # `<T>(name)`
                         r = ft.ret
                         if ft.open is not None and T.has_tvar(ft.open.ret):
                             r = T.subst(ft.open.ret, _lambda_results(ft.open, e))

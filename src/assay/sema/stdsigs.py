@@ -466,8 +466,6 @@ pending.union(others: unknown) -> unknown
 pending.resolved() -> unknown
 pending.meta(alias: unknown = null, description: unknown = null, docstring: unknown = null, other: unknown = null) -> unknown
 package.globals() -> unknown
-package.get_global(name: string) -> unknown
-package.find_global(name: string) -> unknown
 package.tests() -> unknown
 package.diagnostics() -> unknown
 package.with_types(types: unknown) -> unknown

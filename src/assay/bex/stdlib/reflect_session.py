@@ -23,7 +23,7 @@ from .. import ops
 from ..values import OMITTED, BamlRaise, RType, RView
 from ._registry import _KIND_OF, METHODS, method
 from .render import render
-from .reflect import _baml_type, _declarations
+from .reflect import _baml_type, _declarations, describe_value
 
 EVAL_FN = "__session_eval"
 _HEAD = f"function {EVAL_FN}() -> unknown {{\n"
@@ -255,19 +255,38 @@ def package_current(refl) -> RPackage:
     return RPackage(refl.package)
 
 
+def _global_items(pkg: RPackage) -> dict:
+    """The package's `const` globals: `root.<namespace>.NAME` → its declaration."""
+    return {"root." + fd.fqn.removeprefix("user."): fd for fd in pkg.program.index.functions.values()
+            if getattr(fd.decl, "is_global", False)}
+
+
 @method("package", "globals")
 def globals_(self: RPackage) -> dict:
-    return {}  # a global is a `const` declaration, which Assay does not compile yet
+    return {key: self.program.runtime.global_value(fd.fqn) for key, fd in _global_items(self).items()}
 
 
-@method("package")
-def find_global(self: RPackage, name: str):
-    return None
+def _global_key(name: str) -> str:
+    return name if name.startswith("root.") else "root." + name
 
 
-@method("package")
-def get_global(self: RPackage, name: str):
-    _not_found("global", name)
+def find_global(refl, pkg: RPackage, want: tuple, name: str):
+    """`find_global<T>(name)` (`ns.NAME` or `root.ns.NAME`): its value, checked against T."""
+    fd = _global_items(pkg).get(_global_key(name))
+    if fd is None:
+        return None
+    v = pkg.program.runtime.global_value(fd.fqn)
+    if not refl.fits(v, want):
+        shown = R.render(describe_value(v, refl), refl.names)
+        ops.throw_error("reflect.errors.TypeMismatch", message=f"global `{name}` has type "
+                        f"`{shown}`, expected `{R.render(want, refl.names)}`")
+    return v
+
+
+def get_global(refl, pkg: RPackage, want: tuple, name: str):
+    if _global_key(name) not in _global_items(pkg):
+        _not_found("global", name)
+    return find_global(refl, pkg, want, name)
 
 
 @method("package")
@@ -400,4 +419,5 @@ def session_eval(refl, session: RSession, want: tuple, source: str):
 
 CONSTRUCTORS = {"reflect.Package.compile": package_compile, "reflect.Package.current": package_current, "reflect.Session.new": session_new,
                 "reflect.Package.get_function": get_function, "reflect.Package.find_function": find_function,
+                "reflect.Package.get_global": get_global, "reflect.Package.find_global": find_global,
                 "reflect.Session.eval": session_eval}
