@@ -572,6 +572,8 @@ class Checker(LlmChecks):
             self.no_expected = s.value
             t = self.soft_expr(s.value) if s.type is None and isinstance(pat, ast.PBind) else \
                 self.expr(s.value, UNKNOWN)
+            if isinstance(t, NativeFuncT) and isinstance(pat, ast.PBind):
+                self.unspecialized_native(s.value, pat.name)
         if s.else_block is not None:
             self.block(s.else_block, UNKNOWN)
         elif isinstance(pat, ast.PLit) or (isinstance(pat, ast.PArray) and (
@@ -605,6 +607,16 @@ class Checker(LlmChecks):
             self.err(val.span, "E0001", f"generic function `{val.name}` needs concrete type "
                      f"arguments before it can be stored in `{name}`. Specialize it explicitly, "
                      f"for example `{val.name}<int>`")
+
+    def unspecialized_native(self, val, name: str) -> None:
+        """`let f = xs.map`: a generic builtin method stored without the type arguments its
+        own type parameters need (E0001, as for a generic function)."""
+        ot = getattr(getattr(val, "obj", None), "ty", None)
+        tb = T.base(ot) if ot is not None else None
+        kind = _KIND_OF.get(type(tb)) or _KIND_OF.get(tb) if tb is not None else None
+        if isinstance(val, ast.Field) and stdsigs.METHODS.get(kind, {}).get(val.name, "").startswith("<"):
+            self.err(val.span, "E0001", f"generic function `{val.name}` needs concrete type arguments "
+                     f"before it can be stored in `{name}`")
 
     def unpinned_let(self, v: Var, val) -> None:
         """E0155: an empty `[]` / `{}` (also inside a literal of empties) bound without a type
