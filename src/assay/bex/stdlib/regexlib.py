@@ -8,7 +8,7 @@ import regex as _regex
 from ...syntax import rxsyntax
 from ..ops import BUILTIN_CLASSES, make_builtin
 from ..values import OMITTED, BamlRaise, ClassInfo, EnumInfo
-from ._registry import STD_ENUMS, function, method
+from ._registry import STD_ENUMS, function
 
 for _name, _fields in (("Group", ["text", "start", "end"]),
                        ("Match", ["text", "start", "end", "groups", "named"]),
@@ -172,8 +172,7 @@ def _replace_all_template(self, haystack, template):
 
 
 for _fn in (has_match, match_once, match_all, match_full, split, _replace_template, _replace_all_template):
-    method("regex")(_fn)  # as sema declares it
-    setattr(_REGEX, "m_" + _fn.__name__, _fn)  # dispatched as the class's own methods
+    setattr(_REGEX, "m_" + _fn.__name__, _fn)  # a stdlib class's methods live on its class
 
 
 def _replace(h: Handle, text: str, template: str, count: int) -> str:
