@@ -6,6 +6,8 @@ is callable from BAML; its exceptions become `baml.errors.HostCallable`."""
 from __future__ import annotations
 
 import enum
+import functools
+import types
 import threading
 import traceback
 
@@ -23,7 +25,7 @@ from .compiler import Program, SourceError, compile_sources, describe_error, dis
 from .llm.handler import LlmHandler
 from .mir import typetest
 from .bex.stdlib import reflect as reflect_std
-from .sema.reflect import describe
+from .sema.reflect import UNKNOWN, describe
 from .sema.types import show as show_type
 from .source import CompileError, SourceFile
 from .syntax import ingot as _ingot
@@ -307,7 +309,7 @@ class BamlProgram:
                     continue
             raise ArgumentError(f"argument `{where}`: {jsonvalue.display(v)} does not fit {typetest.show(t)}")
         if k == "any":
-            return self._guess(v)
+            return self._unknown_arg(v)
         if k == "json":
             return self._json(v, where)
         if k == "float" and type(v) is int and not isinstance(v, bool):
@@ -363,7 +365,7 @@ class BamlProgram:
             if isinstance(name, str) and name in e.variants and (k == "enum" or name == t[2]):
                 return e.variants[name]
         elif k == "function" and callable(v):
-            return self.host(v)
+            return self.host(v, sig=t[1])
         raise ArgumentError(f"argument `{where}`: {jsonvalue.display(v)} does not fit {typetest.show(t)}")
 
     def _json(self, v, where: str):
@@ -387,6 +389,16 @@ class BamlProgram:
     def _test_in(self, cdef, texpr):
         generics = {g.name for g in cdef.decl.generics}
         return self._p.type_test(cdef.namespace, texpr, generics)
+
+    def _unknown_arg(self, v):
+        """A value passed where `unknown` is declared: a host callable (a Python function,
+        method or partial) has no function type there to take, and the engine's bridge refuses
+        it; another callable object passes through as an opaque value (docs/deviations.md)."""
+        if isinstance(v, _HOST_FUNCTIONS) and getattr(v, "baml_function", None) is None \
+                and getattr(v, "host_f", None) is None and not is_baml_function(self._p.runtime, v):
+            raise TypeError("host callable cannot be passed where the declared type is `unknown`; "
+                            "expected a function type or `$rust_type`")
+        return self._guess(v)
 
     def _guess(self, v):
         if _is_model(v):
@@ -458,11 +470,13 @@ class BamlProgram:
 
     # ── host callables ──
 
-    def host(self, f, fty=None):
+    def host(self, f, fty=None, sig=None):
         """A Python callable as a BAML function value: it receives what `prog.call` returns
         (plain values, pydantic models, enum members); with the declared function type `fty`,
         its result is checked against the return type (baml.panics.HostContractViolation);
-        its exceptions become baml.errors.HostCallable."""
+        its exceptions become baml.errors.HostCallable. It has the declared function type
+        (`fty`, or the descriptor `sig` where it sits inside a typed value), as the engine's
+        bridge gives it, for `is` and `reflect.Type.of_value`."""
         inner = getattr(f, "baml_function", None)
         if inner is not None:
             return inner  # a BAML function that went out to Python comes back as itself
@@ -473,9 +487,15 @@ class BamlProgram:
             ret = typetest.of(fty.ret)
             shown = show_type(fty.ret, qualified=True)
             arity = len(fty.params)
+            sig = describe(fty)
+            if fty.throws is None:  # a parameter's function type without `throws`: unknown
+                sig = sig[:3] + (UNKNOWN,)
         else:
             arity = -1
-        return _make_host(self, f, arity, ret, shown)
+        h = _make_host(self, f, arity, ret, shown)
+        if sig is not None:
+            h.baml_sig = sig  # its signature to `is` and reflection: the declared type's
+        return h
 
     def _check_return(self, r, t: tuple, shown: str):
         """A host callable's result `r` as the BAML value of its declared return type (test `t`,
@@ -511,6 +531,9 @@ class BamlProgram:
 
     def run_tests(self, pattern: str | None = None, fail_fast: bool = False):
         return self._p.run_tests(pattern, fail_fast)
+
+
+_HOST_FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, functools.partial)
 
 
 def host_callable(f):
@@ -710,7 +733,7 @@ class _Entry:
                 return v if type(v) is py else prog.from_python(v, t, where)
             return conv
         if t == ("any",):
-            return prog._guess
+            return prog._unknown_arg
         return lambda v: prog.from_python(v, t, where)
 
 

@@ -81,6 +81,7 @@ class Runtime:
         self.natives["$handling_exit"] = _NativeShim("$handling_exit", errctx.handling_exit)
         self.natives["$bind_method_or"] = _NativeShim("$bind_method_or", bind_method_or)
         self.natives["$bind_fn"] = _NativeShim("$bind_fn", lambda recv, fn: partial(fn, recv))
+        self.natives["$builtin_at"] = _NativeShim("$builtin_at", builtin_at)
         self.natives["$array_slice"] = _NativeShim("$array_slice", lambda a, s, e: a[s:e])
         # reflection: type values share the program's Reflector (set by the compiler)
         self.reflection = reflect_std.Reflection(None, self.classes, self.enums, self.function_fqn, self.mir)
@@ -113,6 +114,8 @@ class Runtime:
             d, targs, self._reified_test)(v))
         self.natives["$reified_type_arg"] = _NativeShim("$reified_type_arg", lambda d, targs: self.reified(
             d, targs, self._reified_arg))
+        self.natives["$reified_list"] = _NativeShim("$reified_list", lambda xs, d, targs: typed_list(
+            xs, self.reified(d, targs, typetest.of)))
         self._lock = threading.RLock()  # lazy compilation and space creation, across threads
         self.trace_lines: dict = {}  # generated code object → (fqn, file, BAML line per Python line)
         self.plain = CodeSpace(self, ())
@@ -241,6 +244,9 @@ class Runtime:
     def function_fqn(self, v) -> tuple[str, bool] | None:
         """The BAML function a function value runs, and whether it is a method bound to its
         receiver (None: a host callable or a builtin method)."""
+        if isinstance(v, partial) and len(v.args) == 1:  # a function bound to its receiver (`$bind_fn`)
+            got = self.function_fqn(v.func)
+            return (got[0], True) if got is not None else None
         bound = isinstance(v, MethodType)
         f = v.__func__ if bound else v
         if isinstance(f, (_Stub, _LazyMethod)):
@@ -304,6 +310,10 @@ class Runtime:
             want = (typetest.key(t[1]), typetest.key(t[2]))
             if want == (("any",), ("any",)):
                 return lambda v: isinstance(v, dict)
+            if ("any",) in want:  # `map<string, T>` of a generic rule: any recorded type fits T
+                return lambda v: (all(w == ("any",) or a == w for a, w in zip(elem_key(v.elem), want))
+                                  if type(v) is TypedMap else
+                                  type(v) is dict and all(kp(ops.unkey(a)) and vp(b) for a, b in v.items()))
             return lambda v: (elem_key(v.elem) == want if type(v) is TypedMap else
                               type(v) is dict and all(kp(ops.unkey(a)) and vp(b) for a, b in v.items()))
         if k in ("arrays", "maps"):  # the element type it recorded, else the first of the
@@ -699,11 +709,16 @@ def bind_method(recv, name: str):
     m = getattr(recv, "m_" + name, None)
     if m is not None:
         return m
-    native = METHODS.get(_KINDS.get(type(recv), ""), {}).get(name)
-    fn = native.fn if native is not None else _every_value_method(name)
-    if fn is None:
-        raise TypeError(f"{type(recv).__name__} has no method {name}")
-    return partial(fn, recv)
+    kind = _KINDS.get(type(recv), "")
+    native = METHODS.get(kind, {}).get(name)
+    if native is None:
+        fn = _every_value_method(name)
+        if fn is None:
+            raise TypeError(f"{type(recv).__name__} has no method {name}")
+        return partial(fn, recv)
+    bound = partial(native.fn, recv)
+    bound.baml_native = (kind, name)  # its signature at run time (Reflection.native_sig)
+    return bound
 
 
 def _every_value_method(name: str):
@@ -714,6 +729,15 @@ def _every_value_method(name: str):
         return every
     native = METHODS["null"].get(name) if name in ("eq", "neq") else None
     return native.fn if native is not None else None
+
+
+def builtin_at(f, name: str, targs: tuple, *type_args):
+    """`$builtin_at`: stdlib function `name` (native `f`) as a value at type arguments `targs`
+    (`string.from<int>`); a native that receives its type arguments gets `type_args` first."""
+    def at(*args):
+        return f(*type_args, *args)
+    at.baml_native_at = (name, targs)
+    return at
 
 
 def bind_method_or(recv, name: str, fn):
@@ -1005,6 +1029,8 @@ def specialize(f, n: int, targs: tuple):
         def specialized(*args):
             return f(*args, *(OMITTED,) * (n - len(args)), targs)
     specialized.baml_targs = targs
+    if isinstance(f, MethodType):  # its class's type arguments: its receiver's (targs_of)
+        specialized.baml_self = f.__self__
     return specialized
 
 

@@ -709,7 +709,15 @@ class FnLowerer:
                 return ir.Const(ir.FnRef(enum.methods[path[-1]].fqn))
         name = ".".join(path)
         if name in self.prog.builtins:
-            return ir.Const(ir.FnRef(name, builtin=True))
+            f = ir.Const(ir.FnRef(name, builtin=True))
+            if getattr(e, "type_args", None):  # `string.from<int>`: it keeps them
+                targs = [self.resolve(ta) for ta in e.type_args]
+                descs = tuple(sreflect.describe(t, self.tparams) for t in targs)
+                own = self.targs() if sreflect.has_tvar(descs) else ir.Const(None)
+                typed = [self.type_arg_const(t, e) for t in targs[:self.prog.builtins[name].type_params]]
+                return self.native("$builtin_at", f, ir.Const(name), self.native(
+                    "$bind_targs", ir.Const(repr(descs)), own), *typed, span=e.span)
+            return f
         found = self.prog.lookup_type(self.namespace, path)
         if isinstance(found, ir.VariantConst):
             return ir.Const(found)
@@ -767,7 +775,7 @@ class FnLowerer:
             bound = self.to_temp(ir.BoundMethod(obj, e.name), e.span)
             n = len(m.decl.params) if self.prog.reifying(m) else -1
             return self.native("$specialize", bound, ir.Const(n), self.targs_for(m, e), span=e.span)
-        if e.name in self.prog.field_names and not _fieldless(e.obj):
+        if e.name in self.prog.field_names and not _fieldless(e.obj, e.name):
             read = lambda o: ir.Load(ir.FieldPlace(o, e.name))  # noqa: E731
         else:
             read = lambda o: ir.BoundMethod(o, e.name)  # noqa: E731
@@ -809,7 +817,11 @@ class FnLowerer:
 
     def expr_ArrayLit(self, e):
         items = [self.lower_expr(x) for x in e.items]
-        return self.to_temp(ir.ArrayAgg(items, _recorded_elem(e)), e.span)
+        arr = self.to_temp(ir.ArrayAgg(items, _recorded_elem(e)), e.span)
+        desc = self.reified(e.ty.elem) if getattr(e, "reify_elem", False) and isinstance(e.ty, T.Arr) else None
+        if desc is not None:  # `[]` as a `T[]`: it records T's type argument
+            return self.native("$reified_list", arr, ir.Const(repr(desc)), self.targs(), span=e.span)
+        return arr
 
     def expr_MapLit(self, e):
         entries = [(self.lower_expr(k), self.lower_expr(v)) for k, v in e.entries]
@@ -1793,8 +1805,11 @@ def _is_bool(e) -> bool:
     return (isinstance(e, ast.Unary) and e.op == "!") or _static_kind(e) == "bool"
 
 
-def _fieldless(obj: ast.Expr) -> bool:
-    """Is `obj` statically a string, number, container…: a value whose members are all methods
-    (`s.length` is then the bound method, though some class has a field named `length`)?"""
+def _fieldless(obj: ast.Expr, name: str) -> bool:
+    """Is `obj` statically a string, number, container… (a value whose members are all methods),
+    or an instance of a class without a field `name`: `obj.name` is then the bound method, though
+    some class has a field named `name`?"""
     tb = T.base(obj.ty) if getattr(obj, "ty", None) is not None else None
+    if isinstance(tb, T.ClassT):  # a class with no field of that name: its method
+        return not any(f.name == name for f in tb.cls.fields)
     return isinstance(tb, (T.Prim, T.Arr, T.MapT)) and tb not in (T.UNKNOWN, T.NEVER, T.VOID)

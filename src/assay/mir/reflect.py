@@ -119,6 +119,8 @@ def reified_names(n, names: set) -> set:
                 return set(names)
     elif isinstance(n, (ast.Name, ast.Field)):
         tes += getattr(n, "type_args", None) or ()  # `id<T>` as a value
+    elif isinstance(n, ast.ArrayLit) and getattr(n, "reify_elem", False):
+        return set(names)  # `[]` as a `T[]` records T (which one is not said)
     return {x.path[0] for te in tes for x in walk(te)
             if isinstance(x, ast.TName) and len(x.path) == 1 and x.path[0] in names}
 

@@ -119,6 +119,7 @@ class Checker(LlmChecks):
         self.cur_fd: FunctionDef | None = None
         self.effects = Effects()
         self.generics: set[str] = set()
+        self.callee_tvars = False  # checking an argument whose expected type has the callee's type parameters
         self.bounds: dict[str, list[T.Type]] = {}  # type parameter → its `extends` bounds
         self.scopes: list[dict[str, Var]] = []
         self.facts: dict[Var, T.Type] = {}
@@ -931,6 +932,8 @@ class Checker(LlmChecks):
         if isinstance(exp, Arr) and exp.elem is T.JSON:
             e.records = True  # built as `json[]`, as the engine records it
         if isinstance(exp, Arr):
+            if T.has_tvar(exp.elem) and not self.callee_tvars:  # not a callee's type parameter
+                e.reify_elem = True  # a `T[]`: it records T's type argument (mir/lower.py)
             for it in e.items:
                 self.expect(it, exp.elem)
             return exp if exp.elem is not UNKNOWN or not e.items else Arr(
@@ -1142,7 +1145,10 @@ class Checker(LlmChecks):
             return UNKNOWN
         self.path_root = e.obj
         ot = self.expr(e.obj, UNKNOWN)
-        return self.member(e, ot, e.name, e.optional, call=False)
+        t = self.member(e, ot, e.name, e.optional, call=False)
+        if isinstance(t, NativeFuncT) and isinstance(T.base(ot), (Arr, MapT)):
+            self.escape(e.obj)  # `xs.push` as a value: its signature shows xs's element type
+        return t
 
     def member(self, e, ot: T.Type, name: str, optional: bool, call: bool):
         """Type of `ot.name` (a method's FuncT for methods)."""
@@ -1498,8 +1504,8 @@ class Checker(LlmChecks):
                 self.needless_chain(e, ft, r, f"`{r}{whole[len(r) + 2:]}`", f"`{whole}`")
         if fd is not None and not isinstance(ft, NativeFuncT):
             gens = interfaces.call_generics(fd)
-            if gens and not e.type_args and self.no_expected is e:
-                self.uninferable(e, fd)
+            if gens and not e.type_args:
+                self.uninferable(e, fd, with_ret=self.no_expected is not e)
             if e.type_args and len(e.type_args) != len(gens) and (fd.owner is None or len(gens) > len(fd.decl.generics)):
                 self.err(e.span, "E0005", f"function `{fd.decl.name}` expects "
                          f"{len(gens)} type argument(s), got {len(e.type_args)}")
@@ -1591,11 +1597,12 @@ class Checker(LlmChecks):
             self.err(hole, "E0155", "type annotations needed")
         return self.soft_expr(o)
 
-    def uninferable(self, e: ast.Call, fd: FunctionDef) -> None:
-        """E0002: a type parameter no parameter mentions, with no expected result to fix it."""
-        ps = self.sig(fd)[0]
+    def uninferable(self, e: ast.Call, fd: FunctionDef, with_ret: bool = False) -> None:
+        """E0002: a type parameter no parameter mentions, with no expected result to fix it
+        (`with_ret`: there is one, but the result's type does not mention it either)."""
+        ps, ret = self.sig(fd)
         for g in interfaces.call_generics(fd):
-            if not any(_mentions(p[1], g.name) for p in ps):
+            if not any(_mentions(p[1], g.name) for p in ps) and not (with_ret and _mentions(ret, g.name)):
                 self.err(e.span, "E0002", f"cannot infer type parameter `{g.name}`")
                 return
 
@@ -1724,7 +1731,10 @@ class Checker(LlmChecks):
                     got[npos] = True
                     if T.has_tvar(pt):
                         self.escape(a.value)
-                    self.expect(a.value, T.subst(pt, env) if T.has_tvar(pt) else pt)
+                    want = T.subst(pt, env) if T.has_tvar(pt) else pt
+                    save, self.callee_tvars = self.callee_tvars, self.callee_tvars or T.has_tvar(want)
+                    self.expect(a.value, want)
+                    self.callee_tvars = save
                 else:
                     bad = True
                     self.expr(a.value, UNKNOWN)
@@ -1739,7 +1749,10 @@ class Checker(LlmChecks):
                     pt = params[i][1]
                     if T.has_tvar(pt):
                         self.escape(a.value)
-                    self.expect(a.value, T.subst(pt, env) if T.has_tvar(pt) else pt)
+                    want = T.subst(pt, env) if T.has_tvar(pt) else pt
+                    save, self.callee_tvars = self.callee_tvars, self.callee_tvars or T.has_tvar(want)
+                    self.expect(a.value, want)
+                    self.callee_tvars = save
         nargs = len(e.args)
         if native:
             if bad and not any(a.name is not None for a in e.args):

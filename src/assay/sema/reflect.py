@@ -21,7 +21,11 @@ from __future__ import annotations
 
 import json
 
+from ..source import SourceFile
 from ..syntax import ast
+from ..syntax.parser import parse_type
+from . import stdsigs
+from .interfaces import DISPATCH
 from . import types as T
 from .program import ClassDef, EnumDef, ProgramIndex
 
@@ -609,6 +613,7 @@ class Reflector:
         inferred unions in the engine's order). `tvars`: type parameters as ('tvar', k), k
         over the owner class's then the function's own (a lambda's: its maker's), not unknown."""
         base, _, lam = fqn.partition(".<lambda@")
+        base = base.split(DISPATCH)[0]  # an interface's dispatcher: the interface's method
         fdef = self.index.functions.get(base)
         body = fdef.decl.body if fdef is not None else self.test_bodies.get(base)
         if body is None:
@@ -641,6 +646,29 @@ class Reflector:
         return describe(T.FuncT(ps, ret, thrown if thrown is not None else T.UNKNOWN),
                         _tparams(fdef) if tvars else ())
 
+    def native_desc(self, kind: str | None, name: str, recv: tuple | None = None, targs: tuple = ()) -> tuple:
+        """The run-time signature of a builtin's method `name` of receiver `kind` (`recv` the
+        receiver's descriptor) or, kind None, of stdlib function `name` (at type arguments
+        `targs`: `string.from<int>`), from its declaration in sema/stdsigs.py: the receiver's
+        type variables bound (Self; T of an array; K and V of a map), type parameters not given
+        unknown. What it throws is declared only for the `baml.json` functions (BAML code in the
+        engine's stdlib); a native's says `throws never` at run time, whatever it raises."""
+        text = (stdsigs.METHODS.get(kind, {}) if kind else stdsigs.FUNCTIONS).get(name)
+        t, gens = _native_type(text, self.resolver) if text else (None, ())
+        if t is None:
+            return UNKNOWN
+        if not (kind is None and name.startswith("baml.json.")):
+            t = T.FuncT(t.params, t.ret, None)
+        d = describe(t, (_RECV_VARS if kind else ()) + gens)
+        if not has_tvar(d):
+            return d
+        if kind is None:
+            return subst(d, tuple(targs))
+        recv = recv or UNKNOWN
+        elem = recv[1] if recv[0] == "array" else UNKNOWN
+        key, val = recv[1:3] if recv[0] == "map" else (UNKNOWN, UNKNOWN)
+        return subst(d, (recv, elem, key, val) + tuple(targs))
+
     @staticmethod
     def _lambda(body, fqn: str):
         """The lambda a fqn names by its position (`….<lambda@3:9>`, the innermost)."""
@@ -650,6 +678,61 @@ class Reflector:
             if isinstance(n, ast.Lambda) and n.span.line_col == (line, col):
                 return n
         return None
+
+
+_RECV_VARS = ("Self", "T", "K", "V")  # a builtin method's receiver's type variables
+_NATIVE_TYPES: dict = {}  # a stdsigs signature's text → its FuncT (None: not one)
+
+
+def _native_type(text: str, resolver) -> tuple:
+    """A stdlib signature (`<U>(f: (T) -> U, n: int = 1) -> U[] throws E`) as (a FuncT over
+    its type variables, a defaulted parameter optional, or None; its own type parameters)."""
+    if text in _NATIVE_TYPES:
+        return _NATIVE_TYPES[text]
+    own: tuple = ()
+    sig = text.strip()
+    if sig.startswith("<"):
+        j = sig.index(">")
+        own = tuple(g.strip() for g in sig[1:j].split(","))
+        sig = sig[j + 1:].strip()
+    gens = set(_RECV_VARS) | {"U", "E", "A"} | set(own)
+    params, rest = _split_params(sig)
+    written = ", ".join(f"{n}: {ty}" for n, ty, _ in params)
+    te, diags = parse_type(SourceFile("<stdlib>", f"({written}){rest}"))
+    t = None
+    if te is not None and not diags and isinstance(te, ast.TFunc):
+        ft = resolver.resolve(te, None, frozenset(gens))
+        if isinstance(ft, T.FuncT):
+            t = T.FuncT(tuple((n, p, d) for (n, p, _), (_, _, d) in zip(ft.params, params)), ft.ret, ft.throws)
+    _NATIVE_TYPES[text] = (t, own)
+    return t, own
+
+
+def _split_params(sig: str) -> tuple[list, str]:
+    """`(a: int, b: T = x) -> R` as ([(name, type text, has a default)], ` -> R`)."""
+    depth, cur, parts, i = 0, "", [], 1
+    while i < len(sig):
+        ch = sig[i]
+        if ch == "-" and sig.startswith("->", i):
+            cur += "->"
+            i += 2
+            continue
+        depth += ch in "(<[{"
+        depth -= ch in ")>]}"
+        if depth < 0 or (ch == "," and depth == 0):
+            parts.append(cur)
+            cur = ""
+            if depth < 0:
+                break
+        else:
+            cur += ch
+        i += 1
+    out = []
+    for part in filter(str.strip, parts):
+        name, _, ty = part.partition(":")
+        ty, eq, _ = ty.partition(" = ")
+        out.append((name.strip(), ty.strip(), bool(eq)))
+    return out, sig[i + 1:]
 
 
 def _tparams(fdef) -> tuple:

@@ -12,7 +12,7 @@ import re
 from ...sema import reflect as R
 from .. import ops
 from ..values import OMITTED, BigInt, Instance, RType, RView, TypedList, TypedMap, Variant
-from ._registry import _KIND_OF, METHODS, method
+from ._registry import _KIND_OF, FUNCTIONS, METHODS, method
 
 
 METHODS.setdefault("type", {})
@@ -581,15 +581,17 @@ class Reflection:
         self.fits = None  # (value, descriptor) → does the value have that type (set by the VM)
         self.runtime: dict = {}  # fqn → rows of a class or enum made at run time (`reflect.Class.new`)
         self.runtime_names: dict = {}  # … and the name it renders as
+        self._natives: dict | None = None  # a stdlib function's native → its qualified name
 
     def function_desc(self, v, tvars: bool = False) -> tuple:
         """A BAML function value's signature (a bound method's without `self`)."""
         got = self.function_fqn(v)
         if got is None:
-            return R.UNKNOWN
-        mir = self.mir.get(got[0])
-        ret = mir.locals[0].ty if mir is not None else None
-        return self.program.function_desc(got[0], got[1], ret, tvars=tvars)
+            return self.native_sig(v) or R.UNKNOWN
+        own = self._own_sig(got)
+        if tvars:  # its type parameters left open
+            return own
+        return R.subst(own, self.targs_of(v, open_=False)) if R.has_tvar(own) else own
 
     def declared(self, v) -> tuple:
         """A function value's declared name and doc comment ((None, None) for a lambda)."""
@@ -599,32 +601,63 @@ class Reflection:
             return None, None
         return fdef.decl.name, fdef.decl.doc
 
-    def fn_is(self, v, sig: tuple) -> bool:
-        """Run-time `v is <function type sig>`: v's own signature within it; a value whose
-        signature Assay does not know (a host callable, a builtin's method) fits any."""
-        got = self.function_fqn(v)
-        if got is None or self.program is None:
-            return True
+    def _own_sig(self, got: tuple) -> tuple:
+        """The signature of function `got` = (fqn, bound), its type parameters ('tvar', k)."""
         own = self._sigs.get(got)
         if own is None:
             mir = self.mir.get(got[0])
             ret = mir.locals[0].ty if mir is not None else None
             own = self._sigs[got] = self.program.function_desc(got[0], got[1], ret, tvars=True)
+        return own
+
+    def fn_is(self, v, sig: tuple) -> bool:
+        """Run-time `v is <function type sig>`: v's own signature within it; a value whose
+        signature Assay does not know (a host callable passed untyped) fits any."""
+        if self.program is None:
+            return True
+        got = self.function_fqn(v)
+        if got is None:
+            own = self.native_sig(v)  # known throws: unknown here is the declared type's
+            return own is None or (R.fn_within(own, sig, self.implements)
+                                   and R.within(own[3], sig[3], self.implements))
+        own = self._own_sig(got)
         if own == R.UNKNOWN:
             return True
         if R.has_tvar(own):
             own = R.subst(own, self.targs_of(v))
         return R.fn_within(own, sig, self.implements)
 
-    def targs_of(self, v) -> tuple:
+    def native_sig(self, v) -> tuple | None:
+        """The signature of a callable that is no BAML function: a builtin's method bound to its
+        receiver (`"s".length`), a stdlib function (`baml.json.stringify`), or a host callable
+        passed where a function type is declared (it has that type, as the engine's bridge
+        gives it); None for any other (a host callable passed untyped)."""
+        sig = getattr(v, "baml_sig", None)
+        if sig is not None:
+            return sig
+        bound = getattr(v, "baml_native", None)
+        if bound is not None:
+            return self.program.native_desc(bound[0], bound[1], describe_value(v.args[0], self))
+        at = getattr(v, "baml_native_at", None)  # `string.from<int>`: at its type arguments
+        if at is not None:
+            return self.program.native_desc(None, at[0], None, at[1])
+        if self._natives is None:
+            self._natives = {n.fn: q for q, n in FUNCTIONS.items()}
+        try:
+            name = self._natives.get(v)
+        except TypeError:  # an unhashable callable
+            return None
+        return self.program.native_desc(None, name) if name is not None else None
+
+    def targs_of(self, v, open_: bool = True) -> tuple:
         """The type arguments a function value's signature is at, as far as it shows them:
         a bound method's class's from its receiver, a specialized generic function's
-        (`id<int>`) its own; the others left open (('tvar', k))."""
-        bound = getattr(v, "__self__", None)
+        (`id<int>`) its own; the others left open (('tvar', k)), or unknown (`open_` False)."""
+        bound = getattr(v, "__self__", None) or getattr(v, "baml_self", None)
         recv = getattr(bound, "_targs", None) if isinstance(bound, Instance) else None
         known = tuple(from_test(a) for a in _parse_targs(recv)) if recv else ()
         known += getattr(v, "baml_targs", None) or ()
-        return known + tuple(("tvar", k) for k in range(len(known), 16))
+        return known + tuple(("tvar", k) for k in range(len(known), 16)) if open_ else known
 
     @property
     def names(self) -> dict | None:
