@@ -18,8 +18,7 @@ class Native:
     type_params: int = 0  # leading arguments that are its type arguments (ir.TypeArg → TypeArg)
 
 
-KINDS = ("int", "float", "string", "bool", "null", "array", "map", "uint8array", "bigint",
-         "regex")  # regex: a `baml.regex.Regex` (bex/stdlib/regexlib.py)
+KINDS = ("int", "float", "string", "bool", "null", "array", "map", "uint8array", "bigint")
 METHODS: dict[str, dict[str, Native]] = {k: {} for k in KINDS}
 FUNCTIONS: dict[str, Native] = {}
 

@@ -3,12 +3,15 @@
 Offsets are code points (Python's string indices), as the engine reports them."""
 from __future__ import annotations
 
+import inspect
+from functools import partial
+
 import regex as _regex
 
 from ...syntax import rxsyntax
 from ..ops import BUILTIN_CLASSES, make_builtin
 from ..values import OMITTED, BamlRaise, ClassInfo, EnumInfo
-from ._registry import STD_ENUMS, function, method
+from ._registry import STD_ENUMS, function
 
 for _name, _fields in (("Group", ["text", "start", "end"]),
                        ("Match", ["text", "start", "end", "groups", "named"]),
@@ -171,9 +174,26 @@ def _replace_all_template(self, haystack, template):
     return _replace(self.f__handle, haystack, template, -1)
 
 
+class _Method:
+    """A `Regex` method on its class (a stdlib class's methods live there): bound to a regex,
+    it carries what a call with named arguments and reflection read (`baml_params`, the
+    signature's key in sema/stdsigs.py)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.params = list(inspect.signature(fn).parameters)[1:]
+        self.key = ("regex", fn.__name__)
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self.fn
+        bound = partial(self.fn, obj)
+        bound.baml_params, bound.baml_native = self.params, self.key
+        return bound
+
+
 for _fn in (has_match, match_once, match_all, match_full, split, _replace_template, _replace_all_template):
-    method("regex")(_fn)  # as sema declares it
-    setattr(_REGEX, "m_" + _fn.__name__, _fn)  # dispatched as the class's own methods
+    setattr(_REGEX, "m_" + _fn.__name__, _Method(_fn))
 
 
 def _replace(h: Handle, text: str, template: str, count: int) -> str:
