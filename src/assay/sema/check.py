@@ -2112,6 +2112,9 @@ class Checker(LlmChecks):
             scope[p.name] = Var(p.name, pt)
         ret = self.resolve(e.ret) if e.ret is not None else UNKNOWN
         throws = _loose(self.resolve(e.throws)) if e.throws is not None else None
+        if throws is None and isinstance(exp, FuncT) and exp.throws is not None and \
+                (exp.throws is NEVER or _sure_scrutinee(exp.throws)):
+            throws = exp.throws  # a lambda where `(…) -> R throws E` is expected may throw only E
         if throws is not None:
             self.effects.declared[id(e)] = throws
             if _is_unknown(e.throws):
