@@ -2205,6 +2205,13 @@ class Checker(LlmChecks):
         string` is one union type (it fits when any member may match); an or-pattern of
         literals or variants fits when each alternative may match."""
         alts = p.alts if isinstance(p, ast.POr) else [p]
+        if isinstance(p, ast.PClass) and _sure_scrutinee(st):
+            ct = self.resolve(p.type, report=False)
+            if isinstance(ct, ClassT) and not ct.cls.decl.generics:
+                for name, sub in p.fields:
+                    if sub is not None and ct.cls.field(name) is not None:
+                        self.pattern_fits(sub, self.field_type(ct, name))
+            return
         if isinstance(p, ast.PArray) and _sure_scrutinee(st):
             arrs = [m for m in T.members(st) if isinstance(m, Arr)]
             if not arrs:
@@ -2338,6 +2345,9 @@ class Checker(LlmChecks):
     def missing_cases(self, st: T.Type, arms) -> list[str]:
         """Uncovered parts of `st`, or [] when covered or unsure."""
         pats = []
+        partial = [a.type.path for arm in arms if arm.guard is None for a in (
+            arm.pattern.alts if isinstance(arm.pattern, ast.POr) else [arm.pattern])
+            if isinstance(a, ast.PClass) and not all(sp is None or _irrefutable(sp) for _, sp in a.fields)]
         for arm in arms:
             if arm.guard is not None:
                 continue
@@ -2359,7 +2369,9 @@ class Checker(LlmChecks):
                     pats.append(("type", t))
                 elif isinstance(a, ast.PClass):
                     if not all(sp is None or _irrefutable(sp) for _, sp in a.fields):
-                        return []  # field sub-patterns: exhaustiveness across arms is not tracked
+                        if partial.count(a.type.path) == 1:
+                            continue  # the one pattern of its class that tests fields: not all
+                        return []  # several: exhaustiveness across their fields is not tracked
                     t = self.resolve(a.type, report=False)
                     if t is UNKNOWN:
                         return []
