@@ -1618,6 +1618,12 @@ class Checker(LlmChecks):
                 out[name] = self.value_callee(a.value, t) if isinstance(t, FuncT) else ("type", UNKNOWN)
         return out
 
+    def user_params(self, e: ast.Call) -> bool:
+        """Does `e` call a function of this program by name (its parameters all required)?"""
+        f = e.func
+        return isinstance(f, ast.Name) and self.lookup_var(f.name) is None and isinstance(
+            self.index.items_in(self.ns).get(f.name), FunctionDef)
+
     def args_unknown(self, e) -> None:
         for a in e.args:
             self.expr(a.value, UNKNOWN)
@@ -1645,6 +1651,8 @@ class Checker(LlmChecks):
                 npos += 1
             else:
                 i = names.get(a.name)
+                if i is not None and got[i]:
+                    self.err(e.span, "E0005", f"argument `{a.name}` is given twice")
                 if i is None or not allow_named:
                     unknown_named.append(a.name)
                     self.expr(a.value, UNKNOWN)
@@ -1662,9 +1670,9 @@ class Checker(LlmChecks):
         if bad:
             self.err(e.span, "E0005", f"expected {len(params)} argument(s), got {nargs}")
             return
-        missing = [p[0] for p, g in zip(params, got)
+        missing = [p[0] for p, g in zip(params, got)  # an optional parameter too (`a: int?`)
                    if not g and not p[2] and not T.has_tvar(p[1]) and p[1] is not UNKNOWN
-                   and not assignable(NULL, p[1])]
+                   and (not assignable(NULL, p[1]) or self.user_params(e))]
         if missing:
             if not any(a.name is not None for a in e.args):
                 self.err(e.span, "E0005", f"expected {len(params)} argument(s), got {nargs}")
