@@ -1872,6 +1872,12 @@ class Checker(LlmChecks):
                 out[name] = self.value_callee(a.value, t) if isinstance(t, FuncT) else ("type", UNKNOWN)
         return out
 
+    def user_params(self, e: ast.Call) -> bool:
+        """Does `e` call a function of this program by name (its parameters all required)?"""
+        f = e.func
+        return isinstance(f, ast.Name) and self.lookup_var(f.name) is None and isinstance(
+            self.index.items_in(self.ns).get(f.name), FunctionDef)
+
     def args_unknown(self, e) -> None:
         for a in e.args:
             self.expr(a.value, UNKNOWN)
@@ -1902,6 +1908,8 @@ class Checker(LlmChecks):
                 npos += 1
             else:
                 i = names.get(a.name)
+                if i is not None and got[i]:
+                    self.err(e.span, "E0005", f"argument `{a.name}` is given twice")
                 if i is None or not allow_named:
                     unknown_named.append(a.name)
                     self.expr(a.value, UNKNOWN)
@@ -1922,9 +1930,9 @@ class Checker(LlmChecks):
         if bad:
             self.err(e.span, "E0005", f"expected {len(params)} argument(s), got {nargs}")
             return
-        missing = [p[0] for p, g in zip(params, got)
+        missing = [p[0] for p, g in zip(params, got)  # an optional parameter too (`a: int?`)
                    if not g and not p[2] and not T.has_tvar(p[1]) and p[1] is not UNKNOWN
-                   and not assignable(NULL, p[1])]
+                   and (not assignable(NULL, p[1]) or self.user_params(e))]
         if missing:
             if not any(a.name is not None for a in e.args):
                 self.err(e.span, "E0005", f"expected {len(params)} argument(s), got {nargs}")
@@ -2376,6 +2384,9 @@ class Checker(LlmChecks):
             scope[p.name] = Var(p.name, pt)
         ret = self.resolve(e.ret) if e.ret is not None else UNKNOWN
         throws = _loose(self.resolve(e.throws)) if e.throws is not None else None
+        if throws is None and isinstance(exp, FuncT) and exp.throws is not None and \
+                (exp.throws is NEVER or _sure_scrutinee(exp.throws)):
+            throws = exp.throws  # a lambda where `(…) -> R throws E` is expected may throw only E
         if throws is not None:
             self.effects.declared[id(e)] = throws
             if _is_unknown(e.throws):
@@ -2473,6 +2484,13 @@ class Checker(LlmChecks):
                 self.err(p.type.span, "E0001", "mismatched types", f"expected `{show(st)}`, found `{show(bt)}`")
             return
         alts = p.alts if isinstance(p, ast.POr) else [p]
+        if isinstance(p, ast.PClass) and _sure_scrutinee(st):
+            ct = self.resolve(p.type, report=False)
+            if isinstance(ct, ClassT) and not ct.cls.decl.generics:
+                for name, sub in p.fields:
+                    if sub is not None and ct.cls.field(name) is not None:
+                        self.pattern_fits(sub, self.field_type(ct, name))
+            return
         if isinstance(p, ast.PArray) and _sure_scrutinee(st):
             arrs = [m for m in T.members(st) if isinstance(m, Arr)]
             if not arrs:
@@ -2606,6 +2624,9 @@ class Checker(LlmChecks):
     def missing_cases(self, st: T.Type, arms) -> list[str]:
         """Uncovered parts of `st`, or [] when covered or unsure."""
         pats = []
+        partial = [a.type.path for arm in arms if arm.guard is None for a in (
+            arm.pattern.alts if isinstance(arm.pattern, ast.POr) else [arm.pattern])
+            if isinstance(a, ast.PClass) and not all(sp is None or _irrefutable(sp) for _, sp in a.fields)]
         for arm in arms:
             if arm.guard is not None:
                 continue
@@ -2627,7 +2648,9 @@ class Checker(LlmChecks):
                     pats.append(("type", t))
                 elif isinstance(a, ast.PClass):
                     if not all(sp is None or _irrefutable(sp) for _, sp in a.fields):
-                        return []  # field sub-patterns: exhaustiveness across arms is not tracked
+                        if partial.count(a.type.path) == 1:
+                            continue  # the one pattern of its class that tests fields: not all
+                        return []  # several: exhaustiveness across their fields is not tracked
                     t = self.resolve(a.type, report=False)
                     if t is UNKNOWN:
                         return []
