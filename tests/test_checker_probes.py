@@ -41,6 +41,7 @@ KNOWN: dict[str, str] = {
     "envref_r2": "operators on `env.NAME` (a `baml.env.Ref`) are not checked",
     "envref_r9": "patterns over a `baml.env.Ref` scrutinee are not checked",
     "envref_r12": "patterns over a `baml.env.Ref` scrutinee are not checked",
+    "hunt3_tv_t4": "members of a type parameter bounded by a stdlib interface are not checked (E0007)",
     "hunt3_pt_p7": "array patterns are not part of the exhaustiveness check (E0062, missing `[_]`)",
 }
 
