@@ -30,19 +30,7 @@ _DIAG = re.compile(r"""(?:^|\\n|['"])(\w+)\.baml:(\d+):(\d+)(?:-\d+:\d+)? error\
 
 # programs where Assay still differs from the engine: name -> why (each must still differ)
 KNOWN: dict[str, str] = {
-    "unreachable_un2_m2": "a guard after every case is covered sees its variable as `never` (E0004)",
-    "throws2_t8": "what a function's callbacks throw is not taken from the call's arguments",
-    "more_y5": "stdlib types such as `baml.ops.Ordering` are unknown to the checker (sort_by's callback)",
-    "more_y9": "a declared `unknown` is the checker's own don't-know type: operators on it are not E0004",
-    "flow_w20": "after an assignment a variable of a union type is not narrowed to the assigned type",
-    "spawn_s12": "a future's value type is not tracked (`await` of a spawn is unknown)",
-    "assigned_a6": "after an assignment a variable is not narrowed to the assigned value's type",
-    "variants_v_o": "a type argument is not inferred from a later assignment of the result (E0002)",
-    "envref_r2": "operators on `env.NAME` (a `baml.env.Ref`) are not checked",
-    "envref_r9": "patterns over a `baml.env.Ref` scrutinee are not checked",
-    "envref_r12": "patterns over a `baml.env.Ref` scrutinee are not checked",
     "hunt3_tv_t4": "members of a type parameter bounded by a stdlib interface are not checked (E0007)",
-    "hunt3_pt_p7": "array patterns are not part of the exhaustiveness check (E0062, missing `[_]`)",
 }
 
 

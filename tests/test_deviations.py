@@ -63,6 +63,30 @@ def test_block_operands_run_their_statements(prog, engine):
     assert engine.call("deviations.block_operands", {}).value == ["3"]
 
 
+def test_break_outside_a_loop():
+    """`break` / `continue` outside a loop: the engine's checker says nothing and its MIR
+    builder panics (`block bb0 is not terminated`), failing the whole project; Assay reports
+    E0010 at the statement."""
+    bb = pytest.importorskip("baml_bridge")
+    text = "function f() -> int { break; }\n"
+    with pytest.raises(BaseException, match="not terminated") as e:
+        bb.BamlRuntime.initialize_runtime(".", {"main.baml": text})
+    assert "error[" not in str(e.value)
+    from assay.compiler import analyze
+    from assay.source import SourceFile
+    _, diags = analyze([SourceFile("main.baml", text, "main")])
+    assert [(d.code, d.span.line_col) for d in diags] == [("E0010", (1, 23))]
+
+
+def test_negative_zero_literal_keeps_its_sign(prog, engine):
+    """The engine's constant pool merges the literals `0.0` and `-0.0` of one function (they are
+    equal as floats), so `[0.0, -0.0]` is `[0.0, 0.0]` there; Assay keeps each literal's sign."""
+    import math
+    assert [math.copysign(1, x) for x in prog.neg_zero_consts()] == [1, -1]
+    real = engine.call("deviations.neg_zero_consts", {}).value
+    assert [math.copysign(1, x) for x in real] == [1, 1]
+
+
 def test_enum_argument_from_the_host_is_a_variant(prog, engine):
     """The engine passes an enum argument on as its variant's name (a string): matching on it
     fails with `VM internal error: type error: expected variant, got string` and a class holding
@@ -71,3 +95,13 @@ def test_enum_argument_from_the_host_is_a_variant(prog, engine):
     assert "expected variant, got string" in engine.call("deviations.host_enum", {"s": "Dark"}).detail
     assert prog.host_enum_field({"shade": "Dark"}) == "HostPaint { shade: Dark }"
     assert engine.call("deviations.host_enum_field", {"p": {"shade": "Dark"}}).value == 'HostPaint { shade: "Dark" }'
+
+def test_allocation_failure_is_a_panic(prog):
+    """`"ab".repeat(2^62 - 1)` aborts the engine's whole process ("memory allocation of …
+    bytes failed"), and `baml.Array.filled(2^62 - 1, 0)` panics one of its worker threads
+    (capacity overflow), so neither can be shown here; Assay panics
+    `baml.panics.AllocFailure`, which `catch_all_panics` can handle."""
+    for fn in (prog.huge_repeat, prog.huge_filled):
+        with pytest.raises(assay.BamlPanic) as e:
+            fn(4611686018427387903)
+        assert e.value.class_name == "baml.panics.AllocFailure"

@@ -68,6 +68,16 @@ def test_type_views(prog):
     assert [t.qualified_name for t in prog.enums()] == ["user.Color"]
 
 
+def test_json_type_view():
+    j, opt = [x.type for x in mirx.compile("function f(j: json, o: json?) -> int { 1 }").function("f").params]
+    assert j.kind == "json" and j.name == "baml.json.json" and j.qualified_name == "baml.json.json"
+    made = [m.name for m in j.members]
+    assert made == ["null", "bool", "int", "bigint", "float", "string", "baml.json.json[]",
+                    "map<string, baml.json.json>"]
+    assert j.members[6].element.kind == "json"
+    assert opt.kind == "union" and [m.kind for m in opt.members] == ["json", "null"]
+
+
 def test_blocks_statements_terminators(prog):
     mk = prog.function("mk")
     calls = [b.terminator.call for b in mk.blocks if b.terminator.kind == "call"]

@@ -6,6 +6,8 @@ is callable from BAML; its exceptions become `baml.errors.HostCallable`."""
 from __future__ import annotations
 
 import enum
+import functools
+import types
 import threading
 import traceback
 
@@ -14,7 +16,8 @@ import sys
 from . import jsonvalue, pymodels
 from .bex import ops
 from .bex.stack import TimeLimit, time_limit
-from .bex.values import INT_MAX, INT_MIN, OMITTED, BamlRaise, BigInt, Instance, Variant
+from .bex.values import (INT_MAX, INT_MIN, JSON_ENTRY, JSON_TEST, OMITTED, BamlRaise, BigInt, Instance, Variant,
+                          json_list, json_map)
 from .bex.pygen import CLOSURE_NAME
 from .bex.vm import Stub, baml_traceback, call_n, is_baml_function, run_deep
 from .bex.llmcall import LlmCallError, NoLlmClient
@@ -22,7 +25,7 @@ from .compiler import Program, SourceError, compile_sources, describe_error, dis
 from .llm.handler import LlmHandler
 from .mir import typetest
 from .bex.stdlib import reflect as reflect_std
-from .sema.reflect import describe
+from .sema.reflect import UNKNOWN, describe
 from .sema.types import show as show_type
 from .source import CompileError, SourceFile
 from .syntax import ingot as _ingot
@@ -306,7 +309,9 @@ class BamlProgram:
                     continue
             raise ArgumentError(f"argument `{where}`: {jsonvalue.display(v)} does not fit {typetest.show(t)}")
         if k == "any":
-            return self._guess(v)
+            return self._unknown_arg(v)
+        if k == "json":
+            return self._json(v, where)
         if k == "float" and type(v) is int and not isinstance(v, bool):
             return float(v)
         if k == "bigint" and isinstance(v, int) and not isinstance(v, bool):
@@ -325,8 +330,12 @@ class BamlProgram:
             if type(t[1]) not in (int, bool) and isinstance(t[1], int) and type(v) in (int, BigInt) and v == t[1]:
                 return BigInt(v)  # a bigint literal type (`3n`)
         elif k == "array" and isinstance(v, (list, tuple)):
+            if t[1] == JSON_TEST:  # `json[]`, as the engine records it
+                return self._json(list(v), where)
             return [self.from_python(x, t[1], where) for x in v]
         elif k == "map" and isinstance(v, dict):
+            if (t[1], t[2]) == JSON_ENTRY:
+                return self._json(v, where)
             return {ops.mkey(self.from_python(a, t[1], where)): self.from_python(b, t[2], where) for a, b in v.items()}
         elif k == "class":
             info = rt.classes[t[1]]
@@ -334,6 +343,12 @@ class BamlProgram:
                 return v
             if _is_model(v):
                 v = dict(v.__dict__)
+            if isinstance(v, dict) and t[1] not in self._p.index.classes and t[1].startswith("baml.") \
+                    and not any(f.startswith("_") for f in info.fields):  # `baml.csv.ReaderOptions`, …
+                extra = set(v) - set(info.fields)
+                if extra:
+                    raise ArgumentError(f"argument `{where}`: unknown field `{sorted(extra)[0]}`")
+                return info.py(*(self._guess(v[f]) if f in v else None for f in info.fields))
             if isinstance(v, dict):
                 cdef = self._p.index.classes.get(t[1])
                 vals = []
@@ -341,7 +356,8 @@ class BamlProgram:
                     ft = self._test_in(cdef, f.type)
                     if f.name in v:
                         vals.append(self.from_python(v[f.name], ft, f"{where}.{f.name}"))
-                    elif ft == ("null",) or (ft[0] == "union" and ("null",) in ft[1]):
+                    elif ft in (("null",), JSON_TEST) or (ft[0] == "union" and (
+                            ("null",) in ft[1] or JSON_TEST in ft[1])):  # a missing json is null
                         vals.append(None)
                     else:
                         raise ArgumentError(f"argument `{where}`: missing field `{f.name}`")
@@ -355,12 +371,40 @@ class BamlProgram:
             if isinstance(name, str) and name in e.variants and (k == "enum" or name == t[2]):
                 return e.variants[name]
         elif k == "function" and callable(v):
-            return self.host(v)
+            return self.host(v, sig=t[1])
         raise ArgumentError(f"argument `{where}`: {jsonvalue.display(v)} does not fit {typetest.show(t)}")
+
+    def _json(self, v, where: str):
+        """A JSON-shaped Python value as `json`: arrays `json[]`, objects `map<string, json>`."""
+        t = type(v)
+        if t is list or t is tuple:
+            out = json_list()
+            out.extend(self._json(x, where) for x in v)
+            return out
+        if t is dict and all(type(k) is str for k in v):
+            m = json_map()
+            for k, x in v.items():
+                m[k] = self._json(x, where)
+            return m
+        if t is int:
+            return self.from_python(v, ("int",), where)
+        if t in (float, str, bool, type(None)):
+            return v
+        raise ArgumentError(f"argument `{where}`: {jsonvalue.display(v)} does not fit baml.json.json")
 
     def _test_in(self, cdef, texpr):
         generics = {g.name for g in cdef.decl.generics}
         return self._p.type_test(cdef.namespace, texpr, generics)
+
+    def _unknown_arg(self, v):
+        """A value passed where `unknown` is declared: a host callable (a Python function,
+        method or partial) has no function type there to take, and the engine's bridge refuses
+        it; another callable object passes through as an opaque value (docs/deviations.md)."""
+        if isinstance(v, _HOST_FUNCTIONS) and getattr(v, "baml_function", None) is None \
+                and getattr(v, "host_f", None) is None and not is_baml_function(self._p.runtime, v):
+            raise TypeError("host callable cannot be passed where the declared type is `unknown`; "
+                            "expected a function type or `$rust_type`")
+        return self._guess(v)
 
     def _guess(self, v):
         if _is_model(v):
@@ -432,11 +476,13 @@ class BamlProgram:
 
     # ── host callables ──
 
-    def host(self, f, fty=None):
+    def host(self, f, fty=None, sig=None):
         """A Python callable as a BAML function value: it receives what `prog.call` returns
         (plain values, pydantic models, enum members); with the declared function type `fty`,
         its result is checked against the return type (baml.panics.HostContractViolation);
-        its exceptions become baml.errors.HostCallable."""
+        its exceptions become baml.errors.HostCallable. It has the declared function type
+        (`fty`, or the descriptor `sig` where it sits inside a typed value), as the engine's
+        bridge gives it, for `is` and `reflect.Type.of_value`."""
         inner = getattr(f, "baml_function", None)
         if inner is not None:
             return inner  # a BAML function that went out to Python comes back as itself
@@ -447,9 +493,15 @@ class BamlProgram:
             ret = typetest.of(fty.ret)
             shown = show_type(fty.ret, qualified=True)
             arity = len(fty.params)
+            sig = describe(fty)
+            if fty.throws is None:  # a parameter's function type without `throws`: unknown
+                sig = sig[:3] + (UNKNOWN,)
         else:
             arity = -1
-        return _make_host(self, f, arity, ret, shown)
+        h = _make_host(self, f, arity, ret, shown)
+        if sig is not None:
+            h.baml_sig = sig  # its signature to `is` and reflection: the declared type's
+        return h
 
     def _check_return(self, r, t: tuple, shown: str):
         """A host callable's result `r` as the BAML value of its declared return type (test `t`,
@@ -485,6 +537,9 @@ class BamlProgram:
 
     def run_tests(self, pattern: str | None = None, fail_fast: bool = False):
         return self._p.run_tests(pattern, fail_fast)
+
+
+_HOST_FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, functools.partial)
 
 
 def host_callable(f):
@@ -684,7 +739,7 @@ class _Entry:
                 return v if type(v) is py else prog.from_python(v, t, where)
             return conv
         if t == ("any",):
-            return prog._guess
+            return prog._unknown_arg
         return lambda v: prog.from_python(v, t, where)
 
 

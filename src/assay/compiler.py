@@ -11,6 +11,7 @@ from .bex import ops
 from .bex import stack as bexstack
 from .bex import vm as bexvm
 from .bex.stdlib import FUNCTIONS, METHODS, TO_STRING_OVERRIDES, native_value_params, render
+from .bex.stdlib.jsontyped import ENUM_TO_JSON
 from .bex.llmcall import LlmCallError
 from .bex.values import BamlRaise, Instance
 from .llm import outfmt as llmformat
@@ -20,6 +21,7 @@ from .mir import dispatch as mirdispatch
 from .mir import lower as mirlower
 from .mir import typetest
 from .sema import interfaces
+from .sema import types as T
 from .sema.check import check
 from .sema.reflect import Reflector
 from .sema.program import build_index
@@ -58,11 +60,16 @@ def discover(path: str) -> list[SourceFile]:
                 continue
             full = os.path.join(root, name)
             rel = os.path.relpath(full, path)
-            parts = [p[3:] for p in rel.split(os.sep)[:-1] if p.startswith("ns_")]
-            out.append(SourceFile(full, read_source(full), ".".join(parts) or None))
+            out.append(SourceFile(full, read_source(full), _namespace_of(rel)))
     if not out:
         raise SourceError(path, "no .baml files found", True)
     return out
+
+
+def _namespace_of(rel: str) -> str | None:
+    """The namespace of a file at relative path `rel`: its `ns_<x>/` folders (a.b for ns_a/ns_b)."""
+    parts = [p[3:] for p in rel.replace(os.sep, "/").split("/")[:-1] if p.startswith("ns_")]
+    return ".".join(parts) or None
 
 
 def read_source(path: str) -> str:
@@ -124,6 +131,8 @@ def _follows_from(d: Diagnostic, errors: list, files) -> bool:
     the one it refers to)."""
     if d.span is None or d.code in ("E0002", "E0003"):
         return True
+    if d.code == "E0170":  # a method declared without `throws`: its own text says so
+        return False
     for f in files:
         if f.source is not d.span.file:
             continue
@@ -171,6 +180,7 @@ class Program:
                                                     {k: t.decl.body for k, t in self.tests.items()},
                                                     _shown_names(index, prefix))
         self.runtime.reflection.compiler = compile_nested  # reflect.Package.compile, reflect.Session
+        self.runtime.reflection.package = self  # reflect.Package.current
         self.sources: list[SourceFile] = []  # set by compile_sources
 
     def _attach_interfaces(self) -> None:
@@ -190,6 +200,12 @@ class Program:
                     if method in c.methods:
                         setattr(info.py, dunder, ops.operator_method(dunder, method))
 
+        for impl in self.index.impls:  # an enum's `implements baml.ToJson for E`
+            m = impl.methods.get("to_json")
+            if impl.std == "baml.ToJson" and isinstance(impl.target, T.EnumT) and m is not None:
+                info = self.runtime.enums[impl.target.enum.fqn]
+                ENUM_TO_JSON[info] = lambda v, _fqn=m.fqn: self.runtime.plain.compile(_fqn)(v)
+
     def _attach_json_names(self) -> None:
         """`@alias`/`@skip` of fields and variants, for `baml.json` under `Naming.Aliased`."""
         for fqn, c in self.index.classes.items():
@@ -201,7 +217,7 @@ class Program:
 
     def _lower(self, fqn: str):
         if interfaces.DISPATCH in fqn:
-            return [mirdispatch.dispatcher(self.index, fqn)]
+            return [mirdispatch.dispatcher(self.index, fqn, self.lowering.reifying)]
         if fqn in self.tests:
             t = self.tests[fqn]
             lw = mirlower.FnLowerer(self.lowering, fqn, t.namespace, [], t.decl.body, span=t.decl.span)
@@ -351,11 +367,11 @@ def _json_name(attrs) -> tuple:
 
 def compile_nested(files: dict[str, str], mounts: dict, shared=None, prefix: str = "") -> Program:
     """BAML compiled at run time (`reflect.Package.compile`, `reflect.Session`: the runtime's
-    callback, bex/stdlib/reflect_session.py): `files` in the root namespace, each mounted
+    callback, bex/stdlib/reflect_session.py): `files` by their `ns_<x>/` folders, each mounted
     package's sources under its alias as a namespace; the classes and enums of runtime `shared`
     kept where declared alike; `prefix` before the rendered names of the root's classes and
     enums (a session's: `__baml_session_0_Foo`, as the engine shows them). Raises CompileError."""
-    sources = [SourceFile(path, text, None) for path, text in files.items()]
+    sources = [SourceFile(path, text, _namespace_of(path)) for path, text in files.items()]
     for alias, prog in mounts.items():
         for s in prog.sources:
             ns = alias if s.namespace is None else f"{alias}.{s.namespace}"

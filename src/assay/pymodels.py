@@ -117,7 +117,7 @@ def _param_name(p) -> str:
 
 
 def _admits_null(t) -> bool:
-    return t is T.NULL or (isinstance(t, T.Union) and any(_admits_null(m) for m in t.members))
+    return t is T.NULL or t is T.JSON or (isinstance(t, T.Union) and any(_admits_null(m) for m in t.members))
 
 
 def _ann(t, keys: dict, tv: dict, todo: list) -> str:

@@ -6,19 +6,21 @@ from __future__ import annotations
 
 import threading
 
+from .ops import make_builtin
 from .values import BamlRaise
 
 _pending = threading.local()
 
 
 class Future:
-    __slots__ = ("fn", "done", "value", "error")
+    __slots__ = ("fn", "done", "value", "error", "cancelled")
 
     def __init__(self, fn):
         self.fn = fn
         self.done = False
         self.value = None
         self.error: BamlRaise | None = None
+        self.cancelled = False
 
     def run(self) -> None:
         try:
@@ -50,3 +52,16 @@ def await_(f):
     if f.error is not None:
         raise f.error
     return f.value
+
+
+def cancel(f: Future) -> bool:
+    """`f.cancel()`: a future not yet settled (here: not yet run) never runs; awaiting it panics
+    `baml.panics.Cancelled`. False where it had settled already."""
+    if f.done:
+        return False
+    q = _queue()
+    if f in q:
+        q.remove(f)
+    f.error = BamlRaise(make_builtin("baml.panics.Cancelled", message="operation cancelled"), panic=True)
+    f.cancelled = f.done = True
+    return True

@@ -18,7 +18,8 @@ from functools import partial
 from types import MethodType
 from typing import NoReturn
 
-from .values import INT_MAX, INT_MIN, BamlRaise, BigInt, ClassInfo, Instance, RType, RView, TypedList, TypedMap, Variant
+from . import values
+from .values import INT_MAX, INT_MIN, BamlRaise, BigInt, ClassInfo, Instance, RType, RView, TypedList, TypedMap, Variant, bigint_cap
 
 _NoneType = type(None)
 _INF = math.inf
@@ -80,6 +81,9 @@ def panic(class_name: str, **fields) -> NoReturn:
     if "." not in class_name:
         class_name = "baml.panics." + class_name
     raise BamlRaise(make_builtin(class_name, **fields), panic=True)
+
+
+values.ALLOC_PANIC = lambda message: panic("baml.panics.AllocFailure", message=message)
 
 
 def throw_error(class_name: str, **fields) -> NoReturn:
@@ -177,7 +181,7 @@ def mul(a, b):
     if (ta is float or ta is int) and (tb is float or tb is int):
         return float(a) * float(b)
     if _bigints(ta, tb):
-        return BigInt(int(a) * int(b))
+        return BigInt(a) * b  # BigInt's own `*` checks the size cap
     return _bad("*", a, b)
 
 
@@ -256,10 +260,19 @@ def neg(a):
 # ----------------------------------------------------------------------------- bit operations
 
 
+def _negative_shift(op: str, a, b) -> NoReturn:
+    if type(a) is BigInt or type(b) is BigInt:
+        panic("baml.panics.NegativeBitShift", message=f"bigint {op}: negative shift count ({int(b)})")
+    panic("baml.panics.NegativeBitShift", message=f"bit shift count is negative: {b}")
+
+
 def shl(a: int, b: int) -> int:
     if b < 0:
-        panic("baml.panics.NegativeBitShift", message=f"bit shift count is negative: {b}")
+        _negative_shift("shl", a, b)
     if type(a) is BigInt:  # arbitrary precision: nothing is shifted out
+        if b >= 1 << 64:
+            panic("baml.panics.AllocFailure", message=f"bigint shl: shift count ({int(b)}) does not fit in usize")
+        bigint_cap(f"bigint shl: result of {int(a)} << {int(b)}", int(a).bit_length() + int(b))
         return BigInt(int(a) << int(b))
     if b >= 63:
         return 0
@@ -268,7 +281,7 @@ def shl(a: int, b: int) -> int:
 
 def shr(a: int, b: int) -> int:
     if b < 0:
-        panic("baml.panics.NegativeBitShift", message=f"bit shift count is negative: {b}")
+        _negative_shift("shr", a, b)
     if type(a) is BigInt:
         return BigInt(int(a) >> int(b))
     if b >= 63:

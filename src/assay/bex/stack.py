@@ -5,8 +5,8 @@ grad and dispatch modes, anything in `threading.local`) holds inside BAML code a
 host callables it calls. BAML recursion is bounded by Python's recursion limit (raised while
 any call runs: `PY_LIMIT` frames, at least 10,000 BAML frames on every path); BAML-to-BAML
 calls, closures and methods are Python-to-Python calls, which CPython runs without growing the
-C stack. The paths that do grow it — an entry from Python (a host callable calling back into
-BAML), natives whose callbacks run under C code (`sort_by`) — call `room()` first: when less
+C stack. The path that does grow it — an entry from Python (a host callable calling back into
+BAML) — calls `room()` first: when less
 than `MARGIN` bytes of the thread's C stack are left, the rest of the call (which has not
 started, so nothing runs twice) moves to a worker thread with a big stack, the caller waiting
 for it with its contextvars carried over. A RecursionError is then always Python's recursion

@@ -11,13 +11,21 @@ from __future__ import annotations
 
 
 class TypeArg:
-    __slots__ = ("root", "defs", "classes", "enums")
+    __slots__ = ("root", "defs", "classes", "enums", "_test", "_make_test")
 
-    def __init__(self, root: tuple, defs: dict, classes: dict, enums: dict):
+    def __init__(self, root: tuple, defs: dict, classes: dict, enums: dict, make_test=None):
         self.root = root
         self.defs = defs
         self.classes = classes
         self.enums = enums
+        self._test = None
+        self._make_test = make_test  # the runtime's type_predicate
+
+    def test(self, v) -> bool:
+        """Is `v` a value of this type (as `match` tests it)?"""
+        if self._test is None:
+            self._test = self._make_test(self.root)
+        return self._test(v)
 
     def fields(self, test: tuple) -> tuple:
         """A class test's fields: ((name, alias, skip, test), ...)."""

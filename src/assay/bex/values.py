@@ -143,9 +143,28 @@ def _bigint_op(name: str):
     return op
 
 
-for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__and__",
+BIGINT_BITS = 1 << 28  # the engine's bigint workspace cap, in bits
+ALLOC_PANIC = None  # raises baml.panics.AllocFailure with a message (installed by ops)
+
+
+def bigint_cap(what: str, bits: int) -> None:
+    """AllocFailure where a bigint result would need more than the cap's bits (the engine
+    predicts the size before computing)."""
+    if bits > BIGINT_BITS:
+        ALLOC_PANIC(f"{what} would require ~{bits} bits (limit: {BIGINT_BITS})")
+
+
+def _bigint_mul(self, other):
+    if type(other) is not int and type(other) is not BigInt:
+        return NotImplemented
+    bigint_cap("bigint mul: result of bigint multiplication", self.bit_length() + other.bit_length())
+    return BigInt(int.__mul__(self, other))
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__and__",
               "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__lshift__", "__rshift__"):
     setattr(BigInt, _name, _bigint_op(_name))
+BigInt.__mul__ = BigInt.__rmul__ = _bigint_mul
 BigInt.__neg__ = lambda self: BigInt(-int(self))
 BigInt.__invert__ = lambda self: BigInt(~int(self))
 BigInt.__abs__ = lambda self: BigInt(abs(int(self)))
@@ -177,6 +196,41 @@ def typed_map(entries: dict, elem) -> TypedMap:
     out = TypedMap(entries)
     out.elem = elem
     return out
+
+
+JSON_TEST = ("json",)  # the run-time test of `json` (mir/typetest.py)
+JSON_ENTRY = (("string",), JSON_TEST)  # what a `map<string, json>` records
+
+
+def json_list() -> TypedList:
+    """An empty `json[]`, as the engine records arrays built as json (parsed, from the host)."""
+    out = TypedList()
+    out.elem = JSON_TEST
+    return out
+
+
+def json_map() -> TypedMap:
+    out = TypedMap()
+    out.elem = JSON_ENTRY
+    return out
+
+
+def json_value(v):
+    """A host's JSON-shaped value as a BAML `json`: its arrays `json[]`, its objects
+    `map<string, json>` (copied unless already so built; anything else as it is)."""
+    t = type(v)
+    if (t is TypedList or t is TypedMap) and v.elem in (JSON_TEST, JSON_ENTRY):
+        return v
+    if t is list or t is TypedList or t is tuple:
+        out = json_list()
+        out.extend(json_value(x) for x in v)
+        return out
+    if t is dict or t is TypedMap:
+        m = json_map()
+        for k, x in v.items():
+            m[k] = json_value(x)
+        return m
+    return v
 
 
 class _Omitted:

@@ -18,13 +18,15 @@ from .emit import emit_function
 from .instrument import InstrumentedGen, Node, compile_half, mir_nodes
 from .llmcall import call_llm
 from .pygen import CLOSURE_NAME, FunctionGen, mangle
-from .stdlib import FUNCTIONS, METHODS, STD_ENUMS, iters
+from .stdlib import FUNCTIONS, METHODS, STD_ENUMS, hashing, iters, randomlib
+from .stdlib._registry import EVERY_VALUE
 from .typeargs import TypeArg
 from ..extension import Run
 from ..mir import ir, typetest
 from .stdlib import reflect as reflect_std
 from .stdlib import reflect_session
-from .values import OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, RType, RView, TypedList, TypedMap, Variant, typed_list, typed_map
+from .values import (JSON_ENTRY, JSON_TEST, OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, RType, RView,
+                     TypedList, TypedMap, Variant, typed_list, typed_map)
 
 @functools.cache
 def elem_key(elem: tuple):
@@ -78,10 +80,13 @@ class Runtime:
         self.natives["$handling_enter"] = _NativeShim("$handling_enter", errctx.handling_enter)
         self.natives["$handling_exit"] = _NativeShim("$handling_exit", errctx.handling_exit)
         self.natives["$bind_method_or"] = _NativeShim("$bind_method_or", bind_method_or)
+        self.natives["$bind_fn"] = _NativeShim("$bind_fn", lambda recv, fn: partial(fn, recv))
+        self.natives["$builtin_at"] = _NativeShim("$builtin_at", builtin_at)
         self.natives["$array_slice"] = _NativeShim("$array_slice", lambda a, s, e: a[s:e])
         # reflection: type values share the program's Reflector (set by the compiler)
         self.reflection = reflect_std.Reflection(None, self.classes, self.enums, self.function_fqn, self.mir)
         refl = self.reflection
+        refl.fits = lambda v, d: self.reified(repr(d), None, self._reified_test)(v)
         self.natives["$type_of"] = _NativeShim("$type_of", lambda d, targs: reflect_std.type_of(
             refl, _literal(d), targs))
         self.natives["$type_of_value"] = _NativeShim("$type_of_value", partial(reflect_std.of_value, refl))
@@ -95,6 +100,15 @@ class Runtime:
             _literal(ds), targs))
         # a generic function's type parameters at run time (mir/reflect.py)
         self.natives["$method_targs"] = _NativeShim("$method_targs", reflect_std.method_targs)
+        self.natives["$std_new"] = _NativeShim("$std_new", self._std_new)
+        self.natives["$reflect.Class.extends"] = _NativeShim("$reflect.Class.extends", lambda want, name, fields:
+                                                             reflect_std.class_extends(refl, _literal(want), name, fields))
+        self.natives["$reflect.Interface.implementation"] = _NativeShim(
+            "$reflect.Interface.implementation", lambda want: reflect_std.implementation(refl, _literal(want)))
+        self.natives["$typed_read"] = _NativeShim("$typed_read", lambda recv, name, want, targ, *a: reflect_std.typed_read(
+            refl, recv, name, _literal(want), targ, *a))
+        # `reflect.AnyClass`'s methods, which every instance has
+        self.any_class = {mname: partial(mfn, refl) for mname, mfn in reflect_std.ANY_CLASS.items()}
         self._specialized: dict = {}  # (function, type arguments) → its one value (`id<int> == id<int>`)
         self.natives["$specialize"] = _NativeShim("$specialize", self.specialize)
         self.natives["$unbound_method"] = _NativeShim("$unbound_method", make_dispatcher)
@@ -106,6 +120,8 @@ class Runtime:
             d, targs, self._reified_test)(v))
         self.natives["$reified_type_arg"] = _NativeShim("$reified_type_arg", lambda d, targs: self.reified(
             d, targs, self._reified_arg))
+        self.natives["$reified_list"] = _NativeShim("$reified_list", lambda xs, d, targs: typed_list(
+            xs, self.reified(d, targs, typetest.of)))
         self._lock = threading.RLock()  # lazy compilation and space creation, across threads
         self.trace_lines: dict = {}  # generated code object → (fqn, file, BAML line per Python line)
         self.plain = CodeSpace(self, ())
@@ -115,6 +131,15 @@ class Runtime:
         for cfqn, ms in methods.items():
             for mname, ffqn in ms.items():
                 setattr(self.classes[cfqn].py, "m_" + mname, _LazyMethod(self.plain, ffqn))
+
+    def _std_new(self, fqn: str, names: tuple, *values):
+        """A stdlib class's literal (`baml.json.DecodeError { message: m, path: p }`); a field
+        not given is null."""
+        info = self.classes.get(fqn)
+        if info is None:
+            raise TypeError(f"stdlib class {fqn} is not built in Assay")
+        given = dict(zip(names, values))
+        return info.new(*(given.get(f) for f in info.fields))
 
     def lower(self, fqn: str) -> list:
         """The MIR of a function and its lambdas (lowered once, shared by every code space)."""
@@ -191,7 +216,8 @@ class Runtime:
         key = repr((c.root, c.defs))  # not `c`: `("lit", True) == ("lit", 1)` in Python
         got = self._type_args.get(key)
         if got is None:
-            got = self._type_args[key] = TypeArg(c.root, dict(c.defs), self.classes, self.enums)
+            got = self._type_args[key] = TypeArg(c.root, dict(c.defs), self.classes, self.enums,
+                                                 self.type_predicate)
         return got
 
     def reified(self, d: str, targs, make):
@@ -207,7 +233,7 @@ class Runtime:
         return got
 
     def specialize(self, f, n: int, targs: tuple):
-        if isinstance(f, MethodType):  # bound to its receiver: a value of its own
+        if isinstance(f, (MethodType, partial)):  # bound to its receiver: a value of its own
             return specialize(f, n, targs)
         k = (self.function_fqn(f), targs)
         got = self._specialized.get(k)
@@ -232,6 +258,9 @@ class Runtime:
     def function_fqn(self, v) -> tuple[str, bool] | None:
         """The BAML function a function value runs, and whether it is a method bound to its
         receiver (None: a host callable or a builtin method)."""
+        if isinstance(v, partial) and len(v.args) == 1:  # a function bound to its receiver (`$bind_fn`)
+            got = self.function_fqn(v.func)
+            return (got[0], True) if got is not None else None
         bound = isinstance(v, MethodType)
         f = v.__func__ if bound else v
         if isinstance(f, (_Stub, _LazyMethod)):
@@ -256,6 +285,8 @@ class Runtime:
             return lambda v: type(v) is py
         if k == "null":
             return lambda v: v is None
+        if k == "json":
+            return is_json
         if k == "function":  # a function value whose signature fits (a host callable's: any)
             refl, sig = self.reflection, t[1]
             return lambda v: callable(v) and not isinstance(v, (Instance, type)) and refl.fn_is(v, sig)
@@ -280,6 +311,10 @@ class Runtime:
             return lambda v: v is var
         if t == ("array", ("any",)):
             return lambda v: isinstance(v, list)
+        if k == "array" and t[1] == JSON_TEST:  # json arrays are built recording it
+            return lambda v: type(v) is TypedList and v.elem == JSON_TEST
+        if k == "map" and (t[1], t[2]) == JSON_ENTRY:
+            return lambda v: type(v) is TypedMap and v.elem == JSON_ENTRY
         if k == "array":  # by the element type it recorded, else by its elements
             el, want = self.type_predicate(t[1]), typetest.key(t[1])
             return lambda v: (elem_key(v.elem) == want if type(v) is TypedList else
@@ -289,6 +324,10 @@ class Runtime:
             want = (typetest.key(t[1]), typetest.key(t[2]))
             if want == (("any",), ("any",)):
                 return lambda v: isinstance(v, dict)
+            if ("any",) in want:  # `map<string, T>` of a generic rule: any recorded type fits T
+                return lambda v: (all(w == ("any",) or a == w for a, w in zip(elem_key(v.elem), want))
+                                  if type(v) is TypedMap else
+                                  type(v) is dict and all(kp(ops.unkey(a)) and vp(b) for a, b in v.items()))
             return lambda v: (elem_key(v.elem) == want if type(v) is TypedMap else
                               type(v) is dict and all(kp(ops.unkey(a)) and vp(b) for a, b in v.items()))
         if k in ("arrays", "maps"):  # the element type it recorded, else the first of the
@@ -366,7 +405,8 @@ class CodeSpace:
         return self._global("N", qname, lambda: self.natives[qname].fn)
 
     def method_global(self, mname: str) -> str:
-        return self._global("M", mname, lambda: make_dispatcher(mname, self._method_of if self.extensions else None))
+        return self._global("M", mname, lambda: make_dispatcher(mname, self._method_of if self.extensions else None,
+                                                                self.rt.any_class.get(mname)))
 
     def _method_of(self, recv, name: str):
         """An instance's method as compiled in this space (instrumented spaces only: the plain
@@ -674,7 +714,9 @@ class _LazyMethod:
 
 
 _KINDS = {int: "int", float: "float", str: "string", bool: "bool", list: "array", TypedList: "array", dict: "map", TypedMap: "map",
-          bytearray: "uint8array", BigInt: "bigint", RType: "type", RView: "typeview"}
+          bytearray: "uint8array", BigInt: "bigint", RType: "type", RView: "typeview",
+          futures.Future: "future", randomlib.SystemRandom: "rng",
+          randomlib.Xoshiro256PlusPlus: "rng", randomlib.ChaCha20: "rng"}
 
 
 def bind_method(recv, name: str):
@@ -683,20 +725,36 @@ def bind_method(recv, name: str):
     m = getattr(recv, "m_" + name, None)
     if m is not None:
         return m
-    native = METHODS.get(_KINDS.get(type(recv), ""), {}).get(name)
-    fn = native.fn if native is not None else _every_value_method(name)
-    if fn is None:
-        raise TypeError(f"{type(recv).__name__} has no method {name}")
-    return partial(fn, recv)
+    kind = _KINDS.get(type(recv), "")
+    native = METHODS.get(kind, {}).get(name)
+    if native is None:
+        fn = _every_value_method(name)
+        if fn is None:
+            raise TypeError(f"{type(recv).__name__} has no method {name}")
+        return partial(fn, recv)
+    bound = partial(native.fn, recv)
+    bound.baml_native = (kind, name)  # its signature at run time (Reflection.native_sig)
+    return bound
 
 
 def _every_value_method(name: str):
     """`to_string`, `eq`, `neq`, `to_json`: what every value has (baml.ops), class instances and
     enum values included, where no own or kind-specific method takes precedence."""
-    if name == "to_json":
-        return FUNCTIONS["baml.json.from"].fn
-    native = METHODS["null"].get(name) if name in ("to_string", "eq", "neq") else None
-    return native.fn if native is not None else None
+    every = EVERY_VALUE.get(name)  # `to_string`, `to_json`
+    return every if every is not None else _STRUCTURAL.get(name)
+
+
+# the other methods every value has (Equals, Hash), as their structural defaults
+_STRUCTURAL = {"eq": ops.eq, "neq": ops.ne, "hash": hashing.hash_value}
+
+
+def builtin_at(f, name: str, targs: tuple, *type_args):
+    """`$builtin_at`: stdlib function `name` (native `f`) as a value at type arguments `targs`
+    (`string.from<int>`); a native that receives its type arguments gets `type_args` first."""
+    def at(*args):
+        return f(*type_args, *args)
+    at.baml_native_at = (name, targs)
+    return at
 
 
 def bind_method_or(recv, name: str, fn):
@@ -707,14 +765,19 @@ def bind_method_or(recv, name: str, fn):
     return m if m is not None else partial(fn, recv)
 
 
-def make_dispatcher(name: str, method_of=None):
+def make_dispatcher(name: str, method_of=None, any_class=None):
     """`recv.name(args)` on a receiver whose type is known only at run time. `method_of(recv,
     name)` finds an instance's method (instrumented spaces); by default the class's binding."""
     table = {}
     for kind, py in (("int", int), ("float", float), ("string", str), ("bool", bool),
                      ("null", type(None)), ("array", list), ("map", dict), ("uint8array", bytearray),
-                     ("bigint", BigInt), ("iter", iters.Iter), ("type", RType), ("typeview", RView),
-                     ("package", reflect_session.RPackage), ("session", reflect_session.RSession)):
+                     ("bigint", BigInt), ("iter", iters.Iter), ("future", futures.Future),
+                     ("rng", randomlib.SystemRandom), ("rng", randomlib.Xoshiro256PlusPlus),
+                     ("rng", randomlib.ChaCha20),
+                     ("type", RType), ("typeview", RView),
+                     ("package", reflect_session.RPackage), ("session", reflect_session.RSession),
+                     ("builder", reflect_std.RBuilder), ("pending", reflect_std.RPending),
+                     ("witness", reflect_std.RImpl)):
         native = METHODS.get(kind, {}).get(name)
         if native is not None:
             table[py] = native.fn
@@ -742,6 +805,8 @@ def make_dispatcher(name: str, method_of=None):
                 return adapter(it, *args, **kw)
         if common is not None:
             return common(recv, *args)
+        if any_class is not None and isinstance(recv, Instance):
+            return any_class(recv, *args)
         if type(recv) is Variant:
             raise TypeError(f"enum value has no method {name}")
         raise TypeError(f"{type(recv).__name__} has no method {name}")
@@ -786,6 +851,18 @@ def with_targs(obj, targs: str):
         targs = repr(tuple(_value_test(getattr(obj, "f_" + a[1])) if a[0] == "field" else a for a in spec))
     obj._targs = targs
     return obj
+
+
+_JSON_SCALARS = frozenset({int, float, str, bool, type(None), BigInt})
+
+
+def is_json(v) -> bool:
+    """`v is json`: a scalar, or an array or map built as json (`json[]`, `map<string, json>`:
+    a BAML container records its element types, and only those are json)."""
+    t = type(v)
+    if t in _JSON_SCALARS:
+        return True
+    return (t is TypedList and v.elem == JSON_TEST) or (t is TypedMap and v.elem == JSON_ENTRY)
 
 
 _VALUE_TESTS = {int: ("int",), float: ("float",), str: ("string",), bool: ("bool",), type(None): ("null",),
@@ -887,7 +964,14 @@ def error_value(e: Exception):
         return e.value
     if isinstance(e, RecursionError):
         return ops.make_builtin("baml.panics.StackOverflow", message="stack overflow")
+    if isinstance(e, MemoryError):
+        return _alloc_failure().value
     raise e
+
+
+def _alloc_failure() -> BamlRaise:
+    """A Python MemoryError (a huge `repeat`, `Array.filled`) as the engine's panic."""
+    return BamlRaise(ops.make_builtin("baml.panics.AllocFailure", message="memory allocation failed"), True)
 
 
 _HELPERS = {
@@ -921,6 +1005,8 @@ def run_deep(fn, args):
         return fn(*args)
     except RecursionError:
         raise BamlRaise(ops.make_builtin("baml.panics.StackOverflow", message="stack overflow"), True) from None
+    except MemoryError:
+        raise _alloc_failure() from None
     finally:
         with _limit_lock:
             _active -= 1
@@ -974,6 +1060,8 @@ def specialize(f, n: int, targs: tuple):
         def specialized(*args):
             return f(*args, *(OMITTED,) * (n - len(args)), targs)
     specialized.baml_targs = targs
+    if isinstance(f, MethodType):  # its class's type arguments: its receiver's (targs_of)
+        specialized.baml_self = f.__self__
     return specialized
 
 

@@ -16,7 +16,7 @@ from ..coverage.collect import Coverage
 from ..sym.inputs import default
 from .generics import instantiate, param_types
 
-UNSYNTHESIZABLE = ("function", "unknown", "typevar", "interface")
+UNSYNTHESIZABLE = ("function", "unknown", "typevar", "interface", "json")
 
 
 @dataclass

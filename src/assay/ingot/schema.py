@@ -71,7 +71,7 @@ class SchemaBuilder:
             return {"type": "null"}
         if k == "never":
             return {"not": {}}
-        if k in ("unknown", "typevar", "interface"):
+        if k in ("unknown", "typevar", "interface", "json"):  # json: any JSON value
             return {}
         if k == "literal":
             v = t.literal
@@ -141,7 +141,7 @@ def type_description(t) -> str | None:
 def nullable(t) -> bool:
     if t is None:
         return True
-    if t.kind in ("null", "void", "unknown", "typevar"):
+    if t.kind in ("null", "void", "unknown", "typevar", "json"):
         return True
     return t.kind == "union" and any(nullable(m) for m in t.members)
 

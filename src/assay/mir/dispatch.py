@@ -8,10 +8,13 @@ from ..sema import interfaces
 from ..sema import types as T
 from . import ir
 from . import typetest
+from .reflect import TARGS
 
 
-def dispatcher(index, fqn: str) -> ir.MirFunction:
-    """The dispatcher named `fqn` (interfaces.dispatcher_fqn)."""
+def dispatcher(index, fqn: str, reifying=None) -> ir.MirFunction:
+    """The dispatcher named `fqn` (interfaces.dispatcher_fqn). A generic method's dispatcher
+    takes a trailing `$targs` (the method's own type arguments, from the call) and passes it
+    on to the implementations that reify them (`reifying`, mir/reflect.py)."""
     stem, _, k = fqn.rpartition(interfaces.DISPATCH)
     base, name = stem.rsplit(".", 1)
     iface = index.interfaces[base]
@@ -22,6 +25,9 @@ def dispatcher(index, fqn: str) -> ir.MirFunction:
         decl = iface.methods[name].decl
         params = ["self"] + [p.name for p in decl.params]
         has_default = [False] + [p.default is not None for p in decl.params]
+        if decl.generics:
+            params.append(TARGS)
+            has_default.append(True)
     locals_ = [ir.LocalDecl(None, T.UNKNOWN)] + [ir.LocalDecl(p, T.UNKNOWN) for p in params]
     locals_[1].ty = T.IfaceT(iface)
     blocks: list[ir.Block] = []
@@ -34,6 +40,7 @@ def dispatcher(index, fqn: str) -> ir.MirFunction:
         locals_.append(ir.LocalDecl(None, ty))
         return ir.Local(len(locals_) - 1)
 
+    has_targs = int(params[-1] == TARGS)
     this = ir.Copy(ir.Local(1))
     args = [ir.Copy(ir.Local(i + 1)) for i in range(len(params))]
     cur = block()
@@ -51,7 +58,8 @@ def dispatcher(index, fqn: str) -> ir.MirFunction:
             call.terminator = ir.Goto(ret_b.id)
         else:
             m = impl.method(name)
-            call.terminator = ir.Call(ir.Callee("fn", m.fqn), list(args), [], ir.Local(0), ret_b.id) \
+            passed = args if m is not None and reifying is not None and reifying(m) else args[:len(params) - has_targs]
+            call.terminator = ir.Call(ir.Callee("fn", m.fqn), list(passed), [], ir.Local(0), ret_b.id) \
                 if m is not None else ir.Unreachable()
         cur = nxt
     cur.terminator = ir.Unreachable()  # the checker admits only implementing types

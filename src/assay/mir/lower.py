@@ -54,6 +54,10 @@ def free_names_in_lambdas(node) -> set[str]:
 
 
 _CHILD_FIELDS: dict[type, tuple] = {}  # AST class → its fields other than the span
+# Methods of stdlib handles that take their type arguments at run time (`Record.get<T>`,
+# `Reader.rows<T>`, `Writer.write_row<T>`): called on a receiver of no static type, written type
+# arguments go first, as a generic builtin function's do.
+_TYPED_STD_METHODS = frozenset("get get_at decode rows write_row write_rows".split())
 
 
 class Program:
@@ -148,7 +152,7 @@ class FnLowerer:
         self.class_targs = 0  # a generic class's method: its receiver's type arguments come first
         if fdef is not None and prog.reifying.reads(fdef):
             cls = mreflect.class_generics(fdef)
-            self.tparams = cls + tuple(g.name for g in fdef.decl.generics)
+            self.tparams = cls + tuple(g.name for g in interfaces.call_generics(fdef))
             self.class_targs = len(cls)
             if prog.reifying(fdef):
                 names.append(mreflect.OWN_TARGS if cls else mreflect.TARGS)
@@ -716,7 +720,7 @@ class FnLowerer:
                 return v
         if kind == "FunctionDef":
             f = ir.Const(ir.FnRef(_target(item)))
-            if getattr(e, "type_args", None) and item.decl.generics:  # `id<int>`: it keeps them
+            if getattr(e, "type_args", None) and interfaces.call_generics(item):  # `id<int>`: it keeps them
                 n = len(item.decl.params) if self.prog.reifying(item) else -1  # -1: for its signature only
                 return self.native("$specialize", f, ir.Const(n), self.targs_for(item, e), span=e.span)
             return f
@@ -730,7 +734,15 @@ class FnLowerer:
                 return ir.Const(ir.FnRef(enum.methods[path[-1]].fqn))
         name = ".".join(path)
         if name in self.prog.builtins:
-            return ir.Const(ir.FnRef(name, builtin=True))
+            f = ir.Const(ir.FnRef(name, builtin=True))
+            if getattr(e, "type_args", None):  # `string.from<int>`: it keeps them
+                targs = [self.resolve(ta) for ta in e.type_args]
+                descs = tuple(sreflect.describe(t, self.tparams) for t in targs)
+                own = self.targs() if sreflect.has_tvar(descs) else ir.Const(None)
+                typed = [self.type_arg_const(t, e) for t in targs[:self.prog.builtins[name].type_params]]
+                return self.native("$builtin_at", f, ir.Const(name), self.native(
+                    "$bind_targs", ir.Const(repr(descs)), own), *typed, span=e.span)
+            return f
         found = self.prog.lookup_type(self.namespace, path)
         if isinstance(found, ir.VariantConst):
             return ir.Const(found)
@@ -766,10 +778,18 @@ class FnLowerer:
         obj = self.lower_expr(e.obj)
         dispatch = getattr(e, "dispatch", None)
         target = getattr(e, "direct", None)
+        fdef = target
         if dispatch is not None and not dispatch[1].startswith("field:"):
+            fdef = dispatch[0].methods[dispatch[1]]
             target, dispatch = interfaces.dispatcher_fqn(*dispatch), None
         elif target is not None:
             target = _target(target)
+        if target is not None and getattr(e, "type_args", None) and fdef.decl.generics and not e.optional:
+            # `v.echo<string>` through an interface: the dispatcher (or the block's method)
+            # bound to v and specialized, so the implementation gets its type arguments
+            n = len(fdef.decl.params) if interfaces.DISPATCH in target or self.prog.reifying(fdef) else -1
+            bound = self.native("$bind_fn", obj, ir.Const(ir.FnRef(target)))
+            return self.native("$specialize", bound, ir.Const(n), self.targs_for(fdef, e), span=e.span)
         if target is not None:  # a method as a value: an instance's own, else the interface's
             bind = lambda o: self.native("$bind_method_or", o, ir.Const(e.name), ir.Const(ir.FnRef(target)))  # noqa: E731
             return self.null_guard(obj, bind) if e.optional else bind(obj)
@@ -784,7 +804,7 @@ class FnLowerer:
             bound = self.to_temp(ir.BoundMethod(obj, e.name), e.span)
             n = len(m.decl.params) if self.prog.reifying(m) else -1
             return self.native("$specialize", bound, ir.Const(n), self.targs_for(m, e), span=e.span)
-        if e.name in self.prog.field_names and not _fieldless(e.obj):
+        if e.name in self.prog.field_names and not _fieldless(e.obj, e.name):
             read = lambda o: ir.Load(ir.FieldPlace(o, e.name))  # noqa: E731
         else:
             read = lambda o: ir.BoundMethod(o, e.name)  # noqa: E731
@@ -826,7 +846,11 @@ class FnLowerer:
 
     def expr_ArrayLit(self, e):
         items = [self.lower_expr(x) for x in e.items]
-        return self.to_temp(ir.ArrayAgg(items, _recorded_elem(e)), e.span)
+        arr = self.to_temp(ir.ArrayAgg(items, _recorded_elem(e)), e.span)
+        desc = self.reified(e.ty.elem) if getattr(e, "reify_elem", False) and isinstance(e.ty, T.Arr) else None
+        if desc is not None:  # `[]` as a `T[]`: it records T's type argument
+            return self.native("$reified_list", arr, ir.Const(repr(desc)), self.targs(), span=e.span)
+        return arr
 
     def expr_MapLit(self, e):
         entries = [(self.lower_expr(k), self.lower_expr(v)) for k, v in e.entries]
@@ -842,6 +866,21 @@ class FnLowerer:
                                  span=e.span)
         if cls is None and ".".join(e.type.path) == "baml.iter.Done" and not e.entries:
             return self.to_temp(ir.ClassAgg("baml.iter.Done", []), e.span)  # an iterator's end
+        fqn = ".".join(e.type.path)
+        if cls is None and fqn.startswith("baml.regex.") and fqn in self.prog.builtin_classes:
+            given = {n: self.lower_expr(v) for n, v in e.entries if n is not None}  # `Match { … }`
+            return self.to_temp(ir.ClassAgg(fqn, [given.get(f, ir.Const(None))
+                                                  for f in self.prog.builtin_classes[fqn].fields]), e.span)
+        if cls is None:
+            std = self.std_class_lit(e)
+            if std is not None:
+                return std
+        if cls is None and all(n is not None for n, _ in e.entries):
+            std = self.resolve(e.type)
+            if isinstance(std, T.StdT) and std.kind == "class":  # `baml.json.DecodeError { … }`
+                names = tuple(n for n, _ in e.entries)
+                return self.native("$std_new", ir.Const(std.name), ir.Const(names),
+                                   *(self.lower_expr(v) for _, v in e.entries), span=e.span)
         if type(cls).__name__ != "ClassDef":
             raise LowerError(e.type.span, f"unresolved class: {'.'.join(e.type.path)}")
         given: dict[str, ir.Operand] = {}
@@ -872,6 +911,22 @@ class FnLowerer:
             targs = _type_args(cls, e)
             obj = self.native("$with_targs", obj, ir.Const(repr(targs)), span=e.span)
         return obj
+
+    def std_class_lit(self, e: ast.ClassLit):
+        """`baml.toml.Table { items: m }`, `baml.csv.ReaderOptions { has_header: false }`: a
+        stdlib class with public fields only, some given (the others null), none spread; else
+        None."""
+        name = ".".join(e.type.path)
+        info = self.prog.builtin_classes.get(name)
+        if info is None or not name.startswith("baml.") or any(f.startswith("_") for f in info.fields):
+            return None
+        names = [n for n, _ in e.entries]
+        if None in names or len(set(names)) != len(names) or not set(names) <= set(info.fields):
+            return None
+        given = {n: self.lower_expr(v) for n, v in e.entries}  # evaluated in source order
+        fields = [ir.Const(None) if v is None else v if isinstance(v, ir.Const) else self.to_temp(ir.Use(v))
+                  for v in (given.get(f) for f in info.fields)]
+        return self.to_temp(ir.ClassAgg(name, fields), e.span)
 
     def expr_Template(self, e: ast.Template):
         if all(isinstance(p, str) or (isinstance(p, ast.Expr) and not (
@@ -1262,10 +1317,19 @@ class FnLowerer:
         direct = getattr(e.func, "direct", None)
         if direct is not None:  # a builtin type's method from an `implements … for` block
             return self.call_user(direct, e, [recv])
+        if rt in (None, T.UNKNOWN) and name in mreflect.TYPED_READS and len(e.type_args) == 1 and not e.func.optional:
+            # `v.get<int>("a")` on a `reflect.AnyClass`: the read is checked against T at run time
+            want = mreflect.describe_written(e.type_args[0], self.prog.types, self.prog.index, self.namespace,
+                                             self.generics, ())
+            pos, _ = self.lower_args(e.args)
+            return self.native("$typed_read", recv, ir.Const(name), ir.Const(repr(want)),
+                               *self.type_arg_consts(1, e), *pos, span=e.span)
         kind = _static_kind(recv_expr)
         if kind == "array" and name == "sum" and _elem_is_float(recv_expr):
             return self.call(ir.Callee("native", "baml._sum_float"), [recv], span=e.span)
         pos, kw = self.lower_args(e.args)
+        if e.type_args and not kind and name in _TYPED_STD_METHODS:  # `rec.get<int>("age")`
+            pos = self.type_arg_consts(len(e.type_args), e) + pos
         key = f"method:{kind}.{name}"
         if kind and not kw and key in self.prog.builtin_methods:
             return self.call(ir.Callee("native", key), [recv] + pos, span=e.span)
@@ -1306,11 +1370,11 @@ class FnLowerer:
         raise LowerError(e.func.span, f"unresolved name: {name}")
 
     def type_arg_consts(self, n: int, e: ast.Call) -> list:
-        """The run-time forms (ir.TypeArg) of a builtin call's `n` type arguments: as the checker
-        resolved or inferred them (`std_targs`), else as written; a type parameter `$targs`
+        """The run-time forms (ir.TypeArg) of a builtin call's `n` type arguments: as written, else
+        as the checker inferred them (`std_targs`); a type parameter `$targs`
         carries by its type argument; any other type variable or a missing one is unknown."""
         targs = getattr(e, "std_targs", None)
-        if targs is None:
+        if targs is None or len(e.type_args) == n:  # as written: stdlib types are known here only
             targs = [self.resolve(ta) for ta in e.type_args]
         targs = (list(targs) + [T.UNKNOWN] * n)[:n]
         return [self.type_arg_const(t, e) for t in targs]
@@ -1326,11 +1390,10 @@ class FnLowerer:
         name = ".".join(path)
         if name == "reflect.Type.of" and len(e.type_args) == 1 and not e.args:
             t = self.resolve(e.type_args[0])
-            if mreflect.unsupported_type(t, e.type_args[0]):
-                raise LowerError(e.type_args[0].span, "reflecting this type (a stdlib interface, `json`, "
-                                 "a media type) is not supported yet")
             desc = mreflect.describe_written(e.type_args[0], self.prog.types, self.prog.index, self.namespace,
                                              self.generics, self.tparams)
+            if mreflect.unsupported_type(desc, e.type_args[0]):
+                raise LowerError(e.type_args[0].span, "reflecting this stdlib type is not supported yet")
             targs: ir.Operand = ir.Const(None)
             if sreflect.has_tvar(desc):
                 targs = self.targs()
@@ -1340,6 +1403,15 @@ class FnLowerer:
             return self.native("$type_of", ir.Const(repr(desc)), targs, span=e.span)
         if name == "reflect.Type.of_value" and len(e.args) == 1 and e.args[0].name in (None, "value"):
             return self.native("$type_of_value", self.lower_expr(e.args[0].value), span=e.span)
+        if name == "reflect.Class.extends" and len(e.type_args) == 1:  # its interface's descriptor first
+            want = mreflect.describe_written(e.type_args[0], self.prog.types, self.prog.index, self.namespace,
+                                             self.generics, ())
+            args = self.bind_native(SimpleNamespace(param_names=["name", "fields"]), *self.lower_args(e.args), e)
+            return self.native("$reflect.Class.extends", ir.Const(repr(want)), *args, span=e.span)
+        if name == "reflect.Interface.implementation" and len(e.type_args) == 1 and not e.args:
+            want = mreflect.describe_written(e.type_args[0], self.prog.types, self.prog.index, self.namespace,
+                                             self.generics, ())
+            return self.native("$reflect.Interface.implementation", ir.Const(repr(want)), span=e.span)
         params = mreflect.CONSTRUCTORS.get(name)
         if params is not None and not e.type_args:
             args = self.bind_native(SimpleNamespace(param_names=list(params)), *self.lower_args(e.args), e)
@@ -1348,7 +1420,7 @@ class FnLowerer:
 
     def targs_for(self, fdef, e: ast.Call) -> ir.Operand:
         """The `$targs` a call to reifying `fdef` passes (mir/reflect.py)."""
-        gens = [g.name for g in fdef.decl.generics]
+        gens = [g.name for g in interfaces.call_generics(fdef)]
         if e.type_args:
             env = {g: self.resolve(ta) for g, ta in zip(gens, e.type_args)}
         else:
@@ -1397,8 +1469,8 @@ class FnLowerer:
                 if params[i].default is None:
                     raise LowerError(e.span, f"missing argument `{params[i].name}`")
                 args[i] = ir.Const(ir.OMITTED)
-        if fqn is None and self.prog.reifying(fdef):
-            args.append(self.targs_for(fdef, e))
+        if self.prog.reifying(fdef) if fqn is None else (decl.generics and interfaces.DISPATCH in fqn):
+            args.append(self.targs_for(fdef, e))  # a dispatcher passes them on (mir/dispatch.py)
         return self.call(ir.Callee("fn", fqn or fdef.fqn), list(receiver) + args, span=e.span)
 
     # ── patterns ──
@@ -1778,8 +1850,11 @@ def _is_bool(e) -> bool:
     return (isinstance(e, ast.Unary) and e.op == "!") or _static_kind(e) == "bool"
 
 
-def _fieldless(obj: ast.Expr) -> bool:
-    """Is `obj` statically a string, number, container…: a value whose members are all methods
-    (`s.length` is then the bound method, though some class has a field named `length`)?"""
+def _fieldless(obj: ast.Expr, name: str) -> bool:
+    """Is `obj` statically a string, number, container… (a value whose members are all methods),
+    or an instance of a class without a field `name`: `obj.name` is then the bound method, though
+    some class has a field named `name`?"""
     tb = T.base(obj.ty) if getattr(obj, "ty", None) is not None else None
+    if isinstance(tb, T.ClassT):  # a class with no field of that name: its method
+        return not any(f.name == name for f in tb.cls.fields)
     return isinstance(tb, (T.Prim, T.Arr, T.MapT)) and tb not in (T.UNKNOWN, T.NEVER, T.VOID)

@@ -13,8 +13,9 @@ its own (its hidden parameter `$own_targs`)."""
 from __future__ import annotations
 
 from ..sema import reflect as R
-from ..sema.reflect import walk
+from ..sema.reflect import describe_written, walk  # noqa: F401  (describe_written: lowering's)
 from ..sema import types as T
+from ..sema.interfaces import call_generics
 from ..syntax import ast
 
 TARGS = "$targs"  # the hidden parameter's name
@@ -22,7 +23,14 @@ OWN_TARGS = "$own_targs"  # a generic class's method's own
 # the pure static constructors, each a native `$<name>` (bex/stdlib/reflect.py)
 CONSTRUCTORS = {"reflect.Map.new": ("key", "value"), "reflect.Union.new": ("types",),
                 "reflect.Literal.new": ("value",), "reflect.Enum.get_value": ("value",),
-                "reflect.Package.compile": ("files", "packages"), "reflect.Session.new": ("packages",)}
+                "reflect.Package.compile": ("files", "packages"), "reflect.Session.new": ("packages",),
+                "reflect.Package.current": (), "reflect.Class.builder": ("name",), "reflect.signature": ("f",), "reflect.call_any": ("f", "args"),
+                "reflect.Class.new": ("name", "fields", "implementations"), "reflect.Enum.new": ("name", "values"),
+                "reflect.Enum.value": ("name", "alias", "description", "docstring", "other")}
+# `reflect.AnyClass.get<T>`/`find<T>` and `reflect.class.Field.value<T>`: reads checked against T
+TYPED_READS = frozenset(("get", "find", "value"))
+
+
 def call_path_of(e: ast.Call) -> list[str] | None:
     """`a.b.c(…)` as ['a', 'b', 'c'] (None when the callee is no dotted name)."""
     parts, f = [], e.func
@@ -64,9 +72,10 @@ class Reifying:
     def _reifies(self, fdef) -> tuple[bool, bool]:
         d = fdef.decl
         owner = class_generics(fdef)
-        if (not d.generics and not owner) or d.body is None:
+        gens = call_generics(fdef)
+        if (not gens and not owner) or d.body is None:
             return False, False
-        own, cls = {g.name for g in d.generics}, set(owner)
+        own, cls = {g.name for g in gens}, set(owner)
         got: set = set()
         for n in walk(d.body):
             got |= reified_names(n, own | cls)
@@ -110,6 +119,8 @@ def reified_names(n, names: set) -> set:
                 return set(names)
     elif isinstance(n, (ast.Name, ast.Field)):
         tes += getattr(n, "type_args", None) or ()  # `id<T>` as a value
+    elif isinstance(n, ast.ArrayLit) and getattr(n, "reify_elem", False):
+        return set(names)  # `[]` as a `T[]` records T (which one is not said)
     return {x.path[0] for te in tes for x in walk(te)
             if isinstance(x, ast.TName) and len(x.path) == 1 and x.path[0] in names}
 
@@ -146,62 +157,9 @@ def _bind(pt, at, env: dict, names: set) -> None:
         _bind(rest, T.strip_null(at), env, names)
 
 
-def unsupported_type(t: T.Type, te) -> bool:
-    """A type reflection cannot describe yet: one the resolver leaves (partly) unknown though
-    the program did not write `unknown` (stdlib interfaces, `json`, media types)."""
-    return _unknown_in(t) and not any(isinstance(n, ast.TName) and n.path == ["unknown"] for n in walk(te))
+def unsupported_type(desc: tuple, te) -> bool:
+    """A type reflection cannot describe yet: its descriptor is (partly) unknown though the
+    program did not write `unknown` (a stdlib type Assay does not describe)."""
+    return R.has_unknown(desc) and not any(isinstance(n, ast.TName) and n.path == ["unknown"] for n in walk(te))
 
 
-def _unknown_in(t) -> bool:
-    if t is T.UNKNOWN:
-        return True
-    if isinstance(t, T.Arr):
-        return _unknown_in(t.elem)
-    if isinstance(t, T.MapT):
-        return _unknown_in(t.key) or _unknown_in(t.val)
-    if isinstance(t, T.Union):
-        return any(_unknown_in(m) for m in t.members)
-    if isinstance(t, (T.ClassT, T.IfaceT)):
-        return any(_unknown_in(a) for a in t.args)
-    if isinstance(t, T.FuncT):
-        return (_unknown_in(t.ret) or any(_unknown_in(p) for _, p, _ in t.params)
-                or (t.throws is not None and _unknown_in(t.throws)))
-    return False
-
-
-def describe_written(te, resolver, index, ns, generics, tparams: tuple) -> tuple:
-    """The descriptor of type expression `te` (in namespace `ns`) as written: a union named
-    by an alias stays one member of an enclosing union (`Id?` has members `Id` and `null`, as
-    the engine lists them; rendering and equality flatten it)."""
-    return _written(te, _Ctx(resolver, index, tparams), ns, generics)[0]
-
-
-class _Ctx:
-    def __init__(self, resolver, index, tparams):
-        self.resolver, self.index, self.tparams = resolver, index, tparams
-
-
-def _written(te, cx: _Ctx, ns, generics) -> tuple[tuple, bool]:
-    """(descriptor, whether it is an alias's union)."""
-    if isinstance(te, (ast.TOptional, ast.TUnion)):
-        parts = ([_written(te.inner, cx, ns, generics), (R.NULL, False)] if isinstance(te, ast.TOptional)
-                 else [_written(m, cx, ns, generics) for m in te.members])
-        if any(alias for _, alias in parts):
-            return _keep(parts), False
-    item = cx.index.lookup(ns, te.path) if isinstance(te, ast.TName) and not te.args else None
-    if type(item).__name__ == "AliasDef" and isinstance(item.type, (ast.TUnion, ast.TOptional, ast.TName)):
-        d, _ = _written(item.type, cx, item.namespace, frozenset())
-        return d, d[0] == "union"
-    return R.describe(cx.resolver.resolve(te, ns, generics), cx.tparams), False
-
-
-def _keep(members: list) -> tuple:
-    """A written union: members flattened, except an alias's union, duplicates dropped."""
-    out, seen = [], set()
-    for d, alias in members:
-        for x in ((d,) if alias or d[0] != "union" else d[1]):
-            k = R.key(x)
-            if k not in seen:
-                seen.add(k)
-                out.append(x)
-    return out[0] if len(out) == 1 else ("union", tuple(out))

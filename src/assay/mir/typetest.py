@@ -43,6 +43,8 @@ def of(t: T.Type) -> tuple:
         return _union([of(i.target) for i in impls]) if impls else ("never",)
     if isinstance(t, T.StdT):
         return _std(t)
+    if t is T.JSON:
+        return ("json",)
     return ("any",)
 
 
@@ -130,6 +132,8 @@ def key(t: tuple):
 
 def show(t: tuple) -> str:
     k = t[0]
+    if k == "json":
+        return "baml.json.json"
     if k == "class" and len(t) > 2:
         return f"{t[1]}<{', '.join(show(a) for a in t[2])}>"
     if k in ("class", "enum"):

@@ -64,7 +64,7 @@ class VariantView:
 
 class TypeView:
     """One static type. `kind` is one of: int float string bool null void never unknown bigint
-    uint8array literal array map union class enum function typevar interface."""
+    uint8array json literal array map union class enum function typevar interface."""
 
     __slots__ = ("_t", "_program")
 
@@ -79,6 +79,8 @@ class TypeView:
             return t.name
         if isinstance(t, T.StdT):  # a stdlib class, panic or enum
             return "enum" if t.kind in ("enum", "variant") else "class"
+        if t is T.JSON:
+            return "json"
         return {T.Lit: "literal", T.Arr: "array", T.MapT: "map", T.Union: "union",
                 T.ClassT: "class", T.EnumT: "enum", T.FuncT: "function", T.TVar: "typevar",
                 T.IfaceT: "interface"}[type(t)]
@@ -114,7 +116,9 @@ class TypeView:
 
     @property
     def members(self) -> list["TypeView"]:
-        return [self._wrap(m) for m in self._t.members] if isinstance(self._t, T.Union) else []
+        """A union's members; the types `json` is made of (`null`, …, `json[]`, `map<string, json>`)."""
+        t = self._t
+        return [self._wrap(m) for m in (t.members if isinstance(t, T.Union) else T.JSON_MEMBERS if t is T.JSON else ())]
 
     @property
     def qualified_name(self) -> str | None:
@@ -127,6 +131,8 @@ class TypeView:
             return t.enum.fqn
         if isinstance(t, T.StdT):
             return t.name
+        if t is T.JSON:
+            return "baml.json.json"
         return None
 
     @property

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ..source import Diagnostic, SourceFile, Span
-from ..syntax import ast
+from ..syntax import ast, rxsyntax
 from ..syntax.parser import parse_type
 from . import stdsigs
 from .effects import ALL, MAYBE, Effects
@@ -62,17 +62,19 @@ _UNSTABLE_RE = re.compile(
 
 _ENV_REF = T.StdT("class", "baml.env.Ref")
 # every type's `hash` is baml.Hash's: it feeds a hasher (which no value of a known type is)
-_HASH_FN = FuncT((("hasher", T.Prim("baml.Hasher"), False),), NULL, NEVER)
+_HASH_FN = FuncT((("hasher", T.HASHER, False),), NULL, NEVER)
 _SHORT = ("&&", "||", "??")
 # container methods whose use leaves an empty literal's element type open (E0155)
 _UNPINNING_METHODS = frozenset("length join reverse keys values has to_string to_json hash".split())  # operators with their own control flow
 # methods of the interfaces every type implements (ToString, ToJson, Equals, Hash, Concrete)
 _EVERY_TYPE_METHODS = frozenset("to_string to_json eq neq hash type".split())
+# `reflect.AnyClass`'s own methods: a class instance has them only through that interface
+_ANY_CLASS_ONLY = frozenset("list_fields get_field find_field has_field attributes".split())
 
 
 class Var:
     __slots__ = ("name", "ty", "declared", "precise", "used", "unpinned", "assign_ty", "literals",
-                 "link", "origin", "branch_hole")
+                 "link", "origin", "branch_hole", "infer_call")
 
     def __init__(self, name, ty, precise=True, assign_ty=None):
         self.name = name
@@ -85,19 +87,21 @@ class Var:
         self.literals = []  # the container literals it was given (see Checker.escape)
         self.origin = None  # `let y = x`: x's declared type, for the tests of y
         self.branch_hole = False  # unpinned by an empty literal as an `if`/`match` branch
+        self.infer_call = None  # `let y = id(1)`: the engine infers T from y's writes too
 
 
 class _Fn:
     """Per-function (or lambda) context."""
-    __slots__ = ("ret", "throws", "loop", "catch", "unstable", "callbacks")
+    __slots__ = ("ret", "throws", "loop", "catch", "unstable", "callbacks", "captured")
 
-    def __init__(self, ret, throws, unstable, callbacks=frozenset()):
+    def __init__(self, ret, throws, unstable, callbacks=frozenset(), captured=frozenset()):
         self.ret = ret
         self.throws = throws
         self.loop = 0
         self.catch = 0
         self.unstable = unstable
         self.callbacks = callbacks  # parameters whose function type leaves `throws` open
+        self.captured = captured  # names read or written in a lambda (never narrowed by a write)
 
 
 def check(index: ProgramIndex) -> list[Diagnostic]:
@@ -118,17 +122,22 @@ class Checker(LlmChecks):
         self.cur_fd: FunctionDef | None = None
         self.effects = Effects()
         self.generics: set[str] = set()
+        self.callee_tvars = False  # checking an argument whose expected type has the callee's type parameters
         self.bounds: dict[str, list[T.Type]] = {}  # type parameter → its `extends` bounds
         self.scopes: list[dict[str, Var]] = []
         self.facts: dict[Var, T.Type] = {}
         self.assigned_log: list[Var] = []
         self.loose: set[Var] = set()  # variables whose facts stand for a write, not a test
+        self.exact: set[Var] = set()  # variables whose facts are the value just written
         self.fn: _Fn | None = None
         self.unpinned: list[Var] = []
         self.soft = None  # the Name read where its use fixes no type (E0155)
         self.path_root = None  # the Name a member is read from (a package name is no value alone)
         self.no_expected = None  # the call whose result nothing expects a type of (E0002)
-        self.types = Resolver(index)  # no stdlib types: they stay unknown (conservative)
+        # the stdlib types it models (others stay unknown), with the enum `cmp` and `sort_by` speak
+        std = {**_STD_TYPES, "baml.ops.Ordering": T.StdT("enum", "baml.ops.Ordering")}
+        self.types = Resolver(index, std, top=True)
+        self.std_types = Resolver(index, std)  # stdlib signatures: their `unknown` is don't-know
         self._sig_cache: dict[int, tuple] = {}
         self._native_cache: dict = {}
         # methods added by `implements X for T` blocks (may extend builtin types)
@@ -149,6 +158,7 @@ class Checker(LlmChecks):
             for f in cd.fields:
                 self.resolve(f.type)
                 self.require_throws(f.type)
+            self.json_methods(cd.decl)
             for m in cd.methods.values():
                 reserved = _INTERFACE_ONLY.get(m.name)
                 if reserved is not None and m.impl is None and m.owner is cd:
@@ -186,7 +196,7 @@ class Checker(LlmChecks):
             self.generics = set()
             self.fn_name = td.decl.name
             self.cur_fd = None
-            self.fn = _Fn(UNKNOWN, None, _unstable(td.decl.body))
+            self.fn = _Fn(UNKNOWN, None, _unstable(td.decl.body), captured=_captured(td.decl.body))
             self.scopes = [{}]
             self.facts = {}
             self.unpinned = []
@@ -195,9 +205,18 @@ class Checker(LlmChecks):
             self.effects.summarize(id(td), td.decl.body)
         self.effects.report(self.err)
 
+    def json_methods(self, decl) -> None:
+        """`to_json`/`from_json` belong in `implements baml.ToJson`/`baml.FromJson` blocks
+        (E0142/E0143): the json natives honour only those."""
+        in_blocks = {id(m) for ib in decl.impls for m in ib.methods}
+        for m in decl.methods:
+            iface = {"to_json": ("E0142", "ToJson"), "from_json": ("E0143", "FromJson")}.get(m.name)
+            if iface is not None and id(m) not in in_blocks:
+                self.err(m.name_span, iface[0], f"`{m.name}` cannot be defined as a method on class "
+                         f"`{decl.name}`; implement the `baml.{iface[1]}` interface instead")
+
     def check_interface(self, idef: InterfaceDef) -> None:
-        for m in idef.methods.values():
-            d = m.decl
+        for d in idef.decl.methods:  # duplicates too (`methods` keeps one per name)
             if d.throws is None:
                 self.err(d.name_span, "E0170", f"interface method `{d.name}` on `{idef.name}` must "
                          "declare an explicit `throws` clause")
@@ -230,8 +249,17 @@ class Checker(LlmChecks):
     def attributes(self, attrs, where: str) -> None:
         """E0015 for an attribute the engine does not know on this kind of declaration."""
         valid = _ATTRIBUTES[where]
+        seen = set()
         for a in attrs:
             name = "@" * a.level + a.name
+            if name in seen and name in valid:
+                self.err(a.span, "E0014", f"duplicate attribute `{name}`: only the last takes effect")
+            seen.add(name)
+            if a.name in ("alias", "description") and (len(a.args) != 1 or isinstance(
+                    a.args[0], (ast.IntLit, ast.FloatLit, ast.BoolLit, ast.NullLit))):
+                self.err(a.span, "E0037", f"`@{a.name}` expects exactly one string argument")
+            elif a.name in ("alias", "description") and isinstance(a.args[0], ast.Name):
+                self.err(a.args[0].span, "E0037", f"`@{a.name}` expects a string, not a name")
             if name in ("@stream.done", "@@stream.done") and name not in valid:
                 self.err(Span(a.span.file, a.span.start, a.span.start + len(name)), "E0016",
                          f"attribute `{name}` is not valid on {where}; allowed: `@stream.done` "
@@ -248,6 +276,9 @@ class Checker(LlmChecks):
         self.err(span, "E0001", "mismatched types", f"expected `{show(dst)}`, found `{show(src)}`{extra}")
 
     def check_function(self, fd: FunctionDef) -> None:
+        # a reflect.Session submission (bex/stdlib/reflect_session.py) reads its globals as
+        # `unknown` meaning don't-know: the checker stays quiet where it cannot see their types
+        self.types.top = fd.decl.name != "__session_eval"
         d = fd.decl
         self.ns = fd.namespace
         self.generics = interfaces.generics_of(fd)
@@ -279,13 +310,13 @@ class Checker(LlmChecks):
                          "binding, an item, or a type parameter")
             scope[p.name] = Var(p.name, pt)
         ret = self.resolve(d.ret) if d.ret is not None else UNKNOWN
-        throws = self.resolve(d.throws) if d.throws is not None else None
+        throws = _loose(self.resolve(d.throws)) if d.throws is not None else None
         if throws is not None:
             self.effects.declared[id(fd)] = throws
             if _is_unknown(d.throws) and d.body is not None:
                 self.effects.declared_unknown[id(fd)] = d.body.span
         self.fn = _Fn(ret, throws, _unstable(d.body) if d.body is not None else set(),
-                      {p.name for p in d.params if _callback_root(p.type)})
+                      {p.name for p in d.params if _callback_root(p.type)}, _captured(d.body))
         self.scopes = [scope]
         self.facts = {}
         self.unpinned = []
@@ -296,10 +327,8 @@ class Checker(LlmChecks):
         if d.body is not None:
             self.body(d.body, ret)
             self.effects.summarize(id(fd), d.body)
-            if (isinstance(d.ret, ast.TName) and d.ret.path == ["unknown"] and d.body.tail is None
-                    and not any(map(_diverges, d.body.stmts))):
-                self.missing_value(d.body, UNKNOWN)  # a declared `unknown` still wants a value
         self.finish_fn()
+        self.types.top = True
 
     def hashable_keys(self, tes: list, generics) -> None:
         """E0067: a map keyed by a type parameter without bounds (`map<K, V>` for `f<K, V>`)."""
@@ -345,9 +374,9 @@ class Checker(LlmChecks):
                 self.err(v.unpinned, "E0155", "type annotations needed")
         self.unpinned = []
 
-    def body(self, b: ast.Block, ret: T.Type) -> None:
+    def body(self, b: ast.Block, ret: T.Type) -> T.Type:
         """A function/lambda body: its value must be the return type."""
-        self.block(b, ret, is_body=True)
+        return self.block(b, ret, is_body=True)
 
     # ───────────────────────── types ─────────────────────────
     def sig(self, fd: FunctionDef, explicit_self: bool = False) -> tuple:
@@ -374,6 +403,9 @@ class Checker(LlmChecks):
 
     def resolve(self, te, report: bool = True) -> T.Type:
         return self.types.resolve(te, self.ns, self.generics, self.err if report else None)
+
+    def resolve_std(self, te) -> T.Type:
+        return self.std_types.resolve(te, self.ns, self.generics)
 
     # ───────────────────────── scopes ─────────────────────────
     def lookup_var(self, name: str) -> Var | None:
@@ -407,6 +439,7 @@ class Checker(LlmChecks):
         t = v.assign_ty
         self.facts[v] = t if _one_kind(t) else UNKNOWN
         self.loose.add(v)  # its type here may be narrower (what was written): not exhaustive
+        self.exact.discard(v)
 
     def invalidate(self, since: int) -> None:
         for v in self.assigned_log[since:]:
@@ -432,7 +465,7 @@ class Checker(LlmChecks):
                     t = self.expr(tail, expected)
                     return NEVER if diverges else t
                 t = self.expr(tail, expected)
-                if not assignable(t, expected) and not diverges:
+                if not self.fits(t, expected) and not diverges:
                     if expected is NULL or expected is VOID:
                         self.mismatch(tail.span, expected, t,
                                       "; end this with `;` to discard the value")
@@ -483,13 +516,13 @@ class Checker(LlmChecks):
             ret = self.fn.ret
             if s.value is not None:
                 self.expect(s.value, ret)
-            elif ret not in (UNKNOWN, VOID, NULL) and not T.has_unknown(ret):  # even `int?`
+            elif ret not in (UNKNOWN, VOID, NULL) and (ret is T.TOP or not T.has_unknown(ret)):  # even `int?`
                 self.err(s.span, "E0029", "missing value", f"expected a value of type "
                          f"`{show(ret)}`, but a bare `return` returns `null`")
             return True
         if isinstance(s, ast.Throw):
-            t = self.expr(s.value, UNKNOWN)
             fn = self.fn
+            t = self.expr(s.value, T.JSON if fn.throws is not None and T.has_json(fn.throws) else UNKNOWN)
             if fn.throws is not None and fn.catch == 0 and not assignable(t, fn.throws):
                 self.err(s.value.span, "E0096", f"declared throws is `{show(fn.throws)}`, but "
                          f"this function may also throw `{show(widen(t))}`")
@@ -562,8 +595,9 @@ class Checker(LlmChecks):
             return t0.elem
         if t0 is STRING:
             return STRING
-        if isinstance(t0, MapT) or t0 in (INT, FLOAT, BOOL, NULL) or (isinstance(t0, ClassT) and not any(
-                i.iface is not None or (i.std or "").startswith("baml.iter.") for i in t0.cls.impls)):
+        if isinstance(t0, MapT) or t0 in (INT, FLOAT, BOOL, NULL, T.JSON, _ENV_REF, T.TOP) or (
+                isinstance(t0, ClassT) and not any(
+                    i.iface is not None or (i.std or "").startswith("baml.iter.") for i in t0.cls.impls)):
             self.err(e.span, "E0006", f"cannot iterate over type `{show(t)}`")
         return UNKNOWN
 
@@ -585,8 +619,14 @@ class Checker(LlmChecks):
             self.no_expected = s.value
             t = self.soft_expr(s.value) if s.type is None and isinstance(pat, ast.PBind) else \
                 self.expr(s.value, UNKNOWN)
+        if ann is None and isinstance(s.value, ast.Field) and isinstance(t, NativeFuncT) and t.generic:
+            self.err(s.value.span, "E0001", f"generic function `{s.value.name}` needs concrete "
+                     "type arguments before it can be stored; annotate the binding's type")
         if s.else_block is not None:
             self.block(s.else_block, UNKNOWN)
+            if not _block_diverges(s.else_block):
+                self.err(s.else_block.span, "E0113", "`let … else` requires a diverging else block "
+                         "(`return`, `throw`, `break`, or `continue`)")
         elif isinstance(pat, ast.PLit) or (isinstance(pat, ast.PArray) and (
                 pat.items or pat.rest_index is None)):
             self.err(pat.span, "E0111", "refutable pattern in let binding; refutable patterns "
@@ -606,9 +646,10 @@ class Checker(LlmChecks):
                         v.origin = src.ty
                 self._given(v, s.value)
                 self.unpinned_let(v, s.value)
+                if self.generic_result(s.value):
+                    v.infer_call = s.value
         else:
-            if isinstance(pat, ast.PClass):  # its diagnostics cover `let P { … }`
-                pat.err_span = Span(s.span.file, s.span.start, pat.span.end)
+            pat.let_span = s.span  # the engine reports a class pattern's fields from the `let`
             self.pattern(pat, ann if ann is not None else t, refutable_ok=True)
 
     def unspecialized(self, val, name: str) -> None:
@@ -677,15 +718,25 @@ class Checker(LlmChecks):
             self.pin(v)
             dst = v.assign_ty
             tgt.ty = self.var_type(v)
-            if s.op is None:
+            if s.op is None and v.infer_call is not None:
+                vt = self.expr(s.value, dst)
+                if not assignable(vt, dst):  # the engine: no T fits the call and this write
+                    self.err(v.infer_call.span, "E0002", "cannot infer type parameter")
+                    v.infer_call = None
+            elif s.op is None:
                 self._given(v, s.value)
-                self.expect(s.value, dst)
+                vt = self.expect(s.value, dst)
             else:
                 vt = self.expr(s.value, UNKNOWN)
                 r = self.binop_type(s.op, self.var_type(v), vt, s.value)
                 if not assignable(r, dst):
                     self.mismatch(s.value.span, dst, r)
             self.written(v)
+            if (s.op is None and dst is not UNKNOWN and _sure_scrutinee(vt) and assignable(vt, dst)
+                    and v.name not in self.fn.captured):
+                self.facts[v] = vt  # the engine narrows to what was written (`y = 5`: 5)
+                self.loose.discard(v)
+                self.exact.add(v)
             self.assigned_log.append(v)
             return
         if isinstance(tgt, (ast.Field, ast.Index)):
@@ -719,10 +770,11 @@ class Checker(LlmChecks):
         elif isinstance(p, ast.PClass):
             ct = self.pattern_type(p.type)
             for name, sub in p.fields:
-                ft = self.field_type(ct, name) if isinstance(ct, ClassT) else UNKNOWN
                 if isinstance(ct, ClassT) and ct.cls.field(name) is None:
-                    self.err(getattr(p, "err_span", p.span), "E0007", f"class `{ct.cls.name}` has no field `{name}`")
-                elif sub is not None and ft is not UNKNOWN:
+                    self.err(getattr(p, "let_span", p.span), "E0007",
+                             f"class `{ct.cls.name}` has no field `{name}`")
+                ft = self.field_type(ct, name) if isinstance(ct, ClassT) else UNKNOWN
+                if sub is not None and ft is not UNKNOWN and (not isinstance(ct, ClassT) or ct.cls.field(name)):
                     self.pattern_fits(sub, ft)  # `P { n: "s" }` where `n` is an int
                 if sub is None:
                     self.declare(name, ft)
@@ -759,9 +811,25 @@ class Checker(LlmChecks):
             self.escape(e)
         t = self.expr(e, dst)
         if (not isinstance(e, (ast.If, ast.IfLet, ast.Match, ast.BlockExpr, ast.ArrayLit,
-                               ast.MapLit)) and not assignable(t, dst)):
+                               ast.MapLit)) and not self.fits(t, dst)):
             self.mismatch(e.span, dst, t)
         return t
+
+    def fits(self, t: T.Type, dst: T.Type) -> bool:
+        """assignable, and inside a generic body its own type parameter `T` is rigid: a value
+        of a concrete type (`1`, `T | null`) is no `T`."""
+        if isinstance(dst, TVar) and dst.name in self.generics and t is not dst:
+            if any((m is not NEVER and _sure_scrutinee(m)) or (
+                    isinstance(m, TVar) and m.name in self.generics and m != dst)
+                   for m in T.members(t)):
+                return False
+        return assignable(t, dst)
+
+    def rigid_var(self, e, tv: TVar) -> bool:
+        """`e` names a variable declared of this body's own unbounded type parameter."""
+        v = self.lookup_var(e.name) if isinstance(e, ast.Name) else None
+        return (v is not None and v.ty == tv and tv.name in self.generics
+                and not self.bounds.get(tv.name))
 
     def escape(self, e: ast.Expr) -> None:
         """`e`'s value reaches a place whose type does not tell its element types (`unknown`, a
@@ -851,7 +919,7 @@ class Checker(LlmChecks):
     def x_Name(self, e, x):
         v = self.lookup_var(e.name)
         if v is not None:
-            if self.soft is not e:
+            if self.soft is not e and not T.has_json(x):  # json tells no element type (E0155)
                 self.pin(v)
             e.declared = v.ty
             return self.var_type(v)
@@ -869,16 +937,18 @@ class Checker(LlmChecks):
         self.err(e.span, "E0003", f"unresolved name: `{e.name}`")  # a package is no value
         return UNKNOWN
 
-    def uninferable_class_args(self, at, f: ast.Field, fd: FunctionDef) -> None:
+    def uninferable_class_args(self, at, f: ast.Field, fd: FunctionDef, expected: bool = False) -> None:
         """E0002: `Box.of(4)`, a static method of a generic class whose parameters do not
-        mention the class's type parameter (nothing fixes it)."""
+        mention the class's type parameter (nothing fixes it; with an `expected` type, its
+        result may: `let xs: int[] = Box.make(1)` with `make(…) -> T[]`)."""
         cls = fd.owner
         if not isinstance(cls, ClassDef) or fd.decl.has_self or not cls.decl.generics or \
-                getattr(f.obj, "type_args", None):
-            return
-        ps = self.sig(fd)[0]
+                getattr(f.obj, "type_args", None) or getattr(at, "type_args", None):
+            return  # written: `Box<int>.of(4)`, `Box.of<int>(4)` (the class's first)
+        ps, ret = self.sig(fd)
+        fixing = [pt for _, pt, _ in ps] + ([ret] if expected else [])
         for g in cls.decl.generics:
-            if not any(T.subst(pt, {g.name: NULL}) != pt for _, pt, _ in ps):
+            if not any(T.subst(t, {g.name: NULL}) != t for t in fixing):
                 self.err(at.span, "E0002", f"cannot infer type parameter `{g.name}`")
                 return
 
@@ -916,7 +986,7 @@ class Checker(LlmChecks):
         for ta in targs:
             self.require_throws(ta)
         ts = [self.resolve(ta) for ta in targs]
-        gens = fd.decl.generics
+        gens = interfaces.call_generics(fd)
         if len(ts) != len(gens):
             self.err(e.span, "E0005", f"function `{fd.decl.name}` expects {len(gens)} type "
                      f"argument(s), got {len(ts)}")
@@ -936,8 +1006,23 @@ class Checker(LlmChecks):
         return t
 
     def x_ArrayLit(self, e, expected):
-        exp = T.base(expected)
+        arrs = [m for m in T.members(expected) if isinstance(m, Arr) and m != JSON_ARR]
+        if T.has_json(expected) and len(arrs) == 1 and _hollow(e) and _shaped(e, arrs[0]):
+            expected = arrs[0]  # `let x: json | int[] = []` is an int[]
+        elif T.has_json(expected) and arrs:  # `json | int[]`: inferred, then checked
+            ts = self.items_inferred(e.items)
+            t = Arr(_joined(ts) if ts else UNKNOWN)
+            if not assignable(t, expected):
+                self.mismatch(e.span, expected, t)
+            return t
+        if T.has_json(expected):
+            expected = JSON_ARR
+        exp = T.base(_sole(expected, Arr))
+        if isinstance(exp, Arr) and exp.elem is T.JSON:
+            e.records = True  # built as `json[]`, as the engine records it
         if isinstance(exp, Arr):
+            if T.has_tvar(exp.elem) and not self.callee_tvars:  # not a callee's type parameter
+                e.reify_elem = True  # a `T[]`: it records T's type argument (mir/lower.py)
             for it in e.items:
                 self.expect(it, exp.elem)
             return exp if exp.elem is not UNKNOWN or not e.items else Arr(
@@ -946,17 +1031,36 @@ class Checker(LlmChecks):
             for it in e.items:
                 self.expr(it, UNKNOWN)
             return UNKNOWN
-        ts = [self.expr(it, UNKNOWN) for it in e.items]
+        ts = self.items_inferred(e.items)
         if expected is not UNKNOWN and not isinstance(expected, TVar):
-            t = Arr(T.union(*(T.widen_scalar(t) for t in ts)) if ts else UNKNOWN)
+            t = Arr(_joined(ts) if ts else UNKNOWN)
             if not assignable(t, expected):
                 self.mismatch(e.span, expected, t)
         if not ts:
             return Arr(UNKNOWN)
-        return Arr(T.union(*(T.widen_scalar(t) for t in ts)))
+        return Arr(_joined(ts))
+
+    def items_inferred(self, items) -> list:
+        """The item types of an array literal that expects no element type, as the engine
+        infers them: empty literals (`[]`, `[[]]`, `{}`) take the others' type where that is
+        one container type they fit (`[[1], []]` is `int[][]`), and come after them."""
+        full = [self.expr(it, UNKNOWN) for it in items if not _hollow(it)]
+        one = T.union(*(T.widen_scalar(t) for t in full))
+        rest = []
+        for it in filter(_hollow, items):
+            if _shaped(it, one):
+                _records(it)  # its (empty) elements cannot tell the type it was given
+            rest.append(self.expr(it, one if _shaped(it, one) else UNKNOWN))
+        return full + rest
 
     def x_MapLit(self, e, expected):
-        exp = T.base(expected)
+        checked = T.has_json(expected) and any(  # `json | map<string, int>`: inferred, checked
+            isinstance(m, MapT) and m != JSON_MAP for m in T.members(expected))
+        if T.has_json(expected) and not checked:
+            expected = JSON_MAP
+        exp = T.base(_sole(expected, MapT))
+        if isinstance(exp, MapT) and exp.val is T.JSON:
+            e.records = True  # built as `map<string, json>`, as the engine records it
         if isinstance(exp, MapT):
             for k, v in e.entries:
                 self.expect(k, exp.key)
@@ -967,14 +1071,16 @@ class Checker(LlmChecks):
         if not ks:
             t = MapT(UNKNOWN, UNKNOWN)
         else:
-            t = MapT(T.union(*(widen(k) for k in ks)), T.union(*(T.widen_scalar(v) for v in vs)))
-        if (expected is not UNKNOWN and not isinstance(expected, (TVar, Union))
+            t = MapT(T.union(*(widen(k) for k in ks)), _joined(vs))
+        if (expected is not UNKNOWN and (checked or not isinstance(expected, (TVar, Union)))
                 and not assignable(t, expected)):
             self.mismatch(e.span, expected, t)
         return t
 
     def x_ClassLit(self, e, expected):
         ct = self.resolve(e.type, report=False)
+        if isinstance(ct, T.StdT) and ct.name in stdsigs.STD_CLASSES:
+            return self.std_class_lit(e, ct)
         if ct is UNKNOWN:
             self.class_path_error(e.type, e.span)
         for name, val in e.entries:
@@ -1020,7 +1126,7 @@ class Checker(LlmChecks):
         if len(path) == 1:
             n = path[0]
             if (n in self.generics or n in PRIM_TYPES or n in self.index.items_in(self.ns)
-                    or n in OPAQUE_TYPES or n in BUILTIN_TYPE_ROOTS or n in ("map", "Map", "Array")):
+                    or n in OPAQUE_TYPES or n in BUILTIN_TYPE_ROOTS or n in ("map", "Map", "Array", "json")):
                 return
             self.err(span, "E0002", f"unresolved type: {n}")
             return
@@ -1101,6 +1207,10 @@ class Checker(LlmChecks):
             return "error", None
         if head == "env" and len(path) == 2 and head not in idx.items_in(self.ns):
             return "type", _ENV_REF  # `env.NAME`: a reference the runtime resolves, no string
+        if head == "env" and len(path) == 3 and head not in idx.items_in(self.ns) and \
+                path[2] not in _EVERY_TYPE_METHODS:
+            self.err(e.span, "E0007", f"type `baml.env.Ref` has no member `{path[2]}`")
+            return "error", None
         if head in BUILTIN_VALUE_ROOTS and not (
                 (head in _CARRIERS and (path[1] not in STDLIB_MEMBER_NAMES or (
                     path[1] in _ANY_CARRIER_STATIC and path[1] not in _CARRIER_STATICS[head]
@@ -1129,12 +1239,17 @@ class Checker(LlmChecks):
                 if isinstance(val, FuncT):
                     e.unbound_method = path[-1]
                 return val
+            if kind == "unknown" and len(path) == 4 and ".".join(path[:3]) in stdsigs.STD_ENUM_VARIANTS:
+                return self.std_variant(e, path)
             if kind == "global":
                 return val
             return UNKNOWN
         self.path_root = e.obj
         ot = self.expr(e.obj, UNKNOWN)
-        return self.member(e, ot, e.name, e.optional, call=False)
+        t = self.member(e, ot, e.name, e.optional, call=False)
+        if isinstance(t, NativeFuncT) and isinstance(T.base(ot), (Arr, MapT)):
+            self.escape(e.obj)  # `xs.push` as a value: its signature shows xs's element type
+        return t
 
     def member(self, e, ot: T.Type, name: str, optional: bool, call: bool):
         """Type of `ot.name` (a method's FuncT for methods)."""
@@ -1173,6 +1288,10 @@ class Checker(LlmChecks):
             return UNKNOWN
         if call and self.erased_self(e, ot, name):
             return UNKNOWN
+        if tb is T.JSON and name not in _EVERY_TYPE_METHODS:
+            self.err(e.span, "E0007", f"type `{show(tb)}` has no member `{name}`: its members "
+                     f"implement no common interface that declares `{name}`")
+            return UNKNOWN
         if (call and name == "hash" and name not in self.impl_names and _sure_scrutinee(ot)
                 and not isinstance(T.base(ot), ClassT)):
             return _HASH_FN
@@ -1183,16 +1302,26 @@ class Checker(LlmChecks):
             self.err(e.span, "E0007", f"type `{tb.name}` has no member `{name}`")  # an unbounded `T`
             return UNKNOWN
         if isinstance(tb, TVar):
+            if self.rigid_var(getattr(e, "obj", None), tb) and name not in _EVERY_TYPE_METHODS \
+                    and name not in self.impl_names:
+                self.err(e.span, "E0007", f"type `{tb.name}` has no member `{name}`")
+                return UNKNOWN
             tb = next((b for b in self.bounds.get(tb.name, ()) if isinstance(b, IfaceT)), tb)
         if isinstance(tb, IfaceT):
             return self.iface_member(e, tb, name)
         if sreflect.is_reflect(tb):
             return self.reflect_member(e, tb, name)
+        if isinstance(tb, T.StdT) and tb.name in stdsigs.STD_CLASSES:
+            return self.std_member(e, tb, name)
         if isinstance(tb, ClassT):
             cls = tb.cls
             if cls.field(name) is not None:
                 return self.field_type(tb, name)
             m = cls.methods.get(name)
+            if m is not None and not m.decl.has_self:
+                self.err(e.span, "E0001", f"method `{name}` has no `self` receiver, so it cannot "
+                         f"be called on a value — qualify the type instead: `{cls.name}.{name}(...)`")
+                return UNKNOWN
             if m is not None:
                 return self.fn_type(m, self.specialized(e, m, self.class_env(tb)))
             ifaces = interfaces.ambiguous(cls, name)
@@ -1203,8 +1332,14 @@ class Checker(LlmChecks):
             if call and name in ("eq", "neq") and name not in self.impl_names and (
                     len(tb.args) == len(cls.decl.generics) and _sure_scrutinee(tb)):
                 return NativeFuncT((("other", tb, False),), BOOL, NEVER)  # Equals' `other: Self`
-            if name not in STDLIB_MEMBER_NAMES and name not in self.impl_names:
+            if (not cls.impls and name not in _EVERY_TYPE_METHODS) or ((
+                    name not in STDLIB_MEMBER_NAMES or name in _ANY_CLASS_ONLY) and name not in self.impl_names):
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
+            return UNKNOWN
+        if (isinstance(tb, (EnumT, FuncT)) or tb in (_ENV_REF, T.TOP) or (tb is NEVER and isinstance(
+                getattr(e, "obj", None), ast.Name))) and name not in _EVERY_TYPE_METHODS \
+                and name not in self.impl_names:
+            self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
         if isinstance(tb, (T.Prim, Arr, MapT)) and tb not in (UNKNOWN, NEVER, VOID):
             if (isinstance(tb, Arr) and _elem_lacks(tb.elem, name) and self.sure_type(tb.elem)
@@ -1214,6 +1349,11 @@ class Checker(LlmChecks):
             nf = self.native_method(tb, name)
             if nf is not None:
                 return nf
+            kind = _KIND_OF.get(type(tb)) or _KIND_OF.get(tb)
+            rhs = _AMBIGUOUS_OPS.get(kind, {}).get(name)
+            if rhs:
+                iface = _OP_IFACES[name]
+                return self.ambiguous(e, show(ot), name, [f"baml.ops.{iface}<{r}>" for r in rhs])
             ms = interfaces.builtin_methods(self.index, tb, name)
             if len(ms) > 1:
                 return self.ambiguous(e, show(ot), name, [m.impl.iface.name if m.impl.iface else m.impl.std
@@ -1268,6 +1408,47 @@ class Checker(LlmChecks):
         self.err(e.span, "E0007", f"type `{show(it)}` has no member `{name}`")
         return UNKNOWN
 
+    def std_variant(self, e, path: list[str]) -> T.Type:
+        """`baml.regex.ErrorKind.Syntax`: a variant of a stdlib enum the checker models."""
+        enum = ".".join(path[:3])
+        if path[3] in stdsigs.STD_ENUM_VARIANTS[enum]:
+            return T.StdT("variant", enum, path[3])
+        self.err(e.span, "E0003", f"unresolved name: `{path[3]}`")
+        return UNKNOWN
+
+    def std_member(self, e, tb: T.StdT, name: str) -> T.Type:
+        """A field or method of a stdlib class the checker models (sema/stdsigs.STD_CLASSES)."""
+        field = stdsigs.STD_CLASSES[tb.name].get(name)
+        if field is not None:
+            return self.resolve(_parse_std_type(field), report=False)
+        nf = self.native_method(tb, name)
+        if nf is not None:
+            return nf
+        if name not in _EVERY_TYPE_METHODS:
+            self.err(e.span, "E0007", f"type `{tb.name}` has no member `{name}`")
+        return UNKNOWN
+
+    def std_class_lit(self, e, ct: T.StdT) -> T.Type:
+        """`baml.regex.Match { … }`: its fields typed; a class holding runtime state (`Regex`'s
+        `_handle`) is built only by its own functions (E0173)."""
+        fields = stdsigs.STD_CLASSES[ct.name]
+        if ct.name in stdsigs.STD_CLASS_KINDS:
+            self.err(e.span, "E0173", f"class `{ct.name}` cannot be built with a class literal: its "
+                     "field `_handle` holds state that only the class's own functions create")
+        for name, val in e.entries:
+            ft = fields.get(name) if name is not None else None
+            if ft is None:
+                self.expr(val, UNKNOWN)
+            else:
+                self.expect(val, self.resolve(_parse_std_type(ft), report=False))
+        return ct
+
+    def std_call(self, e: ast.Call, path: str) -> T.Type:
+        """A call of a (non-generic) stdlib function whose types the checker models."""
+        _, params, ret = _typed_sig(path, self)
+        self.check_args(e, params, {})
+        return ret
+
     def iface_field_type(self, i: InterfaceDef, f) -> T.Type:
         save = (self.ns, self.generics)
         self.ns, self.generics = i.namespace, {g.name for g in i.decl.generics}
@@ -1293,8 +1474,10 @@ class Checker(LlmChecks):
             env["K"], env["V"] = tb.key, tb.val
         ps = tuple((n, T.subst(p, env), d) for n, p, d in raw.params)
         t = NativeFuncT(ps, T.subst(raw.ret, env), _std_throws(stdsigs.METHODS[kind][name]))
+        t.strict = kind in _STRICT_KINDS  # its signature is exact: arity checked as declared
         env = {**{v: TVar(v) for v in ("U", "R", "A", "B")}, **env}  # the method's own
         t.open = FuncT(tuple((n, T.subst(p, env), d) for n, p, d in raw.params), T.subst(raw.ret, env))
+        t.generic = stdsigs.METHODS[kind][name].lstrip().startswith("<")
         return t
 
     def x_Upcast(self, e, x):
@@ -1325,7 +1508,7 @@ class Checker(LlmChecks):
             r = INT
             if not assignable(it, INT):
                 self.mismatch(e.index.span, INT, it)
-        elif tb in (STRING, INT, FLOAT, BOOL, NULL, T.BIGINT) or (
+        elif tb in (STRING, INT, FLOAT, BOOL, NULL, T.BIGINT, T.JSON, _ENV_REF, T.TOP) or (
                 isinstance(tb, (ClassT, EnumT, Union)) and self.sure_type(tb)
                 and not self.may_compare(widen(tb))):
             self.err(e.span, "E0008", f"cannot index into type `{show(widen(ot))}`")
@@ -1338,6 +1521,11 @@ class Checker(LlmChecks):
         return T.optional(r) if ast.chain_end(e) and r is not UNKNOWN else r
 
     def call_type(self, e, expected):
+        f = e.func
+        if not e.type_args and isinstance(f, ast.Field) and isinstance(f.obj, ast.Name) \
+                and getattr(f.obj, "type_args", None) and self.lookup_var(f.obj.name) is None \
+                and isinstance(self.index.lookup(self.ns, [f.obj.name]), ClassDef):
+            e.type_args = f.obj.type_args  # `Box<int>.make(1)` is `Box.make<int>(1)` to the engine
         for ta in e.type_args:
             self.resolve(ta)
             self.require_throws(ta)
@@ -1359,7 +1547,7 @@ class Checker(LlmChecks):
                 kind, val = self.resolve_path_expr(f, path)
                 if kind == "fn":
                     fd = val
-                    self.uninferable_class_args(e, f, fd)
+                    self.uninferable_class_args(e, f, fd, expected is not UNKNOWN)
                 elif kind == "type" and isinstance(val, FuncT):  # `P.to_string(p)`
                     ft = val
                     e.unbound_method = path[-1]
@@ -1372,11 +1560,21 @@ class Checker(LlmChecks):
                     return self.reflect_call(e, path)
                 else:
                     self.std_defaults(e, ".".join(path))
+                    if path == ["baml", "regex", "new"]:
+                        self.regex_literal(e)
                     std = stdsigs.FUNCTIONS.get(".".join(path))
                     if std is not None:
                         self.effects.sites[id(e)] = ("type", _std_throws(std))
-                    if ".".join(path) in stdsigs.TYPE_ARG_FUNCTIONS:
+                    if ".".join(path) in stdsigs.TYPE_ARG_FUNCTIONS or ".".join(path) in stdsigs.CHECKED_FUNCTIONS:
                         return self.typed_std_call(e, ".".join(path), expected)
+                    if std is not None and ".".join(path) in _JSON_STD:
+                        _, params, r = _typed_sig(".".join(path), self)
+                        self.check_args(e, params, {})
+                        return r
+                    if path[:2] == ["baml", "regex"] and std is not None:
+                        return self.std_call(e, ".".join(path))
+                    if path[:2] == ["baml", "regex"] and path[2] not in _REGEX_NAMES:
+                        self.err(f.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
                     if std is not None:
                         r = _std_prim_ret(std)
                         if r is not None:
@@ -1390,6 +1588,10 @@ class Checker(LlmChecks):
                 tb = T.base(rt)
                 if isinstance(tb, ClassT) and tb.cls.methods.get(f.name) is not None:
                     fd = tb.cls.methods[f.name]
+                    if not fd.decl.has_self:
+                        self.member_of(f, rt, f.name, call=True)  # E0001: no `self`
+                        self.args_unknown(e)
+                        return UNKNOWN
                     env = self.class_env(tb)
                 else:
                     ft = self.member_of(e if isinstance(T.base(rt), Union) else f, rt, f.name, call=True)
@@ -1402,7 +1604,7 @@ class Checker(LlmChecks):
                         fd = f.direct
                     if isinstance(ft, NativeFuncT):
                         self.effects.sites[id(e)] = ("type", ft.throws or NEVER)
-                        self.check_args(e, ft.params, {}, native=True)
+                        self.check_args(e, ft.params, {}, native=not ft.strict)
                         r = ft.ret
                         if ft.open is not None and T.has_tvar(ft.open.ret):
                             r = T.subst(ft.open.ret, _lambda_results(ft.open, e))
@@ -1413,29 +1615,34 @@ class Checker(LlmChecks):
                 r, whole = _source(f), _source(e)
                 self.needless_chain(e, ft, r, f"`{r}{whole[len(r) + 2:]}`", f"`{whole}`")
         if fd is not None and not isinstance(ft, NativeFuncT):
-            if fd.decl.generics and not e.type_args and self.no_expected is e:
-                self.uninferable(e, fd)
-            if e.type_args and len(e.type_args) != len(fd.decl.generics) and fd.owner is None:
+            gens = interfaces.call_generics(fd)
+            if gens and not e.type_args:
+                self.uninferable(e, fd, with_ret=self.no_expected is not e)
+            if e.type_args and len(e.type_args) != len(gens) and (fd.owner is None or len(gens) > len(fd.decl.generics)):
                 self.err(e.span, "E0005", f"function `{fd.decl.name}` expects "
-                         f"{len(fd.decl.generics)} type argument(s), got {len(e.type_args)}")
-            if fd.decl.generics and not e.type_args and expected is not UNKNOWN:
+                         f"{len(gens)} type argument(s), got {len(e.type_args)}")
+            if gens and not e.type_args and expected is not UNKNOWN:
                 e.expected_ty = expected  # type arguments the result binds, for lowering (`$targs`)
-            if fd.decl.generics and e.type_args:
+            if gens and e.type_args:
                 env = dict(env)
-                for g, ta in zip(fd.decl.generics, e.type_args):
+                for g, ta in zip(gens, e.type_args):
                     env[g.name] = self.resolve(ta, report=False)
             ps, ret = self.sig(fd, explicit_self=isinstance(f, ast.Field) and getattr(f, "direct", None) is None
                                and self.item_path(f) is not None)
-            infer = bool(fd.decl.generics) and not e.type_args and T.has_tvar(ret)
+            infer = bool(gens) and not e.type_args and T.has_tvar(ret)
             if infer and isinstance(ret, (Arr, MapT)) and _sure_scrutinee(expected):
                 env = {**_binds([(ret, expected)]), **env}  # `-> T[]`: T from the expected type
             self.check_args(e, ps, env)
+            if fd.decl.generics and not e.type_args:
+                self.conflicting_args(e, ps)
             if infer:  # the rest from the arguments: `id(1)` is `1`, `wrap(1)` an `int[]`
                 direct = isinstance(ret, TVar)
                 env = {**_binds([(pt, _arg_type(a.value) if direct else widen(a.value.ty or UNKNOWN))
                                  for (_, pt, _), a in zip(ps, e.args) if a.name is None]), **env}
-            self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env))
+            self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env), self.passed(e, ps))
             self.check_bounds(e, fd, ps, env)
+            if infer and isinstance(ret, TVar) and self.against_expected(e, ps, ret, env, expected):
+                return UNKNOWN
             if T.has_tvar(ret):
                 ret = T.subst(ret, env)
                 if T.has_unknown(ret):
@@ -1447,7 +1654,7 @@ class Checker(LlmChecks):
             named = all(n is not None for n, _, _ in tb.params)
             self.check_args(e, tb.params, {}, allow_named=named)
             return tb.ret if not T.has_tvar(tb.ret) else UNKNOWN
-        if tb in (INT, FLOAT, STRING, BOOL, NULL) or isinstance(tb, (Arr, MapT, ClassT, EnumT)):
+        if tb in (INT, FLOAT, STRING, BOOL, NULL, T.TOP) or isinstance(tb, (Arr, MapT, ClassT, EnumT)):
             self.err(e.span, "E0006", f"`{show(widen(ft))}` is not a function and cannot be called")
         if isinstance(f, ast.Name) and self.lookup_var(f.name) is None and fd is None and \
                 self.index.items_in(self.ns).get(f.name) is None:
@@ -1473,9 +1680,12 @@ class Checker(LlmChecks):
             if g not in env and ret == TVar(g) and expected is not UNKNOWN and not T.has_tvar(expected):
                 env[g] = expected
         self.check_args(e, params, env)
-        for a, (_, pt, _) in zip(e.args, params):  # a positional argument typed by a parameter
-            if a.name is None and isinstance(pt, TVar) and pt.name not in env and getattr(a.value, "ty", None):
-                env[pt.name] = widen(a.value.ty)
+        for a, (_, pt, _) in zip(e.args, params):  # a positional argument typed by a parameter (T or T[])
+            at = getattr(a.value, "ty", None) if a.name is None else None
+            if at is not None and isinstance(pt, T.Arr) and isinstance(widen(at), T.Arr):
+                pt, at = pt.elem, widen(at).elem
+            if at is not None and isinstance(pt, TVar) and pt.name not in env:
+                env[pt.name] = widen(at)
         if any(g not in env for g in gens):
             if getattr(e, "plain_let", False):  # `let x = f(…)`: nothing to infer from
                 missing = next(g for g in gens if g not in env)
@@ -1503,11 +1713,12 @@ class Checker(LlmChecks):
             self.err(hole, "E0155", "type annotations needed")
         return self.soft_expr(o)
 
-    def uninferable(self, e: ast.Call, fd: FunctionDef) -> None:
-        """E0002: a type parameter no parameter mentions, with no expected result to fix it."""
-        ps = self.sig(fd)[0]
-        for g in fd.decl.generics:
-            if not any(_mentions(p[1], g.name) for p in ps):
+    def uninferable(self, e: ast.Call, fd: FunctionDef, with_ret: bool = False) -> None:
+        """E0002: a type parameter no parameter mentions, with no expected result to fix it
+        (`with_ret`: there is one, but the result's type does not mention it either)."""
+        ps, ret = self.sig(fd)
+        for g in interfaces.call_generics(fd):
+            if not any(_mentions(p[1], g.name) for p in ps) and not (with_ret and _mentions(ret, g.name)):
                 self.err(e.span, "E0002", f"cannot infer type parameter `{g.name}`")
                 return
 
@@ -1548,6 +1759,27 @@ class Checker(LlmChecks):
                 self.err(a.value.span, "E0005", f"defaulted parameter `{names[i][0]}` must be "
                          "passed by name")
 
+    def regex_literal(self, e: ast.Call) -> None:
+        """`baml.regex.new("…")`: a quoted pattern is compiled now, its rejection a diagnostic
+        (E0174) at the literal, as the engine words it (a backtick or computed pattern waits
+        for run time)."""
+        pattern = next((a.value for i, a in enumerate(e.args) if a.name == "pattern" or (
+            a.name is None and i == 0)), None)
+        fancy = next((a.value for i, a in enumerate(e.args) if a.name == "backtracking" or (
+            a.name is None and i == 1)), None)
+        if not (isinstance(pattern, ast.StrLit) and pattern.span.file.text[pattern.span.start] == '"'):
+            return
+        if fancy is not None and not isinstance(fancy, ast.BoolLit):
+            return
+        bad = rxsyntax.check(pattern.value, fancy is not None and fancy.value)
+        if bad is None:
+            return
+        kind, x = bad
+        at = f" at character {x.start}" if x.start is not None else ""
+        what = {"Unsupported": "unsupported regex construct", "TooLarge": "regex pattern is too large"}.get(
+            kind, "invalid regex pattern")
+        self.err(pattern.span, "E0174", f"{what}{at}: {x.message}")
+
     def satisfies(self, t: T.Type, bound: IfaceT) -> bool:
         """Does `t` meet the bound `T extends I`? A type parameter meets it through its own."""
         if isinstance(t, TVar):
@@ -1566,11 +1798,12 @@ class Checker(LlmChecks):
 
     def check_bounds(self, e: ast.Call, fd: FunctionDef, params, env: dict) -> None:
         """Arguments for a type parameter `T extends I` must implement I."""
-        bounded = {g.name: g.bounds for g in fd.decl.generics if g.bounds}
+        gens = interfaces.call_generics(fd)
+        bounded = {g.name: g.bounds for g in gens if g.bounds}
         if not bounded:
             return
         # the type arguments: written (`total<Bag>(…)`), else bound by the arguments (`T[]` too)
-        targs = {g.name: self.resolve(ta, report=False) for g, ta in zip(fd.decl.generics, e.type_args)} \
+        targs = {g.name: self.resolve(ta, report=False) for g, ta in zip(gens, e.type_args)} \
             if e.type_args else _binds([(pt, widen(a.value.ty or UNKNOWN)) for a, (_, pt, _)
                                         in zip(e.args, params) if a.name is None])
         for name, bounds in bounded.items():
@@ -1594,6 +1827,53 @@ class Checker(LlmChecks):
             return ("callback", f.name)
         return ("type", UNKNOWN)
 
+    def against_expected(self, e: ast.Call, params, ret: TVar, env: dict, expected) -> bool:
+        """E0002: `-> T` where the expected type and an argument for a parameter built on T
+        (`xs: T[]`, not `x: T`) disagree (`let s: string = first([1])`)."""
+        got = env.get(ret.name)
+        if got is None or not _sure_scrutinee(expected) or not _sure_scrutinee(got) or \
+                assignable(got, expected) or any(pt == ret for _, pt, _ in params) or not any(
+                isinstance(pt, (Arr, MapT)) and _mentions(pt, ret.name) for _, pt, _ in params):
+            return False  # (through `Box<T>` the engine reports the result's mismatch)
+        self.err(e.span, "E0002", f"cannot infer type parameter `{ret.name}`")
+        return True
+
+    def generic_result(self, e) -> bool:
+        """`e` calls a generic function declared `-> T`, its type arguments inferred."""
+        if not isinstance(e, ast.Call) or e.type_args or not isinstance(e.func, ast.Name) or \
+                self.lookup_var(e.func.name) is not None:
+            return False
+        fd = self.index.items_in(self.ns).get(e.func.name)
+        r = fd.decl.ret if isinstance(fd, FunctionDef) else None
+        return isinstance(r, ast.TName) and len(r.path) == 1 and not r.args and \
+            r.path[0] in {g.name for g in fd.decl.generics}
+
+    def conflicting_args(self, e: ast.Call, params) -> None:
+        """E0002: the first argument for a parameter `x: T` fixes T (a literal widened, an
+        enum variant kept); a later one for another `T` parameter must fit it."""
+        first: dict = {}
+        for (_, pt, _), a in zip(params, e.args):
+            if a.name is not None or not isinstance(pt, TVar) or isinstance(a.value, (ast.ArrayLit, ast.MapLit)):
+                continue
+            at = a.value.ty or UNKNOWN
+            if not (_sure_scrutinee(at) or at is NULL):
+                return
+            bound = first.setdefault(pt.name, T.widen_scalar(at))
+            if not assignable(at, bound):
+                self.err(e.span, "E0002", f"cannot infer type parameter `{pt.name}`")
+                return
+
+    def passed(self, e: ast.Call, params) -> dict:
+        """Parameter name → what the function value passed for it calls (for what a function's
+        callbacks throw at this call)."""
+        out = {}
+        for i, a in enumerate(e.args):
+            name = a.name if a.name is not None else (params[i][0] if i < len(params) else None)
+            t = T.base(a.value.ty or UNKNOWN)
+            if name is not None:
+                out[name] = self.value_callee(a.value, t) if isinstance(t, FuncT) else ("type", UNKNOWN)
+        return out
+
     def args_unknown(self, e) -> None:
         for a in e.args:
             self.expr(a.value, UNKNOWN)
@@ -1614,7 +1894,10 @@ class Checker(LlmChecks):
                     got[npos] = True
                     if T.has_tvar(pt):
                         self.escape(a.value)
-                    self.expect(a.value, T.subst(pt, env) if T.has_tvar(pt) else pt)
+                    want = T.subst(pt, env) if T.has_tvar(pt) else pt
+                    save, self.callee_tvars = self.callee_tvars, self.callee_tvars or T.has_tvar(want)
+                    self.expect(a.value, want)
+                    self.callee_tvars = save
                 else:
                     bad = True
                     self.expr(a.value, UNKNOWN)
@@ -1629,7 +1912,10 @@ class Checker(LlmChecks):
                     pt = params[i][1]
                     if T.has_tvar(pt):
                         self.escape(a.value)
-                    self.expect(a.value, T.subst(pt, env) if T.has_tvar(pt) else pt)
+                    want = T.subst(pt, env) if T.has_tvar(pt) else pt
+                    save, self.callee_tvars = self.callee_tvars, self.callee_tvars or T.has_tvar(want)
+                    self.expect(a.value, want)
+                    self.callee_tvars = save
         nargs = len(e.args)
         if native:
             if bad and not any(a.name is not None for a in e.args):
@@ -1662,16 +1948,18 @@ class Checker(LlmChecks):
                 return Lit(ast.BigLit(-t.value), T.BIGINT)
             if tb in (INT, FLOAT, T.BIGINT):
                 return tb
-            if tb in (BOOL, STRING, NULL) or isinstance(tb, (Arr, MapT)):
+            if tb in (BOOL, STRING, NULL, T.JSON, _ENV_REF, T.TOP) or isinstance(tb, (Arr, MapT)) or self.non_numeric(tb):
                 self.err(e.operand.span, "E0004",
                          f"operator `-` cannot be applied to `{show(widen(t))}`")
+            elif isinstance(tb, Union) and self.sure_type(tb):
+                return widen(tb)  # `int | float`
             return UNKNOWN
         if e.op == "~":
             if isinstance(t, Lit) and t.base is INT:  # folded, as the engine does (`let x: -1 = ~0`)
                 return T.lit_int(~t.value)
             if tb in (INT, FLOAT, T.BIGINT):
                 return tb
-            if tb in (BOOL, STRING, NULL) or isinstance(tb, (Arr, MapT)):
+            if tb in (BOOL, STRING, NULL, T.JSON, T.TOP) or isinstance(tb, (Arr, MapT)) or self.non_numeric(tb):
                 # sic: the engine names the operator `-` here
                 self.err(e.operand.span, "E0004", f"operator `-` cannot be applied to `{show(widen(t))}`")
             return UNKNOWN
@@ -1696,7 +1984,7 @@ class Checker(LlmChecks):
             return self.coalesce_chain(e)
         if op == "??":
             lt = self.coalesced(e.left)
-            rt = self.expr(e.right, UNKNOWN)
+            rt = self.expr(e.right, T.JSON if T.has_json(expected) else UNKNOWN)  # `j ?? [1]`
             if lt is UNKNOWN or rt is UNKNOWN:
                 return UNKNOWN
             return T.union(T.strip_null(lt), rt)
@@ -1768,6 +2056,10 @@ class Checker(LlmChecks):
     def binop_type(self, op: str, lt: T.Type, rt: T.Type, e) -> T.Type:
         if op in ("==", "!="):
             return UNKNOWN if isinstance(lt, Lit) and isinstance(rt, Lit) else BOOL
+        if op not in _SHORT and self.never_operand(e, lt, rt):
+            self.err(e.span, "E0004", f"operator `{op}` cannot be applied to `{show(lt)}` and "
+                     f"`{show(rt)}`")
+            return UNKNOWN
         if lt is UNKNOWN or rt is UNKNOWN or isinstance(lt, TVar) or isinstance(rt, TVar):
             if op in _ORDER:
                 self.check_order(op, lt, rt, e)
@@ -1808,6 +2100,11 @@ class Checker(LlmChecks):
         """An arithmetic or bitwise operator over operands the checker knows: the result type
         (per member of union operands), or E0004 where the engine has no such operator."""
         lt, rt = _void_is_null(lt), _void_is_null(rt)
+        fns = [isinstance(widen(t), FuncT) for t in (lt, rt)]
+        if any(fns) and all(f or self.sure_type(widen(t)) for f, t in zip(fns, (lt, rt))):
+            self.err(e.span, "E0004", f"operator `{op}` cannot be applied to `{show(lt)}` and "
+                     f"`{show(rt)}`")  # no function type has arithmetic
+            return UNKNOWN
         if not (self.sure_type(widen(lt)) and self.sure_type(widen(rt))):
             return UNKNOWN
         out = []
@@ -1841,11 +2138,23 @@ class Checker(LlmChecks):
             self.err(e.span, "E0004", f"`{show(wl)}` does not implement `Compare`, so it cannot "
                      f"be ordered with `{op}`")
 
+    def never_operand(self, e, lt: T.Type, rt: T.Type) -> bool:
+        """An operand that is a variable of type `never` (a scrutinee every earlier arm
+        matched), the other one known."""
+        sides = [(getattr(e, "left", None), lt, rt), (getattr(e, "right", None), rt, lt)]
+        return any(isinstance(x, ast.Name) and t is NEVER and (o is NEVER or self.sure_type(widen(o)))
+                   for x, t, o in sides)
+
+    def non_numeric(self, t: T.Type) -> bool:
+        """A union (exactly known) with a member that is no number: no `-x` / `~x`."""
+        return isinstance(t, Union) and self.sure_type(t) and any(
+            widen(m) not in (INT, FLOAT, T.BIGINT) for m in t.members)
+
     def sure_type(self, t: T.Type) -> bool:
         """A type the checker knows exactly (no unknown part, no stdlib or function type)."""
         if isinstance(t, T.Prim):
             return t not in (UNKNOWN, NEVER, VOID)
-        if isinstance(t, Lit):
+        if isinstance(t, Lit) or t is T.JSON:
             return True
         if isinstance(t, Arr):
             return self.sure_type(t.elem)
@@ -1855,6 +2164,8 @@ class Checker(LlmChecks):
             return all(map(self.sure_type, t.members))
         if isinstance(t, ClassT):
             return all(map(self.sure_type, t.args))
+        if isinstance(t, T.StdT):
+            return t.name in stdsigs.STD_CLASSES or t == _ENV_REF
         return isinstance(t, (EnumT, TVar))
 
     def may_compare(self, t: T.Type) -> bool:
@@ -1920,11 +2231,12 @@ class Checker(LlmChecks):
                 if isinstance(p, ast.PLit) and p.value is None:
                     t = v.ty
                     return {v: NULL}, ({v: T.strip_null(t)} if t is not UNKNOWN else {})
-                if isinstance(p, ast.PType) and isinstance(p.type, ast.TName):
+                if isinstance(p, ast.PType) and isinstance(p.type, (ast.TName, ast.TArray)):
                     rt = self.resolve(p.type, report=False)
                     if rt is NULL:
                         return {v: NULL}, {v: T.strip_null(v.ty)}
-                    if isinstance(rt, (T.Prim, ClassT)) and rt is not UNKNOWN:
+                    if (isinstance(rt, (T.Prim, ClassT)) and rt is not UNKNOWN or isinstance(
+                            rt, (Arr, MapT)) and rt in T.members(self.tested_type(v))):  # `json[]` of json
                         return {v: rt}, self.not_is(v, rt)
         return {}, {}
 
@@ -1939,14 +2251,16 @@ class Checker(LlmChecks):
     def not_is(self, v: Var, rt: T.Type) -> dict:
         """Where `v is rt` is false: v's union less the members that are surely `rt`."""
         t = self.tested_type(v)
-        if not isinstance(t, Union) or not _sure_scrutinee(t) or (
+        ms = T.members(t)  # `json`: the types it is made of
+        if len(ms) < 2 or not _sure_scrutinee(t) or (
                 isinstance(rt, ClassT) and (rt.args or rt.cls.decl.generics)):
             return {}
-        rest = [m for m in t.members if not (m == rt or (isinstance(m, Lit) and m.base is rt))]
-        return {v: T.union(*rest)} if len(rest) < len(t.members) else {}
+        rest = [m for m in ms if not (m == rt or (isinstance(m, Lit) and m.base is rt))]
+        return {v: T.union(*rest)} if len(rest) < len(ms) else {}
 
     def x_Is(self, e, x):
-        self.expr(e.expr, UNKNOWN)
+        if self.expr(e.expr, UNKNOWN) == _ENV_REF:  # the engine checks tests of an env reference
+            self.pattern_fits(e.pattern, _ENV_REF)
         self.scopes.append({})
         self.pattern(e.pattern, UNKNOWN)
         self.scopes.pop()
@@ -1962,7 +2276,9 @@ class Checker(LlmChecks):
         if valued and e.else_ is not None and not e.else_.stmts and isinstance(e.else_.tail, ast.If):
             e.else_.tail.plain_let = True  # `let x = if … else if …`
         # `let x = if (c) { … }`: without `else` its value is null, so the branch's must be too
+        saved_exact = set(self.exact)
         tt = self.block(e.then, NULL if valued and e.else_ is None else expected)
+        after_then = self.written_state(self.facts, mark)
         self.facts = dict(saved)
         self.invalidate(mark)
         if e.else_ is None:
@@ -1972,9 +2288,12 @@ class Checker(LlmChecks):
                          "to `null`; add an `else` branch")
             if tt is NEVER:
                 self.facts.update(neg)
+            before = {v: saved[v] for v in self.assigned_log[mark:] if v in saved_exact and v in saved}
+            self.join_writes([(after_then, tt), (before, NULL)])
             return NULL if tt is not UNKNOWN else UNKNOWN
         self.facts.update(neg)
         et = self.block(e.else_, expected)
+        after_else = self.written_state(self.facts, mark)
         self.facts = dict(saved)
         self.invalidate(mark)
         if tt is NEVER and et is not NEVER:
@@ -1982,9 +2301,26 @@ class Checker(LlmChecks):
         elif et is NEVER and tt is not NEVER:
             self.facts.update(pos)
         self.invalidate(mark)
+        self.join_writes([(after_then, tt), (after_else, et)])
         if expected is not UNKNOWN:
             return NEVER if (tt is NEVER and et is NEVER) else T.union(tt, et)
         return T.union(T.widen_scalar(tt), T.widen_scalar(et))
+
+    def written_state(self, facts: dict, mark: int) -> dict:
+        """The exact types (the values just written) of the variables written since `mark`."""
+        return {v: facts[v] for v in self.assigned_log[mark:] if v in self.exact and v in facts}
+
+    def join_writes(self, paths: list) -> None:
+        """After the branches: a variable every path that goes on leaves with an exact type
+        holds one of those types (the engine's join: `5 | "a"`)."""
+        live = [st for st, t in paths if t is not NEVER]
+        if not live:
+            return
+        for v in set().union(*live):
+            if all(v in st for st in live):
+                self.facts[v] = T.union(*(st[v] for st in live))
+                self.loose.discard(v)
+                self.exact.add(v)
 
     def x_IfLet(self, e, expected):
         vt = self.expr(e.value, UNKNOWN)
@@ -2012,14 +2348,16 @@ class Checker(LlmChecks):
 
     def x_Spawn(self, e, expected):
         self.x_Lambda(e.fn, UNKNOWN)
-        return UNKNOWN  # a future (baml.future): typed loosely, as its awaited value is
+        v = widen(getattr(e.fn, "value_ty", UNKNOWN))
+        sure = v is NULL or (self.sure_type(v) and not _returns(e.fn.body))
+        return FutureT(v if sure else UNKNOWN)
 
     def x_Await(self, e, expected):
         t = self.expr(e.value, UNKNOWN)
         if t is not NULL and _sure_scrutinee(t):  # futures are unknown here: this is none
             self.err(e.span, "E0001", "mismatched types", f"expected `baml.future.Future<unknown, "
                      f"unknown>`, found `{show(t)}`")
-        return UNKNOWN  # futures do not carry their value's type here: the checker stays permissive
+        return t.value if isinstance(t, FutureT) else UNKNOWN
 
     def x_Lambda(self, e, expected):
         exp = T.base(expected)
@@ -2039,7 +2377,7 @@ class Checker(LlmChecks):
             ps.append((p.name, pt, p.default is not None))
             scope[p.name] = Var(p.name, pt)
         ret = self.resolve(e.ret) if e.ret is not None else UNKNOWN
-        throws = self.resolve(e.throws) if e.throws is not None else None
+        throws = _loose(self.resolve(e.throws)) if e.throws is not None else None
         if throws is not None:
             self.effects.declared[id(e)] = throws
             if _is_unknown(e.throws):
@@ -2047,15 +2385,20 @@ class Checker(LlmChecks):
         outer = self.fn
         saved_facts = self.facts
         self.facts = {}
-        self.fn = _Fn(ret, throws, outer.unstable, outer.callbacks)  # the function's callbacks
+        self.fn = _Fn(ret, throws, outer.unstable, outer.callbacks, outer.captured)
         # variables of the enclosing function may change between calls: no facts apply
         self.scopes.append(scope)
-        self.body(e.body, ret)
+        bt = self.body(e.body, ret)
+        e.value_ty = bt if bt is not None else UNKNOWN  # what a `spawn` of it resolves to
         self.scopes.pop()
         self.fn = outer
         self.facts = saved_facts
         t = LambdaT(tuple(ps), ret if not T.has_tvar(ret) else UNKNOWN, throws)
         t.node = e
+        need = sum(1 for p in e.params if p.default is None)
+        if isinstance(exp, FuncT) and not need <= len(exp.params) <= len(e.params):
+            self.err(e.span, "E0005", f"expected {len(exp.params)} argument(s), got {len(e.params)}")
+            return UNKNOWN  # one error: not also the mismatch of its type
         return t
 
     def x_Match(self, e, expected):
@@ -2074,6 +2417,8 @@ class Checker(LlmChecks):
         for i, arm in enumerate(e.arms):
             if sv is not None:
                 self.facts[sv] = self.arm_narrows(arm.pattern, tested)
+                if any(("all", j) in dead for j in range(i + 1)):
+                    self.facts[sv] = NEVER  # the engine's type of a scrutinee all matched before
             self.pattern_fits(arm.pattern, st if isinstance(  # literal types Assay folds: no
                 e.scrutinee, (ast.Name, ast.IntLit, ast.StrLit, ast.BoolLit)) else T.widen_scalar(st))
             if catch_all or i in dead:
@@ -2088,7 +2433,10 @@ class Checker(LlmChecks):
             self.invalidate(mark)
             if arm.guard is None and _irrefutable(arm.pattern) and catch_all is False:
                 catch_all = True
-        if catch_all is False and precise and st is not UNKNOWN:
+        if catch_all is False and precise and isinstance(st, Arr) and _arrays_left(e.arms):
+            self.err(e.span, "E0062", f"non-exhaustive match on type {show(st)}; some lengths "
+                     "are not matched")
+        elif catch_all is False and precise and st is not UNKNOWN:
             missing = self.missing_cases(st, e.arms)
             if missing:
                 self.err(e.span, "E0062", f"non-exhaustive match on type {show(st)}; missing: "
@@ -2108,7 +2456,8 @@ class Checker(LlmChecks):
         out = []
         for a in alts:
             rt = self.resolve(a.type, report=False)
-            if not isinstance(rt, (T.Prim, ClassT)) or rt is UNKNOWN or (
+            part = isinstance(rt, (Arr, MapT)) and not anything and rt in T.members(st)  # `json[]` of json
+            if not part and not isinstance(rt, (T.Prim, ClassT)) or rt is UNKNOWN or (
                     isinstance(rt, ClassT) and (rt.args or rt.cls.decl.generics)):
                 return UNKNOWN
             out += [rt] if anything else [
@@ -2126,6 +2475,15 @@ class Checker(LlmChecks):
                 self.err(p.type.span, "E0001", "mismatched types", f"expected `{show(st)}`, found `{show(bt)}`")
             return
         alts = p.alts if isinstance(p, ast.POr) else [p]
+        if isinstance(p, ast.PArray) and _sure_scrutinee(st):
+            arrs = [m for m in T.members(st) if isinstance(m, Arr)]
+            if not arrs:
+                self.err(p.span, "E0001", "mismatched types",
+                         f"expected `{show(st)}`, found an array pattern")
+            elif len(arrs) == 1:
+                for it in p.items:
+                    self.pattern_fits(it, arrs[0].elem)
+            return
         ts = [self.alt_type(a) for a in alts]
         if any(t is None for t in ts) or not _sure_scrutinee(st):
             return
@@ -2163,12 +2521,14 @@ class Checker(LlmChecks):
                 left.append({None})
             elif isinstance(m, Lit):
                 left.append({m.value})
-            elif m in (INT, STRING, FLOAT) or isinstance(m, (ClassT, Arr, MapT)):
+            elif m in (INT, STRING, FLOAT, T.BIGINT) or isinstance(m, (ClassT, Arr, MapT)):
                 left.append([False, set()])
             else:
                 return set()
         dead = set()
         for i, arm in enumerate(arms):
+            if all(_is_covered(lf, ALL) for lf in left):
+                dead.add(("all", i))  # every value is matched before this arm
             p = arm.pattern
             effects = [self.pattern_covers(a, ms) for a in (p.alts if isinstance(p, ast.POr) else [p])]
             if any(ef is None for ef in effects):
@@ -2197,6 +2557,9 @@ class Checker(LlmChecks):
                 elif (m is INT and type(v) is int) or (m is STRING and isinstance(v, str)):
                     out.append((j, ("lit", v)))
             return out
+        if isinstance(p, ast.PArray):  # `[..]` matches every array
+            full = not p.items and p.rest_index is not None and p.rest_pattern is None
+            return [(j, ALL if full else "part") for j, m in enumerate(ms) if isinstance(m, Arr)]
         if isinstance(p, ast.PClass):
             part = not all(sp is None or _irrefutable(sp) for _, sp in p.fields)
             te = p.type
@@ -2231,14 +2594,14 @@ class Checker(LlmChecks):
         if isinstance(body, (ast.BlockExpr, ast.If, ast.IfLet, ast.Match)):
             return self.expr(body, expected)
         t = self.expr(body, expected)
-        if expected is not UNKNOWN and not assignable(t, expected):
+        if expected is not UNKNOWN and not self.fits(t, expected):
             self.mismatch(body.span, expected, t)
         return t
 
     def is_precise(self, e) -> bool:
         if isinstance(e, ast.Name):
             v = self.lookup_var(e.name)
-            return (v is not None and v.precise and v not in self.loose
+            return (v is not None and (v.precise or v in self.exact) and v not in self.loose
                     and self.facts.get(v, NULL) is not UNKNOWN)
         return isinstance(e, (ast.Field, ast.Call)) and not getattr(e, "optional", False)
 
@@ -2279,7 +2642,7 @@ class Checker(LlmChecks):
             if r is None:
                 return []
             missing.extend(r)
-        if missing and not isinstance(st, Union) and st in (INT, STRING, FLOAT):
+        if missing and not isinstance(st, Union) and st in (INT, STRING, FLOAT, T.JSON):
             return ["_"]
         return missing
 
@@ -2293,8 +2656,12 @@ class Checker(LlmChecks):
         for kind, v in pats:
             if kind == "type" and not isinstance(v, Lit) and assignable(m, v) and not (
                     isinstance(v, EnumT) and v.variant is not None and
-                    not (isinstance(m, EnumT) and m.variant == v.variant)):
+                    not (isinstance(m, EnumT) and m.variant == v.variant)) and not (
+                    isinstance(v, T.StdT) and v.kind == "variant" and m != v):
                 return []
+        if isinstance(m, T.StdT) and m.kind == "enum" and m.name in stdsigs.STD_ENUM_VARIANTS:
+            seen = {v.variant for k, v in pats if k == "type" and isinstance(v, T.StdT) and v.name == m.name}
+            return [f"{m.name}.{x}" for x in stdsigs.STD_ENUM_VARIANTS[m.name] if x not in seen]
         if m is BOOL:
             seen = {v for k, v in pats if k == "lit" and isinstance(v, bool)}
             seen |= {v.value for k, v in pats if k == "type" and isinstance(v, Lit)
@@ -2302,6 +2669,8 @@ class Checker(LlmChecks):
             return [s for s, b in (("true", True), ("false", False)) if b not in seen]
         if m is NULL:
             return [] if any(k == "lit" and v is None for k, v in pats) else ["null"]
+        if m is T.TOP:
+            return ["_"]
         if isinstance(m, EnumT):
             if m.variant is not None:
                 return None
@@ -2311,8 +2680,8 @@ class Checker(LlmChecks):
         if isinstance(m, Lit):
             if any(k == "lit" and v == m.value and type(v) is type(m.value) for k, v in pats):
                 return []
-            return None
-        if m in (INT, STRING, FLOAT):
+            return [show(m)] if m.base in (INT, STRING) else None
+        if m in (INT, STRING, FLOAT, T.BIGINT) or isinstance(m, (Arr, MapT)):
             return [show(m)]
         if isinstance(m, ClassT):
             return [show(m)]
@@ -2343,6 +2712,15 @@ class Checker(LlmChecks):
         return T.union(*ts) if expected is not UNKNOWN else T.union(*map(widen, ts))
 
 
+class FutureT(T.StdT):
+    """`spawn { … }`'s future, with the type of the value `await` gives (unknown when unsure)."""
+    __slots__ = ("value",)
+
+    def __init__(self, value: T.Type):
+        super().__init__("class", "baml.future.Future")
+        self.value = value
+
+
 class LambdaT(FuncT):
     """A lambda's type; `node` is the lambda (its `throws` effect is inferred from it)."""
     __slots__ = ("node",)
@@ -2355,17 +2733,44 @@ class FnRefT(FuncT):
 
 class NativeFuncT(FuncT):
     """A stdlib method's type (its defaults are unknown: only excess arguments are errors);
-    `open` keeps the method's own type parameters (`map<U>`), which the type leaves unknown."""
-    __slots__ = ("open",)
+    `open` keeps the method's own type parameters (`map<U>`), which the type leaves unknown;
+    `strict`: its declared signature is exact (missing arguments are errors too)."""
+    __slots__ = ("open", "strict", "generic")
 
     def __init__(self, params, ret, throws=None):
         super().__init__(params, ret, throws)
         self.open = None
+        self.strict = False
+        self.generic = False  # declared with type parameters (`filter<E>`, `map<U, E>`)
 
 
 REFLECT_TYPE = sreflect.TYPE  # a `reflect.Type` value
 _KIND_OF = {Arr: "array", MapT: "map", INT: "int", FLOAT: "float", STRING: "string",
-            BOOL: "bool", NULL: "null"}
+            BOOL: "bool", NULL: "null", T.BIGINT: "bigint",
+            **{T.StdT("class", c): k for c, k in stdsigs.STD_CLASS_KINDS.items()}}
+_STRICT_KINDS = frozenset(stdsigs.STD_CLASS_KINDS.values())
+# every item of `baml.regex` (BAML's ns_regex/regex.baml): any other name there is unresolved
+_REGEX_NAMES = frozenset("Regex Match Group Error ErrorKind new _compile escape _replace "
+                         "_replace_literal_with _replace_pattern_with _literal_match _index_of_from".split())
+# the stdlib types the checker models (sema/stdsigs.py), as the resolver names them
+_STD_TYPES = {**{c: T.StdT("class", c) for c in stdsigs.STD_CLASSES},
+              **{n: T.StdT("enum", n) for n in stdsigs.STD_ENUM_VARIANTS},
+              **{f"{n}.{v}": T.StdT("variant", n, v) for n, vs in stdsigs.STD_ENUM_VARIANTS.items() for v in vs}}
+# The operator interfaces' methods that a builtin type implements for several right-hand types
+# (`int` is `Add<int>`, `Add<float>` and `Add<bigint>`): a direct call is ambiguous (E0121), in
+# the engine's order of the impls.
+_OP_IFACES = {"add": "Add", "sub": "Subtract", "mul": "Multiply", "div": "Divide", "rem": "Remainder",
+              "bit_and": "BitAnd", "bit_or": "BitOr", "bit_xor": "BitXor", "shl": "ShiftLeft",
+              "shr": "ShiftRight"}
+_ARITH_METHODS = ("add", "sub", "mul", "div", "rem")
+_BIT_METHODS = ("bit_and", "bit_or", "bit_xor", "shl", "shr")
+_AMBIGUOUS_OPS = {
+    "int": {**dict.fromkeys(_ARITH_METHODS, ("int", "float", "bigint")),
+            **dict.fromkeys(_BIT_METHODS, ("int", "bigint"))},
+    "float": dict.fromkeys(_ARITH_METHODS, ("float", "int")),
+    "bigint": {**dict.fromkeys(_ARITH_METHODS, ("bigint", "int")), **dict.fromkeys(_BIT_METHODS, ("int", "bigint"))},
+}
+
 # members of builtin types the engine has beyond the signatures in stdsigs (operator
 # interfaces, statics reachable through a value, private helpers): any other is E0007
 _ENGINE_MEMBERS = {k: frozenset(v.split()) | frozenset(stdsigs.METHODS.get(k, ())) for k, v in {
@@ -2377,6 +2782,7 @@ _ENGINE_MEMBERS = {k: frozenset(v.split()) | frozenset(stdsigs.METHODS.get(k, ()
               "from_json from_utf8 hash iter to_json",
     "bool": "from_json hash random to_json",
     "null": "from_json hash to_json",
+    "bigint": "add bit_and bit_or bit_xor div from_json hash mul parse random rem shl shr sub to_json",
     "array": "filled from_json generate hash index to_json",
     "map": "from_json hash to_json",
 }.items()}
@@ -2422,7 +2828,7 @@ def _native_sig(kind: str, name: str, checker: "Checker"):
     save = (checker.ns, checker.generics, checker.diags)
     checker.ns, checker.generics, checker.diags = None, gens, []
     try:
-        t = checker.resolve(te, report=False)
+        t = checker.resolve_std(te)
     finally:
         checker.ns, checker.generics, checker.diags = save
     if not isinstance(t, FuncT):
@@ -2432,6 +2838,8 @@ def _native_sig(kind: str, name: str, checker: "Checker"):
 
 
 _TYPED_SIGS: dict = {}
+# stdlib functions whose signatures name `json`: their arguments are checked, they return it
+_JSON_STD = frozenset(("baml.json.parse", "baml.json.from", "baml.json.field"))
 
 
 def _typed_sig(path: str, checker: "Checker") -> tuple[list[str], list, T.Type]:
@@ -2446,8 +2854,8 @@ def _typed_sig(path: str, checker: "Checker") -> tuple[list[str], list, T.Type]:
         save = (checker.ns, checker.generics, checker.diags)
         checker.ns, checker.generics, checker.diags = None, set(gens), []
         try:
-            params = [(n, checker.resolve(_parse_std_type(t), report=False), d) for n, t, d in texts]
-            ret = checker.resolve(_parse_std_type(ret_text), report=False)
+            params = [(n, checker.resolve_std(_parse_std_type(t)), d) for n, t, d in texts]
+            ret = checker.resolve_std(_parse_std_type(ret_text))
         finally:
             checker.ns, checker.generics, checker.diags = save
         got = _TYPED_SIGS[path] = (gens, params, ret)
@@ -2572,7 +2980,7 @@ def _is_unknown(te) -> bool:
 def _call_env(fd: FunctionDef, params, e: ast.Call, env: dict) -> dict:
     """The type arguments of a call to a generic function, for what it throws: the explicit
     ones, and those a positional argument binds directly (`g(1)` for `g<T>(x: T)`)."""
-    if not fd.decl.generics:
+    if not interfaces.call_generics(fd):
         return env
     out = dict(env)
     for (_, pt, _), a in zip(params, e.args):
@@ -2720,9 +3128,9 @@ def _breaks(node) -> bool:
 
 def _sure_scrutinee(t: T.Type) -> bool:
     """A type whose every member the checker knows well enough to tell a pattern misses it."""
-    return all(isinstance(m, (T.Prim, Lit, ClassT, EnumT, Arr, MapT)) and m is not UNKNOWN
-               and not T.has_unknown(m) and not T.has_tvar(m) and not _opaque(m)
-               for m in T.members(t))
+    return all(m == _ENV_REF or (
+        isinstance(m, (T.Prim, Lit, ClassT, EnumT, Arr, MapT)) and m is not UNKNOWN
+        and not T.has_unknown(m) and not T.has_tvar(m) and not _opaque(m)) for m in T.members(t))
 
 
 def _irrefutable(p) -> bool:
@@ -2733,6 +3141,7 @@ def _variant_like(te) -> bool:
     return isinstance(te, ast.TName) and len(te.path) == 2 and te.path[0] != "root"
 
 
+JSON_ARR, JSON_MAP = T.Arr(T.JSON), T.MapT(STRING, T.JSON)  # what json literals build
 _ESCAPED = object()  # in Var.literals: the variable's value reached an opaque place
 
 
@@ -2746,6 +3155,47 @@ def _records(e) -> None:
         e.records = True
         for _, x in e.entries:
             _records(x)
+
+
+def _sole(t: T.Type, kind) -> T.Type:
+    """The one container type of `kind` (Arr, MapT) a union names (`json[]?`), else `t`."""
+    if not isinstance(t, Union):
+        return t
+    ms = [m for m in t.members if isinstance(m, kind)]
+    return ms[0] if len(ms) == 1 else t
+
+
+_JOIN_RANK = {INT: 0, T.BIGINT: 1, FLOAT: 2, STRING: 3, BOOL: 4, NULL: 9}
+
+
+def _join_key(t: T.Type) -> tuple:
+    if isinstance(t, Arr):
+        return (7, _join_key(t.elem))
+    if isinstance(t, MapT):
+        return (8, _join_key(t.key), _join_key(t.val))
+    return (5,) if isinstance(t, ClassT) else (6,) if isinstance(t, EnumT) else (_JOIN_RANK.get(t, 10),)
+
+
+def _joined(ts: list) -> T.Type:
+    """The element type inferred from a literal's items, its members in the engine's order (int,
+    bigint, float, string, bool, classes, enums, arrays, maps, null: `["a", 1]` is
+    `(int | string)[]`)."""
+    u = T.union(*(T.widen_scalar(t) for t in ts))
+    return T.union(*sorted(u.members, key=_join_key)) if isinstance(u, Union) else u
+
+
+def _hollow(e) -> bool:
+    """A literal made only of empties (`[]`, `[[], []]`, `{"k": {}}`): its type is unknown."""
+    return _empty_hole(e) is not None
+
+
+def _shaped(e, t: T.Type) -> bool:
+    """Can hollow literal `e` be of container type `t`?"""
+    if isinstance(e, ast.ArrayLit):
+        return isinstance(t, Arr) and all(_shaped(x, t.elem) for x in e.items)
+    return isinstance(t, MapT) and all(
+        (isinstance(k, ast.StrLit) and t.key is STRING or isinstance(k, ast.IntLit) and t.key is INT)
+        and _shaped(v, t.val) for k, v in e.entries)
 
 
 def _opaque(t: T.Type) -> bool:
@@ -2887,6 +3337,57 @@ def _unstable(b: ast.Block | None) -> set[str]:
     return out
 
 
+def _captured(b: ast.Block | None) -> frozenset:
+    """The names a lambda (or `spawn`) in `b` mentions: the engine does not narrow them."""
+    out, todo = set(), [(b, False)]
+    while todo:
+        n, inside = todo.pop()
+        if isinstance(n, ast.Name):
+            if inside:
+                out.add(n.name)
+        elif isinstance(n, (list, tuple)):
+            todo.extend((x, inside) for x in n)
+        elif hasattr(n, "__dataclass_fields__") and type(n).__module__ == ast.__name__:
+            sub = inside or isinstance(n, ast.Lambda)
+            todo.extend((v, sub) for k, v in vars(n).items() if k not in ("span", "ty"))
+    return frozenset(out)
+
+
+def _arrays_left(arms) -> bool:
+    """Do array patterns (`[]`, `[_]`, `[_, ..]`) leave some lengths of an array unmatched?
+    False when unsure (an arm that is not an array pattern)."""
+    exact, rest = set(), None
+    for arm in arms:
+        alts = arm.pattern.alts if isinstance(arm.pattern, ast.POr) else [arm.pattern]
+        for a in alts:
+            if not isinstance(a, ast.PArray):
+                return False
+            if arm.guard is not None or a.rest_pattern is not None or not all(
+                    isinstance(i, ast.PWild) or (isinstance(i, ast.PBind) and i.type is None)
+                    for i in a.items):
+                continue  # matches only some arrays of its lengths
+            if a.rest_index is None:
+                exact.add(len(a.items))
+            else:
+                rest = len(a.items) if rest is None else min(rest, len(a.items))
+    return rest is None or not all(n in exact for n in range(rest))
+
+
+def _returns(b) -> bool:
+    """Does a `return` of this body (not of a nested lambda) occur in it?"""
+    todo = [b]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Return):
+            return True
+        if isinstance(n, (list, tuple)):
+            todo.extend(n)
+        elif hasattr(n, "__dataclass_fields__") and not isinstance(n, ast.Lambda) and \
+                type(n).__module__ == ast.__name__:
+            todo.extend(v for k, v in vars(n).items() if k not in ("span", "ty"))
+    return False
+
+
 def _source(e: ast.Expr) -> str:
     """An expression's source text, its spacing collapsed (`c ?. n` reads `c?.n`)."""
     text = e.span.file.text[e.span.start:e.span.end]
@@ -2920,6 +3421,11 @@ def _unbound_builtin(item, rest: list[str]) -> FuncT | None:
     params = (("self", self_t, False),) + tuple(
         (p, T.Prim("baml.Hasher") if p == "hasher" else self_t, False) for p in extra)
     return FuncT(params, ret, NEVER)
+
+
+def _loose(t: T.Type) -> T.Type:
+    """A declared `throws unknown` bounds nothing: the checker's don't-know."""
+    return UNKNOWN if t is T.TOP else t
 
 
 def _is_global(fd) -> bool:

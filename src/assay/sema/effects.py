@@ -31,6 +31,7 @@ class Effects:
         self._items: dict[int, list] = {}  # id(body owner) -> summary items
         self._values: dict[int, T.Type] = {}
         self._marked = False  # LLM calls and callbacks throw markers, not unknown
+        self._active: set[int] = set()  # bodies being read at a call (their callbacks bound)
 
     # ───────────── summaries ─────────────
     def summarize(self, key: int, body) -> None:
@@ -65,7 +66,8 @@ class Effects:
                 if bound is not None and isinstance(v, ast.Name) and v.name == bound[0]:
                     items.append(("call", ("caught",) + bound[1:], filters, v.span))
                 else:
-                    items.append(("call", ("type", v.ty or UNKNOWN), filters, None))
+                    t = v.ty or UNKNOWN  # a declared `unknown` value: what it is is not known
+                    items.append(("call", ("type", UNKNOWN if t is T.TOP else t), filters, None))
             todo += [(v, filters, bound) for k, v in vars(node).items() if k not in ("span", "ty")]
 
     # ───────────── solving ─────────────
@@ -93,8 +95,14 @@ class Effects:
             if k not in self.declared:
                 vals[k] = UNKNOWN
 
-    def escaping(self, item) -> T.Type:
+    def escaping(self, item, passed: dict | None = None) -> T.Type:
+        """What escapes one item; `passed`: a call's arguments for the body's callbacks."""
         _, callee, filters, _ = item
+        if passed is not None and callee[0] == "callback":
+            callee = passed.get(callee[1], ("type", UNKNOWN))
+        elif passed is not None and callee[0] == "fn" and len(callee) > 3:  # passed on
+            callee = callee[:3] + ({k: passed.get(v[1], ("type", UNKNOWN)) if v[0] == "callback"
+                                    else v for k, v in callee[3].items()},)
         t = self.throws_of(callee)
         for c in filters:
             t = self.uncaught(c, t)
@@ -104,6 +112,16 @@ class Effects:
         kind = callee[0]
         if kind == "type":
             return callee[1]
+        key = id(callee[1]) if kind == "fn" else None
+        if key is not None and len(callee) > 3 and key not in self.declared and self.uses_callbacks(key):
+            if key in self._active:
+                return NEVER  # a recursive call adds nothing to what the body being read throws
+            self._active.add(key)
+            try:
+                t = T.union(*(self.escaping(it, callee[3]) for it in self._items[key]))
+            finally:
+                self._active.discard(key)
+            return T.subst(t, callee[2]) if T.has_tvar(t) else t
         if kind in ("fn", "lambda"):
             t = self._values.get(id(callee[1]), UNKNOWN)
             if T.has_tvar(t):  # a generic function's: its type arguments at this call
@@ -116,6 +134,11 @@ class Effects:
         if self._marked:  # known to throw something, though not what (see report)
             return _LLM if kind == "llm" else _CALLBACK
         return UNKNOWN  # an LLM call's errors, or a callback's (per call site in the engine)
+
+    def uses_callbacks(self, key: int) -> bool:
+        """Does a body call its callbacks, or pass them on to a call?"""
+        return any(it[1][0] == "callback" or (it[1][0] == "fn" and len(it[1]) > 3 and any(
+            v[0] == "callback" for v in it[1][3].values())) for it in self._items.get(key, ()))
 
     def thrown_in(self, catch_id: int) -> T.Type:
         """What the expression part of a catch may throw."""

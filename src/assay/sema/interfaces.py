@@ -252,6 +252,16 @@ def self_type(owner) -> T.Type:
     return T.UNKNOWN
 
 
+def call_generics(fd: FunctionDef) -> list:
+    """The type parameters a call of `fd` binds (written `f<…>` or inferred): its own, after
+    its class's for a static method of a generic class (`Box.pair<int, string>`: Box's T, then
+    pair's U, as the engine takes them); a method's class's come from its receiver."""
+    o = fd.owner
+    if o is not None and type(o).__name__ == "ClassDef" and not fd.decl.has_self:
+        return list(o.decl.generics) + list(fd.decl.generics)
+    return list(fd.decl.generics)
+
+
 def generics_of(fd: FunctionDef) -> set[str]:
     """The type parameters in scope in `fd`: its own and its owner's."""
     out = {g.name for g in fd.decl.generics}

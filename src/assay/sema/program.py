@@ -245,6 +245,11 @@ class ProgramIndex:
             path = ["root", *path]  # a mounted package's item
             item, n = self.resolve_prefix(namespace, path)
             return item, max(n - 1, 0)
+        pkg = namespace.split(".")[0] if namespace else None
+        if path[0] == "root" and pkg in self.packages and (len(path) < 2 or path[1] != pkg):
+            path = ["root", pkg, *path[1:]]  # inside a mounted package, `root` is the package's own
+            item, n = self.resolve_prefix(namespace, path)
+            return item, max(n - 1, 0)
         if path[0] == "root":
             # root.<ns parts>.<item>: try the longest namespace prefix that exists
             best: tuple[Item | None, int] = (None, 0)

@@ -12,6 +12,7 @@ A descriptor is a tuple:
   ('fn', ((name, desc, optional), ...), ret, throws)
   ('tvar', k)               the k-th type parameter of the enclosing generic function
   ('reflect', name)         a value of `reflect.Type` or of one of its kind views
+  ('json',)                 `json` (`baml.json.json`): equal to the union it is made of
 
 `Reflector` answers the questions that need the program: `implements`, a class's fields, an
 enum's variants, the static type behind a descriptor.
@@ -20,12 +21,21 @@ from __future__ import annotations
 
 import json
 
+from ..source import SourceFile
 from ..syntax import ast
+from ..syntax.parser import parse_type
+from . import stdsigs
+from .interfaces import DISPATCH
 from . import types as T
 from .program import ClassDef, EnumDef, ProgramIndex
 
 UNKNOWN = ("prim", "unknown")
 NULL = ("prim", "null")
+JSON = ("json",)
+# `json` as the union it is made of (`null | bool | … | json[] | map<string, json>`)
+JSON_UNION = ("union", tuple(("prim", p) for p in ("null", "bool", "int", "bigint", "float", "string"))
+              + (("array", JSON), ("map", ("prim", "string"), JSON)))
+NEVER = ("prim", "never")
 _PRIM_NAMES = {"void": "null"}
 
 
@@ -54,6 +64,8 @@ def describe(t: T.Type, tparams: tuple = ()) -> tuple:
         ps = tuple((n, describe(p, tparams), bool(d)) for n, p, d in t.params)
         throws = describe(t.throws, tparams) if t.throws is not None else ("prim", "never")
         return ("fn", ps, describe(t.ret, tparams), throws)
+    if t is T.JSON:
+        return JSON
     if isinstance(t, T.StdT) and t.kind == "reflect":
         return ("reflect", t.name.rpartition(".")[2])
     if isinstance(t, T.StdT) and t.kind == "class":
@@ -63,6 +75,80 @@ def describe(t: T.Type, tparams: tuple = ()) -> tuple:
     if isinstance(t, T.StdT) and t.kind == "variant":
         return ("variant", t.name, t.variant)
     return UNKNOWN
+
+
+def describe_written(te, resolver, index, ns, generics, tparams: tuple) -> tuple:
+    """The descriptor of type expression `te` (in namespace `ns`) as written: a union named
+    by an alias stays one member of an enclosing union (`Id?` has members `Id` and `null`, as
+    the engine lists them; rendering and equality flatten it)."""
+    return _written(te, _Ctx(resolver, index, tparams), ns, generics)[0]
+
+
+class _Ctx:
+    def __init__(self, resolver, index, tparams):
+        self.resolver, self.index, self.tparams = resolver, index, tparams
+
+
+def _written(te, cx: _Ctx, ns, generics) -> tuple[tuple, bool]:
+    """(descriptor, whether it is an alias's union)."""
+    if isinstance(te, (ast.TOptional, ast.TUnion)):
+        parts = ([_written(te.inner, cx, ns, generics), (NULL, False)] if isinstance(te, ast.TOptional)
+                 else [_written(m, cx, ns, generics) for m in te.members])
+        if any(alias or _has_std(d) for d, alias in parts):
+            return _keep(parts), False
+    if isinstance(te, ast.TArray):
+        return ("array", _written(te.elem, cx, ns, generics)[0]), False
+    if isinstance(te, ast.TName) and te.path == ["map"] and len(te.args) == 2:
+        return ("map", *(_written(a, cx, ns, generics)[0] for a in te.args)), False
+    std = _std_written(te, cx, ns, generics) if isinstance(te, ast.TName) else None
+    if std is not None:
+        return std, False
+    item = cx.index.lookup(ns, te.path) if isinstance(te, ast.TName) and not te.args else None
+    if type(item).__name__ == "AliasDef" and isinstance(item.type, (ast.TUnion, ast.TOptional, ast.TName)):
+        d, _ = _written(item.type, cx, item.namespace, frozenset())
+        return d, d[0] == "union"
+    return describe(cx.resolver.resolve(te, ns, generics), cx.tparams), False
+
+
+_MEDIA = ("image", "audio", "pdf", "video")
+
+
+def _has_std(d) -> bool:
+    """Does a descriptor hold a stdlib type the resolver would leave unknown?"""
+    if type(d) is not tuple or not d:
+        return False
+    return d[0] in ("json", "stdiface") or d in (("prim", m) for m in _MEDIA) or any(_has_std(x) for x in d)
+
+
+def _std_written(te: ast.TName, cx: _Ctx, ns, generics) -> tuple | None:
+    """A stdlib type the resolver leaves unknown: a media type, `json`, a stdlib interface."""
+    name = ".".join(te.path)
+    if cx.index.lookup(ns, te.path) is not None:
+        return None
+    if name in _MEDIA and not te.args:
+        return ("prim", name)
+    if name in ("json", "baml.json.json") and not te.args:
+        return ("json",)
+    if name in STD_IFACES:
+        args = [cx.resolver.resolve(a, ns, generics) for a in te.args]
+        return std_iface(name, args, te.names or [None] * len(args))
+    return None
+
+
+def _keep(members: list) -> tuple:
+    """A written union: members flattened, except an alias's union, duplicates dropped."""
+    out, seen = [], set()
+    for d, alias in members:
+        for x in ((d,) if alias or d[0] != "union" else d[1]):
+            k = key(x)
+            if k not in seen:
+                seen.add(k)
+                out.append(x)
+    return out[0] if len(out) == 1 else ("union", tuple(out))
+
+
+def has_unknown(d) -> bool:
+    return d == UNKNOWN or (type(d) is tuple and any(type(x) is tuple and has_unknown(x) for x in d))
 
 
 def has_tvar(d) -> bool:
@@ -111,7 +197,8 @@ def key(d: tuple):
     """What equality compares: a union is the set of its members."""
     k = d[0]
     if k == "union":  # an alias's union inside another counts by its members
-        return ("union", frozenset(x for m in d[1] for x in (key(m)[1] if m[0] == "union" else (key(m),))))
+        ms = frozenset(x for m in d[1] for x in (key(m)[1] if m[0] == "union" else (key(m),)))
+        return JSON if ms == _JSON_KEYS else ("union", ms)
     if k == "array":
         return ("array", key(d[1]))
     if k == "map":
@@ -125,6 +212,10 @@ def key(d: tuple):
     return d
 
 
+_JSON_KEYS: frozenset = frozenset()
+_JSON_KEYS = key(JSON_UNION)[1]
+
+
 def within(a: tuple, b: tuple, implements) -> bool:
     """Run-time `is` of a function's signature: is every value of descriptor `a` a `b`?
     Strict where the checker is conservative (`unknown` holds only `unknown`); a type
@@ -132,6 +223,8 @@ def within(a: tuple, b: tuple, implements) -> bool:
     `implements(a, iface)`: the program's interface links."""
     if b == UNKNOWN or a[0] == "tvar" or b[0] == "tvar" or a == ("prim", "never") or key(a) == key(b):
         return True
+    if a == JSON or b == JSON:  # json as what it is made of
+        return within(JSON_UNION if a == JSON else a, JSON_UNION if b == JSON else b, implements)
     if a[0] == "union":
         return all(within(m, b, implements) for m in a[1])
     if b[0] == "union":
@@ -213,6 +306,11 @@ def render(d: tuple, names: dict | None = None) -> str:
         return f"({ps}) -> {render(d[2], names)} throws {render(d[3], names)}"
     if k == "reflect":
         return "reflect." + d[1]
+    if k == "stdiface":  # `baml.iter.Iterable<Error = never, Item = int>`
+        parts = [render(a, names) for a in d[2]] + [f"{n} = {render(a, names)}" for n, a in d[3]]
+        return d[1] + (f"<{', '.join(parts)}>" if parts else "")
+    if k == "json":
+        return "baml.json.json"
     return "unknown"
 
 
@@ -223,7 +321,38 @@ def _shown(fqn: str, names: dict | None) -> str:
 # the kind view (`reflect.Class`, …) each descriptor kind answers `kind()` with
 KIND_VIEWS = {"prim": "Primitive", "lit": "Literal", "blit": "Literal", "variant": "Literal",
               "class": "Class", "enum": "Enum", "iface": "Interface", "array": "Array", "map": "Map",
-              "union": "Union", "fn": "Function", "reflect": "Class"}
+              "union": "Union", "fn": "Function", "reflect": "Class", "json": "Primitive",
+              "stdiface": "Interface"}
+
+# the stdlib interfaces `reflect.Type.of` describes: fqn → (number of type parameters, their
+# associated types with the default of each, None where it has none)
+STD_IFACES = {**{f: (0, {}) for f in ("baml.ops.Equals", "baml.ops.Compare", "baml.Hash", "baml.ToString",
+                                     "baml.ToJson", "baml.FromJson")},
+              **{f: (0, {"Item": None, "Error": ("prim", "never")}) for f in ("baml.iter.Iterable", "baml.iter.Iterator")},
+              **{f"baml.ops.{f}": (1, {"Output": None}) for f in ("Add", "Subtract", "Multiply", "Divide", "Remainder")},
+              "baml.ops.Negate": (0, {"Output": None})}
+def std_iface(fqn: str, args: list, names: list, bound: dict | None = None) -> tuple:
+    """The descriptor of stdlib interface `fqn` at static type arguments `args` (each named by
+    `names`: an associated type, or None for a type parameter) and associated types `bound`;
+    an associated type not given takes its default."""
+    spec = STD_IFACES[fqn][1]
+    assoc = dict(spec)
+    assoc.update({n: describe(a) for n, a in (bound or {}).items()})
+    pos = []
+    for n, a in zip(names, args):
+        if n is None:
+            pos.append(describe(a))
+        else:
+            assoc[n] = describe(a)
+    return ("stdiface", fqn, tuple(pos), tuple(sorted((n, d if d is not None else UNKNOWN) for n, d in assoc.items())))
+
+
+# the builtin implementations of `baml.ops` arithmetic: (self, rhs) → Output
+_ARITH = {("int", "int"): "int", ("int", "float"): "float", ("float", "float"): "float",
+          ("float", "int"): "float", ("bigint", "bigint"): "bigint", ("int", "bigint"): "bigint",
+          ("bigint", "int"): "bigint"}
+_EVERY_TYPE = ("baml.ops.Equals", "baml.ToString", "baml.ToJson", "baml.FromJson")  # implicit implementations
+_COMPARABLE = {("prim", p) for p in ("int", "float", "string", "bool", "bigint")}
 
 
 # Static types of reflection values (the checker's; the stdlib is otherwise unknown to it)
@@ -237,11 +366,12 @@ def view(kind: str) -> T.StdT:
 
 KIND = T.Union(tuple(view(k) for k in sorted(KINDS)))  # `reflect.TypeKind`, as the engine lists it
 
+PACKAGE_T = T.StdT("reflect", "reflect.Package")
 # every method the engine's `reflect.Type` and each kind view has, with the static type of what
 # it returns (None: the engine has it, Assay does not yet — lowering says so, located)
 _COMMON = {"to_string": T.STRING, "as_type": TYPE, "kind": KIND, "array": view("Array"),
            "optional": view("Union"), "implements": T.BOOL, "implemented_by": T.BOOL,
-           "to_baml": None, "meta": None}
+           "to_baml": T.STRING, "meta": T.UNKNOWN}
 MEMBERS: dict[str, dict] = {
     "reflect.Type": {**_COMMON, **{f"as_{k.lower()}": T.optional(view(k)) for k in KINDS},
                      "_validate_renderable": None, "_to_string_impl": None, "_implements": None},
@@ -258,19 +388,21 @@ MEMBERS: dict[str, dict] = {
                            for a in ("get", "find") for k in ("Class", "Enum", "Interface")},
                         "classes": T.UNKNOWN, "enums": T.UNKNOWN, "interfaces": T.UNKNOWN,
                         "functions": T.UNKNOWN, "get_function": T.UNKNOWN, "find_function": T.UNKNOWN,
-                        "with_types": None, "globals": None, "get_global": None, "find_global": None,
-                        "tests": None, "diagnostics": None},
-    "reflect.Session": {"eval": T.UNKNOWN, "diagnostics": None},
+                        "with_types": PACKAGE_T, "globals": T.UNKNOWN, "get_global": T.UNKNOWN,
+                        "find_global": T.UNKNOWN, "tests": T.UNKNOWN, "diagnostics": T.UNKNOWN},
+    "reflect.Session": {"eval": T.UNKNOWN, "diagnostics": T.UNKNOWN},
 }
 # the parameters of those that take any (all of type unknown to the checker)
 PARAMS = {"implements": ("other",), "implemented_by": ("other",), "eval": ("source",),
-          **{f"{a}_{k}": ("name",) for a in ("get", "find") for k in ("class", "enum", "interface", "function")}}
+          "meta": ("alias", "description", "docstring", "other"), "with_types": ("types",),
+          **{f"{a}_{k}": ("name",) for a in ("get", "find") for k in ("class", "enum", "interface", "function", "global")}}
 PACKAGE = T.StdT("reflect", "reflect.Package")
 SESSION = T.StdT("reflect", "reflect.Session")
 # what the supported `reflect` statics return (the checker's types)
-STATICS = {"reflect.Package.compile": PACKAGE, "reflect.Session.new": SESSION,
+STATICS = {"reflect.Package.compile": PACKAGE, "reflect.Session.new": SESSION, "reflect.Package.current": PACKAGE,
            "reflect.Map.new": view("Map"), "reflect.Union.new": view("Union"),
-           "reflect.Literal.new": view("Literal"), "reflect.Enum.get_value": T.STRING}
+           "reflect.Literal.new": view("Literal"), "reflect.Enum.get_value": T.STRING,
+           "reflect.Class.new": view("Class"), "reflect.Enum.new": view("Enum"), "reflect.Class.extends": view("Class")}
 
 
 def is_reflect(t: T.Type) -> bool:
@@ -345,6 +477,8 @@ class Reflector:
         k = d[0]
         if k == "prim":
             return T.PRIMS.get(d[1], T.UNKNOWN)
+        if k == "json":
+            return T.JSON
         if k == "lit":
             v = d[1]
             return T.lit_bool(v) if type(v) is bool else T.lit_int(v) if type(v) is int else T.lit_str(v)
@@ -377,12 +511,72 @@ class Reflector:
     def implements(self, t: tuple, iface: tuple) -> bool:
         """BAML's `t.implements(iface)`: nominal, at iface's type arguments; an interface (or
         anything not concrete) implements nothing."""
+        if iface[0] == "stdiface":
+            return self.std_implements(t, iface, set())
         if iface[0] != "iface" or t[0] in ("iface", "union", "tvar") or t == UNKNOWN or len(t) > 3:
             return False
         idef = self.index.interfaces.get(iface[1])
         if idef is None:
             return False
         return idef.implemented_by(self.static(t), tuple(self.static(a) for a in iface[2]))
+
+    def std_implements(self, t: tuple, iface: tuple, seen: set) -> bool:
+        """`t.implements(iface)` for a stdlib interface: an explicit implementation at the same
+        type arguments, else the builtin ones (`Equals`, `ToString`, `ToJson`: every type; `Hash`:
+        data without functions or a custom `Equals`; `Compare`: the ordered primitives;
+        `Iterable<Item = X>`: `X[]`; arithmetic as the operators take it)."""
+        name = iface[1]
+        if t[0] in ("stdiface", "iface") or t == UNKNOWN:
+            return name in _EVERY_TYPE and t != UNKNOWN
+        own = self._std_impls(t, name)
+        if own is not None:
+            return own == (iface[2], iface[3])
+        if name in _EVERY_TYPE:
+            return True
+        if name == "baml.Hash":
+            return self._hashable(t, seen)
+        if name == "baml.ops.Compare":
+            return t in _COMPARABLE
+        assoc = dict(iface[3])
+        if name == "baml.iter.Iterable":
+            return t[0] == "array" and key(t[1]) == key(assoc["Item"]) and assoc["Error"] == ("prim", "never")
+        if name == "baml.ops.Negate":
+            return t in (("prim", "int"), ("prim", "float"), ("prim", "bigint")) and assoc["Output"] == t
+        if len(iface[2]) == 1 and t[0] == "prim" and iface[2][0][0] == "prim":
+            out = _ARITH.get((t[1], iface[2][0][1]))
+            return out is not None and assoc["Output"] == ("prim", out)
+        return False
+
+    def _std_impls(self, t: tuple, name: str):
+        """A class's explicit implementation of stdlib interface `name`: (type arguments,
+        associated types) as descriptors; None without one."""
+        if t[0] != "class":
+            return None
+        cd = self.index.classes.get(t[1])
+        for impl in (cd.impls if cd is not None else ()):
+            if impl.std == name:
+                te, ns = impl.decl.interface, cd.namespace
+                got = std_iface(name, [self.resolver.resolve(a, ns, frozenset()) for a in te.args],
+                                te.names or [None] * len(te.args),  # `type Item = int` in the block:
+                                {n: self.resolver.resolve(a, ns, frozenset()) for n, a in impl.decl.assoc.items()})
+                return got[2:]
+        return None
+
+    def _hashable(self, t: tuple, seen: set) -> bool:
+        k = t[0]
+        if k == "fn":
+            return False
+        if k in ("array", "map", "union"):
+            parts = t[1] if k == "union" else t[1:]
+            return all(self._hashable(p, seen) for p in parts)
+        if k == "class":
+            if t in seen:
+                return True
+            if self._std_impls(t, "baml.ops.Equals") is not None:
+                return False  # a custom `eq` needs its own `Hash`
+            seen.add(t)
+            return all(self._hashable(fd, seen) for _, fd, _ in self.class_fields(t))
+        return True
 
     def class_fields(self, d: tuple) -> list[tuple[str, tuple, dict]]:
         """A class's fields as (name, descriptor of its declared type, schema metadata), the
@@ -395,8 +589,36 @@ class Reflector:
         out = []
         for f in cd.fields:
             ft = self.resolver.resolve(f.type, cd.namespace, frozenset(gens))
-            out.append((f.name, describe(T.subst(ft, env) if env else ft), meta(f.attrs, f.doc)))
+            d = describe(T.subst(ft, env) if env else ft)
+            if not env and has_unknown(d):  # `json`, a media type: as written
+                written = describe_written(f.type, self.resolver, self.index, cd.namespace, frozenset(gens), ())
+                d = written if _has_std(written) else d
+            out.append((f.name, d, meta(f.attrs, f.doc)))
         return out
+
+    def interface_fields(self, d: tuple) -> list:
+        """The fields `Class.extends<I>` gives a class: each required interface's (in `requires`
+        order, depth first) before the requiring one's, each once."""
+        out, seen = [], set()
+
+        def visit(idef):
+            if idef.fqn in seen:
+                return
+            seen.add(idef.fqn)
+            for r in idef.requires:
+                visit(r)
+            for f in idef.decl.fields:
+                if all(f.name != o[0] for o in out):
+                    t = self.resolver.resolve(f.type, idef.namespace, frozenset())
+                    out.append((f.name, describe(t), meta(f.attrs, f.doc)))
+        idef = self.index.interfaces.get(d[1])
+        if idef is not None:
+            visit(idef)
+        return out
+
+    def interface_closure(self, d: tuple) -> set:
+        idef = self.index.interfaces.get(d[1])
+        return {i.fqn for i in idef.ancestors()} if idef is not None else set()
 
     def decl_meta(self, d: tuple) -> dict:
         """A class's or an enum's own metadata (`@@alias`, `@@description`, its doc comment)."""
@@ -407,7 +629,7 @@ class Reflector:
         ed = self.index.enums.get(d[1])
         if not isinstance(ed, EnumDef):
             return []
-        return [(v.name, meta(v.attrs, None)) for v in ed.decl.variants]
+        return [(v.name, meta(v.attrs, v.doc)) for v in ed.decl.variants]
 
     def function_desc(self, fqn: str, bound: bool, lambda_ret=None, tvars: bool = False) -> tuple:
         """The signature of function `fqn` (a lambda's as the checker typed it, its return
@@ -416,6 +638,7 @@ class Reflector:
         inferred unions in the engine's order). `tvars`: type parameters as ('tvar', k), k
         over the owner class's then the function's own (a lambda's: its maker's), not unknown."""
         base, _, lam = fqn.partition(".<lambda@")
+        base = base.split(DISPATCH)[0]  # an interface's dispatcher: the interface's method
         fdef = self.index.functions.get(base)
         body = fdef.decl.body if fdef is not None else self.test_bodies.get(base)
         if body is None:
@@ -437,6 +660,9 @@ class Reflector:
             g.name for g in (fdef.owner.decl.generics if fdef.owner is not None else ()))
         ps = tuple((p.name, self.resolver.resolve(p.type, fdef.namespace, gens), p.default is not None)
                    for p in d.params)
+        if d.has_self and not bound and type(fdef.owner).__name__ == "ClassDef":  # `Counter.bump`
+            own = tuple(T.TVar(g.name) for g in fdef.owner.decl.generics)
+            ps = (("self", T.ClassT(fdef.owner, own), False),) + ps
         thrown = (self.resolver.resolve(d.throws, fdef.namespace, gens) if d.throws is not None
                   else effects.throws(id(fdef)) if effects is not None else None)
         if thrown is not None and d.throws is None:
@@ -444,6 +670,29 @@ class Reflector:
         ret = self.resolver.resolve(d.ret, fdef.namespace, gens)
         return describe(T.FuncT(ps, ret, thrown if thrown is not None else T.UNKNOWN),
                         _tparams(fdef) if tvars else ())
+
+    def native_desc(self, kind: str | None, name: str, recv: tuple | None = None, targs: tuple = ()) -> tuple:
+        """The run-time signature of a builtin's method `name` of receiver `kind` (`recv` the
+        receiver's descriptor) or, kind None, of stdlib function `name` (at type arguments
+        `targs`: `string.from<int>`), from its declaration in sema/stdsigs.py: the receiver's
+        type variables bound (Self; T of an array; K and V of a map), type parameters not given
+        unknown. What it throws is declared only for the `baml.json` functions (BAML code in the
+        engine's stdlib); a native's says `throws never` at run time, whatever it raises."""
+        text = (stdsigs.METHODS.get(kind, {}) if kind else stdsigs.FUNCTIONS).get(name)
+        t, gens = _native_type(text, self.resolver) if text else (None, ())
+        if t is None:
+            return UNKNOWN
+        if not (kind is None and name.startswith("baml.json.")):
+            t = T.FuncT(t.params, t.ret, None)
+        d = describe(t, (_RECV_VARS if kind else ()) + gens)
+        if not has_tvar(d):
+            return d
+        if kind is None:
+            return subst(d, tuple(targs))
+        recv = recv or UNKNOWN
+        elem = recv[1] if recv[0] == "array" else UNKNOWN
+        key, val = recv[1:3] if recv[0] == "map" else (UNKNOWN, UNKNOWN)
+        return subst(d, (recv, elem, key, val) + tuple(targs))
 
     @staticmethod
     def _lambda(body, fqn: str):
@@ -454,6 +703,61 @@ class Reflector:
             if isinstance(n, ast.Lambda) and n.span.line_col == (line, col):
                 return n
         return None
+
+
+_RECV_VARS = ("Self", "T", "K", "V")  # a builtin method's receiver's type variables
+_NATIVE_TYPES: dict = {}  # a stdsigs signature's text → its FuncT (None: not one)
+
+
+def _native_type(text: str, resolver) -> tuple:
+    """A stdlib signature (`<U>(f: (T) -> U, n: int = 1) -> U[] throws E`) as (a FuncT over
+    its type variables, a defaulted parameter optional, or None; its own type parameters)."""
+    if text in _NATIVE_TYPES:
+        return _NATIVE_TYPES[text]
+    own: tuple = ()
+    sig = text.strip()
+    if sig.startswith("<"):
+        j = sig.index(">")
+        own = tuple(g.strip() for g in sig[1:j].split(","))
+        sig = sig[j + 1:].strip()
+    gens = set(_RECV_VARS) | {"U", "E", "A"} | set(own)
+    params, rest = _split_params(sig)
+    written = ", ".join(f"{n}: {ty}" for n, ty, _ in params)
+    te, diags = parse_type(SourceFile("<stdlib>", f"({written}){rest}"))
+    t = None
+    if te is not None and not diags and isinstance(te, ast.TFunc):
+        ft = resolver.resolve(te, None, frozenset(gens))
+        if isinstance(ft, T.FuncT):
+            t = T.FuncT(tuple((n, p, d) for (n, p, _), (_, _, d) in zip(ft.params, params)), ft.ret, ft.throws)
+    _NATIVE_TYPES[text] = (t, own)
+    return t, own
+
+
+def _split_params(sig: str) -> tuple[list, str]:
+    """`(a: int, b: T = x) -> R` as ([(name, type text, has a default)], ` -> R`)."""
+    depth, cur, parts, i = 0, "", [], 1
+    while i < len(sig):
+        ch = sig[i]
+        if ch == "-" and sig.startswith("->", i):
+            cur += "->"
+            i += 2
+            continue
+        depth += ch in "(<[{"
+        depth -= ch in ")>]}"
+        if depth < 0 or (ch == "," and depth == 0):
+            parts.append(cur)
+            cur = ""
+            if depth < 0:
+                break
+        else:
+            cur += ch
+        i += 1
+    out = []
+    for part in filter(str.strip, parts):
+        name, _, ty = part.partition(":")
+        ty, eq, _ = ty.partition(" = ")
+        out.append((name.strip(), ty.strip(), bool(eq)))
+    return out, sig[i + 1:]
 
 
 def _tparams(fdef) -> tuple:

@@ -15,7 +15,7 @@ BUILTIN_TYPE_ROOTS = frozenset("baml reflect testing ai llm env log assert".spli
 PRIM_TYPES = {"int": T.INT, "float": T.FLOAT, "string": T.STRING, "bool": T.BOOL, "null": T.NULL,
               "void": T.VOID, "never": T.NEVER, "unknown": T.UNKNOWN, "bigint": T.BIGINT,
               "uint8array": T.BYTES}
-OPAQUE_TYPES = frozenset("image audio video pdf json".split())
+OPAQUE_TYPES = frozenset("image audio video pdf".split())
 # `baml.Int.max_value()`: the stdlib's names of the builtin carriers reach their statics
 BAML_CARRIER_ALIASES = {"Int": "int", "Float": "float", "String": "string", "Bool": "bool"}
 
@@ -31,9 +31,10 @@ class Resolver:
     """`resolve(te, ns, generics, err)`; `err(span, code, message)` receives what is surely
     wrong (None: resolve quietly). Aliases are resolved once, cycles read as unknown."""
 
-    def __init__(self, index: ProgramIndex, std: dict | None = None):
+    def __init__(self, index: ProgramIndex, std: dict | None = None, top: bool = False):
         self.index = index
         self.std = std or {}
+        self.top = top  # `unknown` as written is T.TOP (the checker's reading of user code)
         self._aliases: dict[int, T.Type] = {}
         self._busy: set[int] = set()
 
@@ -86,9 +87,14 @@ class Resolver:
             if head == "root" and err:
                 err(te.span, "E0002", f"unresolved type: {'.'.join(path)}")
             return T.UNKNOWN
+        if path == ["baml", "json", "json"]:
+            return T.JSON
         std = self.std.get(".".join(path))
         if std is not None:
             return std
+        if path[:2] == ["baml", "regex"] and self.std and err:  # a namespace the resolver models whole
+            err(te.span, "E0002", f"unresolved type: {'.'.join(path)}")
+            return T.UNKNOWN
         if head in self.index.namespaces and err and head != "reflect":  # `reflect`: the stdlib's
             p = ".".join(path)
             err(te.span, "E0002", f"unresolved type: {p}. Did you mean `root.{p}`?")
@@ -105,7 +111,9 @@ class Resolver:
             return self.item_type(item, args, err, te)
         p = PRIM_TYPES.get(n)
         if p is not None:
-            return p
+            return T.TOP if p is T.UNKNOWN and self.top else p
+        if n == "json":
+            return T.JSON
         if n in ("map", "Map"):
             return T.MapT(args[0], args[1]) if len(args) == 2 else T.MapT(T.UNKNOWN, T.UNKNOWN)
         if n == "Array":

@@ -32,6 +32,7 @@ int.trailing_zeros() -> int
 int.trailing_ones() -> int
 int.count_zeros() -> int
 int.count_ones() -> int
+int.neg() -> int
 float.to_string() -> string
 float.eq(other: Self) -> bool
 float.neq(other: Self) -> bool
@@ -81,7 +82,9 @@ float.acosh() -> float
 float.atanh() -> float
 float.to_radians() -> float
 float.to_degrees() -> float
+float.neg() -> float
 string.to_string() -> string
+string.add(rhs: string) -> string
 string.eq(other: Self) -> bool
 string.neq(other: Self) -> bool
 string.cmp(other: Self) -> baml.ops.Ordering
@@ -108,8 +111,8 @@ string.split(delimiter: string) -> string[]
 string.chars() -> string[]
 string.lines() -> string[]
 string.slice(start: int, end: int) -> string
-string.replace(search: string, replacement: string) -> string
-string.replace_all(search: string, replacement: string) -> string
+string.replace(search: string | baml.regex.Regex, replacement: string) -> string
+string.replace_all(search: string | baml.regex.Regex, replacement: string) -> string
 string.index_of(search: string) -> int?
 string.last_index_of(search: string) -> int?
 string.at(index: int) -> string?
@@ -215,6 +218,7 @@ uint8array.to_base64() -> string
 uint8array.sort() -> null
 uint8array.to_string() -> string
 bigint.to_string() -> string
+bigint.neg() -> bigint
 bigint.eq(other: Self) -> bool
 bigint.neq(other: Self) -> bool
 bigint.cmp(other: Self) -> baml.ops.Ordering
@@ -267,10 +271,27 @@ float.min_finite() -> float
 float.epsilon() -> float
 string.from<T>(value: T) -> string
 string.from_utf8(utf8: uint8array) -> string throws baml.errors.InvalidArgument
-baml.json.parse(s: string) -> unknown throws baml.json.ParseError
+baml.json.parse(s: string) -> json throws baml.json.ParseError
 baml.json.stringify(value: unknown, naming: baml.json.Naming = baml.json.Naming.Declared, indent: int | string = 0, omit_nulls: bool = false) -> string throws baml.json.SerializationError
-baml.json.from(value: unknown, naming: baml.json.Naming = baml.json.Naming.Declared, omit_nulls: bool = false) -> unknown throws baml.json.SerializationError
-baml.json.field(j: unknown, key: string) -> unknown
+baml.json.from(value: unknown, naming: baml.json.Naming = baml.json.Naming.Declared, omit_nulls: bool = false) -> json throws baml.json.SerializationError
+baml.json.field(j: json, key: string) -> json
+baml.yaml.parse(s: string) -> unknown throws baml.yaml.ParseError
+baml.crypto.Sha256.new() -> unknown
+baml.csv.parse(source: string | uint8array, options: unknown = null) -> string[][] throws baml.csv.Error
+baml.csv.reader(source: string | uint8array, options: unknown = null) -> unknown throws baml.csv.Error
+baml.csv.buffer(options: unknown = null) -> unknown throws baml.csv.Error
+baml.csv.stringify_records(records: (null | bool | int | bigint | float | string)[][], options: unknown = null) -> string throws baml.csv.Error
+baml.csv.to_markdown_records(records: string[][], headers: string[]? = null, max_rows: int = 100) -> string
+baml.toml.Table.parse(s: string) -> unknown throws baml.toml.ParseError
+baml.toml.Table.from_json(j: unknown) -> unknown throws baml.json.DecodeError
+baml.toml.table_from_json(j: unknown) -> unknown throws baml.json.DecodeError
+baml.toml.item_from_json(json: unknown) -> unknown throws baml.json.DecodeError
+baml.toml.item_to_json(item: unknown) -> unknown throws baml.json.SerializationError
+baml.hash.DefaultHasher.new() -> unknown
+baml.crypto.Aes256GcmSiv.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
+baml.crypto.Aes128GcmSiv.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
+baml.crypto.ChaCha20Poly1305.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
+baml.crypto.XChaCha20Poly1305.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
 log.info(data: unknown, event_name: string? = null) -> null
 log.debug(data: unknown, event_name: string? = null) -> null
 log.warn(data: unknown, event_name: string? = null) -> null
@@ -280,15 +301,31 @@ uint8array.from_array(array: int[]) -> uint8array throws baml.errors.InvalidArgu
 uint8array.from_hex(hex: string) -> uint8array throws baml.errors.InvalidArgument
 uint8array.from_base64(base64: string) -> uint8array throws baml.errors.InvalidArgument
 string.from_code_points(unicode: int[]) -> string throws baml.errors.InvalidArgument
+baml.regex.new(pattern: string, backtracking: bool = false) -> baml.regex.Regex throws baml.regex.Error
+baml.regex._compile(pattern: string, backtracking: bool) -> baml.regex.Regex throws baml.regex.Error
+baml.regex.escape(literal: string) -> string
+baml.regex._replace(haystack: string, search: string | baml.regex.Regex, replacement: string, all: bool) -> string
+baml.regex._replace_literal_with<E>(haystack: string, search: string, f: (baml.regex.Match) -> string throws E, all: bool) -> string throws E
+baml.regex._replace_pattern_with<E>(haystack: string, search: baml.regex.Regex, f: (baml.regex.Match) -> string throws E, all: bool) -> string throws E
+baml.regex._literal_match(text: string, start: int) -> baml.regex.Match
+baml.regex._index_of_from(haystack: string, search: string, start: int) -> int?
 """
 
 # Generic functions whose natives receive their type arguments at run time (ir.TypeArg, first,
 # one per type parameter): the checker resolves or infers them, lowering passes them.
 _TYPED_FUNCTIONS = """
+assert.is_type<T>(actual: unknown) -> T
 baml.json.decode<T>(s: string, naming: baml.json.Naming = baml.json.Naming.Declared) -> T throws baml.json.ParseError | baml.json.DecodeError
-baml.json.to<T>(j: unknown, naming: baml.json.Naming = baml.json.Naming.Declared) -> T throws baml.json.DecodeError
-baml.json.path<T>(j: unknown, selector: string) -> T throws baml.json.PathError
-baml.json.path_or<T>(j: unknown, selector: string, default: T) -> T
+baml.json.to<T>(j: json, naming: baml.json.Naming = baml.json.Naming.Declared) -> T throws baml.json.DecodeError
+baml.json.path<T>(j: json, selector: string) -> T throws baml.json.PathError
+baml.json.path_or<T>(j: json, selector: string, default: T) -> T
+baml.yaml.decode<T>(s: string) -> T throws baml.yaml.ParseError | baml.json.DecodeError
+baml.csv.decode<T>(source: string | uint8array, options: unknown = null) -> T[] throws baml.csv.Error
+baml.csv.decode_one<T>(source: string | uint8array, options: unknown = null) -> T throws baml.csv.Error
+baml.csv.decode_optional<T>(source: string | uint8array, options: unknown = null) -> T? throws baml.csv.Error
+baml.csv.stringify<T>(rows: T[], options: unknown = null) -> string throws baml.csv.Error
+baml.csv.to_markdown<T>(rows: T[], max_rows: int = 100) -> string
+baml.json.schema(t: unknown, naming: baml.json.Naming = baml.json.Naming.Declared) -> unknown throws baml.errors.Unsupported
 """
 _FUNCTIONS += _TYPED_FUNCTIONS
 
@@ -316,12 +353,52 @@ iter.skip(n: int) -> unknown
 iter.take_while(predicate: unknown) -> unknown
 iter.skip_while(predicate: unknown) -> unknown
 array.iter() -> unknown
+string.iter() -> unknown
 """
+# ToJson's default on every builtin type (bex/stdlib/jsontyped.py)
+_METHODS += "".join(f"{k}.to_json() -> unknown\n" for k in "int float string bool null array map uint8array bigint".split())
+
+# `baml.random` (bex/stdlib/randomlib.py): generators are opaque to sema (receiver kind "rng").
+_METHODS += """rng.random(bytes: int) -> uint8array
+rng.random_int() -> int
+"""
+_FUNCTIONS += """baml.random.SystemRandom.get() -> unknown
+baml.random.Xoshiro256PlusPlus.new(seed: uint8array = b"") -> unknown
+baml.random.ChaCha20.new(seed: uint8array = b"") -> unknown
+int.random(lower: int, upper: int, rng: unknown = null) -> int throws baml.errors.InvalidArgument
+int._random_in_range(draw: int, lower: int, upper: int) -> int
+float.random(rng: unknown = null) -> float
+float._unit_from_draw(draw: int) -> float
+bool.random(rng: unknown = null) -> bool
+bigint.random(lower: bigint, upper: bigint, rng: unknown = null) -> bigint throws baml.errors.InvalidArgument
+bigint._random_byte_count(lower: bigint, upper: bigint) -> int
+bigint._random_in_range(draw: uint8array, lower: bigint, upper: bigint) -> bigint
+"""
+
+# `baml.future` (bex/stdlib/future.py): futures are opaque to sema (receiver kind "future").
+_METHODS += """future.cancel() -> bool
+future.is_settled() -> bool
+future.is_cancelled() -> bool
+future.is_result() -> bool
+future.is_error() -> bool
+future.state() -> unknown
+"""
+_FUNCTIONS += """baml.future.all(futures: unknown[]) -> unknown
+"""
+
+# `baml.Hash` (bex/stdlib/hashing.py): every value's structural `hash(state)`.
+_METHODS += "".join(f"{k}.hash(state: unknown) -> null\n"
+              for k in "int float string bool null array map uint8array bigint".split())
 _FUNCTIONS += """baml.iter.Range.new(min: int, max: int, step: int = 1) -> unknown
 baml.iter.ArrayIterator.new(values: unknown[]) -> unknown
 baml.iter.flatten(source: unknown) -> unknown
 baml.iter.Repeat.new(value: unknown, count: int = -1) -> unknown
 """
+
+
+# `baml.ToJson`'s default body, which every builtin type has (bex/stdlib/jsontyped.py)
+_METHODS += "".join(f"{k}.to_json() -> unknown throws baml.json.SerializationError\n"
+                    for k in "int float string bool null array map uint8array bigint".split())
 
 
 # `reflect` (bex/stdlib/reflect.py): type values (receiver kind "type") and their kind views
@@ -332,6 +409,8 @@ type.kind() -> unknown
 type.array() -> unknown
 type.optional() -> unknown
 type.implements(other: unknown) -> bool
+type.to_baml() -> string
+type.meta(alias: unknown = null, description: unknown = null, docstring: unknown = null, other: unknown = null) -> unknown
 type.implemented_by(other: unknown) -> bool
 type.as_class() -> unknown
 type.as_enum() -> unknown
@@ -347,6 +426,8 @@ typeview.as_type() -> unknown
 typeview.kind() -> unknown
 typeview.array() -> unknown
 typeview.optional() -> unknown
+typeview.meta(alias: unknown = null, description: unknown = null, docstring: unknown = null, other: unknown = null) -> unknown
+typeview.to_baml() -> string
 typeview.implements(other: unknown) -> bool
 typeview.implemented_by(other: unknown) -> bool
 typeview.name() -> string
@@ -373,7 +454,45 @@ package.functions() -> unknown
 package.get_function(name: string) -> unknown
 package.find_function(name: string) -> unknown
 session.eval(source: string) -> unknown
+session.diagnostics() -> unknown
+builder.field(name: string, ty: unknown) -> unknown
+witness.field(interface_field: string, class_field: unknown = null) -> unknown
+builder.fields_from(some_class: unknown) -> unknown
+builder.type() -> unknown
+builder.build(implementations: unknown = null) -> unknown
+pending.array() -> unknown
+pending.optional() -> unknown
+pending.union(others: unknown) -> unknown
+pending.resolved() -> unknown
+pending.meta(alias: unknown = null, description: unknown = null, docstring: unknown = null, other: unknown = null) -> unknown
+package.globals() -> unknown
+package.get_global(name: string) -> unknown
+package.find_global(name: string) -> unknown
+package.tests() -> unknown
+package.diagnostics() -> unknown
+package.with_types(types: unknown) -> unknown
 """
+
+# `baml.regex` (bex/stdlib/regexlib.py): a `Regex` value's methods (receiver kind "regex"), and
+# the stdlib classes the checker types by their fields (STD_CLASSES: fqn → field → type text).
+_METHODS += """regex.has_match(haystack: string) -> bool
+regex.match_once(haystack: string) -> baml.regex.Match?
+regex.match_all(haystack: string) -> baml.regex.Match[]
+regex.match_full(haystack: string) -> baml.regex.Match?
+regex.split(haystack: string) -> string[]
+regex._replace_template(haystack: string, template: string) -> string
+regex._replace_all_template(haystack: string, template: string) -> string
+"""
+STD_CLASSES: dict[str, dict[str, str]] = {
+    "baml.regex.Regex": {},
+    "baml.regex.Group": {"text": "string", "start": "int", "end": "int"},
+    "baml.regex.Match": {"text": "string", "start": "int", "end": "int", "groups": "baml.regex.Group?[]",
+                         "named": "map<string, baml.regex.Group?>"},
+    "baml.regex.Error": {"kind": "baml.regex.ErrorKind", "message": "string", "pattern": "string",
+                         "span_start": "int?", "span_end": "int?"},
+}
+STD_CLASS_KINDS = {"baml.regex.Regex": "regex"}  # a class whose methods are natives of a kind
+STD_ENUM_VARIANTS = {"baml.regex.ErrorKind": ("Syntax", "Unsupported", "TooLarge")}
 
 
 def _parse(stubs: str) -> dict[str, str]:
@@ -386,6 +505,11 @@ def _parse(stubs: str) -> dict[str, str]:
 
 
 FUNCTIONS: dict[str, str] = _parse(_FUNCTIONS)
+# The functions whose arguments and result the checker checks against these signatures (the
+# others it leaves unchecked): the data-format namespaces, declared as 0.23.0 declares them.
+CHECKED_FUNCTIONS: frozenset[str] = frozenset(
+    n for n in FUNCTIONS if n.split(".")[:2] in (["baml", "yaml"], ["baml", "toml"], ["baml", "csv"],
+                                                 ["baml", "crypto"], ["baml", "hash"]))
 TYPE_ARG_FUNCTIONS: frozenset[str] = frozenset(_parse(_TYPED_FUNCTIONS))
 METHODS: dict[str, dict[str, str]] = {}
 for _name, _sig in _parse(_METHODS).items():

@@ -25,7 +25,11 @@ NULL = Prim("null")
 VOID = Prim("void")
 NEVER = Prim("never")
 UNKNOWN = Prim("unknown")
+# a declared `unknown` (the checker's own, above, is don't-know): every value is one, and one is
+# none of the other types until tested
+TOP = Prim("unknown")
 BIGINT = Prim("bigint")
+HASHER = Prim("baml.Hasher")  # what `x.hash(state)` takes: a `baml.hash.Hasher`
 BYTES = Prim("uint8array")
 PRIMS = {p.name: p for p in (INT, FLOAT, STRING, BOOL, NULL, VOID, NEVER, UNKNOWN, BIGINT, BYTES)}
 
@@ -147,6 +151,19 @@ class FuncT(Type):
         return hash(("fn", self.params, self.ret))
 
 
+class JsonT(Type):
+    """`json` (the stdlib's `baml.json.json`): the recursive alias `null | bool | int | bigint |
+    float | string | json[] | map<string, json>`, one type to the checker (the engine names it,
+    `j + 1` is an error about `baml.json.json`); `members` expands it where a test narrows."""
+    __slots__ = ()
+
+    def __reduce__(self):
+        return "JSON"  # one object: copies and pickles are it (tests use `is JSON`)
+
+
+JSON = JsonT()
+
+
 class TVar(Type):
     __slots__ = ("name",)
 
@@ -201,6 +218,8 @@ def union(*ts: Type) -> Type:
             if m is NEVER or m in out:
                 continue
             out.append(m)
+    if TOP in out:
+        return TOP
     if not out:
         return NEVER
     if len(out) > 1:
@@ -234,12 +253,26 @@ def _whole_enums(out: list) -> list:
     return res
 
 
+# what `json` is made of (a test of a json value narrows to these)
+JSON_MEMBERS = (NULL, BOOL, INT, BIGINT, FLOAT, STRING, Arr(JSON), MapT(STRING, JSON))
+
+
+def has_json(t: Type) -> bool:
+    """Is `json` itself one of t's members (`json`, `json?`, `json | P`)?"""
+    return t is JSON or (isinstance(t, Union) and JSON in t.members)
+
+
 def optional(t: Type) -> Type:
     return union(t, NULL)
 
 
 def members(t: Type) -> tuple:
-    return t.members if isinstance(t, Union) else (t,)
+    """t's alternatives: a union's members, `json` as the types it is made of."""
+    if isinstance(t, Union):
+        if JSON not in t.members:
+            return t.members
+        return tuple(dict.fromkeys(x for m in t.members for x in members(m)))
+    return JSON_MEMBERS if t is JSON else (t,)
 
 
 def widen(t: Type) -> Type:
@@ -275,6 +308,8 @@ def base(t: Type) -> Type:
 
 
 def strip_null(t: Type) -> Type:
+    if has_json(t):  # `json` less null: what it is made of, less null
+        return union(*(m for m in members(t) if m is not NULL))
     if isinstance(t, Union):
         return union(*(m for m in t.members if m is not NULL))
     return NEVER if t is NULL else t
@@ -297,7 +332,7 @@ def has_tvar(t: Type) -> bool:
 
 
 def has_unknown(t: Type) -> bool:
-    if t is UNKNOWN:
+    if t is UNKNOWN or t is TOP:  # a declared `unknown` tells no more of its values
         return True
     if isinstance(t, Arr):
         return has_unknown(t.elem)
@@ -356,21 +391,29 @@ def assignable(src: Type, dst: Type) -> bool:
     """False only when a value of type `src` is surely not a `dst` (conservative)."""
     if src is dst or src is UNKNOWN or dst is UNKNOWN or src is NEVER:
         return True
-    if isinstance(src, TVar) or isinstance(dst, TVar):
+    if dst is TOP:
         return True
+    if isinstance(src, TVar) or isinstance(dst, TVar):
+        return dst is not JSON  # a type parameter's value may be of any type: not json
     if isinstance(src, Union):
         return all(assignable(m, dst) for m in src.members)
     if isinstance(dst, IfaceT):
         return dst.iface.implemented_by(src, dst.args)
+    if src is JSON and not has_json(dst):  # each type json is made of (`null | … | json[]`)
+        return all(assignable(m, dst) for m in JSON_MEMBERS)
     if isinstance(dst, Union):
         return any(assignable(src, m) for m in dst.members)
-    if isinstance(src, IfaceT):
+    if isinstance(src, IfaceT) or src is TOP:
         return False  # an interface value is not known to be any one type
+    if dst is JSON:
+        return _json_takes(src)
     if dst is VOID or dst is NULL:
         return src is NULL or src is VOID
     if isinstance(dst, Prim):
         if dst is NEVER:
             return False
+        if dst is HASHER:  # a class implementing `baml.hash.Hasher` (DefaultHasher is unknown)
+            return isinstance(src, ClassT) and any(i.std == "baml.hash.Hasher" for i in src.cls.impls)
         if isinstance(src, Lit):
             return src.base is dst
         return src is dst
@@ -389,7 +432,19 @@ def assignable(src: Type, dst: Type) -> bool:
                 and (dst.variant is None or src.variant == dst.variant))
     if isinstance(dst, FuncT):
         return isinstance(src, FuncT) and fn_assignable(src, dst)
+    if isinstance(dst, StdT) and dst.kind in ("enum", "class"):  # `baml.ops.Ordering`, `env.X`
+        return isinstance(src, StdT) and src.name == dst.name
     return True
+
+
+def _json_takes(src: Type) -> bool:
+    if isinstance(src, Lit) or src in (NULL, VOID, BOOL, INT, BIGINT, FLOAT, STRING):
+        return True
+    if isinstance(src, Arr):
+        return same(src.elem, JSON)
+    if isinstance(src, MapT):
+        return same(src.key, STRING) and same(src.val, JSON)
+    return False
 
 
 def same(a: Type, b: Type) -> bool:
@@ -444,6 +499,8 @@ def show(t: Type, qualified: bool = False) -> str:
         return f"({ps}) -> {show(t.ret, qualified)}{th}"
     if isinstance(t, TVar):
         return t.name
+    if t is JSON:
+        return "baml.json.json"
     if isinstance(t, StdT):
         return f"{t.name}.{t.variant}" if t.variant else t.name
     return "?"

@@ -17,6 +17,7 @@ class TName:
     span: Span
     path: list[str]
     args: list["TypeExpr"] = field(default_factory=list)
+    names: list = field(default_factory=list)  # per argument: its associated type's name (`Item = int`) or None
 
 
 @dataclass(eq=False)
@@ -571,6 +572,7 @@ class EnumVariant:
     span: Span
     name: str
     attrs: list[Attribute] = field(default_factory=list)
+    doc: str | None = None
 
 
 @dataclass(eq=False)

@@ -699,7 +699,7 @@ class Parser:
                 elif t.kind == "ident" and t.text not in NAME_KEYWORDS:
                     self.advance()
                     va = self.attrs(allow2=False) if self.at("@") else []
-                    variants.append(ast.EnumVariant(self.span(t.start), t.text, va))
+                    variants.append(ast.EnumVariant(self.span(t.start), t.text, va, t.doc))
                     self.eat(",")
                 else:
                     self.expected("Unexpected token in enum body")
@@ -738,17 +738,19 @@ class Parser:
             else:
                 return t
 
-    def type_args(self) -> list[ast.TypeExpr]:
+    def type_args(self, names: list | None = None) -> list[ast.TypeExpr]:
         self.advance()  # <
         args = []
         while True:
-            bound = None
+            name = None
             if self.tok.kind == "ident" and self.peek().kind == "op" and self.peek().text == "=":
-                bound = self.advance().text  # `Item = T`: an associated-type binding, kept positionally
+                name = self.advance().text  # `Item = T`: an associated-type binding, kept positionally
                 self.advance()
             args.append(self.type_expr())
-            if bound is not None:
-                args[-1].binds = bound
+            if names is not None:
+                names.append(name)
+            if name is not None:
+                args[-1].binds = name
             if not self.eat(","):
                 break
             if self.tok.text.startswith(">"):
@@ -770,8 +772,9 @@ class Parser:
             while self.at(".") and self.peek().kind == "ident":
                 self.advance()
                 path.append(self.advance().text)
-            args = self.type_args() if self.at("<") else []
-            return ast.TName(self.span(s), path, args)
+            names: list = []
+            args = self.type_args(names) if self.at("<") else []
+            return ast.TName(self.span(s), path, args, names)
         if t.kind in ("str", "rawstr"):
             self.advance()
             return ast.TLiteral(self.span(s), t.value)
@@ -1440,7 +1443,7 @@ class Parser:
                         else:
                             self.expected("identifier")
                     self.expect(")")
-                arms = self.arms()
+                arms = self.arms("catch")
                 e = ast.Catch(self.span(s), e, binding, arms, kind, ctx)
                 continue
             return e
@@ -1890,7 +1893,7 @@ class Parser:
     def match_expr(self) -> ast.Match:
         s = self.advance().start
         scrut = self.cond_expr()
-        arms = self.arms()
+        arms = self.arms("match")
         return ast.Match(self.span(s), scrut, arms)
 
     def arm_expr(self) -> ast.Expr:
@@ -1902,10 +1905,12 @@ class Parser:
         finally:
             self.stmt_start = saved
 
-    def arms(self) -> list[ast.MatchArm]:
+    def arms(self, kind: str) -> list[ast.MatchArm]:
         arms: list[ast.MatchArm] = []
         if not self.expect("{"):
             return arms
+        if self.at("}"):
+            self.expected(f"at least one {kind} arm")
         self.enter()
         save = self.no_struct
         self.no_struct = False

@@ -21,7 +21,8 @@ from ._registry import (  # noqa: F401
     function, kind_of, method, native_param_names, native_value_params,
 )
 from . import containers, core, io, numbers, strings, uint8array  # noqa: F401,E402  (registration)
-from . import iters, jsonlib, jsontyped, reflect  # noqa: F401,E402  (registration: baml.iter, baml.json, reflect)
+from . import future, hashing, iters, jsonlib, jsontyped, jsonschema, randomlib, reflect, regexlib  # noqa: F401,E402  (registration)
+from . import cryptolib, csvfmt, tomlfmt, yamllib  # noqa: F401,E402  (registration: data formats)
 from .render import TO_STRING_OVERRIDES, quote, render, render_float, rust_float  # noqa: F401,E402
 
 __all__ = ["METHODS", "FUNCTIONS", "Native", "kind_of", "render", "ORDERING", "LESS", "EQUAL",

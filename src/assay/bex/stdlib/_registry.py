@@ -18,7 +18,8 @@ class Native:
     type_params: int = 0  # leading arguments that are its type arguments (ir.TypeArg → TypeArg)
 
 
-KINDS = ("int", "float", "string", "bool", "null", "array", "map", "uint8array", "bigint")
+KINDS = ("int", "float", "string", "bool", "null", "array", "map", "uint8array", "bigint",
+         "regex")  # regex: a `baml.regex.Regex` (bex/stdlib/regexlib.py)
 METHODS: dict[str, dict[str, Native]] = {k: {} for k in KINDS}
 FUNCTIONS: dict[str, Native] = {}
 
@@ -31,6 +32,9 @@ ORDER_VARIANTS = (LESS, EQUAL, GREATER)  # index by cmp()+1
 # `baml.json.Naming`: which names fields and variants go by in JSON
 NAMING = EnumInfo("baml.json.Naming", "Naming", ["Declared", "Aliased"])
 STD_ENUMS = {e.fqn: e for e in (ORDERING, NAMING)}  # the stdlib enums a program may name
+# methods an instance or an enum value has without declaring them (`baml.ToString`'s and
+# `baml.ToJson`'s default bodies): name → native taking the receiver
+EVERY_VALUE: dict = {}
 
 
 def method(kinds: str, name: str | None = None):

@@ -1,15 +1,19 @@
 """Array and map methods, Array statics, numeric reductions."""
 from __future__ import annotations
 
-import functools
-
-from .. import ops, stack
+from .. import ops
 from ..ops import MapKey, mkey, panic, throw_error
-from ..values import INT_MAX, INT_MIN
+from ..values import INT_MAX, INT_MIN, TypedList, TypedMap, typed_list
 from ._registry import function, method
 from .render import render
 
 _nested_len = len
+
+
+def _like(arr, items: list) -> list:
+    """An array derived from `arr` (`slice`, `concat`, …): it records the element type `arr`
+    recorded (values.TypedList), as the engine's `T[]` result does."""
+    return typed_list(items, arr.elem) if type(arr) is TypedList else items
 
 # ----------------------------------------------------------------------------- statics
 
@@ -64,12 +68,12 @@ def remove_at(self, index):
 
 @method("array")
 def concat(self, other):
-    return self + other
+    return _like(self, self + other)
 
 
 @method("array")
 def reverse(self):
-    return self[::-1]
+    return _like(self, self[::-1])
 
 
 @method("array")
@@ -80,8 +84,8 @@ def slice(self, start, end):
     if end < 0:
         end = max(end + n, 0)
     if end <= start:
-        return []
-    return self[start:end]
+        return _like(self, [])
+    return _like(self, self[start:end])
 
 
 @method("array")
@@ -139,7 +143,7 @@ def for_each(self, fn):
 
 @method("array")
 def filter(self, predicate):
-    return [x for x in self[:] if predicate(x)]
+    return _like(self, [x for x in self[:] if predicate(x)])
 
 
 @method("array")
@@ -279,24 +283,40 @@ def sort(self):
     elif t is float:
         self.sort(key=_float_key)
     else:
-        if stack.room() < stack.MARGIN:  # ops.cmp may call BAML (Compare) under C code
-            return stack.hop(sort, self)
-        self[:] = sorted(self, key=functools.cmp_to_key(ops.cmp))
+        self[:] = _merge_sort(self, lambda a, b: ops.cmp(a, b) > 0)
     return self
 
 
-def _ord(v) -> int:
-    n = v.name
-    return -1 if n == "Less" else (1 if n == "Greater" else 0)
+def _merge_sort(items: list, greater) -> list:
+    """A stable bottom-up merge sort asking `greater(left, right)` in the engine's order (runs
+    of 1, 2, 4 … merged left to right), so a comparator's side effects and throws match."""
+    n = len(items)
+    src = items[:]
+    width = 1
+    while width < n:
+        dst = []
+        for lo in range(0, n, 2 * width):
+            i, mid = lo, min(lo + width, n)
+            j, hi = mid, min(lo + 2 * width, n)
+            while i < mid and j < hi:
+                if greater(src[i], src[j]):
+                    dst.append(src[j])
+                    j += 1
+                else:
+                    dst.append(src[i])
+                    i += 1
+            dst += src[i:mid]
+            dst += src[j:hi]
+        src = dst
+        width *= 2
+    return src
 
 
 @method("array")
 def sort_by(self, compare):
     """Stable sort by a comparator returning baml.ops.Ordering; written back only on success."""
     if len(self) > 1:
-        if stack.room() < stack.MARGIN:  # the callback runs under C code (sorted)
-            return stack.hop(sort_by, self, compare)
-        self[:] = sorted(self, key=functools.cmp_to_key(lambda a, b: _ord(compare(a, b))))
+        self[:] = _merge_sort(self, lambda a, b: compare(a, b).name == "Greater")
     return self
 
 
@@ -305,8 +325,6 @@ def sort_by_key(self, key):
     n = len(self)
     if n <= 1:
         return self
-    if stack.room() < stack.MARGIN:  # ops.cmp may call BAML (Compare) under C code
-        return stack.hop(sort_by_key, self, key)
     items = self[:]
     keys = [key(x) for x in items]
     if keys and type(keys[0]) in (int, str, bool) and all(type(k) is type(keys[0]) for k in keys):
@@ -314,7 +332,7 @@ def sort_by_key(self, key):
     elif keys and all(type(k) is float for k in keys):
         order = sorted(range(n), key=lambda i: _float_key(keys[i]))
     else:
-        order = sorted(range(n), key=functools.cmp_to_key(lambda i, j: ops.cmp(keys[i], keys[j])))
+        order = _merge_sort(list(range(n)), lambda i, j: ops.cmp(keys[i], keys[j]) > 0)
     self[:] = [items[i] for i in order]
     return self
 
@@ -390,12 +408,13 @@ def has(self, key):
 
 @method("map")
 def keys(self):
-    return [k.v if type(k) is MapKey else k for k in self]
+    out = [k.v if type(k) is MapKey else k for k in self]
+    return typed_list(out, self.elem[0]) if type(self) is TypedMap else out
 
 
 @method("map")
 def values(self):
-    return list(self.values())
+    return typed_list(list(self.values()), self.elem[1]) if type(self) is TypedMap else list(self.values())
 
 
 @method("map", "set")

@@ -6,15 +6,17 @@ import math
 import re
 
 from .. import ops
+from ...mir import typetest
 from ..ops import eq, lt, panic
 from ..values import BigInt, Instance, TypedList, TypedMap, typed_list, typed_map
-from ._registry import ORDER_VARIANTS, function, method
+from ._registry import EVERY_VALUE, ORDER_VARIANTS, function, method
 from .render import _nested, render, render_float
 
 _ALL = "int float string bool null array map bigint"
 _ORDERED = "int float string bool bigint"
 
 method(_ALL, "to_string")(render)
+EVERY_VALUE["to_string"] = render
 method(_ALL, "eq")(eq)
 method(_ALL, "neq")(ops.ne)
 
@@ -143,6 +145,14 @@ def assert_contains(haystack, needle):
         _fail("assertion failed: string does not contain expected substring")
 
 
+@function("assert.is_type")
+def assert_is_type(T, actual):
+    if not T.test(actual):
+        shown = re.sub(r"(?<![\w.])user\.", "", typetest.show(T.root))  # user types as `ns.Name`
+        _fail(f'assertion failed: expected type "{shown}", got "{render(actual)}"')
+    return actual
+
+
 __all__ = ["deep_copy", "_nested"]
 
 
@@ -154,7 +164,14 @@ def bigint_abs(self):
 
 @method("bigint", "pow")
 def bigint_pow(self, exp):
-    return BigInt(int(self) ** int(exp)) if exp >= 0 else BigInt(0)
+    base, exp = int(self), int(exp)
+    if exp < 0:
+        return BigInt(0)
+    if abs(base) > 1:  # 0, 1 and -1 to any power stay small
+        if exp > 0xFFFFFFFF:
+            panic("baml.panics.AllocFailure", message=f"bigint.pow: exponent ({exp}) exceeds memory limits")
+        ops.bigint_cap(f"bigint.pow: result of {base}^{exp}", abs(base).bit_length() * exp)
+    return BigInt(base ** exp)
 
 
 @method("bigint", "to_int")
@@ -196,3 +213,13 @@ def bigint_parse(s):
     if _DECIMAL.match(s):
         return BigInt(int(s, 10))
     ops.throw_error("baml.errors.ParseError", message=f'bigint.parse: cannot parse "{s}" as bigint')
+
+
+# the operator interfaces' methods a call can name unambiguously (`Negate`, `Add<string>`; the
+# others each have several impls per type, an E0121 in the checker)
+method("int float bigint", "neg")(ops.neg)
+
+
+@method("string", "add")
+def string_add(self, rhs):
+    return self + rhs

@@ -128,10 +128,10 @@ def range_new(min, max, step=1):
         step = 1
     cur = [min]
 
-    def nx():  # counts up only: a negative step gives nothing, a zero step repeats `min`
+    def nx():  # below `max` it steps on whatever `step` is (zero repeats, negative descends)
         c = cur[0]
-        if c < max and step >= 0:
-            cur[0] = c + step
+        if c < max:
+            cur[0] = ops.add(c, step)  # past the int range: IntegerOverflow, as the engine's `+=`
             return c
         return DONE
     return Iter(nx, lambda: ("Range", [("i", cur[0]), ("max", max), ("step", step)]))
@@ -322,6 +322,11 @@ def chain(self, other):
             b[1] = of(b[0])
         return b[1].pull()
     return Iter(nx)
+
+
+@method("string", "iter")
+def string_iter(self):
+    return from_list(list(self))
 
 
 @method("array", "iter")

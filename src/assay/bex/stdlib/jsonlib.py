@@ -3,7 +3,7 @@ text writer `stringify` uses (bex/stdlib/jsontyped.py; floats as the engine writ
 from __future__ import annotations
 
 from ..ops import BUILTIN_CLASSES, make_builtin, panic
-from ..values import INT_MAX, INT_MIN, BamlRaise, BigInt, ClassInfo, TypedList, TypedMap
+from ..values import INT_MAX, INT_MIN, BamlRaise, BigInt, ClassInfo, TypedList, TypedMap, json_list, json_map
 from ._registry import function
 
 for _name, _fields in (("ParseError", ["message"]), ("SerializationError", ["message", "path", "reason"])):
@@ -85,12 +85,12 @@ class _Parser:
                 self.fail("trailing comma")
 
     def arr(self):
-        out: list = []
+        out = json_list()  # recorded as `json[]`, as the engine parses
         self.seq("]", "a list", lambda: out.append(self.value()))
         return out
 
     def obj(self):
-        out: dict = {}
+        out = json_map()
 
         def entry():
             self.want('"', "key must be a string")

@@ -2,7 +2,10 @@
 not a coercion), `from` and `stringify` (the value's run-time type drives), `field`, `path<T>`,
 `path_or<T>`. Messages and error paths are the engine's (`.field`, `[0]`, `["key"]`).
 
-Not yet: `baml.ToJson`/`baml.FromJson` overrides, and `schema` (it takes a `reflect.Type`)."""
+A class's `baml.ToJson` override (`m_to_json`) replaces its structural rendering at any depth;
+its result is used as it is (no naming, no `omit_nulls`). A class's `baml.FromJson` override
+(`m_from_json`) builds it from the json where T names the class (not as a union member: the
+engine tries members structurally); what it throws passes through unchanged."""
 from __future__ import annotations
 
 import re
@@ -11,8 +14,8 @@ from ...mir.typetest import show
 from ..futures import Future
 from ..ops import BUILTIN_CLASSES, make_builtin
 from ..typeargs import TypeArg
-from ..values import BamlRaise, BigInt, ClassInfo, Instance, Variant
-from ._registry import NAMING, function
+from ..values import JSON_ENTRY, JSON_TEST, BamlRaise, BigInt, ClassInfo, Instance, Variant, json_value
+from ._registry import EVERY_VALUE, NAMING, function, method
 from .jsonlib import _PLAIN, _quote, _write, parse
 
 for _name, _fields in (("DecodeError", ["message", "path"]), ("PathError", ["message", "selector"])):
@@ -59,6 +62,8 @@ class _Decoder:
         tv = _PLAIN.get(type(v), type(v))
         if k == "any":
             return v
+        if k == "json":
+            return json_value(v)
         if k == "int":
             if tv is int:
                 return v
@@ -85,11 +90,13 @@ class _Decoder:
         if k == "array":
             if not isinstance(v, list):
                 raise _Misfit("expected JSON array", path)
-            return [self.walk(t[1], x, f"{path}[{i}]") for i, x in enumerate(v)]
+            items = [self.walk(t[1], x, f"{path}[{i}]") for i, x in enumerate(v)]
+            return json_value(items) if t[1] == JSON_TEST else items  # `json[]` records it
         if k == "map":
             return self.map(t, v, path)
         if k == "class":
-            return self.instance(t, v, path)
+            own = getattr(self.ta.classes[t[1]].py, "m_from_json", None)
+            return own(v) if own is not None else self.instance(t, v, path)
         if k in ("enum", "variant"):
             return self.variant(t, v, path)
         if k == "union":
@@ -109,11 +116,18 @@ class _Decoder:
             allowed = {m[1] for m in keys if m[0] == "lit"}
             if ("string",) not in keys and any(a not in allowed for a in v):
                 raise _Misfit("map key does not match declared key type", path)
-        return {a: self.walk(t[2], b, f"{path}[{_quote(a)}]") for a, b in v.items()}
+        out = {a: self.walk(t[2], b, f"{path}[{_quote(a)}]") for a, b in v.items()}
+        return json_value(out) if (kt, t[2]) == JSON_ENTRY else out  # `map<string, json>` records it
 
     def instance(self, t: tuple, v, path: str, each: bool = False) -> Instance:
         """A class from a JSON object: every required field must be present (checked first,
         unless `each`: as a union member, field by field), extra keys are ignored."""
+        own = getattr(self.ta.classes[t[1]].py, "json_decode", None)  # a stdlib class's FromJson
+        if own is not None:
+            try:
+                return own(v)
+            except BamlRaise as e:
+                raise _Misfit(e.value.f_message, path) from None
         if not isinstance(v, dict):
             raise _Misfit(f"expected JSON object for class `{_display(t[1])}`", path)
         fields = self.ta.fields(t)
@@ -168,7 +182,7 @@ class _Decoder:
     def rank(self, m: tuple, v) -> int:
         """How specific a union member is for this value (lower is tried first)."""
         k = m[0]
-        if k == "any" or (k == "map" and m[2] == ("any",)):
+        if k in ("any", "json") or (k == "map" and m[2] == ("any",)):
             return 1 << 30
         tv = _PLAIN.get(type(v), type(v))
         if tv is dict:
@@ -210,7 +224,7 @@ class _Decoder:
 
 
 def _admits_null(t: tuple) -> bool:
-    return t[0] in ("null", "any") or (t[0] == "union" and any(_admits_null(m) for m in t[1]))
+    return t[0] in ("null", "any", "json") or (t[0] == "union" and any(_admits_null(m) for m in t[1]))
 
 
 def _decode_error(e: _Misfit):
@@ -236,6 +250,9 @@ def to(T, j, naming=DECLARED):
 
 # ── from: a value's run-time type → json ──
 
+ENUM_TO_JSON: dict = {}  # EnumInfo → its `baml.ToJson` override (set by the compiler)
+
+
 class _Unencodable(Exception):
     def __init__(self, message: str, path: str, reason: str):
         self.message, self.path, self.reason = message, path, reason
@@ -251,6 +268,9 @@ def _from(v, path: str, aliased: bool, omit_nulls: bool, busy: set, finite: bool
     if v is None or t in (bool, int, float, str, BigInt):
         return v
     if t is Variant:
+        own = ENUM_TO_JSON.get(v.enum)
+        if own is not None:
+            return own(v)
         alias, skip = v.enum.json_names.get(v.name, (None, False))
         if aliased and skip:
             raise _Unencodable(f"enum variant `{v.enum.fqn}.{v.name}` is `@skip`, so JSON has no name for it",
@@ -263,6 +283,8 @@ def _from(v, path: str, aliased: bool, omit_nulls: bool, busy: set, finite: bool
     if t is not list and t is not dict and not isinstance(v, Instance):
         if callable(v):
             raise _Unencodable("a function has no JSON form", path, "function")
+        if getattr(t, "BAML_TEXT", None) is not None:  # a runtime-owned value (a regex's handle)
+            raise _Unencodable("value has no json representation", path, "unserializable")
         raise _Unencodable("a value of this kind has no JSON form", path, "unserializable")
     if id(v) in busy:
         raise _Unencodable("value contains itself, so it has no JSON form", path, "cycle")
@@ -279,7 +301,13 @@ def _from(v, path: str, aliased: bool, omit_nulls: bool, busy: set, finite: bool
         busy.discard(id(v))
 
 
-def _from_instance(v: Instance, path: str, aliased: bool, omit_nulls: bool, busy: set, finite: bool) -> dict:
+def _from_instance(v: Instance, path: str, aliased: bool, omit_nulls: bool, busy: set, finite: bool):
+    own = getattr(v, "m_to_json", None)  # a user class's ToJson override
+    if own is not None:
+        return own()
+    view = getattr(v, "json_view", None)  # a stdlib class written as another value (its ToJson)
+    if view is not None:
+        return _from(view(), path, aliased, omit_nulls, busy, finite)
     out = {}
     names = v._class.json_names
     for f in v._class.fields:
@@ -305,7 +333,16 @@ def _to_json(value, naming, omit_nulls, finite: bool = False):
 
 @function("baml.json.from")
 def from_(value, naming=DECLARED, omit_nulls=False):
-    return _to_json(value, naming, omit_nulls)
+    return json_value(_to_json(value, naming, omit_nulls))  # its containers `json[]`, as built
+
+
+def to_json_default(value):
+    """`x.to_json()` where x's type has no override: its structural rendering."""
+    return _to_json(value, DECLARED, False)
+
+
+method("int float string bool null array map uint8array bigint", "to_json")(to_json_default)  # the builtin types (stdsigs)
+EVERY_VALUE["to_json"] = to_json_default
 
 
 @function("baml.json.stringify")

@@ -7,11 +7,12 @@ Receiver kinds: "type" (`RType`) and "typeview" (`RView`)."""
 from __future__ import annotations
 
 import ast
+import re
 
 from ...sema import reflect as R
 from .. import ops
 from ..values import OMITTED, BigInt, Instance, RType, RView, TypedList, TypedMap, Variant
-from ._registry import _KIND_OF, METHODS, method
+from ._registry import _KIND_OF, FUNCTIONS, METHODS, method
 
 
 METHODS.setdefault("type", {})
@@ -29,11 +30,13 @@ for _n, _f in (("Field", ["name", "type", "meta", "_owner"]), ("Value", ["name",
     ops.BUILTIN_CLASSES.setdefault(_q, ops.ClassInfo(_q, _n, _f))
 ops.BUILTIN_CLASSES.setdefault("reflect.Meta", ops.ClassInfo(
     "reflect.Meta", "Meta", ["alias", "description", "docstring", "other", "skip"]))
-# `reflect.class.Field`'s methods: its metadata, and its value — null, as every descriptor
-# Assay makes describes the type only (`Class.fields()`: no owner)
+for _q in ("reflect.errors.NotFound", "reflect.errors.TypeMismatch"):
+    ops.BUILTIN_CLASSES.setdefault(_q, ops.ClassInfo(_q, _q.rpartition(".")[2], ["message"]))
+# `reflect.class.Field`'s methods: its metadata, and its value (null for a descriptor of the
+# type alone, `Class.fields()`: no owner)
 _FIELD = ops.BUILTIN_CLASSES["reflect.class.Field"].py
 _FIELD.m_metadata = lambda self: self.f_meta
-_FIELD.m_value = lambda self: None
+_FIELD.m_value = lambda self: None if self.f__owner is None else getattr(self.f__owner, "f_" + self.f_name)
 
 
 # ── values → descriptors ──
@@ -45,7 +48,7 @@ _PRIM_OF = {int: "int", float: "float", str: "string", bool: "bool", type(None):
 def describe_value(v, refl=None) -> tuple:
     """The concrete run-time type of `v` (never a literal type). Arrays and maps record no
     element type where their literal needs none (values.TypedList): theirs is the union of their
-    elements' types (`unknown` if empty)."""
+    elements' types (`unknown` if empty; an empty map's keys `string`, as `{}` is inferred)."""
     t = type(v)
     p = _PRIM_OF.get(t)
     if p is not None:
@@ -56,8 +59,9 @@ def describe_value(v, refl=None) -> tuple:
         return ("map", from_test(v.elem[0]), from_test(v.elem[1]))
     if t is list:
         return ("array", _elements(v, refl))
-    if t is dict:
-        return ("map", _elements([ops.unkey(k) for k in v], refl), _elements(list(v.values()), refl))
+    if t is dict:  # an empty one: a `{}` literal, whose keys the engine infers as string
+        keys = _elements([ops.unkey(k) for k in v], refl) if v else ("prim", "string")
+        return ("map", keys, _elements(list(v.values()), refl))
     if t is Variant:
         return ("enum", v.enum.fqn)
     if isinstance(v, Instance):
@@ -107,6 +111,8 @@ def from_test(t: tuple) -> tuple:
         return ("map", from_test(t[1]), from_test(t[2]))
     if k == "union":
         return R.union([from_test(m) for m in t[1]])
+    if k == "json":
+        return R.JSON
     return R.UNKNOWN
 
 
@@ -295,18 +301,18 @@ def _meta(m: dict):
 def fields(self: RView) -> list:
     refl = self.ty.refl
     return [ops.make_builtin("reflect.class.Field", name=n, type=RType(d, refl), meta=_meta(m))
-            for n, d, m in refl.program.class_fields(self.ty.desc)]
+            for n, d, m in refl.class_fields(self.ty.desc)]
 
 
 @method("typeview")
 def metadata(self: RView):
-    return _meta(self.ty.refl.program.decl_meta(self.ty.desc))
+    return _meta(self.ty.refl.decl_meta(self.ty.desc))
 
 
 @method("typeview")
 def values(self: RView) -> list:
     return [ops.make_builtin("reflect.enum.Value", name=n, meta=_meta(m))
-            for n, m in self.ty.refl.program.enum_variants(self.ty.desc)]
+            for n, m in self.ty.refl.enum_variants(self.ty.desc)]
 
 
 @method("typeview")
@@ -342,7 +348,448 @@ def enum_get_value(refl, value) -> str:
     return value.name
 
 
-CONSTRUCTORS = {"reflect.Map.new": map_new, "reflect.Union.new": union_new,
+# ── function values: `reflect.signature`, `reflect.call_any` ──
+
+for _q, _f in (("reflect.Signature", ["name", "args", "opts", "returns", "errors", "docstring"]),
+               ("reflect.Arg", ["name", "type"]),
+               ("reflect.InvalidArgumentError", ["argument", "expected", "got"])):
+    ops.BUILTIN_CLASSES.setdefault(_q, ops.ClassInfo(_q, _q.rpartition(".")[2], _f))
+
+
+def _fn_desc(refl, f) -> tuple:
+    """A function value's signature at the type arguments it shows (`gen<int>`)."""
+    d = refl.function_desc(f, tvars=True) if callable(f) else R.UNKNOWN
+    if d[0] != "fn":  # a builtin function or a host callable: Assay keeps no signature for it
+        raise TypeError("reflect: the signature of a builtin function or host callable is not supported yet")
+    return R.subst(R.subst(d, refl.targs_of(f)), None) if R.has_tvar(d) else d
+
+
+def signature(refl, f):
+    """The function value's signature: required parameters in `args`, defaulted ones in `opts`
+    (a bound method's without `self`); its declared name and doc comment (null for a lambda)."""
+    d = _fn_desc(refl, f)
+    args, opts = [], {}
+    for i, (name, pd, optional) in enumerate(d[1]):
+        arg = ops.make_builtin("reflect.Arg", name=name or f"$arg{i}", type=RType(pd, refl))
+        if optional:
+            opts[arg.f_name] = arg
+        else:
+            args.append(arg)
+    name, doc = refl.declared(f)
+    return ops.make_builtin("reflect.Signature", name=name, args=args, opts=opts, returns=RType(d[2], refl),
+                            errors=RType(d[3], refl), docstring=doc)
+
+
+def _bad_argument(refl, name: str, expected: tuple, got: tuple):
+    ops.throw_error("reflect.InvalidArgumentError", argument=name, expected=RType(expected, refl),
+                    got=RType(got, refl))
+
+
+def call_any(refl, f, args: dict):
+    """Calls `f` with its arguments by name, each checked against its parameter's type first
+    (`reflect.InvalidArgumentError`); an absent defaulted parameter takes its default."""
+    d = _fn_desc(refl, f)
+    params = {name or f"$arg{i}": (i, pd, optional) for i, (name, pd, optional) in enumerate(d[1])}
+    given = {ops.unkey(k): v for k, v in args.items()}
+    full = [OMITTED] * len(params)
+    for key, (i, pd, optional) in params.items():
+        if key not in given:
+            if not optional:
+                _bad_argument(refl, key, pd, R.NEVER)
+            continue
+        v = given[key]
+        if not refl.fits(v, pd):
+            _bad_argument(refl, key, pd, describe_value(v, refl))
+        full[i] = v
+    for key, v in given.items():  # parameters first, then the keys that name none
+        if key not in params:
+            _bad_argument(refl, key, d, describe_value(v, refl))
+    while full and full[-1] is OMITTED:
+        full.pop()
+    return f(*full)
+
+
+# ── `to_baml`: BAML source for a type value ──
+
+@method("type")
+def to_baml(self: RType) -> str:
+    """The declarations the type reaches (each once, those it needs first), then the type
+    itself: a class's or enum's declaration, else `type RuntimeType = …`."""
+    out: list = []
+    names = self.refl.names
+    _declarations(self.refl, self.desc, out, set(), names)
+    if self.desc[0] not in ("class", "enum"):
+        out.append(f"type RuntimeType = {_baml_type(self.desc, names)}")
+    return "\n\n".join(out)
+
+
+method("typeview", "to_baml")(lambda self: to_baml(self.ty))
+
+
+def _declarations(refl, d: tuple, out: list, seen: set, names, only=None) -> None:
+    """The declarations `d` reaches, those they need first (`only`: which fqns to declare)."""
+    k = d[0]
+    if k in ("array", "union", "map"):
+        for x in (d[1] if k == "union" else d[1:]):
+            _declarations(refl, x, out, seen, names, only)
+    elif k in ("class", "enum", "variant") and d[1] not in seen:
+        seen.add(d[1])
+        if k == "class":
+            rows = refl.class_fields(d)
+            for _, fd, _ in rows:
+                _declarations(refl, fd, out, seen, names, only)
+            body = [_baml_row(f"{n} {_baml_type(fd, names)}", m) for n, fd, m in rows]
+        else:
+            body = [_baml_row(n, m) for n, m in refl.enum_variants(("enum", d[1]))]
+        if only is not None and not only(d[1]):
+            return
+        own = refl.decl_meta(("class" if k == "class" else "enum", d[1]))
+        tail = [f"  @@{a}({_quote(own[a])})" for a in ("alias", "description") if own[a] is not None]
+        name = R.render(("enum", d[1]), names)
+        out.append(_doc(own["docstring"], "") + f"{'class' if k == 'class' else 'enum'} {name} {{\n"
+                   + "".join(b + "\n" for b in body + tail) + "}")
+
+
+def _baml_row(head: str, m: dict) -> str:
+    attrs = "".join(f" @{a}({_quote(m[a])})" for a in ("alias", "description") if m[a] is not None)
+    return _doc(m["docstring"], "  ") + "  " + head + attrs
+
+
+def _doc(text, indent: str) -> str:
+    return "".join(f"{indent}/// {line}\n" for line in text.split("\n")) if text else ""
+
+
+def _quote(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _baml_type(d: tuple, names) -> str:
+    """A type as BAML source writes it (`X?` for a union of one type and null)."""
+    if d[0] == "union" and R.NULL in d[1] and len(d[1]) == 2:
+        other = d[1][0] if d[1][1] == R.NULL else d[1][1]
+        inner = _baml_type(other, names)
+        return f"({inner})?" if other[0] in ("fn", "union") else inner + "?"
+    if d[0] == "array":
+        inner = _baml_type(d[1], names)
+        return f"({inner})[]" if d[1][0] in ("fn", "union") else inner + "[]"
+    if d[0] == "map":
+        return f"map<{_baml_type(d[1], names)}, {_baml_type(d[2], names)}>"
+    if d[0] == "union":
+        return " | ".join(_baml_type(m, names) for m in d[1])
+    return R.render(d, names)
+
+
+# ── run-time declarations: `reflect.Class.new`, `reflect.Enum.new`, schema metadata ──
+
+ops.BUILTIN_CLASSES.setdefault("reflect.WithMeta", ops.ClassInfo(
+    "reflect.WithMeta", "WithMeta", ["ty", "alias", "description", "docstring", "other"]))
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def _compile_error(message: str):
+    ops.throw_error("reflect.errors.CompilationError", message=message, diagnostics=[])
+
+
+def _opt(v):
+    return None if v is OMITTED else v
+
+
+@method("type")
+def meta(self: RType, alias=None, description=None, docstring=None, other=None):
+    """The type paired with schema metadata (a class field's, in `Class.new`)."""
+    return ops.make_builtin("reflect.WithMeta", ty=self, alias=_opt(alias), description=_opt(description),
+                            docstring=_opt(docstring), other=_opt(other) or {})
+
+
+method("typeview", "meta")(lambda self, *a: meta(self.ty, *a))
+
+
+def _row_meta(m) -> dict:
+    """The metadata of a `WithMeta` row or a `reflect.Meta` (none: empty)."""
+    if m is None:
+        return R.meta([], None)
+    return {"alias": m.f_alias, "description": m.f_description, "docstring": m.f_docstring,
+            "other": dict(m.f_other), "skip": getattr(m, "f_skip", False)}
+
+
+def class_new(refl, name, fields, implementations=OMITTED):
+    """A closed class made at run time: a declaration of its own (equal only to itself)."""
+    if not _NAME.match(name):
+        _compile_error(f"invalid class name `{name}`")
+    rows = []
+    for fname, row in fields.items():
+        fname = ops.unkey(fname)
+        if not _NAME.match(fname):
+            _compile_error(f"invalid field name `{fname}`")
+        rows.append((fname, *_row(refl, row)))
+    fqn = refl.declare(name, rows)
+    _implement(refl, fqn, [] if implementations in (None, OMITTED) else implementations)
+    return RView("Class", RType(("class", fqn, ()), refl))
+
+
+def enum_value(refl, name, alias=OMITTED, description=OMITTED, docstring=OMITTED, other=OMITTED):
+    m = {"alias": _opt(alias), "description": _opt(description), "docstring": _opt(docstring),
+         "other": _opt(other) or {}, "skip": False}
+    return ops.make_builtin("reflect.enum.Value", name=name, meta=_meta(m))
+
+
+def enum_new(refl, name, values):
+    """A fresh enum made at run time (equal only to itself)."""
+    if not _NAME.match(name):
+        _compile_error(f"invalid enum name `{name}`")
+    rows = []
+    for v in values:
+        row = (v, R.meta([], None)) if type(v) is str else (v.f_name, _row_meta(v.f_meta))
+        if not _NAME.match(row[0]):
+            _compile_error(f"invalid enum value name `{row[0]}`")
+        rows.append(row)
+    return RView("Enum", RType(("enum", refl.declare(name, rows)), refl))
+
+
+# ── `reflect.AnyClass`: what every class instance has (reads by field name) ──
+
+def _class_of(v) -> tuple | None:
+    d = describe_value(v, None) if isinstance(v, Instance) else None
+    return d if d is not None and d[0] == "class" else None
+
+
+def _fields(refl, v) -> list:
+    d = _class_of(v)
+    return refl.class_fields(d) if d is not None else []
+
+
+def _bound_field(refl, v, name, d, m):
+    return ops.make_builtin("reflect.class.Field", name=name, type=RType(d, refl), meta=_meta(m), _owner=v)
+
+
+def list_fields(refl, v) -> list:
+    return [_bound_field(refl, v, *row) for row in _fields(refl, v)]
+
+
+def find_field(refl, v, name):
+    return next((_bound_field(refl, v, *row) for row in _fields(refl, v) if row[0] == name), None)
+
+
+def get_field(refl, v, name):
+    got = find_field(refl, v, name)
+    if got is None:
+        ops.throw_error("reflect.errors.NotFound", message=f"no field named {name} on {_shown(refl, v)}")
+    return got
+
+
+def has_field(refl, v, name) -> bool:
+    return any(row[0] == name for row in _fields(refl, v))
+
+
+def _shown(refl, v) -> str:
+    return R.render(describe_value(v, refl), refl.names)
+
+
+def _read(refl, v, name, want):
+    """Field `name` of instance v, checked against descriptor `want` (None: unchecked)."""
+    x = getattr(v, "f_" + name)
+    if want is not None and not refl.fits(x, want):
+        shown = _shown(refl, v)
+        ops.throw_error("reflect.errors.TypeMismatch", message=f"field `{shown}.{name}` has type "
+                        f"`{_shown(refl, x)}`, expected `{R.render(want, refl.names)}`")
+    return x
+
+
+def any_get(refl, v, name, want=None):
+    if not has_field(refl, v, name):
+        ops.throw_error("reflect.errors.NotFound", message=f"no field named {name} on {_shown(refl, v)}")
+    return _read(refl, v, name, want)
+
+
+def any_find(refl, v, name, want=None):
+    return _read(refl, v, name, want) if has_field(refl, v, name) else None
+
+
+ANY_CLASS = {"list_fields": list_fields, "find_field": find_field, "get_field": get_field,
+             "has_field": has_field, "get": any_get, "find": any_find,
+             "name": lambda refl, v: _shown(refl, v), "type": lambda refl, v: of_value(refl, v),
+             "attributes": lambda refl, v: _meta(refl.decl_meta(_class_of(v)))}
+
+
+def typed_read(refl, recv, name: str, want: tuple, targ, *args):
+    """`recv.get<T>(…)`, `recv.find<T>(…)`, `field.value<T>()` where recv's static type is not
+    known: the instance's own method if it has one (a stdlib handle's, `baml.csv.Record.get<T>`,
+    takes T's TypeArg `targ` first), else the reflective read checked against T."""
+    if type(recv) is _FIELD and name == "value":
+        owner = recv.f__owner
+        return None if owner is None else _read(refl, owner, recv.f_name, want)
+    own = getattr(recv, "m_" + name, None) if isinstance(recv, Instance) else None
+    if own is not None:
+        return own(targ, *args) if recv._class.fqn.startswith("baml.") else own(*args)
+    if isinstance(recv, Instance) and name in ("get", "find"):
+        return ANY_CLASS[name](refl, recv, *args, want)
+    raise TypeError(f"{type(recv).__name__} has no method {name}")
+
+
+# ── `reflect.Class.builder` (recursive run-time classes) and `Class.extends<I>` ──
+
+class RBuilder:
+    """A `reflect.class.Builder`: a run-time class whose rows grow until `build`."""
+    __slots__ = ("refl", "fqn", "rows", "built")
+
+    def __init__(self, refl, fqn: str, rows: list):
+        self.refl, self.fqn, self.rows, self.built = refl, fqn, rows, False
+
+
+class RPending:
+    """A `reflect.class.PendingType`: a type naming a builder's class before it is built."""
+    __slots__ = ("builder", "desc")
+
+    def __init__(self, builder: RBuilder, desc: tuple):
+        self.builder, self.desc = builder, desc
+
+
+METHODS.setdefault("builder", {})
+METHODS.setdefault("pending", {})
+_KIND_OF[RBuilder] = "builder"
+_KIND_OF[RPending] = "pending"
+
+
+def class_builder(refl, name):
+    if not _NAME.match(name):
+        _compile_error(f"invalid class name `{name}`")
+    rows: list = []
+    return RBuilder(refl, refl.declare(name, rows), rows)
+
+
+def _row(refl, row) -> tuple:
+    """A field row's descriptor and metadata: a type, a kind view, a pending type, or a
+    `WithMeta` of one."""
+    wm = row if isinstance(row, Instance) and row._class.fqn == "reflect.WithMeta" else None
+    t = wm.f_ty if wm is not None else row
+    desc = t.desc if type(t) is RPending else _type(t).desc
+    return desc, _row_meta(wm)
+
+
+@method("builder", "field")
+def builder_field(self: RBuilder, name, ty):
+    if any(r[0] == name for r in self.rows):
+        _compile_error(f"duplicate field `{self.refl.runtime_names[self.fqn]}.{name}`")
+    if not _NAME.match(name):
+        _compile_error(f"invalid field name `{name}`")
+    self.rows.append((name, *_row(self.refl, ty)))
+    return self
+
+
+@method("builder")
+def fields_from(self: RBuilder, some_class):
+    for name, d, m in self.refl.class_fields(_type(some_class).desc):
+        if any(r[0] == name for r in self.rows):
+            _compile_error(f"duplicate field `{self.refl.runtime_names[self.fqn]}.{name}`")
+        self.rows.append((name, d, dict(m)))
+    return self
+
+
+@method("builder", "type")
+def builder_type(self: RBuilder) -> RPending:
+    return RPending(self, ("class", self.fqn, ()))
+
+
+@method("builder")
+def build(self: RBuilder, implementations=OMITTED) -> RView:
+    _implement(self.refl, self.fqn, [] if implementations in (None, OMITTED) else implementations)
+    self.built = True
+    return RView("Class", RType(("class", self.fqn, ()), self.refl))
+
+
+@method("pending", "array")
+def pending_array(self: RPending) -> RPending:
+    return RPending(self.builder, ("array", self.desc))
+
+
+@method("pending", "optional")
+def pending_optional(self: RPending) -> RPending:
+    return RPending(self.builder, R.union([self.desc, R.NULL]))
+
+
+@method("pending")
+def union(self: RPending, others) -> RPending:
+    return RPending(self.builder, R.union([self.desc] + [o.desc if type(o) is RPending else _type(o).desc
+                                                         for o in others]))
+
+
+@method("pending")
+def resolved(self: RPending):
+    return RType(self.desc, self.builder.refl) if self.builder.built else None
+
+
+@method("pending", "meta")
+def pending_meta(self: RPending, alias=None, description=None, docstring=None, other=None):
+    return ops.make_builtin("reflect.WithMeta", ty=self, alias=_opt(alias), description=_opt(description),
+                            docstring=_opt(docstring), other=_opt(other) or {})
+
+
+class RImpl:
+    """A `reflect.interface.Implementation`: interface I's fields linked to class fields."""
+    __slots__ = ("refl", "iface", "links")
+
+    def __init__(self, refl, iface: tuple, links: dict):
+        self.refl, self.iface, self.links = refl, iface, links
+
+
+METHODS.setdefault("witness", {})
+_KIND_OF[RImpl] = "witness"
+
+
+def implementation(refl, iface: tuple) -> RImpl:
+    if iface[0] != "iface":
+        _compile_error(f"`{R.render(iface, refl.names)}` is not an interface")
+    return RImpl(refl, iface, {})
+
+
+@method("witness", "field")
+def witness_field(self: RImpl, interface_field, class_field=None) -> RImpl:
+    """A new witness with `interface_field` linked (to the class field of the same name)."""
+    if all(n != interface_field for n, _, _ in self.refl.program.interface_fields(self.iface)):
+        _compile_error(f"interface `{R.render(self.iface, self.refl.names)}` has no field `{interface_field}`")
+    target = interface_field if class_field in (None, OMITTED) else class_field
+    return RImpl(self.refl, self.iface, {**self.links, interface_field: target})
+
+
+def _implement(refl, fqn: str, witnesses) -> None:
+    """A run-time class's `implementations`: each witness complete and well typed."""
+    rows = {n: d for n, d, _ in refl.runtime[fqn]}
+    own = refl.runtime_impls.setdefault(fqn, set())
+    for w in witnesses:
+        shown = R.render(w.iface, refl.names)
+        for name, d, _ in refl.program.interface_fields(w.iface):
+            target = w.links.get(name)
+            if target is None:
+                _compile_error(f"interface witness for `{shown}` is missing required field `{name}`")
+            if target not in rows:
+                _compile_error(f"interface field `{shown}.{name}` links to missing class field `{target}`")
+            if R.key(rows[target]) != R.key(d):
+                _compile_error(f"interface field `{shown}.{name}` requires `{R.render(d, refl.names)}`, but class "
+                               f"field `{target}` has `{R.render(rows[target], refl.names)}`")
+        own.add(w.iface[1])
+
+
+def class_extends(refl, iface: tuple, name, fields):
+    """A run-time class implementing interface `iface` (and what it requires): their fields
+    first (required interfaces' before the requiring one's), then `fields`."""
+    if iface[0] != "iface":
+        _compile_error(f"`{R.render(iface, refl.names)}` is not an interface")
+    rows = [(n, d, m) for n, d, m in refl.program.interface_fields(iface)]
+    taken = {r[0] for r in rows}
+    view = class_new(refl, name, {})
+    for fname, row in fields.items():
+        fname = ops.unkey(fname)
+        if fname in taken:
+            _compile_error(f"field `{fname}` is already declared by an interface of `{name}`")
+        rows.append((fname, *_row(refl, row)))
+    refl.runtime[view.ty.desc[1]][:] = rows
+    refl.runtime_impls[view.ty.desc[1]] = refl.program.interface_closure(iface)
+    return view
+
+
+CONSTRUCTORS = {"reflect.signature": signature, "reflect.Class.builder": class_builder, "reflect.call_any": call_any,
+                "reflect.Class.new": class_new, "reflect.Enum.new": enum_new, "reflect.Enum.value": enum_value,
+                "reflect.Map.new": map_new, "reflect.Union.new": union_new,
                 "reflect.Literal.new": literal_new, "reflect.Enum.get_value": enum_get_value}
 
 
@@ -357,51 +804,119 @@ class Reflection:
         self.function_fqn = function_fqn  # a function value → (fqn, bound) | None (bex/vm.py)
         self.mir = mir  # fqn → lowered MirFunction (a lambda's return type as inferred)
         self.compiler = None  # files, mounts, shared runtime, prefix → a program (set by the compiler)
+        self.package = None  # the program itself (`reflect.Package.current`; set by the compiler)
         self.interned: dict = {}  # a descriptor's repr → the RType `reflect.Type.of` gives for it
         self._sigs: dict = {}  # (fqn, bound) → the function's signature, type parameters open
+        self.fits = None  # (value, descriptor) → does the value have that type (set by the VM)
+        self.runtime: dict = {}  # fqn → rows of a class or enum made at run time (`reflect.Class.new`)
+        self.runtime_names: dict = {}  # … and the name it renders as
+        self._natives: dict | None = None  # a stdlib function's native → its qualified name
+        self.runtime_impls: dict = {}  # … a run-time class's interfaces (`Class.extends<I>`)
 
-    def function_desc(self, v) -> tuple:
+    def function_desc(self, v, tvars: bool = False) -> tuple:
         """A BAML function value's signature (a bound method's without `self`)."""
         got = self.function_fqn(v)
         if got is None:
-            return R.UNKNOWN
-        mir = self.mir.get(got[0])
-        ret = mir.locals[0].ty if mir is not None else None
-        return self.program.function_desc(got[0], got[1], ret)
+            return self.native_sig(v) or R.UNKNOWN
+        own = self._own_sig(got)
+        if tvars:  # its type parameters left open
+            return own
+        return R.subst(own, self.targs_of(v, open_=False)) if R.has_tvar(own) else own
 
-    def fn_is(self, v, sig: tuple) -> bool:
-        """Run-time `v is <function type sig>`: v's own signature within it; a value whose
-        signature Assay does not know (a host callable, a builtin's method) fits any."""
+    def declared(self, v) -> tuple:
+        """A function value's declared name and doc comment ((None, None) for a lambda)."""
         got = self.function_fqn(v)
-        if got is None or self.program is None:
-            return True
+        fdef = self.program.index.functions.get(got[0]) if got is not None else None
+        if fdef is None:
+            return None, None
+        return fdef.decl.name, fdef.decl.doc
+
+    def _own_sig(self, got: tuple) -> tuple:
+        """The signature of function `got` = (fqn, bound), its type parameters ('tvar', k)."""
         own = self._sigs.get(got)
         if own is None:
             mir = self.mir.get(got[0])
             ret = mir.locals[0].ty if mir is not None else None
             own = self._sigs[got] = self.program.function_desc(got[0], got[1], ret, tvars=True)
+        return own
+
+    def fn_is(self, v, sig: tuple) -> bool:
+        """Run-time `v is <function type sig>`: v's own signature within it; a value whose
+        signature Assay does not know (a host callable passed untyped) fits any."""
+        if self.program is None:
+            return True
+        got = self.function_fqn(v)
+        if got is None:
+            own = self.native_sig(v)  # known throws: unknown here is the declared type's
+            return own is None or (R.fn_within(own, sig, self.implements)
+                                   and R.within(own[3], sig[3], self.implements))
+        own = self._own_sig(got)
         if own == R.UNKNOWN:
             return True
         if R.has_tvar(own):
             own = R.subst(own, self.targs_of(v))
         return R.fn_within(own, sig, self.implements)
 
-    def targs_of(self, v) -> tuple:
+    def native_sig(self, v) -> tuple | None:
+        """The signature of a callable that is no BAML function: a builtin's method bound to its
+        receiver (`"s".length`), a stdlib function (`baml.json.stringify`), or a host callable
+        passed where a function type is declared (it has that type, as the engine's bridge
+        gives it); None for any other (a host callable passed untyped)."""
+        sig = getattr(v, "baml_sig", None)
+        if sig is not None:
+            return sig
+        bound = getattr(v, "baml_native", None)
+        if bound is not None:
+            return self.program.native_desc(bound[0], bound[1], describe_value(v.args[0], self))
+        at = getattr(v, "baml_native_at", None)  # `string.from<int>`: at its type arguments
+        if at is not None:
+            return self.program.native_desc(None, at[0], None, at[1])
+        if self._natives is None:
+            self._natives = {n.fn: q for q, n in FUNCTIONS.items()}
+        try:
+            name = self._natives.get(v)
+        except TypeError:  # an unhashable callable
+            return None
+        return self.program.native_desc(None, name) if name is not None else None
+
+    def targs_of(self, v, open_: bool = True) -> tuple:
         """The type arguments a function value's signature is at, as far as it shows them:
         a bound method's class's from its receiver, a specialized generic function's
-        (`id<int>`) its own; the others left open (('tvar', k))."""
-        bound = getattr(v, "__self__", None)
+        (`id<int>`) its own; the others left open (('tvar', k)), or unknown (`open_` False)."""
+        bound = getattr(v, "__self__", None) or getattr(v, "baml_self", None)
         recv = getattr(bound, "_targs", None) if isinstance(bound, Instance) else None
         known = tuple(from_test(a) for a in _parse_targs(recv)) if recv else ()
         known += getattr(v, "baml_targs", None) or ()
-        return known + tuple(("tvar", k) for k in range(len(known), 16))
+        return known + tuple(("tvar", k) for k in range(len(known), 16)) if open_ else known
 
     @property
     def names(self) -> dict | None:
-        return self.program.names if self.program is not None else None
+        own = self.program.names if self.program is not None else None
+        return {**(own or {}), **self.runtime_names} if self.runtime_names else own
+
+    def declare(self, name: str, rows: list) -> str:
+        """A run-time class's or enum's fqn (a new one each time), its rows kept."""
+        fqn = f"reflect.runtime.{len(self.runtime)}.{name}"
+        self.runtime[fqn] = rows
+        self.runtime_names[fqn] = name
+        return fqn
 
     def implements(self, t: tuple, iface: tuple) -> bool:
+        own = self.runtime_impls.get(t[1]) if t[0] == "class" else None
+        if own is not None or (t[0] == "class" and t[1] in self.runtime):
+            return iface[0] == "iface" and iface[1] in (own or ())
         return self.program.implements(t, iface)
+
+    def class_fields(self, d: tuple) -> list:
+        got = self.runtime.get(d[1])
+        return got if got is not None else self.program.class_fields(d)
+
+    def enum_variants(self, d: tuple) -> list:
+        got = self.runtime.get(d[1])
+        return got if got is not None else self.program.enum_variants(d)
+
+    def decl_meta(self, d: tuple) -> dict:
+        return R.meta([], None) if d[1] in self.runtime else self.program.decl_meta(d)
 
     def variant(self, fqn: str, name: str):
         return self.enums[fqn].variants[name]

@@ -23,6 +23,7 @@ from .. import ops
 from ..values import OMITTED, BamlRaise, RType, RView
 from ._registry import _KIND_OF, METHODS, method
 from .render import render
+from .reflect import _baml_type, _declarations
 
 EVAL_FN = "__session_eval"
 _HEAD = f"function {EVAL_FN}() -> unknown {{\n"
@@ -211,6 +212,89 @@ def _fits(have: tuple, want: tuple) -> bool:
             and R.key(have[2]) == R.key(want[2]))
 
 
+@method("package")
+def with_types(self: RPackage, types) -> RPackage:
+    """This package's sources compiled again with `types` exported under the given names: a
+    run-time class or enum declared there (with those it reaches), any other type an alias."""
+    prog = self.program
+    refl = prog.runtime.reflection
+    taken = set(prog.index.items_in(None))
+    names = {fqn: (fqn[5:] if "." not in fqn[5:] else "root." + fqn[5:])
+             for fqn in (*prog.index.classes, *prog.index.enums, *prog.index.interfaces)}
+    given = [(ops.unkey(n), t.ty if type(t) is RView else t) for n, t in types.items()]
+    for _, t in given:  # a run-time declaration lives in the reflection that made it
+        names.update(t.refl.runtime_names)
+    rows = []
+    for name, t in given:
+        if name in taken:
+            ops.throw_error("reflect.errors.CompilationError", diagnostics=[],
+                            message=f"duplicate exported type name `{name}`")
+        taken.add(name)
+        if t.desc[0] in ("class", "enum") and t.desc[1] in t.refl.runtime:
+            names[t.desc[1]] = name
+        else:
+            rows.append((name, t.desc))
+    out: list = []
+    seen: set = set()
+    for _, t in given:
+        _declarations(t.refl, t.desc, out, seen, names, lambda f, r=t.refl: f in r.runtime)
+    out += [f"type {name} = {_baml_type(d, names)}" for name, d in rows]
+    files = {_source_path(src): src.text for src in prog.sources}
+    files["$with_types.baml"] = "\n\n".join(out)
+    return RPackage(_compile(refl, files, {}))
+
+
+def _source_path(src) -> str:
+    """A source's path as `Package.compile` reads it: its namespace as `ns_<x>/` folders."""
+    base = src.path.replace("\\", "/").rsplit("/", 1)[-1]
+    return "".join(f"ns_{p}/" for p in src.namespace.split(".")) + base if src.namespace else base
+
+
+def package_current(refl) -> RPackage:
+    """The package the calling code belongs to: its runtime's program."""
+    return RPackage(refl.package)
+
+
+@method("package", "globals")
+def globals_(self: RPackage) -> dict:
+    return {}  # a global is a `const` declaration, which Assay does not compile yet
+
+
+@method("package")
+def find_global(self: RPackage, name: str):
+    return None
+
+
+@method("package")
+def get_global(self: RPackage, name: str):
+    _not_found("global", name)
+
+
+@method("package")
+def tests(self: RPackage) -> dict:
+    """Each test as a callable, keyed `root.<namespace>::<name>`."""
+    space = self.program.runtime.plain
+    return {f"root{'.' + t.namespace if t.namespace else ''}::{t.decl.name}": _test_callable(space, key)
+            for key, t in self.program.tests.items()}
+
+
+def _test_callable(space, key: str):
+    def run():
+        space.compile(key)()
+        return None
+    return run
+
+
+@method("package", "diagnostics")
+def package_diagnostics(self: RPackage) -> list:
+    return []  # a program Assay runs compiled without errors; it reports no warnings
+
+
+@method("session", "diagnostics")
+def session_diagnostics(self: RSession) -> list:
+    return []
+
+
 # ── reflect.Session ──
 
 def session_new(refl, packages=None) -> RSession:
@@ -314,6 +398,6 @@ def session_eval(refl, session: RSession, want: tuple, source: str):
     return eval_(session, source, want)
 
 
-CONSTRUCTORS = {"reflect.Package.compile": package_compile, "reflect.Session.new": session_new,
+CONSTRUCTORS = {"reflect.Package.compile": package_compile, "reflect.Package.current": package_current, "reflect.Session.new": session_new,
                 "reflect.Package.get_function": get_function, "reflect.Package.find_function": find_function,
                 "reflect.Session.eval": session_eval}

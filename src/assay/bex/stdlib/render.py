@@ -127,6 +127,12 @@ def _nested(v) -> str:
         return _iter_text(v)
     if t is RType or t is RView:
         return repr(v)  # a type value renders as the type is written
+    opaque = getattr(t, "BAML_TEXT", None)  # a runtime-owned value (`$rust_type`): `<rust_data>`
+    if opaque is not None:
+        return opaque
+    text = getattr(v, "baml_text", None)  # a stdlib object (baml.random's generators)
+    if text is not None:
+        return text()
     return _function_text(v)
 
 

@@ -146,11 +146,15 @@ def slice(self, start, end):
 
 @method("string")
 def replace(self, search, replacement):
+    if type(search) is not str:  # a baml.regex.Regex: `replacement` is a template
+        return search.m__replace_template(self, replacement)
     return self.replace(search, replacement, 1)
 
 
 @method("string")
 def replace_all(self, search, replacement):
+    if type(search) is not str:
+        return search.m__replace_all_template(self, replacement)
     return self.replace(search, replacement)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import base64 as b64
 import binascii
 
-from ..ops import throw_error
+from ..ops import panic, throw_error
 from ._registry import function, method
 
 
@@ -93,7 +93,10 @@ def to_string(self):
 def zeroes(size):
     if size < 0:
         _bad(f"Invalid size {size} for uint8array")
-    return bytearray(size)
+    try:
+        return bytearray(size)
+    except (MemoryError, OverflowError):
+        panic("baml.panics.AllocFailure", message=f"Allocation of {size} bytes for new uint8array failed")
 
 
 @function("uint8array.from_array")
@@ -114,15 +117,52 @@ def from_hex(hex):  # noqa: A002 - BAML's parameter name
     return bytearray.fromhex(hex)
 
 
+_B64_DIGITS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_B64 = frozenset(_B64_DIGITS)
+
+
 @function("uint8array.from_base64")
 def from_base64(base64):
-    """Standard alphabet, padded (the engine's 0.23.0 decoder)."""
-    for i, c in enumerate(base64):
-        if not (c.isascii() and (c.isalnum() or c in "+/=")):
-            _bad(f"failed to decode base64: Invalid symbol {ord(c)}, offset {i}.")
-    try:
-        if len(base64) % 4:
-            raise ValueError
-        return bytearray(b64.b64decode(base64, validate=True))
-    except (binascii.Error, ValueError):
-        _bad("failed to decode base64: Invalid padding")
+    """Standard alphabet, canonical padding: the engine's decoder (Rust's `base64` 0.22 STANDARD
+    engine), whose checks and their order give its error messages."""
+    data = base64.encode("utf-8")
+    _b64_check(data)
+    return bytearray(b64.b64decode(data))
+
+
+def _b64_check(data: bytes) -> None:
+    def bad(why):
+        _bad(f"failed to decode base64: {why}")
+
+    def bad_byte(i, b):
+        bad(f"Invalid symbol {b}, offset {i}.")
+
+    n = len(data)
+    rem = n % 4
+    if rem == 1 and data[-1] != 61 and data[-1] not in _B64:  # a trailing newline, say
+        bad_byte(n - 1, data[-1])
+    start = max(n - rem - (4 if rem == 0 else 0), 0)  # the last (maybe padded) quad is apart
+    for i in range(start):
+        if data[i] not in _B64:
+            bad_byte(i, data[i])
+    morsels, pads, first_pad = [], 0, 0
+    for k, b in enumerate(data[start:]):
+        if b == 61:  # '='
+            if k < 2:
+                bad_byte(start + k, b)
+            if not pads:
+                first_pad = k
+            pads += 1
+        elif pads:
+            bad_byte(start + first_pad, 61)
+        elif b not in _B64:
+            bad_byte(start + k, b)
+        else:
+            morsels.append(b)
+    if n and len(morsels) < 2:
+        bad(f"Invalid input length: {start + len(morsels)}")
+    if (pads + len(morsels)) % 4:
+        bad("Invalid padding")
+    if len(morsels) in (2, 3):  # the last symbol's bits past the final byte must be zero
+        if _B64_DIGITS.index(morsels[-1]) & (0x0F if len(morsels) == 2 else 0x03):
+            bad(f"Invalid last symbol {morsels[-1]}, offset {start + len(morsels) - 1}.")

@@ -1,0 +1,134 @@
+"""baml.toml: `Table.parse` (Python's tomllib, TOML 1.0, checked as the engine checks: 63-bit
+ints, finite float literals), the `Table` class (`items`, `to_json`, `from_json`) and the
+`item_to_json` / `item_from_json` / `table_from_json` helpers, as the stdlib declares them.
+
+A parsed table's keys are sorted (the engine's TOML map is a BTreeMap); a table built in BAML
+keeps its order. TOML datetimes parse to `baml.time` values in the engine, which Assay does not
+have yet: meeting one throws `baml.errors.Unsupported` rather than a wrong value. A syntax
+error is framed as the engine's (`TOML parse error at line L, column C`, the line, a caret)
+around tomllib's own words."""
+from __future__ import annotations
+
+import datetime
+import re
+import tomllib
+
+from ..ops import BUILTIN_CLASSES, make_builtin, throw_error
+from ..values import INT_MAX, INT_MIN, BamlRaise, BigInt, ClassInfo, Instance
+from ._registry import function
+from .jsontyped import from_
+
+_TABLE = "baml.toml.Table"
+BUILTIN_CLASSES[_TABLE] = ClassInfo(_TABLE, "Table", ["items"])
+BUILTIN_CLASSES["baml.toml.ParseError"] = ClassInfo("baml.toml.ParseError", "ParseError", ["message"])
+_I64 = 1 << 63
+_AT = re.compile(r" \(at line (\d+), column (\d+)\)$| \(at end of document\)$")
+
+
+class _Fail(Exception):
+    pass
+
+
+def _float(text: str) -> float:
+    x = float(text)
+    if x - x != 0 and "inf" not in text and "nan" not in text:  # 1e400: no f64 holds it
+        raise _Fail("invalid floating-point number")
+    return x
+
+
+def _error(message: str):
+    return BamlRaise(make_builtin("baml.toml.ParseError", message=message))
+
+
+def _framed(s: str, e: tomllib.TOMLDecodeError) -> str:
+    """tomllib's message in toml_edit's frame: place, the line, a caret under the column."""
+    m = _AT.search(str(e))
+    msg = str(e)[:m.start()] if m else str(e)
+    if m and m.group(1):
+        line, col = int(m.group(1)), int(m.group(2))
+    else:  # at the end of the document
+        line, col = s.count("\n") + 1, len(s) - s.rfind("\n")
+    text = s.splitlines()[line - 1] if s.splitlines()[line - 1:line] else ""
+    bar = " " * len(str(line))
+    return f"TOML parse error at line {line}, column {col}\n{bar} |\n{line} | {text}\n{bar} | {' ' * (col - 1)}^\n{msg}\n"
+
+
+def _item(v):
+    """A tomllib value as a `baml.toml.Item`; a 64-bit int outside BAML's 63 is the engine's
+    error, a datetime is not supported yet."""
+    if isinstance(v, dict):
+        return _table({k: _item(v[k]) for k in sorted(v)})
+    if isinstance(v, list):
+        return [_item(x) for x in v]
+    if type(v) is int and not INT_MIN <= v <= INT_MAX:
+        if not -_I64 <= v < _I64:
+            raise _Fail("invalid integer: number too large to fit in target type")
+        raise BamlRaise(make_builtin("baml.toml.ParseError",
+                                     message="BAML `int` is 63 bits. It is unable to parse 64-bit TOML integers."))
+    if isinstance(v, (datetime.date, datetime.time)):
+        throw_error("Unsupported", message="baml.toml: TOML datetimes parse to baml.time values, "
+                    "which Assay does not support yet")
+    return v
+
+
+def _table(items: dict) -> Instance:
+    return make_builtin(_TABLE, items=items)
+
+
+@function("baml.toml.Table.parse")
+def parse(s):
+    try:
+        doc = tomllib.loads(s, parse_float=_float)
+    except tomllib.TOMLDecodeError as e:
+        raise _error(_framed(s, e)) from None
+    except _Fail as e:
+        raise _error(str(e)) from None
+    try:
+        return _item(doc)
+    except _Fail as e:
+        raise _error(str(e)) from None
+
+
+# ── json ↔ Table (the stdlib's BAML bodies) ──
+
+def _decode_error(message: str):
+    return BamlRaise(make_builtin("baml.json.DecodeError", message=message, path=""))
+
+
+@function("baml.toml.table_from_json", "baml.toml.Table.from_json")
+def table_from_json(j):
+    if type(j) is not dict and not (isinstance(j, dict) and all(type(k) is str for k in j)):
+        raise _decode_error("expected map")
+    return _table({k: item_from_json(x) for k, x in j.items() if x is not None})
+
+
+@function("baml.toml.item_from_json")
+def item_from_json(json):  # noqa: A002 - BAML's parameter name
+    if json is None:
+        raise _decode_error("TOML does not support null")
+    if type(json) is BigInt:
+        raise _decode_error("TOML does not support bigint")
+    if isinstance(json, dict):
+        return table_from_json(json)
+    if isinstance(json, list):
+        return [item_from_json(x) for x in json]
+    return json
+
+
+@function("baml.toml.item_to_json")
+def item_to_json(item):
+    if isinstance(item, Instance) and item._class.fqn == _TABLE:
+        return _to_json(item)
+    if isinstance(item, list):
+        return [item_to_json(x) for x in item]
+    return item
+
+
+def _to_json(self):
+    return from_(self.f_items)
+
+
+_PY = BUILTIN_CLASSES[_TABLE].py
+_PY.m_to_json = _to_json
+_PY.json_view = lambda self: self.f_items  # what baml.json writes for a Table (its ToJson)
+_PY.json_decode = staticmethod(table_from_json)  # what baml.json.to<baml.toml.Table> reads (its FromJson)
