@@ -445,13 +445,23 @@ class FnLowerer:
                 rhs = self.lower_expr(s.value)
                 self.write_local(loc, self.binop(s.op, cur, rhs, t, s.value, s.span), s.span)
             return
-        if isinstance(t, ast.Field):
-            place = ir.FieldPlace(self.lower_expr(t.obj), t.name)
-        elif isinstance(t, ast.Index):
-            base = self.lower_expr(t.obj)
-            place = ir.IndexPlace(base, self.lower_expr(t.index), _coll_kind(t.obj))
-        else:
+        if not isinstance(t, (ast.Field, ast.Index)):
             raise LowerError(t.span, "invalid assignment target")
+        if getattr(t, "chained", False):  # `c?.n = v`: nothing happens when a `?.` receiver is null
+            self.chain(s, self.assign_place)
+            return
+        self.assign_place(s)
+
+    def assign_place(self, s: ast.Assign) -> ir.Operand:
+        """`o.f = v`, `o[i] = v` (and compound forms); inside an optional chain's exit."""
+        t = s.target
+        base = self.lower_expr(t.obj)
+        if t.optional:
+            base = self.null_guard(base, lambda o: o)
+        if isinstance(t, ast.Field):
+            place = ir.FieldPlace(base, t.name)
+        else:
+            place = ir.IndexPlace(base, self.lower_expr(t.index), _coll_kind(t.obj))
         if s.op is None:
             value = self.lower_expr(s.value)
         else:
@@ -459,6 +469,7 @@ class FnLowerer:
             rhs = self.lower_expr(s.value)
             value = self.binop(s.op, cur, rhs, t, s.value, s.span)
         self.emit(place, ir.Use(value), s.span)
+        return ir.Const(None)
 
     def stmt_While(self, s: ast.While) -> None:
         head, body, exit_ = self.new_block(), self.new_block(), self.new_block()

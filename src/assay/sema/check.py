@@ -929,6 +929,8 @@ class Checker(LlmChecks):
                 return self.global_type(item, e)
             if isinstance(item, FunctionDef):
                 return self.fn_type(item, self.specialized(e, item))
+            if self.path_root is not e:  # a class, enum, interface or alias is no value
+                self.err(e.span, "E0003", f"unresolved name: `{e.name}`")
             return UNKNOWN
         if e.name == "root" or e.name in BUILTIN_VALUE_ROOTS and self.path_root is e:
             return UNKNOWN
@@ -1295,6 +1297,10 @@ class Checker(LlmChecks):
             return _HASH_FN
         if isinstance(tb, EnumT) and call and name in ("eq", "neq") and name not in self.impl_names:
             return NativeFuncT((("other", tb, False),), BOOL, NEVER)  # Equals' `other: Self`
+        if isinstance(tb, TVar) and not self.bounds.get(tb.name) and tb.name in self.generics and \
+                name not in ("to_string", "eq", "neq", "to_json"):
+            self.err(e.span, "E0007", f"type `{tb.name}` has no member `{name}`")  # an unbounded `T`
+            return UNKNOWN
         if isinstance(tb, TVar):
             if self.rigid_var(getattr(e, "obj", None), tb) and name not in _EVERY_TYPE_METHODS \
                     and name not in self.impl_names:
