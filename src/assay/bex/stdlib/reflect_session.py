@@ -159,7 +159,8 @@ def _keyed(pkg: RPackage, table: str, make) -> dict:
     """Exported declarations keyed as the engine keys them (`root.Name`)."""
     out = {}
     for fqn, item in getattr(pkg.program.index, table).items():
-        if getattr(item, "owner", None) is None and not fqn.startswith("user.__"):
+        if getattr(item, "owner", None) is None and not fqn.startswith("user.__") and \
+                not getattr(getattr(item, "decl", None), "is_global", False):  # a `const` is no function
             out["root." + fqn[5:]] = make(item)
     return out
 
@@ -190,7 +191,7 @@ def find_function(refl, pkg: RPackage, want: tuple, name: str):
     """`find_function<F>(name)`: the function itself (a value of the package's runtime), when
     its signature is an F (parameter and return types; names and `throws` aside)."""
     fd = _item(pkg, "functions", name)
-    if fd is None or fd.owner is not None:
+    if fd is None or fd.owner is not None or getattr(fd.decl, "is_global", False):
         return None
     if fd.decl.generics:
         ops.throw_error("reflect.errors.CompilationError", diagnostics=[],
