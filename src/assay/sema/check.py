@@ -117,6 +117,7 @@ class Checker(LlmChecks):
     def __init__(self, index: ProgramIndex):
         self.index = index
         self.diags: list[Diagnostic] = []
+        self._said: set = set()  # (where, code, message): an expression checked twice says it once
         self.ns: str | None = None
         self.fn_name = ""  # the function being checked, as the engine names it in messages
         self.cur_fd: FunctionDef | None = None
@@ -270,7 +271,10 @@ class Checker(LlmChecks):
                          + ", ".join(f"`{v}`" for v in valid))
 
     def err(self, span: Span | None, code: str, msg: str, note: str | None = None) -> None:
-        self.diags.append(Diagnostic(span, code, msg, notes=[note] if note else []))
+        key = (span and (span.file.path, span.start, span.end), code, msg)
+        if key not in self._said:
+            self._said.add(key)
+            self.diags.append(Diagnostic(span, code, msg, notes=[note] if note else []))
 
     def mismatch(self, span: Span, dst: T.Type, src: T.Type, extra: str = "") -> None:
         self.err(span, "E0001", "mismatched types", f"expected `{show(dst)}`, found `{show(src)}`{extra}")
