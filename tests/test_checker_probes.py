@@ -29,9 +29,7 @@ _SECTION = re.compile(r"^// ---- (\w+)\n", re.M)
 _DIAG = re.compile(r"""(?:^|\\n|['"])(\w+)\.baml:(\d+):(\d+)(?:-\d+:\d+)? error\[(E\d+)\]""", re.M)
 
 # programs where Assay still differs from the engine: name -> why (each must still differ)
-KNOWN: dict[str, str] = {
-    "hunt3_tv_t4": "members of a type parameter bounded by a stdlib interface are not checked (E0007)",
-}
+KNOWN: dict[str, str] = {}
 
 
 def _programs() -> dict[str, str]:

@@ -125,6 +125,7 @@ class Checker(LlmChecks):
         self.generics: set[str] = set()
         self.callee_tvars = False  # checking an argument whose expected type has the callee's type parameters
         self.bounds: dict[str, list[T.Type]] = {}  # type parameter → its `extends` bounds
+        self.std_bounds: dict[str, set | None] = {}  # … its members where only stdlib interfaces bound it
         self.scopes: list[dict[str, Var]] = []
         self.facts: dict[Var, T.Type] = {}
         self.assigned_log: list[Var] = []
@@ -286,8 +287,9 @@ class Checker(LlmChecks):
         d = fd.decl
         self.ns = fd.namespace
         self.generics = interfaces.generics_of(fd)
-        self.bounds = {g.name: [self.resolve(b) for b in g.bounds]
-                       for g in d.generics + list(getattr(fd.owner, "decl", d).generics) if g.bounds}
+        gens = d.generics + list(getattr(fd.owner, "decl", d).generics)
+        self.bounds = {g.name: [self.resolve(b) for b in g.bounds] for g in gens if g.bounds}
+        self.std_bounds = {g.name: _std_bound_members(g.bounds) for g in gens if g.bounds}
         for g in d.generics:
             for b, bt in zip(g.bounds, self.bounds.get(g.name, ())):
                 if isinstance(bt, (T.Prim, Lit, Arr, MapT, Union, ClassT, EnumT, FuncT)) and bt is not UNKNOWN:
@@ -978,6 +980,9 @@ class Checker(LlmChecks):
         chain.pop()
         self.__dict__.update(saved)
         d = fd.decl
+        hole = _empty_hole(d.body.tail) if d.ret is None else None
+        if hole is not None:  # `const A = []`: nothing else could fix its element type
+            self.err(hole, "E0155", "type annotations needed")
         t = self.resolve(d.ret, report=False) if d.ret is not None else (d.body.tail.ty or UNKNOWN)  # unwidened: `const M = E.A` is `E.A`
         return self.global_types.setdefault(fd, t)
 
@@ -1304,6 +1309,10 @@ class Checker(LlmChecks):
         if isinstance(tb, TVar) and not self.bounds.get(tb.name) and tb.name in self.generics and \
                 name not in ("to_string", "eq", "neq", "to_json"):
             self.err(e.span, "E0007", f"type `{tb.name}` has no member `{name}`")  # an unbounded `T`
+            return UNKNOWN
+        if isinstance(tb, TVar) and name not in (self.std_bounds.get(tb.name) or {name}) and \
+                name not in _EVERY_TYPE_METHODS and name not in self.impl_names:
+            self.err(e.span, "E0007", f"type `{tb.name}` has no member `{name}`")  # `T extends baml.ops.Compare`
             return UNKNOWN
         if isinstance(tb, TVar):
             if self.rigid_var(getattr(e, "obj", None), tb) and name not in _EVERY_TYPE_METHODS \
@@ -3273,6 +3282,27 @@ def _cover(left, a) -> None:
         left[1].add(a[1])
 
 
+# the members of the stdlib interfaces a type parameter may be bounded by (BAML's baml.ops,
+# baml.Hash, baml.ToString, baml.ToJson declarations)
+_STD_IFACE_MEMBERS = {
+    "baml.ops.Equals": "eq neq", "baml.ops.Compare": "cmp lt le gt ge max min clamp eq neq",
+    "baml.Hash": "hash", "baml.ToString": "to_string", "baml.ToJson": "to_json",
+    "baml.ops.Add": "add", "baml.ops.Subtract": "sub", "baml.ops.Multiply": "mul",
+    "baml.ops.Divide": "div", "baml.ops.Remainder": "rem", "baml.ops.Negate": "neg"}
+
+
+def _std_bound_members(bounds) -> set | None:
+    """What a type parameter bounded only by stdlib interfaces has (None: another bound, whose
+    members the checker reads elsewhere or not at all)."""
+    out = set()
+    for b in bounds:
+        names = _STD_IFACE_MEMBERS.get(".".join(b.path)) if isinstance(b, ast.TName) else None
+        if names is None:
+            return None
+        out.update(names.split())
+    return out
+
+
 def _empty_hole(e) -> Span | None:
     """The first empty `[]` / `{}` of a literal made only of empties (`[]`, `[[]]`,
     `{"k": []}`): its type cannot be inferred without a use."""
@@ -3465,5 +3495,5 @@ def _is_global(fd) -> bool:
 
 
 # what checking one function sets: kept around checking a global's initializer on demand
-_FN_STATE = ("ns", "generics", "bounds", "fn", "scopes", "facts", "unpinned", "llm_fn", "cur_fd",
+_FN_STATE = ("ns", "generics", "bounds", "std_bounds", "fn", "scopes", "facts", "unpinned", "llm_fn", "cur_fd",
              "fn_name", "assigned_log", "loose", "soft", "path_root", "no_expected")
