@@ -256,8 +256,8 @@ class Program:
         item = self.index.lookup(ns, path[-1:]) if ns in self.index.scopes else None
         if item is None:
             item = self.index.lookup(None, path)
-        if item is None or type(item).__name__ != "FunctionDef":
-            raise KeyError(f"no function named {name!r}")
+        if item is None or type(item).__name__ != "FunctionDef" or getattr(item.decl, "is_global", False):
+            raise KeyError(f"no function named {name!r}")  # a `const` global is no function
         return item
 
     def type_test(self, namespace, texpr, generics=frozenset()) -> tuple:

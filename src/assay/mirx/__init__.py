@@ -110,8 +110,10 @@ class ProgramView:
 
     # ── functions ──
     def functions(self, include_tests: bool = True) -> list["FunctionView"]:
-        """Every user function and method (and `test` blocks), in source order."""
-        out = [self.function(fqn) for fqn in self._p.index.functions]
+        """Every user function and method (and `test` blocks), in source order; a `const`
+        global's initializer is no function of the program's."""
+        out = [self.function(fqn) for fqn, fd in self._p.index.functions.items()
+               if not getattr(fd.decl, "is_global", False)]
         if include_tests:
             out += [self.function(key) for key in self._p.tests]
         return out
