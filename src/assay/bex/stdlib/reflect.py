@@ -828,8 +828,26 @@ class Reflection:
         got = self.function_fqn(v)
         fdef = self.program.index.functions.get(got[0]) if got is not None else None
         if fdef is None:
-            return None, None
+            return self.native_name(v), None  # a builtin's docs live in the engine's stdlib sources
         return fdef.decl.name, fdef.decl.doc
+
+    def native_name(self, v) -> str | None:
+        """A builtin method's or stdlib function's own name (`length`, `stringify`)."""
+        bound = getattr(v, "baml_native", None)
+        if bound is not None:
+            return bound[1]
+        at = getattr(v, "baml_native_at", None)
+        q = at[0] if at is not None else self._native_fqn(v)
+        return q.rpartition(".")[2] if q is not None else None
+
+    def _native_fqn(self, v) -> str | None:
+        """The qualified name of the stdlib function whose native `v` is (None: not one)."""
+        if self._natives is None:
+            self._natives = {n.fn: q for q, n in FUNCTIONS.items()}
+        try:
+            return self._natives.get(v)
+        except TypeError:  # an unhashable callable
+            return None
 
     def _own_sig(self, got: tuple) -> tuple:
         """The signature of function `got` = (fqn, bound), its type parameters ('tvar', k)."""
@@ -871,12 +889,7 @@ class Reflection:
         at = getattr(v, "baml_native_at", None)  # `string.from<int>`: at its type arguments
         if at is not None:
             return self.program.native_desc(None, at[0], None, at[1])
-        if self._natives is None:
-            self._natives = {n.fn: q for q, n in FUNCTIONS.items()}
-        try:
-            name = self._natives.get(v)
-        except TypeError:  # an unhashable callable
-            return None
+        name = self._native_fqn(v)
         return self.program.native_desc(None, name) if name is not None else None
 
     def targs_of(self, v, open_: bool = True) -> tuple:
