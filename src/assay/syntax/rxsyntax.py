@@ -426,14 +426,18 @@ class _Parser:
             self.i += 1
 
     # ── escapes ──
-    def escape_atom(self):
+    def escape_head(self) -> tuple[int, str]:
+        """At `\\`: where the escape starts and the character escaped (an error at the end)."""
         start = self.i
         self.i += 1
         if self.eof():
             self.fail("incomplete escape sequence, reached end of pattern prematurely", start, start + 1,
                       "Backslash without following character", (start, start + 1))
-        c = self.peek()
         self.i += 1
+        return start, self.p[self.i - 1]
+
+    def escape_atom(self):
+        start, c = self.escape_head()
         u = self.flags["u"]
         if c.isdigit() and c.isascii():
             if not self.fancy:
@@ -496,13 +500,7 @@ class _Parser:
 
     def class_escape(self):
         """At `\\`: a character (str) or a set (_Set) — what may stand in a set."""
-        start = self.i
-        self.i += 1
-        if self.eof():
-            self.fail("incomplete escape sequence, reached end of pattern prematurely", start, start + 1,
-                      "Backslash without following character", (start, start + 1))
-        c = self.peek()
-        self.i += 1
+        start, c = self.escape_head()
         u = self.flags["u"]
         if c in _SIMPLE_ESCAPES:
             return _SIMPLE_ESCAPES[c]
