@@ -304,7 +304,7 @@ class Checker(LlmChecks):
         self.duplicate_params(d.params, self.fn_name)
         for p in d.params:
             self.require_throws(p.type, param=True)
-        self.require_throws(d.ret)
+        self.require_throws(d.ret, ret=True)
         self.hashable_keys([p.type for p in d.params] + [d.ret], d.generics)
         defaulted = False
         for p, (_, pt, _) in zip(d.params, params):
@@ -365,13 +365,15 @@ class Checker(LlmChecks):
                          f"duplicate parameter `{p.name}` in `{where}`",
                          f"first defined as parameter here: {sp.file.path}:{sp.line_col[0]}:{sp.line_col[1]}")
 
-    def require_throws(self, te, param: bool = False) -> None:
+    def require_throws(self, te, param: bool = False, ret: bool = False) -> None:
         """E0151: a function type must say what it throws, except a function parameter's own
-        (optional) function type."""
+        (optional) function type. A return type `(… -> …)` is reported at its parenthesis, as
+        the engine reports a return type by its whole text."""
         if te is None:
             return
         for t in _fn_types_without_throws(te, param and _callback_root(te)):
-            self.err(t.span, "E0151", "function type must declare an explicit `throws` clause; "
+            span = getattr(t, "group_span", t.span) if ret and t is te else t.span
+            self.err(span, "E0151", "function type must declare an explicit `throws` clause; "
                      "add `throws never` if calling it cannot throw")
 
     def finish_fn(self) -> None:
@@ -2389,7 +2391,7 @@ class Checker(LlmChecks):
         self.duplicate_params(e.params, self.fn_name)
         for p in e.params:
             self.require_throws(p.type)
-        self.require_throws(e.ret)
+        self.require_throws(e.ret, ret=True)
         ps = []
         scope = {}
         for i, p in enumerate(e.params):

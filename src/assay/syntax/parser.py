@@ -812,7 +812,9 @@ class Parser:
                     throws = self.type_expr() if self.eat("throws") else None
                     return ast.TFunc(self.span(s), params, ret, throws)
                 if len(params) == 1 and params[0][0] is None:
-                    return params[0][1]
+                    inner = params[0][1]
+                    inner.group_span = self.span(s)  # `(…)` written around it
+                    return inner
                 self.expected("'->'")
                 return ast.TName(self.span(s), ["unknown"])
             finally:
