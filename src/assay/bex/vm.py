@@ -765,28 +765,27 @@ def bind_method_or(recv, name: str, fn):
     return m if m is not None else partial(fn, recv)
 
 
+# a run-time value's Python type → its receiver kind for dynamic dispatch (the bound-method
+# kinds, null, and the stdlib's opaque values)
+_DISPATCH_KINDS = {**_KINDS, type(None): "null", iters.Iter: "iter", reflect_session.RPackage: "package",
+                   reflect_session.RSession: "session", reflect_std.RBuilder: "builder",
+                   reflect_std.RPending: "pending", reflect_std.RImpl: "witness"}
+# the builtin types' values, which have the methods every value has (`to_string`, `eq`, …)
+_BUILTIN_VALUES = (int, float, str, bool, type(None), list, dict, bytearray, BigInt, TypedList, TypedMap)
+
+
 def make_dispatcher(name: str, method_of=None, any_class=None):
     """`recv.name(args)` on a receiver whose type is known only at run time. `method_of(recv,
     name)` finds an instance's method (instrumented spaces); by default the class's binding."""
     table = {}
-    for kind, py in (("int", int), ("float", float), ("string", str), ("bool", bool),
-                     ("null", type(None)), ("array", list), ("map", dict), ("uint8array", bytearray),
-                     ("bigint", BigInt), ("iter", iters.Iter), ("future", futures.Future),
-                     ("rng", randomlib.SystemRandom), ("rng", randomlib.Xoshiro256PlusPlus),
-                     ("rng", randomlib.ChaCha20),
-                     ("type", RType), ("typeview", RView),
-                     ("package", reflect_session.RPackage), ("session", reflect_session.RSession),
-                     ("builder", reflect_std.RBuilder), ("pending", reflect_std.RPending),
-                     ("witness", reflect_std.RImpl)):
+    for py, kind in _DISPATCH_KINDS.items():
         native = METHODS.get(kind, {}).get(name)
         if native is not None:
             table[py] = native.fn
-            if py is list or py is dict:
-                table[TypedList if py is list else TypedMap] = native.fn
     attr = "m_" + name
     common = _every_value_method(name)
     if common is not None:
-        for py in (int, float, str, bool, type(None), list, dict, bytearray, BigInt, TypedList, TypedMap):
+        for py in _BUILTIN_VALUES:
             table.setdefault(py, common)
 
     def dispatch(recv, *args, **kw):

@@ -2940,20 +2940,7 @@ def _std_param_names(path: str) -> list[tuple[str, bool]]:
     got = _STD_PARAMS.get(path)
     if got is None:
         sig = stdsigs.FUNCTIONS.get(path, "")
-        got = []
-        if sig:
-            depth, cur, params = 0, "", []
-            for ch in sig[sig.index("(") + 1:]:
-                depth += ch in "(<[{"
-                depth -= ch in ")>]}" and not (ch == ">" and cur.endswith("-"))
-                if depth < 0 or (ch == "," and depth == 0):
-                    params.append(cur)
-                    cur = ""
-                    if depth < 0:
-                        break
-                else:
-                    cur += ch
-            got = [(p.split(":")[0].strip(), "=" in p) for p in params if p.strip()]
+        got = [(n, d) for n, _, d in sreflect.split_params(sig[sig.index("("):])[0]] if sig else []
         _STD_PARAMS[path] = got
     return got
 
@@ -3156,14 +3143,20 @@ _LOOPS = (ast.While, ast.WhileLet, ast.ForIn, ast.ForC, ast.Lambda)
 
 def _breaks(node) -> bool:
     """Does a `break` of this loop body (not of a nested loop or lambda) occur in it?"""
+    return _occurs(node, ast.Break, _LOOPS)
+
+
+def _occurs(node, kind, inside) -> bool:
+    """Does a node of `kind` occur in `node`, outside nested nodes of kind(s) `inside`?"""
     todo = [node]
     while todo:
         n = todo.pop()
-        if isinstance(n, ast.Break):
+        if isinstance(n, kind):
             return True
         if isinstance(n, (list, tuple)):
             todo.extend(n)
-        elif hasattr(n, "__dataclass_fields__") and not isinstance(n, _LOOPS):
+        elif hasattr(n, "__dataclass_fields__") and not isinstance(n, inside) and \
+                type(n).__module__ == ast.__name__:
             todo.extend(v for k, v in vars(n).items() if k not in ("span", "ty"))
     return False
 
@@ -3438,17 +3431,7 @@ def _arrays_left(arms) -> bool:
 
 def _returns(b) -> bool:
     """Does a `return` of this body (not of a nested lambda) occur in it?"""
-    todo = [b]
-    while todo:
-        n = todo.pop()
-        if isinstance(n, ast.Return):
-            return True
-        if isinstance(n, (list, tuple)):
-            todo.extend(n)
-        elif hasattr(n, "__dataclass_fields__") and not isinstance(n, ast.Lambda) and \
-                type(n).__module__ == ast.__name__:
-            todo.extend(v for k, v in vars(n).items() if k not in ("span", "ty"))
-    return False
+    return _occurs(b, ast.Return, ast.Lambda)
 
 
 def _source(e: ast.Expr) -> str:

@@ -721,7 +721,7 @@ def _native_type(text: str, resolver) -> tuple:
         own = tuple(g.strip() for g in sig[1:j].split(","))
         sig = sig[j + 1:].strip()
     gens = set(_RECV_VARS) | {"U", "E", "A"} | set(own)
-    params, rest = _split_params(sig)
+    params, rest = split_params(sig)
     written = ", ".join(f"{n}: {ty}" for n, ty, _ in params)
     te, diags = parse_type(SourceFile("<stdlib>", f"({written}){rest}"))
     t = None
@@ -733,7 +733,7 @@ def _native_type(text: str, resolver) -> tuple:
     return t, own
 
 
-def _split_params(sig: str) -> tuple[list, str]:
+def split_params(sig: str) -> tuple[list, str]:
     """`(a: int, b: T = x) -> R` as ([(name, type text, has a default)], ` -> R`)."""
     depth, cur, parts, i = 0, "", [], 1
     while i < len(sig):
