@@ -198,11 +198,12 @@ class Checker(LlmChecks):
             self.generics = set()
             self.fn_name = td.decl.name
             self.cur_fd = None
-            self.fn = _Fn(UNKNOWN, None, _unstable(td.decl.body), captured=_captured(td.decl.body))
+            # a test body is checked as a `-> null` function's: its final value must be null
+            self.fn = _Fn(NULL, None, _unstable(td.decl.body), captured=_captured(td.decl.body))
             self.scopes = [{}]
             self.facts = {}
             self.unpinned = []
-            self.block(td.decl.body, UNKNOWN)
+            self.block(td.decl.body, NULL)
             self.finish_fn()
             self.effects.summarize(id(td), td.decl.body)
         self.effects.report(self.err)
