@@ -1750,6 +1750,9 @@ def _pattern_names(pat) -> list[str]:
 
 
 def _catches_anything(pat) -> bool:
+    """`_`, `let x`, or a chain of them (`let x: let y`, `let x: _`): an arm a panic passes."""
+    if isinstance(pat, ast.PAnd):
+        return all(map(_catches_anything, pat.pats))
     return isinstance(pat, ast.PWild) or (isinstance(pat, ast.PBind) and pat.type is None)
 
 

@@ -209,7 +209,8 @@ def fabs(self):
 
 @method("float")
 def signum(self):
-    return math.copysign(1.0, self)
+    # total, as the engine's binding: NaN (of either sign) is +1.0, a zero keeps its sign
+    return 1.0 if self != self else math.copysign(1.0, self)
 
 
 @method("float")
