@@ -3253,8 +3253,9 @@ def _mentions(t: T.Type, name: str) -> bool:
         return any(_mentions(m, name) for m in t.members)
     if isinstance(t, (ClassT, IfaceT)):
         return any(_mentions(a, name) for a in t.args)
-    if isinstance(t, FuncT):
-        return _mentions(t.ret, name) or any(_mentions(p[1], name) for p in t.params)
+    if isinstance(t, FuncT):  # `() -> int throws E`: a callback's `throws` binds E too
+        return _mentions(t.ret, name) or any(_mentions(p[1], name) for p in t.params) or (
+            t.throws is not None and t.throws is not UNKNOWN and _mentions(t.throws, name))
     return t is UNKNOWN  # not read: may mention it
 
 
