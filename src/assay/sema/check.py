@@ -2696,6 +2696,10 @@ class Checker(LlmChecks):
         return UNKNOWN
 
     def uncovered(self, m: T.Type, pats) -> list[str] | None:
+        if T.has_tvar(m):  # `T`, `T[]`: only a pattern of that very type covers it
+            if any(kind == "type" and v == m for kind, v in pats):
+                return []
+            return ["[..]"] if isinstance(m, Arr) else ["_"]
         for kind, v in pats:
             if kind == "type" and not isinstance(v, Lit) and assignable(m, v) and not (
                     isinstance(v, EnumT) and v.variant is not None and
