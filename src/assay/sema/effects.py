@@ -34,7 +34,7 @@ class Effects:
         self._active: set[int] = set()  # bodies being read at a call (their callbacks bound)
 
     # ───────────── summaries ─────────────
-    def summarize(self, key: int, body) -> None:
+    def summarize(self, key: int, body, widen: bool = False) -> None:
         """Items of one body: ("call", callee, filters, span); filters are the ids of the
         enclosing catches of the body, innermost first; a `throw` is a call of a constant
         (span None: the checker reports it), a re-throw of a caught value calls ("caught",
@@ -50,7 +50,7 @@ class Effects:
             if type(node).__module__ != ast.__name__ or not hasattr(node, "__dataclass_fields__"):
                 continue  # AST nodes only (not sema's annotations on them)
             if isinstance(node, ast.Lambda):
-                self.summarize(id(node), node.body)
+                self.summarize(id(node), node.body, node.throws_hole)
                 continue
             if isinstance(node, ast.Catch):
                 todo.append((node.expr, (id(node),) + filters, bound))
@@ -67,6 +67,8 @@ class Effects:
                     items.append(("call", ("caught",) + bound[1:], filters, v.span))
                 else:
                     t = v.ty or UNKNOWN  # a declared `unknown` value: what it is is not known
+                    if widen:  # `throws _` is solved as a `let`'s type is: `throw "x"` is a string
+                        t = T.widen(t)
                     items.append(("call", ("type", UNKNOWN if t is T.TOP else t), filters, None))
             todo += [(v, filters, bound) for k, v in vars(node).items() if k not in ("span", "ty")]
 

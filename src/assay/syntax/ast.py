@@ -355,6 +355,7 @@ class Lambda(Expr):
     ret: TypeExpr | None
     throws: TypeExpr | None
     body: "Block"
+    throws_hole: bool = False  # `throws _`: inferred, its thrown literals widened
 
 
 @dataclass(eq=False)

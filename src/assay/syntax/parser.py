@@ -1851,6 +1851,7 @@ class Parser:
                 throws = self.type_expr()
         elif self.eat("throws"):
             throws = self.type_expr()
+        hole = throws is not None and _has_hole(throws)
         ret, throws = _unless_hole(ret), _unless_hole(throws)  # `-> _`, `throws _`: inferred
         for p in params:
             p.type = _unless_hole(p.type)
@@ -1861,7 +1862,7 @@ class Parser:
         else:
             self.expected("lambda body '{'")
             body = ast.Block(self.span(s), [], None)
-        return ast.Lambda(self.span(s), params, ret, throws, body)
+        return ast.Lambda(self.span(s), params, ret, throws, body, hole)
 
     def if_expr(self) -> ast.Expr:
         self.enter()
