@@ -18,7 +18,11 @@ from .values import BamlRaise, BigInt, ClassInfo, Instance, TypedList, TypedMap,
 from .stdlib.render import quote, render, render_float
 
 CONTEXT = "baml.errors.Context"
-ops.BUILTIN_CLASSES.setdefault(CONTEXT, ClassInfo(CONTEXT, "Context", ["error", "cause", "_frames"]))
+STACK_TRACE = "baml.errors.StackTrace"
+STACK_FRAME = "baml.errors.StackFrame"
+ops.BUILTIN_CLASSES.setdefault(CONTEXT, ClassInfo(CONTEXT, "Context", ["error", "stack_trace", "cause", "_frames"]))
+ops.BUILTIN_CLASSES.setdefault(STACK_TRACE, ClassInfo(STACK_TRACE, "StackTrace", ["frames"]))
+ops.BUILTIN_CLASSES.setdefault(STACK_FRAME, ClassInfo(STACK_FRAME, "StackFrame", ["file", "line", "function_name"]))
 _CTX = ops.BUILTIN_CLASSES[CONTEXT].py
 
 SEPARATOR = "\n\nDuring handling of the above error, another error occurred:\n\n"
@@ -78,7 +82,10 @@ def context_of(frames_of, v):
 
 
 def make_context(error, cause, frames) -> Instance:
-    return ops.make_builtin(CONTEXT, error=error, cause=cause, _frames=frames)
+    """`frames`: (function, file, line) of each BAML frame the error passed, outermost first."""
+    trace = ops.make_builtin(STACK_TRACE, frames=[
+        ops.make_builtin(STACK_FRAME, file=file, line=line, function_name=fqn) for fqn, file, line in frames])
+    return ops.make_builtin(CONTEXT, error=error, stack_trace=trace, cause=cause, _frames=frames)
 
 
 def handling_enter(depth: int, ctx) -> None:
@@ -115,9 +122,13 @@ def _to_string(self) -> str:
     return SEPARATOR.join(_one(c) for c in reversed(chain))
 
 
+def _traceback(frames) -> list[str]:
+    return ["Traceback (most recent call last):"] + [
+        f'  File "{file}", line {line}, in {fqn}' for fqn, file, line in frames or ()]
+
+
 def _one(c) -> str:
-    lines = ["Traceback (most recent call last):"]
-    lines += [f'  File "{file}", line {line}, in {fqn}' for fqn, file, line in c.f__frames or ()]
+    lines = _traceback(c.f__frames)
     err = c.f_error
     lines.append(err if type(err) is str else structural(err))
     return "\n".join(lines)
@@ -125,6 +136,8 @@ def _one(c) -> str:
 
 _CTX.m_root_cause = _root_cause
 _CTX.m_to_string = _to_string
+ops.BUILTIN_CLASSES[STACK_TRACE].py.m_to_string = lambda self: "\n".join(
+    _traceback((f.f_function_name, f.f_file, f.f_line) for f in self.f_frames))
 
 
 def structural(v) -> str:

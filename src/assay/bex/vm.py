@@ -76,7 +76,8 @@ class Runtime:
         self.natives["$await"] = _NativeShim("$await", futures.await_)
         self.natives["$str_int"] = _NativeShim("$str_int", str)
         self.natives["$bytes"] = _NativeShim("$bytes", bytearray)
-        self.natives["$error_context"] = _NativeShim("$error_context", partial(errctx.context_of, partial(baml_traceback, self)))
+        self.frame_files: dict[str, str] = {}  # a source's path → its name in a context's frames
+        self.natives["$error_context"] = _NativeShim("$error_context", partial(errctx.context_of, self._context_frames))
         self.natives["$handling_enter"] = _NativeShim("$handling_enter", errctx.handling_enter)
         self.natives["$handling_exit"] = _NativeShim("$handling_exit", errctx.handling_exit)
         self.natives["$bind_method_or"] = _NativeShim("$bind_method_or", bind_method_or)
@@ -272,6 +273,10 @@ class Runtime:
             return self.function_fqn(f.__closure__[code.co_freevars.index("f")].cell_contents)
         info = self.trace_lines.get(code)
         return (info[0], bound) if info is not None else None
+
+    def _context_frames(self, exc: BaseException) -> list:
+        """baml_traceback with files named from the project root, as the engine's contexts do."""
+        return [(fqn, self.frame_files.get(file, file), line) for fqn, file, line in baml_traceback(self, exc)]
 
     def type_predicate(self, t: tuple):
         """A Python predicate for a run-time type test."""
