@@ -13,9 +13,10 @@ from __future__ import annotations
 import sys
 from collections import deque
 
-from . import ops
+from . import ops, values
 from .values import BamlRaise, BigInt, ClassInfo, Instance, TypedList, TypedMap, Variant
-from .stdlib.render import quote, render, render_float
+from .stdlib._registry import function
+from .stdlib.render import TO_STRING_OVERRIDES, quote, render, render_float
 
 CONTEXT = "baml.errors.Context"
 STACK_TRACE = "baml.errors.StackTrace"
@@ -204,3 +205,50 @@ class _Struct:
                     self.nodes += 1
             self.value(x, depth + 1, stack)
         w(close)
+
+
+# ── baml.errors.UnknownError: the universal wrapper of errors of no known class ──
+
+UNKNOWN_ERROR = "baml.errors.UnknownError"
+ops.BUILTIN_CLASSES.setdefault(UNKNOWN_ERROR, ClassInfo(UNKNOWN_ERROR, "UnknownError", ["data", "message"]))
+_UNKNOWN = ops.BUILTIN_CLASSES[UNKNOWN_ERROR]
+TO_STRING_OVERRIDES[_UNKNOWN] = lambda self: "UnknownError: " + "".join(
+    m + ": " for m in self.f_message or ()) + render(self.f_data)
+MAX_ADOPTED = 64
+
+
+@function("baml.errors.UnknownError.from")
+def unknown_from(T, data):
+    return _unknown(T, data, None)
+
+
+@function("baml.errors.UnknownError.with_message")
+def unknown_with_message(T, data, message):
+    return _unknown(T, data, message)
+
+
+def _unknown(T, data, message):
+    """A `T` as itself; an UnknownError wrapping a `T` as that `T`; another UnknownError as
+    itself (`message` appended); anything else wrapped. The result, thrown, carries on the
+    context `data` was caught with."""
+    if T.test(data):
+        out = data
+    elif type(data) is _UNKNOWN.py and T.test(data.f_data):
+        out = data.f_data
+    elif type(data) is _UNKNOWN.py:
+        if message is not None:
+            data.f_message = list(data.f_message or ()) + [message]
+        out = data
+    else:
+        out = _UNKNOWN.new(data, [] if message is None else [message])
+    _preserve_context(data, out)
+    return out
+
+
+def _preserve_context(source, target) -> None:
+    for e in reversed(_caught):
+        if e.value is source:
+            if len(values.ADOPTED) >= MAX_ADOPTED:
+                values.ADOPTED.pop(next(iter(values.ADOPTED)))
+            values.ADOPTED[id(target)] = (target, e)  # (the pair keeps `target`'s id its own)
+            return

@@ -275,8 +275,20 @@ class Runtime:
         return (info[0], bound) if info is not None else None
 
     def _context_frames(self, exc: BaseException) -> list:
-        """baml_traceback with files named from the project root, as the engine's contexts do."""
-        return [(fqn, self.frame_files.get(file, file), line) for fqn, file, line in baml_traceback(self, exc)]
+        """The frames of a caught error's context, as the engine's: the whole BAML stack it was
+        thrown from (the catching frame's callers too), files named from the project root."""
+        frames = baml_traceback(self, exc)
+        tb = exc.__traceback__
+        f = tb.tb_frame.f_back if tb is not None else None
+        outer = []
+        while f is not None:
+            info = self.trace_lines.get(f.f_code)
+            if info is not None:
+                fqn, file, lines = info
+                py_line = f.f_lineno - f.f_code.co_firstlineno
+                outer.append((fqn, file, lines[py_line] if 0 <= py_line < len(lines) else 0))
+            f = f.f_back
+        return [(fqn, self.frame_files.get(file, file), line) for fqn, file, line in outer[::-1] + frames]
 
     def type_predicate(self, t: tuple):
         """A Python predicate for a run-time type test."""
