@@ -49,7 +49,7 @@ def discover(path: str) -> list[SourceFile]:
     if not os.path.exists(path):
         raise SourceError(path, "no such file or directory", True)
     if os.path.isfile(path):
-        return [SourceFile(path, read_source(path), None)]
+        return [SourceFile(path, read_source(path), None, os.path.basename(path))]
     if not os.path.isdir(path):
         raise SourceError(path, "not a file or directory", True)
     out = []
@@ -60,7 +60,7 @@ def discover(path: str) -> list[SourceFile]:
                 continue
             full = os.path.join(root, name)
             rel = os.path.relpath(full, path)
-            out.append(SourceFile(full, read_source(full), _namespace_of(rel)))
+            out.append(SourceFile(full, read_source(full), _namespace_of(rel), rel.replace(os.sep, "/")))
     if not out:
         raise SourceError(path, "no .baml files found", True)
     return out
@@ -168,6 +168,7 @@ class Program:
         self.runtime = bexvm.Runtime(self._lower, classes, enums,
                                      {fqn: _shown(c, prefix) for fqn, c in index.classes.items()},
                                      {fqn: _shown(e, prefix) for fqn, e in index.enums.items()}, methods, shared)
+        self.runtime.frame_files.update((f.source.path, f.source.rel) for f in index.files)
         self._attach_interfaces()
         self._attach_json_names()
         self.mirx_view = None  # made by assay.mirx.view, once per program

@@ -13,12 +13,17 @@ from __future__ import annotations
 import sys
 from collections import deque
 
-from . import ops
+from . import ops, values
 from .values import BamlRaise, BigInt, ClassInfo, Instance, TypedList, TypedMap, Variant
-from .stdlib.render import quote, render, render_float
+from .stdlib._registry import function
+from .stdlib.render import TO_STRING_OVERRIDES, quote, render, render_float
 
 CONTEXT = "baml.errors.Context"
-ops.BUILTIN_CLASSES.setdefault(CONTEXT, ClassInfo(CONTEXT, "Context", ["error", "cause", "_frames"]))
+STACK_TRACE = "baml.errors.StackTrace"
+STACK_FRAME = "baml.errors.StackFrame"
+ops.BUILTIN_CLASSES.setdefault(CONTEXT, ClassInfo(CONTEXT, "Context", ["error", "stack_trace", "cause", "_frames"]))
+ops.BUILTIN_CLASSES.setdefault(STACK_TRACE, ClassInfo(STACK_TRACE, "StackTrace", ["frames"]))
+ops.BUILTIN_CLASSES.setdefault(STACK_FRAME, ClassInfo(STACK_FRAME, "StackFrame", ["file", "line", "function_name"]))
 _CTX = ops.BUILTIN_CLASSES[CONTEXT].py
 
 SEPARATOR = "\n\nDuring handling of the above error, another error occurred:\n\n"
@@ -78,7 +83,10 @@ def context_of(frames_of, v):
 
 
 def make_context(error, cause, frames) -> Instance:
-    return ops.make_builtin(CONTEXT, error=error, cause=cause, _frames=frames)
+    """`frames`: (function, file, line) of each BAML frame the error passed, outermost first."""
+    trace = ops.make_builtin(STACK_TRACE, frames=[
+        ops.make_builtin(STACK_FRAME, file=file, line=line, function_name=fqn) for fqn, file, line in frames])
+    return ops.make_builtin(CONTEXT, error=error, stack_trace=trace, cause=cause, _frames=frames)
 
 
 def handling_enter(depth: int, ctx) -> None:
@@ -115,9 +123,13 @@ def _to_string(self) -> str:
     return SEPARATOR.join(_one(c) for c in reversed(chain))
 
 
+def _traceback(frames) -> list[str]:
+    return ["Traceback (most recent call last):"] + [
+        f'  File "{file}", line {line}, in {fqn}' for fqn, file, line in frames or ()]
+
+
 def _one(c) -> str:
-    lines = ["Traceback (most recent call last):"]
-    lines += [f'  File "{file}", line {line}, in {fqn}' for fqn, file, line in c.f__frames or ()]
+    lines = _traceback(c.f__frames)
     err = c.f_error
     lines.append(err if type(err) is str else structural(err))
     return "\n".join(lines)
@@ -125,6 +137,8 @@ def _one(c) -> str:
 
 _CTX.m_root_cause = _root_cause
 _CTX.m_to_string = _to_string
+ops.BUILTIN_CLASSES[STACK_TRACE].py.m_to_string = lambda self: "\n".join(
+    _traceback((f.f_function_name, f.f_file, f.f_line) for f in self.f_frames))
 
 
 def structural(v) -> str:
@@ -191,3 +205,50 @@ class _Struct:
                     self.nodes += 1
             self.value(x, depth + 1, stack)
         w(close)
+
+
+# ── baml.errors.UnknownError: the universal wrapper of errors of no known class ──
+
+UNKNOWN_ERROR = "baml.errors.UnknownError"
+ops.BUILTIN_CLASSES.setdefault(UNKNOWN_ERROR, ClassInfo(UNKNOWN_ERROR, "UnknownError", ["data", "message"]))
+_UNKNOWN = ops.BUILTIN_CLASSES[UNKNOWN_ERROR]
+TO_STRING_OVERRIDES[_UNKNOWN] = lambda self: "UnknownError: " + "".join(
+    m + ": " for m in self.f_message or ()) + render(self.f_data)
+MAX_ADOPTED = 64
+
+
+@function("baml.errors.UnknownError.from")
+def unknown_from(T, data):
+    return _unknown(T, data, None)
+
+
+@function("baml.errors.UnknownError.with_message")
+def unknown_with_message(T, data, message):
+    return _unknown(T, data, message)
+
+
+def _unknown(T, data, message):
+    """A `T` as itself; an UnknownError wrapping a `T` as that `T`; another UnknownError as
+    itself (`message` appended); anything else wrapped. The result, thrown, carries on the
+    context `data` was caught with."""
+    if T.test(data):
+        out = data
+    elif type(data) is _UNKNOWN.py and T.test(data.f_data):
+        out = data.f_data
+    elif type(data) is _UNKNOWN.py:
+        if message is not None:
+            data.f_message = list(data.f_message or ()) + [message]
+        out = data
+    else:
+        out = _UNKNOWN.new(data, [] if message is None else [message])
+    _preserve_context(data, out)
+    return out
+
+
+def _preserve_context(source, target) -> None:
+    for e in reversed(_caught):
+        if e.value is source:
+            if len(values.ADOPTED) >= MAX_ADOPTED:
+                values.ADOPTED.pop(next(iter(values.ADOPTED)))
+            values.ADOPTED[id(target)] = (target, e)  # (the pair keeps `target`'s id its own)
+            return

@@ -289,8 +289,8 @@ class FunctionGen:
         self.out = [head]
         self.line_pcs = [0]
         self.prologue()
-        if self.dispatch == {0} and not self.has_try:
-            self.chain(0, None, set())
+        if self.dispatch == {0} and not self.has_try and not self.blocks[0].preds:
+            self.chain(0, None, set())  # (straight-line code: no loop, not even one headed by the entry)
         elif self.fuse and not self.has_try and self.versioned():
             pass
         elif self.fuse and not self.has_try and self.structured():

@@ -119,6 +119,18 @@ class BamlRaise(Exception):
         self.panic = panic
         self.seen = False  # caught once: its cause is fixed (bex.errctx)
         self.cause = None  # the baml.errors.Context being handled when it was thrown
+        if ADOPTED and id(value) in ADOPTED:
+            self._adopt(ADOPTED.pop(id(value))[1])
+
+    def _adopt(self, source: "BamlRaise") -> None:
+        """Thrown with the context of `source` (UnknownError's `_preserve_context`): its frames
+        and its cause, as if `source` went on."""
+        self.__traceback__ = source.__traceback__
+        self.seen, self.cause = source.seen, source.cause
+
+
+# a value → (the value, the caught error whose context its next throw takes over)
+ADOPTED: dict = {}
 
 
 class BigInt(int):

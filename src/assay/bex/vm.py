@@ -76,7 +76,8 @@ class Runtime:
         self.natives["$await"] = _NativeShim("$await", futures.await_)
         self.natives["$str_int"] = _NativeShim("$str_int", str)
         self.natives["$bytes"] = _NativeShim("$bytes", bytearray)
-        self.natives["$error_context"] = _NativeShim("$error_context", partial(errctx.context_of, partial(baml_traceback, self)))
+        self.frame_files: dict[str, str] = {}  # a source's path → its name in a context's frames
+        self.natives["$error_context"] = _NativeShim("$error_context", partial(errctx.context_of, self._context_frames))
         self.natives["$handling_enter"] = _NativeShim("$handling_enter", errctx.handling_enter)
         self.natives["$handling_exit"] = _NativeShim("$handling_exit", errctx.handling_exit)
         self.natives["$bind_method_or"] = _NativeShim("$bind_method_or", bind_method_or)
@@ -272,6 +273,22 @@ class Runtime:
             return self.function_fqn(f.__closure__[code.co_freevars.index("f")].cell_contents)
         info = self.trace_lines.get(code)
         return (info[0], bound) if info is not None else None
+
+    def _context_frames(self, exc: BaseException) -> list:
+        """The frames of a caught error's context, as the engine's: the whole BAML stack it was
+        thrown from (the catching frame's callers too), files named from the project root."""
+        frames = baml_traceback(self, exc)
+        tb = exc.__traceback__
+        f = tb.tb_frame.f_back if tb is not None else None
+        outer = []
+        while f is not None:
+            info = self.trace_lines.get(f.f_code)
+            if info is not None:
+                fqn, file, lines = info
+                py_line = f.f_lineno - f.f_code.co_firstlineno
+                outer.append((fqn, file, lines[py_line] if 0 <= py_line < len(lines) else 0))
+            f = f.f_back
+        return [(fqn, self.frame_files.get(file, file), line) for fqn, file, line in outer[::-1] + frames]
 
     def type_predicate(self, t: tuple):
         """A Python predicate for a run-time type test."""

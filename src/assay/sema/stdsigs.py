@@ -247,6 +247,7 @@ baml._median_float(values: float[]) -> float throws baml.errors.InvalidArgument
 baml.ops.equals_equals(a: unknown, b: unknown) -> bool
 baml.deep_copy<T>(value: T) -> T
 baml.sys.panic(message: string) -> never
+baml.sys.collect_garbage() -> null
 assert.equal(actual: unknown, expected: unknown) -> void
 assert.is_true(condition: bool) -> void
 assert.not_null(value: unknown?) -> void
@@ -326,6 +327,8 @@ baml.csv.decode_optional<T>(source: string | uint8array, options: unknown = null
 baml.csv.stringify<T>(rows: T[], options: unknown = null) -> string throws baml.csv.Error
 baml.csv.to_markdown<T>(rows: T[], max_rows: int = 100) -> string
 baml.json.schema(t: unknown, naming: baml.json.Naming = baml.json.Naming.Declared) -> unknown throws baml.errors.Unsupported
+baml.errors.UnknownError.from<T>(data: unknown) -> T | baml.errors.UnknownError
+baml.errors.UnknownError.with_message<T>(data: unknown, message: string) -> T | baml.errors.UnknownError
 """
 _FUNCTIONS += _TYPED_FUNCTIONS
 

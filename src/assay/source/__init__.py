@@ -8,10 +8,11 @@ from dataclasses import dataclass, field
 class SourceFile:
     """One .baml file: its display path, namespace and text, with a line index."""
 
-    __slots__ = ("path", "text", "namespace", "_lines", "original")
+    __slots__ = ("path", "text", "namespace", "_lines", "original", "rel")
 
-    def __init__(self, path: str, text: str, namespace: str | None = None):
+    def __init__(self, path: str, text: str, namespace: str | None = None, rel: str | None = None):
         self.path = path
+        self.rel = path if rel is None else rel  # as the engine's stack frames name it: from the project root
         self.text = text
         self.namespace = namespace
         self.original = None  # the text before preprocessing (syntax/ingot.py), when it changed

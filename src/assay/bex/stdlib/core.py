@@ -95,6 +95,11 @@ def _copy(v, memo: dict):
     return v
 
 
+@function("baml.sys.collect_garbage")
+def collect_garbage():
+    return None  # (Python's collector runs on its own; nothing a program can observe)
+
+
 @function("baml.sys.panic")
 def sys_panic(message):
     panic("baml.panics.UserPanic", message=message)
