@@ -15,7 +15,7 @@ from . import stdsigs
 from .effects import ALL, MAYBE, Effects
 from . import types as T
 from .llmcheck import LlmChecks
-from . import interfaces
+from . import bindings, interfaces
 from . import reflect as sreflect
 from .program import AliasDef, ClassDef, EnumDef, FunctionDef, InterfaceDef, ProgramIndex
 from .resolve import BUILTIN_TYPE_ROOTS, OPAQUE_TYPES, PRIM_TYPES, Resolver, carrier_path
@@ -130,6 +130,7 @@ class Checker(LlmChecks):
         self.facts: dict[Var, T.Type] = {}
         self.assigned_log: list[Var] = []
         self.loose: set[Var] = set()  # variables whose facts stand for a write, not a test
+        self.breaks: list[list[dict]] = []  # per loop being checked: the facts at each `break`
         self.exact: set[Var] = set()  # variables whose facts are the value just written
         self.fn: _Fn | None = None
         self.unpinned: list[Var] = []
@@ -198,7 +199,7 @@ class Checker(LlmChecks):
             self.generics = set()
             self.fn_name = td.decl.name
             self.cur_fd = None
-            self.fn = _Fn(UNKNOWN, None, _unstable(td.decl.body), captured=_captured(td.decl.body))
+            self.fn = _Fn(UNKNOWN, None, _unstable(td.decl.body), captured=bindings.captured(td.decl.body))
             self.scopes = [{}]
             self.facts = {}
             self.unpinned = []
@@ -322,7 +323,7 @@ class Checker(LlmChecks):
             if _is_unknown(d.throws) and d.body is not None:
                 self.effects.declared_unknown[id(fd)] = d.body.span
         self.fn = _Fn(ret, throws, _unstable(d.body) if d.body is not None else set(),
-                      {p.name for p in d.params if _callback_root(p.type)}, _captured(d.body))
+                      {p.name for p in d.params if _callback_root(p.type)}, bindings.captured(d.body))
         self.scopes = [scope]
         self.facts = {}
         self.unpinned = []
@@ -433,6 +434,8 @@ class Checker(LlmChecks):
         return v
 
     def var_type(self, v: Var) -> T.Type:
+        if v.name in self.fn.captured:
+            return v.ty  # the engine narrows no variable a lambda mentions
         t = self.facts.get(v)
         if t is not None:
             return t
@@ -452,12 +455,6 @@ class Checker(LlmChecks):
     def invalidate(self, since: int) -> None:
         for v in self.assigned_log[since:]:
             self.written(v)
-
-    def loosen_unstable(self) -> None:
-        """Entering a loop or lambda: facts about variables that may be reassigned are void."""
-        for v in list(self.facts):
-            if v.name in self.fn.unstable:
-                self.written(v)
 
     # ───────────────────────── blocks & statements ─────────────────────────
     def block(self, b: ast.Block, expected: T.Type, is_body: bool = False) -> T.Type:
@@ -539,45 +536,53 @@ class Checker(LlmChecks):
             if self.fn.loop == 0:
                 kw = "break" if isinstance(s, ast.Break) else "continue"
                 self.err(s.span, "E0010", f"`{kw}` outside of a loop")
+            elif isinstance(s, ast.Break):
+                self.breaks[-1].append(dict(self.facts))
             return True
         if isinstance(s, ast.While):
-            self.expr(s.cond, UNKNOWN)
-            self.loop_body(s.body, self.cond_facts(s.cond)[0])  # `while (c != null)`: c in the body
+            head = self.loop_head(s.body)
+            self.expr(s.cond, UNKNOWN)  # at the head: `while (x > 0) { x = null; }` reads an `int?`
+            pos, neg = self.cond_facts(s.cond)
+            self.loop_exit(head, self.loop_body(s.body, head, pos), neg)
             return False
         if isinstance(s, ast.WhileLet):
+            head = self.loop_head(s.body)
             t = self.expr(s.value, UNKNOWN)
-            mark = len(self.assigned_log)
-            self.loosen_unstable()
             self.scopes.append({})
             self.pattern(s.pattern, UNKNOWN if t is UNKNOWN else t, refutable_ok=True)
-            self.loop_body(s.body)
+            breaks = self.loop_body(s.body, head)
             self.scopes.pop()
-            self.invalidate(mark)
+            self.loop_exit(head, breaks)
             return False
         if isinstance(s, ast.ForIn):
             v = self.lookup_var(s.iterable.name) if isinstance(s.iterable, ast.Name) else None
             it = self.soft_expr(s.iterable) if v is not None and v.branch_hole else \
                 self.expr(s.iterable, UNKNOWN)
             elem = self.iter_elem(it, s.iterable)
+            head = self.loop_head(s.body)
             self.scopes.append({})
             self.pattern(s.pattern, elem, refutable_ok=True)
-            self.loop_body(s.body)
+            breaks = self.loop_body(s.body, head)
             self.scopes.pop()
+            self.loop_exit(head, breaks)
             return False
         if isinstance(s, ast.ForC):
             self.scopes.append({})
             if s.init is not None:
                 self.stmt(s.init)
-            mark = len(self.assigned_log)
-            self.loosen_unstable()
+            head = self.loop_head(s.body)  # the engine counts no write of the update clause here
+            pos, neg = {}, {}
             if s.cond is not None:
                 self.expr(s.cond, UNKNOWN)
-            self.loop_body(s.body)
+                pos, neg = self.cond_facts(s.cond)
+            breaks = self.loop_body(s.body, head, pos)
+            mark = len(self.assigned_log)
             if s.update is not None:
                 self.fn.loop += 1
                 self.stmt(s.update)
                 self.fn.loop -= 1
             self.scopes.pop()
+            self.loop_exit(head, breaks, neg)
             self.invalidate(mark)
             return False
         if isinstance(s, ast.Defer):
@@ -585,17 +590,43 @@ class Checker(LlmChecks):
             return False
         return False
 
-    def loop_body(self, body: ast.Block, entry: dict | None = None) -> None:
-        mark = len(self.assigned_log)
-        saved = dict(self.facts)
-        self.loosen_unstable()
-        self.facts.update(entry or {})
+    def loop_head(self, body: ast.Block) -> dict:
+        """The facts at a loop's head: a variable the body writes holds its declared type there
+        (the engine joins no iterations: `x = 2` in the body leaves an `int?` `x` an `int?`);
+        the others keep what is known of them."""
+        for name in bindings.written(body):
+            v = self.lookup_var(name)
+            if v is None:
+                continue
+            if T.has_unknown(v.ty) or T.has_tvar(v.ty):
+                self.written(v)
+            else:
+                self.facts[v] = v.ty  # all of it: a `match` on it must cover it
+                self.loose.discard(v)
+                self.exact.discard(v)
+        return dict(self.facts)
+
+    def loop_body(self, body: ast.Block, head: dict, entry: dict | None = None) -> list:
+        """Check a loop body from the head's facts (and the condition's, when true); the facts
+        at each `break` of it."""
+        self.facts = {**head, **(entry or {})}
+        self.breaks.append([])
         self.fn.loop += 1
         self.block(body, UNKNOWN)
         self.fn.loop -= 1
-        self.facts = saved
-        self.invalidate(mark)
-        self.loosen_unstable()
+        return self.breaks.pop()
+
+    def loop_exit(self, head: dict, breaks: list, neg: dict | None = None) -> None:
+        """After a loop: the head's facts where the condition failed, joined with each `break`'s."""
+        facts = {**head, **(neg or {})}
+        for b in breaks:
+            for v, t in facts.items():
+                bt = b.get(v, UNKNOWN)
+                if bt != t:
+                    facts[v] = UNKNOWN if UNKNOWN in (t, bt) else T.union(t, bt)
+                    self.loose.add(v)
+                    self.exact.discard(v)
+        self.facts = facts
 
     def iter_elem(self, t: T.Type, e: ast.Expr) -> T.Type:
         t0 = T.base(t)
@@ -3391,22 +3422,6 @@ def _unstable(b: ast.Block | None) -> set[str]:
     for m in _UNSTABLE_RE.finditer(text):
         out.add(m.group(1) or m.group(2))
     return out
-
-
-def _captured(b: ast.Block | None) -> frozenset:
-    """The names a lambda (or `spawn`) in `b` mentions: the engine does not narrow them."""
-    out, todo = set(), [(b, False)]
-    while todo:
-        n, inside = todo.pop()
-        if isinstance(n, ast.Name):
-            if inside:
-                out.add(n.name)
-        elif isinstance(n, (list, tuple)):
-            todo.extend((x, inside) for x in n)
-        elif hasattr(n, "__dataclass_fields__") and type(n).__module__ == ast.__name__:
-            sub = inside or isinstance(n, ast.Lambda)
-            todo.extend((v, sub) for k, v in vars(n).items() if k not in ("span", "ty"))
-    return frozenset(out)
 
 
 def _arrays_left(arms) -> bool:
