@@ -138,7 +138,9 @@ class Checker(LlmChecks):
         self.path_root = None  # the Name a member is read from (a package name is no value alone)
         self.no_expected = None  # the call whose result nothing expects a type of (E0002)
         # the stdlib types it models (others stay unknown), with the enum `cmp` and `sort_by` speak
-        std = {**_STD_TYPES, "baml.ops.Ordering": T.StdT("enum", "baml.ops.Ordering")}
+        std = {**_STD_TYPES, "baml.ops.Ordering": T.StdT("enum", "baml.ops.Ordering"),
+               "reflect.Type": sreflect.TYPE, "reflect.TypeKind": sreflect.KIND, "reflect.Package": sreflect.PACKAGE,
+               "reflect.Session": sreflect.SESSION, **{f"reflect.{k}": sreflect.view(k) for k in sreflect.KINDS}}
         self.types = Resolver(index, std, top=True)
         self.std_types = Resolver(index, std)  # stdlib signatures: their `unknown` is don't-know
         self._sig_cache: dict[int, tuple] = {}
@@ -780,7 +782,9 @@ class Checker(LlmChecks):
             return
         if isinstance(tgt, (ast.Field, ast.Index)):
             dst = self.expr(tgt, UNKNOWN)
-            if isinstance(tgt, ast.Field) and not isinstance(T.base(tgt.obj.ty or UNKNOWN), ClassT):
+            ob = T.base(tgt.obj.ty or UNKNOWN)
+            if isinstance(tgt, ast.Field) and not isinstance(ob, ClassT) and not (
+                    isinstance(ob, T.StdT) and ob.name in stdsigs.STD_CLASSES):
                 dst = UNKNOWN
             if s.op is None:
                 self.expect(s.value, dst)
@@ -1470,6 +1474,9 @@ class Checker(LlmChecks):
         nf = self.native_method(tb, name)
         if nf is not None:
             return nf
+        rt = sreflect.DATA_METHODS.get(tb.name, {}).get(name)
+        if rt is not None:
+            return NativeFuncT((), rt, NEVER) if rt is not UNKNOWN else UNKNOWN
         if name not in _EVERY_TYPE_METHODS:
             self.err(e.span, "E0007", f"type `{tb.name}` has no member `{name}`")
         return UNKNOWN
@@ -1481,12 +1488,24 @@ class Checker(LlmChecks):
         if ct.name in stdsigs.STD_CLASS_KINDS:
             self.err(e.span, "E0173", f"class `{ct.name}` cannot be built with a class literal: its "
                      "field `_handle` holds state that only the class's own functions create")
+        given = set()
         for name, val in e.entries:
             ft = fields.get(name) if name is not None else None
+            given.add(name)
+            if ft is None and name is not None:
+                i = e.span.file.text.rfind(name, e.span.start, val.span.start)
+                self.err(Span(e.span.file, i, i + len(name)) if i >= 0 else val.span, "E0007",
+                         f"class `{ct.name}` has no field `{name}`")
             if ft is None:
                 self.expr(val, UNKNOWN)
             else:
                 self.expect(val, self.resolve(_parse_std_type(ft), report=False))
+        if None not in given and ct.name not in stdsigs.STD_CLASS_KINDS:  # no `...spread`
+            missing = [f for f, ft in fields.items() if f not in given
+                       and not assignable(NULL, self.resolve(_parse_std_type(ft), report=False))]
+            if missing:
+                self.err(e.span, "E0001", f"class `{ct.name}` is missing required fields: "
+                         + ", ".join(f"`{f}`" for f in missing))
         return ct
 
     def std_call(self, e: ast.Call, path: str) -> T.Type:

@@ -489,6 +489,32 @@ STD_CLASSES: dict[str, dict[str, str]] = {
     "baml.regex.Error": {"kind": "baml.regex.ErrorKind", "message": "string", "pattern": "string",
                          "span_start": "int?", "span_end": "int?"},
 }
+# `reflect`'s plain data classes (the values its views and `reflect.signature` return)
+STD_CLASSES.update({
+    "reflect.Arg": {"name": "string", "type": "reflect.Type"},
+    "reflect.Signature": {"name": "string?", "args": "reflect.Arg[]", "opts": "map<string, reflect.Arg>",
+                          "returns": "reflect.Type", "errors": "reflect.Type", "docstring": "string?"},
+    "reflect.Meta": {"alias": "string?", "description": "string?", "docstring": "string?",
+                     "other": "map<string, string>", "skip": "bool"},
+    "reflect.InvalidArgumentError": {"argument": "string", "expected": "reflect.Type", "got": "reflect.Type"},
+    "reflect.class.Field": {"name": "string", "type": "reflect.Type", "meta": "reflect.Meta"},
+    "reflect.enum.Value": {"name": "string", "meta": "reflect.Meta"},
+    "reflect.function.Parameter": {"name": "string?", "type": "reflect.Type", "optional": "bool"},
+    "reflect.Span": {"file": "string?", "start": "int", "end": "int"},
+    "reflect.DiagnosticHighlight": {"start": "int", "end": "int", "kind": (
+        '"identifier.type" | "identifier.function" | "identifier.field" | "identifier.variable" | '
+        '"identifier.enum_variant" | "identifier.attribute" | "type_expression" | "code"')},
+    "reflect.DiagnosticAnnotation": {"span": "reflect.Span", "message": "string?", "is_primary": "bool",
+                                     "message_highlights": "reflect.DiagnosticHighlight[]"},
+    "reflect.DiagnosticRelatedInfo": {"span": "reflect.Span", "message": "string", "file_path": "string?",
+                                      "message_highlights": "reflect.DiagnosticHighlight[]"},
+    "reflect.Diagnostic": {"code": "string", "span": "reflect.Span?", "message": "string",
+                           "severity": '"error" | "warning" | "info"',
+                           "phase": '("parse" | "hir" | "validation" | "type")?', "headline": "string",
+                           "primary_label": "string?", "message_highlights": "reflect.DiagnosticHighlight[]",
+                           "annotations": "reflect.DiagnosticAnnotation[]",
+                           "related_info": "reflect.DiagnosticRelatedInfo[]"},
+})
 STD_CLASS_KINDS = {"baml.regex.Regex": "regex"}  # a class whose methods are natives of a kind
 STD_ENUM_VARIANTS = {"baml.regex.ErrorKind": ("Syntax", "Unsupported", "TooLarge")}
 
