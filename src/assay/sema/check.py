@@ -1699,6 +1699,10 @@ class Checker(LlmChecks):
             ps, ret = self.sig(fd, explicit_self=isinstance(f, ast.Field) and getattr(f, "direct", None) is None
                                and self.item_path(f) is not None)
             infer = bool(gens) and not e.type_args and T.has_tvar(ret)
+            literal = self.literal_targs(e, ps, ret, {g.name for g in gens}, expected) if \
+                gens and not e.type_args and not env else None
+            if literal is not None:
+                return self.literal_call(e, fd, ps, ret, literal)
             if infer and isinstance(ret, (Arr, MapT)) and _sure_scrutinee(expected):
                 env = {**_binds([(ret, expected)]), **env}  # `-> T[]`: T from the expected type
             self.check_args(e, ps, env)
@@ -1781,6 +1785,94 @@ class Checker(LlmChecks):
         if hole is not None:
             self.err(hole, "E0155", "type annotations needed")
         return self.soft_expr(o)
+
+    def literal_targs(self, e: ast.Call, ps, ret, tvars: set, expected) -> dict | None:
+        """Type arguments of a call of a generic `-> T` (or `-> int`) function whose arguments are literals
+        (or variables), as the engine infers them: each literal leaf for a `T` (a container
+        literal only while T has none: one after it is checked against it, E0001 inside) is
+        seen in turn; T is the one type seen, else the expected type when it takes them all,
+        else (nothing expected) their one widened type; otherwise T conflicts (None: E0002).
+        None when an argument is of another form (the general inference decides)."""
+        if (T.has_tvar(ret) and not isinstance(ret, TVar)) or any(a.name is not None for a in e.args) \
+                or len(e.args) > len(ps):
+            return None
+        pairs = [(pt, a.value) for (_, pt, _), a in zip(ps, e.args) if T.has_tvar(pt)]
+        if not pairs or not all(_literal_tree(v) for _, v in pairs):
+            return None
+        seen: dict = {}  # type parameter -> the types seen for it, in order
+        for pt, v in pairs:
+            if not self.observe(pt, v, seen, tvars):
+                return None
+        sure = expected is not UNKNOWN and _sure_scrutinee(expected) and not T.has_tvar(expected)
+        env: dict = {}
+        for n, ts in seen.items():
+            cover = next((c for c in ts if all(assignable(t, c) for t in ts)), None)
+            if cover is not None:  # one seen takes the others (`1` and an `int?`)
+                env[n] = cover
+            elif sure and isinstance(ret, TVar) and n == ret.name:
+                env[n] = expected if all(assignable(t, expected) for t in ts) else False
+            else:
+                ws = [T.widen_scalar(t) for t in ts]
+                env[n] = next((c for c in ws if all(assignable(t, c) for t in ws)), None)
+        return env
+
+    def observe(self, pt, v, seen: dict, tvars: set) -> bool:
+        """The types literal tree `v` shows the type parameters of `pt` (see literal_targs).
+        False: a form not followed."""
+        if isinstance(pt, TVar) and pt.name in tvars:
+            if isinstance(v, (ast.ArrayLit, ast.MapLit)):
+                if pt.name not in seen:
+                    lt = _tree_type(v, self.literal_leaf)
+                    if lt is None:
+                        return False
+                    seen[pt.name] = [lt]
+                return True  # checked against the binding with the arguments (E0001 inside)
+            t = self.literal_leaf(v)
+            if not _sure_scrutinee(t) and t is not NULL:
+                return False
+            seen.setdefault(pt.name, []).append(t)
+            return True
+        if isinstance(pt, Arr) and isinstance(v, ast.ArrayLit):
+            return all(self.observe(pt.elem, x, seen, tvars) for x in v.items)
+        if isinstance(pt, MapT) and isinstance(v, ast.MapLit) and not T.has_tvar(pt.key):
+            return all(self.observe(pt.val, x, seen, tvars) for _, x in v.entries)
+        if isinstance(v, ast.Name):
+            t = self.literal_leaf(v)
+            if not _sure_scrutinee(t):
+                return False
+            for n, bt in _binds([(pt, widen(t))]).items():
+                seen.setdefault(n, []).append(bt)
+            return True
+        return False
+
+    def literal_leaf(self, v) -> T.Type:
+        """The type of a scalar literal or a variable (read without checking it), or UNKNOWN."""
+        if isinstance(v, ast.Name):
+            var = self.lookup_var(v.name)
+            return self.var_type(var) if var is not None and var.unpinned is None else UNKNOWN
+        return {ast.IntLit: lambda: T.lit_int(v.value), ast.StrLit: lambda: T.lit_str(v.value),
+                ast.BoolLit: lambda: T.lit_bool(v.value), ast.FloatLit: lambda: FLOAT,
+                ast.NullLit: lambda: NULL}[type(v)]()
+
+    def literal_call(self, e: ast.Call, fd: FunctionDef, ps, ret, env: dict) -> T.Type:
+        """A generic call typed by literal_targs' type arguments."""
+        bad = next((n for n, t in env.items() if t is None or t is False), None)
+        if bad is not None:  # False: the types seen are not the expected type's
+            self.err(e.span, "E0002", f"cannot infer type parameter `{bad}`" + (
+                ": its arguments give it conflicting types; write the type argument or annotate "
+                "the expected type" if env[bad] is None else ""))
+            self.check_args(e, ps, {})
+            self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, {}), self.passed(e, ps))
+            return UNKNOWN
+        missing = next((n for n in (g.name for g in interfaces.call_generics(fd)) if n not in env
+                        and _mentions(ret, n)), None)
+        if missing is not None and getattr(e, "plain_let", False):
+            self.err(e.span, "E0002", f"cannot infer type parameter `{missing}`")  # `first([])`
+        self.check_args(e, ps, env)
+        self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env), self.passed(e, ps))
+        self.check_bounds(e, fd, ps, env)
+        ret = T.subst(ret, env) if T.has_tvar(ret) else ret
+        return UNKNOWN if T.has_unknown(ret) or T.has_tvar(ret) else ret
 
     def uninferable(self, e: ast.Call, fd: FunctionDef, with_ret: bool = False) -> None:
         """E0002: a type parameter no parameter mentions, with no expected result to fix it
@@ -3369,6 +3461,31 @@ def _arg_type(e: ast.Expr) -> T.Type:
     t = getattr(e, "ty", None) or UNKNOWN
     lit = any(isinstance(m, Lit) for m in T.members(t))
     return UNKNOWN if lit and not isinstance(e, (ast.IntLit, ast.StrLit, ast.BoolLit)) else t
+
+
+_LEAVES = (ast.IntLit, ast.StrLit, ast.BoolLit, ast.FloatLit, ast.NullLit, ast.Name)
+
+
+def _literal_tree(v) -> bool:
+    """Array and map literals (string keys) of scalar literals and variables, or one of those."""
+    if isinstance(v, ast.ArrayLit):
+        return all(map(_literal_tree, v.items))
+    if isinstance(v, ast.MapLit):
+        return all(isinstance(k, ast.StrLit) and _literal_tree(x) for k, x in v.entries)
+    return isinstance(v, _LEAVES)
+
+
+def _tree_type(v, leaf_type) -> T.Type | None:
+    """A literal tree's type as a type parameter takes it (`[[1]]`: `int[][]`); None when its
+    elements differ (or it is empty)."""
+    if isinstance(v, (ast.ArrayLit, ast.MapLit)):
+        items = v.items if isinstance(v, ast.ArrayLit) else [x for _, x in v.entries]
+        ts = [_tree_type(x, leaf_type) for x in items]
+        if not ts or any(t is None for t in ts) or any(not T.same(t, ts[0]) for t in ts):
+            return None
+        return Arr(ts[0]) if isinstance(v, ast.ArrayLit) else MapT(STRING, ts[0])
+    t = leaf_type(v)
+    return widen(t) if _sure_scrutinee(t) or t is NULL else None
 
 
 def _binds(pairs: list) -> dict:
