@@ -636,6 +636,8 @@ class Checker(LlmChecks):
             return t0.elem
         if t0 is STRING:
             return STRING
+        if isinstance(t0, T.StdT) and t0.name in stdsigs.STD_ITERATES:
+            return T.StdT("class", stdsigs.STD_ITERATES[t0.name])
         if isinstance(t0, MapT) or t0 in (INT, FLOAT, BOOL, NULL, T.JSON, _ENV_REF, T.TOP) or (
                 isinstance(t0, ClassT) and not any(
                     i.iface is not None or (i.std or "").startswith("baml.iter.") for i in t0.cls.impls)):
@@ -1471,6 +1473,9 @@ class Checker(LlmChecks):
         field = stdsigs.STD_CLASSES[tb.name].get(name)
         if field is not None:
             return self.resolve(_parse_std_type(field), report=False)
+        methods = stdsigs.STD_CLASS_METHODS.get(tb.name, {})
+        if name in methods or "*" in methods:
+            return UNKNOWN  # a method value (a call is std_method_call's)
         nf = self.native_method(tb, name)
         if nf is not None:
             return nf
@@ -1485,7 +1490,7 @@ class Checker(LlmChecks):
         """`baml.regex.Match { … }`: its fields typed; a class holding runtime state (`Regex`'s
         `_handle`) is built only by its own functions (E0173)."""
         fields = stdsigs.STD_CLASSES[ct.name]
-        if ct.name in stdsigs.STD_CLASS_KINDS:
+        if ct.name in stdsigs.STD_CLASS_KINDS or ct.name in stdsigs.STD_CLASS_METHODS:
             self.err(e.span, "E0173", f"class `{ct.name}` cannot be built with a class literal: its "
                      "field `_handle` holds state that only the class's own functions create")
         given = set()
@@ -1500,13 +1505,38 @@ class Checker(LlmChecks):
                 self.expr(val, UNKNOWN)
             else:
                 self.expect(val, self.resolve(_parse_std_type(ft), report=False))
-        if None not in given and ct.name not in stdsigs.STD_CLASS_KINDS:  # no `...spread`
+        if None not in given and ct.name not in stdsigs.STD_CLASS_KINDS and ct.name not in stdsigs.STD_CLASS_METHODS:
             missing = [f for f, ft in fields.items() if f not in given
                        and not assignable(NULL, self.resolve(_parse_std_type(ft), report=False))]
             if missing:
                 self.err(e.span, "E0001", f"class `{ct.name}` is missing required fields: "
                          + ", ".join(f"`{f}`" for f in missing))
         return ct
+
+    def std_method_call(self, e: ast.Call, name: str, sig: str, expected: T.Type) -> T.Type:
+        """A method of a stdlib class typed by its signature (sema/stdsigs.STD_CLASS_METHODS):
+        a type parameter missing from the call is the expected type's (`let a: int =
+        rec.get("age")` reads an `int`, and is an `int?`), recorded for lowering (`std_targs`)."""
+        gens, params, ret = _method_sig(sig, self)
+        if e.type_args and len(e.type_args) != len(gens):
+            self.err(e.span, "E0005", f"function `{name}` expects {len(gens)} type argument(s), got "
+                     f"{len(e.type_args)}")
+            self.args_unknown(e)
+            return UNKNOWN
+        env = {g: self.resolve(ta, report=False) for g, ta in zip(gens, e.type_args)}
+        core = T.strip_null(ret) if isinstance(ret, Union) else ret
+        if isinstance(core, TVar) and core.name not in env and _sure_scrutinee(expected) \
+                and not T.has_tvar(expected):
+            env[core.name] = T.strip_null(expected) if core is not ret else expected
+        missing = next((g for g in gens if g not in env), None)
+        if missing is not None and getattr(e, "plain_let", False):
+            self.err(e.span, "E0002", f"cannot infer type parameter `{missing}`")
+        if gens:
+            e.std_targs = [env.get(g, UNKNOWN) for g in gens]
+        self.check_args(e, params, env)
+        self.effects.sites[id(e)] = ("type", _std_throws(sig))
+        ret = T.subst(ret, env) if T.has_tvar(ret) else ret
+        return UNKNOWN if T.has_tvar(ret) or T.has_unknown(ret) else ret
 
     def std_call(self, e: ast.Call, path: str) -> T.Type:
         """A call of a (non-generic) stdlib function whose types the checker models."""
@@ -1652,6 +1682,8 @@ class Checker(LlmChecks):
                 if f.optional or e.optional:
                     rt = T.strip_null(ot)
                 tb = T.base(rt)
+                if isinstance(tb, T.StdT) and stdsigs.STD_CLASS_METHODS.get(tb.name, {}).get(f.name) is not None:
+                    return self.std_method_call(e, f.name, stdsigs.STD_CLASS_METHODS[tb.name][f.name], expected)
                 if isinstance(tb, ClassT) and tb.cls.methods.get(f.name) is not None:
                     fd = tb.cls.methods[f.name]
                     if not fd.decl.has_self:
@@ -2152,6 +2184,8 @@ class Checker(LlmChecks):
         if op == "??" and type(e.right) is ast.Binary and e.right.op == "??":
             return self.coalesce_chain(e)
         if op == "??":
+            if getattr(e, "plain_let", False) and isinstance(e.left, ast.Call):
+                e.left.plain_let = True  # `let a = rec.get("a") ?? 0`: nothing expects the call's type
             lt = self.coalesced(e.left)
             rt = self.expr(e.right, T.JSON if T.has_json(expected) else UNKNOWN)  # `j ?? [1]`
             if lt is UNKNOWN or rt is UNKNOWN:
@@ -3043,6 +3077,30 @@ def _typed_sig(path: str, checker: "Checker") -> tuple[list[str], list, T.Type]:
         finally:
             checker.ns, checker.generics, checker.diags = save
         got = _TYPED_SIGS[path] = (gens, params, ret)
+    return got
+
+
+_METHOD_SIGS: dict = {}
+
+
+def _method_sig(sig: str, checker: "Checker") -> tuple[list[str], list, T.Type]:
+    """(type parameters, params as check_args takes them, return type) of a stdlib method's
+    signature text (sema/stdsigs.STD_CLASS_METHODS)."""
+    got = _METHOD_SIGS.get(sig)
+    if got is None:
+        gens = [g.strip() for g in sig[1:sig.index(">")].split(",")] if sig.startswith("<") else []
+        body = sig[sig.index(">") + 1:] if gens else sig
+        ps = body[body.index("(") + 1:body.index(")")]
+        ret_text = body[body.rindex("->") + 2:].split(" throws ")[0].strip()
+        save = (checker.ns, checker.generics, checker.diags)
+        checker.ns, checker.generics, checker.diags = None, set(gens), []
+        try:
+            params = [(n.strip(), checker.resolve_std(_parse_std_type(t.strip())), False)
+                      for n, _, t in (p.partition(":") for p in ps.split(",") if p.strip())]
+            ret = checker.resolve_std(_parse_std_type(ret_text))
+        finally:
+            checker.ns, checker.generics, checker.diags = save
+        got = _METHOD_SIGS[sig] = (gens, params, ret)
     return got
 
 
