@@ -1331,8 +1331,9 @@ class FnLowerer:
         if kind == "array" and name == "sum" and _elem_is_float(recv_expr):
             return self.call(ir.Callee("native", "baml._sum_float"), [recv], span=e.span)
         pos, kw = self.lower_args(e.args)
-        if e.type_args and not kind and name in _TYPED_STD_METHODS:  # `rec.get<int>("age")`
-            pos = self.type_arg_consts(len(e.type_args), e) + pos
+        targs = len(e.type_args) or len(getattr(e, "std_targs", None) or ())  # written, else inferred
+        if targs and not kind and name in _TYPED_STD_METHODS:  # `rec.get<int>("age")`
+            pos = self.type_arg_consts(targs, e) + pos
         key = f"method:{kind}.{name}"
         if kind and not kw and key in self.prog.builtin_methods:
             return self.call(ir.Callee("native", key), [recv] + pos, span=e.span)

@@ -15,7 +15,7 @@ from . import stdsigs
 from .effects import ALL, MAYBE, Effects
 from . import types as T
 from .llmcheck import LlmChecks
-from . import interfaces
+from . import bindings, interfaces
 from . import reflect as sreflect
 from .program import AliasDef, ClassDef, EnumDef, FunctionDef, InterfaceDef, ProgramIndex
 from .resolve import BUILTIN_TYPE_ROOTS, OPAQUE_TYPES, PRIM_TYPES, Resolver, carrier_path
@@ -130,6 +130,7 @@ class Checker(LlmChecks):
         self.facts: dict[Var, T.Type] = {}
         self.assigned_log: list[Var] = []
         self.loose: set[Var] = set()  # variables whose facts stand for a write, not a test
+        self.breaks: list[list[dict]] = []  # per loop being checked: the facts at each `break`
         self.exact: set[Var] = set()  # variables whose facts are the value just written
         self.fn: _Fn | None = None
         self.unpinned: list[Var] = []
@@ -137,7 +138,9 @@ class Checker(LlmChecks):
         self.path_root = None  # the Name a member is read from (a package name is no value alone)
         self.no_expected = None  # the call whose result nothing expects a type of (E0002)
         # the stdlib types it models (others stay unknown), with the enum `cmp` and `sort_by` speak
-        std = {**_STD_TYPES, "baml.ops.Ordering": T.StdT("enum", "baml.ops.Ordering")}
+        std = {**_STD_TYPES, "baml.ops.Ordering": T.StdT("enum", "baml.ops.Ordering"),
+               "reflect.Type": sreflect.TYPE, "reflect.TypeKind": sreflect.KIND, "reflect.Package": sreflect.PACKAGE,
+               "reflect.Session": sreflect.SESSION, **{f"reflect.{k}": sreflect.view(k) for k in sreflect.KINDS}}
         self.types = Resolver(index, std, top=True)
         self.std_types = Resolver(index, std)  # stdlib signatures: their `unknown` is don't-know
         self._sig_cache: dict[int, tuple] = {}
@@ -199,7 +202,7 @@ class Checker(LlmChecks):
             self.fn_name = td.decl.name
             self.cur_fd = None
             # a test body is checked as a `-> null` function's: its final value must be null
-            self.fn = _Fn(NULL, None, _unstable(td.decl.body), captured=_captured(td.decl.body))
+            self.fn = _Fn(NULL, None, _unstable(td.decl.body), captured=bindings.captured(td.decl.body))
             self.scopes = [{}]
             self.facts = {}
             self.unpinned = []
@@ -323,7 +326,7 @@ class Checker(LlmChecks):
             if _is_unknown(d.throws) and d.body is not None:
                 self.effects.declared_unknown[id(fd)] = d.body.span
         self.fn = _Fn(ret, throws, _unstable(d.body) if d.body is not None else set(),
-                      {p.name for p in d.params if _callback_root(p.type)}, _captured(d.body))
+                      {p.name for p in d.params if _callback_root(p.type)}, bindings.captured(d.body))
         self.scopes = [scope]
         self.facts = {}
         self.unpinned = []
@@ -434,6 +437,8 @@ class Checker(LlmChecks):
         return v
 
     def var_type(self, v: Var) -> T.Type:
+        if v.name in self.fn.captured:
+            return v.ty  # the engine narrows no variable a lambda mentions
         t = self.facts.get(v)
         if t is not None:
             return t
@@ -453,12 +458,6 @@ class Checker(LlmChecks):
     def invalidate(self, since: int) -> None:
         for v in self.assigned_log[since:]:
             self.written(v)
-
-    def loosen_unstable(self) -> None:
-        """Entering a loop or lambda: facts about variables that may be reassigned are void."""
-        for v in list(self.facts):
-            if v.name in self.fn.unstable:
-                self.written(v)
 
     # ───────────────────────── blocks & statements ─────────────────────────
     def block(self, b: ast.Block, expected: T.Type, is_body: bool = False) -> T.Type:
@@ -540,45 +539,53 @@ class Checker(LlmChecks):
             if self.fn.loop == 0:
                 kw = "break" if isinstance(s, ast.Break) else "continue"
                 self.err(s.span, "E0010", f"`{kw}` outside of a loop")
+            elif isinstance(s, ast.Break):
+                self.breaks[-1].append(dict(self.facts))
             return True
         if isinstance(s, ast.While):
-            self.expr(s.cond, UNKNOWN)
-            self.loop_body(s.body, self.cond_facts(s.cond)[0])  # `while (c != null)`: c in the body
+            head = self.loop_head(s.body)
+            self.expr(s.cond, UNKNOWN)  # at the head: `while (x > 0) { x = null; }` reads an `int?`
+            pos, neg = self.cond_facts(s.cond)
+            self.loop_exit(head, self.loop_body(s.body, head, pos), neg)
             return False
         if isinstance(s, ast.WhileLet):
+            head = self.loop_head(s.body)
             t = self.expr(s.value, UNKNOWN)
-            mark = len(self.assigned_log)
-            self.loosen_unstable()
             self.scopes.append({})
             self.pattern(s.pattern, UNKNOWN if t is UNKNOWN else t, refutable_ok=True)
-            self.loop_body(s.body)
+            breaks = self.loop_body(s.body, head)
             self.scopes.pop()
-            self.invalidate(mark)
+            self.loop_exit(head, breaks)
             return False
         if isinstance(s, ast.ForIn):
             v = self.lookup_var(s.iterable.name) if isinstance(s.iterable, ast.Name) else None
             it = self.soft_expr(s.iterable) if v is not None and v.branch_hole else \
                 self.expr(s.iterable, UNKNOWN)
             elem = self.iter_elem(it, s.iterable)
+            head = self.loop_head(s.body)
             self.scopes.append({})
             self.pattern(s.pattern, elem, refutable_ok=True)
-            self.loop_body(s.body)
+            breaks = self.loop_body(s.body, head)
             self.scopes.pop()
+            self.loop_exit(head, breaks)
             return False
         if isinstance(s, ast.ForC):
             self.scopes.append({})
             if s.init is not None:
                 self.stmt(s.init)
-            mark = len(self.assigned_log)
-            self.loosen_unstable()
+            head = self.loop_head(s.body)  # the engine counts no write of the update clause here
+            pos, neg = {}, {}
             if s.cond is not None:
                 self.expr(s.cond, UNKNOWN)
-            self.loop_body(s.body)
+                pos, neg = self.cond_facts(s.cond)
+            breaks = self.loop_body(s.body, head, pos)
+            mark = len(self.assigned_log)
             if s.update is not None:
                 self.fn.loop += 1
                 self.stmt(s.update)
                 self.fn.loop -= 1
             self.scopes.pop()
+            self.loop_exit(head, breaks, neg)
             self.invalidate(mark)
             return False
         if isinstance(s, ast.Defer):
@@ -586,17 +593,43 @@ class Checker(LlmChecks):
             return False
         return False
 
-    def loop_body(self, body: ast.Block, entry: dict | None = None) -> None:
-        mark = len(self.assigned_log)
-        saved = dict(self.facts)
-        self.loosen_unstable()
-        self.facts.update(entry or {})
+    def loop_head(self, body: ast.Block) -> dict:
+        """The facts at a loop's head: a variable the body writes holds its declared type there
+        (the engine joins no iterations: `x = 2` in the body leaves an `int?` `x` an `int?`);
+        the others keep what is known of them."""
+        for name in bindings.written(body):
+            v = self.lookup_var(name)
+            if v is None:
+                continue
+            if T.has_unknown(v.ty) or T.has_tvar(v.ty):
+                self.written(v)
+            else:
+                self.facts[v] = v.ty  # all of it: a `match` on it must cover it
+                self.loose.discard(v)
+                self.exact.discard(v)
+        return dict(self.facts)
+
+    def loop_body(self, body: ast.Block, head: dict, entry: dict | None = None) -> list:
+        """Check a loop body from the head's facts (and the condition's, when true); the facts
+        at each `break` of it."""
+        self.facts = {**head, **(entry or {})}
+        self.breaks.append([])
         self.fn.loop += 1
         self.block(body, UNKNOWN)
         self.fn.loop -= 1
-        self.facts = saved
-        self.invalidate(mark)
-        self.loosen_unstable()
+        return self.breaks.pop()
+
+    def loop_exit(self, head: dict, breaks: list, neg: dict | None = None) -> None:
+        """After a loop: the head's facts where the condition failed, joined with each `break`'s."""
+        facts = {**head, **(neg or {})}
+        for b in breaks:
+            for v, t in facts.items():
+                bt = b.get(v, UNKNOWN)
+                if bt != t:
+                    facts[v] = UNKNOWN if UNKNOWN in (t, bt) else T.union(t, bt)
+                    self.loose.add(v)
+                    self.exact.discard(v)
+        self.facts = facts
 
     def iter_elem(self, t: T.Type, e: ast.Expr) -> T.Type:
         t0 = T.base(t)
@@ -604,6 +637,8 @@ class Checker(LlmChecks):
             return t0.elem
         if t0 is STRING:
             return STRING
+        if isinstance(t0, T.StdT) and t0.name in stdsigs.STD_ITERATES:
+            return T.StdT("class", stdsigs.STD_ITERATES[t0.name])
         if isinstance(t0, MapT) or t0 in (INT, FLOAT, BOOL, NULL, T.JSON, _ENV_REF, T.TOP) or (
                 isinstance(t0, ClassT) and not any(
                     i.iface is not None or (i.std or "").startswith("baml.iter.") for i in t0.cls.impls)):
@@ -750,7 +785,9 @@ class Checker(LlmChecks):
             return
         if isinstance(tgt, (ast.Field, ast.Index)):
             dst = self.expr(tgt, UNKNOWN)
-            if isinstance(tgt, ast.Field) and not isinstance(T.base(tgt.obj.ty or UNKNOWN), ClassT):
+            ob = T.base(tgt.obj.ty or UNKNOWN)
+            if isinstance(tgt, ast.Field) and not isinstance(ob, ClassT) and not (
+                    isinstance(ob, T.StdT) and ob.name in stdsigs.STD_CLASSES):
                 dst = UNKNOWN
             if s.op is None:
                 self.expect(s.value, dst)
@@ -1437,9 +1474,15 @@ class Checker(LlmChecks):
         field = stdsigs.STD_CLASSES[tb.name].get(name)
         if field is not None:
             return self.resolve(_parse_std_type(field), report=False)
+        methods = stdsigs.STD_CLASS_METHODS.get(tb.name, {})
+        if name in methods or "*" in methods:
+            return UNKNOWN  # a method value (a call is std_method_call's)
         nf = self.native_method(tb, name)
         if nf is not None:
             return nf
+        rt = sreflect.DATA_METHODS.get(tb.name, {}).get(name)
+        if rt is not None:
+            return NativeFuncT((), rt, NEVER) if rt is not UNKNOWN else UNKNOWN
         if name not in _EVERY_TYPE_METHODS:
             self.err(e.span, "E0007", f"type `{tb.name}` has no member `{name}`")
         return UNKNOWN
@@ -1448,16 +1491,53 @@ class Checker(LlmChecks):
         """`baml.regex.Match { … }`: its fields typed; a class holding runtime state (`Regex`'s
         `_handle`) is built only by its own functions (E0173)."""
         fields = stdsigs.STD_CLASSES[ct.name]
-        if ct.name in stdsigs.STD_CLASS_KINDS:
+        if ct.name in stdsigs.STD_CLASS_KINDS or ct.name in stdsigs.STD_CLASS_METHODS:
             self.err(e.span, "E0173", f"class `{ct.name}` cannot be built with a class literal: its "
                      "field `_handle` holds state that only the class's own functions create")
+        given = set()
         for name, val in e.entries:
             ft = fields.get(name) if name is not None else None
+            given.add(name)
+            if ft is None and name is not None:
+                i = e.span.file.text.rfind(name, e.span.start, val.span.start)
+                self.err(Span(e.span.file, i, i + len(name)) if i >= 0 else val.span, "E0007",
+                         f"class `{ct.name}` has no field `{name}`")
             if ft is None:
                 self.expr(val, UNKNOWN)
             else:
                 self.expect(val, self.resolve(_parse_std_type(ft), report=False))
+        if None not in given and ct.name not in stdsigs.STD_CLASS_KINDS and ct.name not in stdsigs.STD_CLASS_METHODS:
+            missing = [f for f, ft in fields.items() if f not in given
+                       and not assignable(NULL, self.resolve(_parse_std_type(ft), report=False))]
+            if missing:
+                self.err(e.span, "E0001", f"class `{ct.name}` is missing required fields: "
+                         + ", ".join(f"`{f}`" for f in missing))
         return ct
+
+    def std_method_call(self, e: ast.Call, name: str, sig: str, expected: T.Type) -> T.Type:
+        """A method of a stdlib class typed by its signature (sema/stdsigs.STD_CLASS_METHODS):
+        a type parameter missing from the call is the expected type's (`let a: int =
+        rec.get("age")` reads an `int`, and is an `int?`), recorded for lowering (`std_targs`)."""
+        gens, params, ret = _method_sig(sig, self)
+        if e.type_args and len(e.type_args) != len(gens):
+            self.err(e.span, "E0005", f"function `{name}` expects {len(gens)} type argument(s), got "
+                     f"{len(e.type_args)}")
+            self.args_unknown(e)
+            return UNKNOWN
+        env = {g: self.resolve(ta, report=False) for g, ta in zip(gens, e.type_args)}
+        core = T.strip_null(ret) if isinstance(ret, Union) else ret
+        if isinstance(core, TVar) and core.name not in env and _sure_scrutinee(expected) \
+                and not T.has_tvar(expected):
+            env[core.name] = T.strip_null(expected) if core is not ret else expected
+        missing = next((g for g in gens if g not in env), None)
+        if missing is not None and getattr(e, "plain_let", False):
+            self.err(e.span, "E0002", f"cannot infer type parameter `{missing}`")
+        if gens:
+            e.std_targs = [env.get(g, UNKNOWN) for g in gens]
+        self.check_args(e, params, env)
+        self.effects.sites[id(e)] = ("type", _std_throws(sig))
+        ret = T.subst(ret, env) if T.has_tvar(ret) else ret
+        return UNKNOWN if T.has_tvar(ret) or T.has_unknown(ret) else ret
 
     def std_call(self, e: ast.Call, path: str) -> T.Type:
         """A call of a (non-generic) stdlib function whose types the checker models."""
@@ -1603,6 +1683,8 @@ class Checker(LlmChecks):
                 if f.optional or e.optional:
                     rt = T.strip_null(ot)
                 tb = T.base(rt)
+                if isinstance(tb, T.StdT) and stdsigs.STD_CLASS_METHODS.get(tb.name, {}).get(f.name) is not None:
+                    return self.std_method_call(e, f.name, stdsigs.STD_CLASS_METHODS[tb.name][f.name], expected)
                 if isinstance(tb, ClassT) and tb.cls.methods.get(f.name) is not None:
                     fd = tb.cls.methods[f.name]
                     if not fd.decl.has_self:
@@ -1650,6 +1732,10 @@ class Checker(LlmChecks):
             ps, ret = self.sig(fd, explicit_self=isinstance(f, ast.Field) and getattr(f, "direct", None) is None
                                and self.item_path(f) is not None)
             infer = bool(gens) and not e.type_args and T.has_tvar(ret)
+            literal = self.literal_targs(e, ps, ret, {g.name for g in gens}, expected) if \
+                gens and not e.type_args and not env else None
+            if literal is not None:
+                return self.literal_call(e, fd, ps, ret, literal)
             if infer and isinstance(ret, (Arr, MapT)) and _sure_scrutinee(expected):
                 env = {**_binds([(ret, expected)]), **env}  # `-> T[]`: T from the expected type
             self.check_args(e, ps, env)
@@ -1732,6 +1818,94 @@ class Checker(LlmChecks):
         if hole is not None:
             self.err(hole, "E0155", "type annotations needed")
         return self.soft_expr(o)
+
+    def literal_targs(self, e: ast.Call, ps, ret, tvars: set, expected) -> dict | None:
+        """Type arguments of a call of a generic `-> T` (or `-> int`) function whose arguments are literals
+        (or variables), as the engine infers them: each literal leaf for a `T` (a container
+        literal only while T has none: one after it is checked against it, E0001 inside) is
+        seen in turn; T is the one type seen, else the expected type when it takes them all,
+        else (nothing expected) their one widened type; otherwise T conflicts (None: E0002).
+        None when an argument is of another form (the general inference decides)."""
+        if (T.has_tvar(ret) and not isinstance(ret, TVar)) or any(a.name is not None for a in e.args) \
+                or len(e.args) > len(ps):
+            return None
+        pairs = [(pt, a.value) for (_, pt, _), a in zip(ps, e.args) if T.has_tvar(pt)]
+        if not pairs or not all(_literal_tree(v) for _, v in pairs):
+            return None
+        seen: dict = {}  # type parameter -> the types seen for it, in order
+        for pt, v in pairs:
+            if not self.observe(pt, v, seen, tvars):
+                return None
+        sure = expected is not UNKNOWN and _sure_scrutinee(expected) and not T.has_tvar(expected)
+        env: dict = {}
+        for n, ts in seen.items():
+            cover = next((c for c in ts if all(assignable(t, c) for t in ts)), None)
+            if cover is not None:  # one seen takes the others (`1` and an `int?`)
+                env[n] = cover
+            elif sure and isinstance(ret, TVar) and n == ret.name:
+                env[n] = expected if all(assignable(t, expected) for t in ts) else False
+            else:
+                ws = [T.widen_scalar(t) for t in ts]
+                env[n] = next((c for c in ws if all(assignable(t, c) for t in ws)), None)
+        return env
+
+    def observe(self, pt, v, seen: dict, tvars: set) -> bool:
+        """The types literal tree `v` shows the type parameters of `pt` (see literal_targs).
+        False: a form not followed."""
+        if isinstance(pt, TVar) and pt.name in tvars:
+            if isinstance(v, (ast.ArrayLit, ast.MapLit)):
+                if pt.name not in seen:
+                    lt = _tree_type(v, self.literal_leaf)
+                    if lt is None:
+                        return False
+                    seen[pt.name] = [lt]
+                return True  # checked against the binding with the arguments (E0001 inside)
+            t = self.literal_leaf(v)
+            if not _sure_scrutinee(t) and t is not NULL:
+                return False
+            seen.setdefault(pt.name, []).append(t)
+            return True
+        if isinstance(pt, Arr) and isinstance(v, ast.ArrayLit):
+            return all(self.observe(pt.elem, x, seen, tvars) for x in v.items)
+        if isinstance(pt, MapT) and isinstance(v, ast.MapLit) and not T.has_tvar(pt.key):
+            return all(self.observe(pt.val, x, seen, tvars) for _, x in v.entries)
+        if isinstance(v, ast.Name):
+            t = self.literal_leaf(v)
+            if not _sure_scrutinee(t):
+                return False
+            for n, bt in _binds([(pt, widen(t))]).items():
+                seen.setdefault(n, []).append(bt)
+            return True
+        return False
+
+    def literal_leaf(self, v) -> T.Type:
+        """The type of a scalar literal or a variable (read without checking it), or UNKNOWN."""
+        if isinstance(v, ast.Name):
+            var = self.lookup_var(v.name)
+            return self.var_type(var) if var is not None and var.unpinned is None else UNKNOWN
+        return {ast.IntLit: lambda: T.lit_int(v.value), ast.StrLit: lambda: T.lit_str(v.value),
+                ast.BoolLit: lambda: T.lit_bool(v.value), ast.FloatLit: lambda: FLOAT,
+                ast.NullLit: lambda: NULL}[type(v)]()
+
+    def literal_call(self, e: ast.Call, fd: FunctionDef, ps, ret, env: dict) -> T.Type:
+        """A generic call typed by literal_targs' type arguments."""
+        bad = next((n for n, t in env.items() if t is None or t is False), None)
+        if bad is not None:  # False: the types seen are not the expected type's
+            self.err(e.span, "E0002", f"cannot infer type parameter `{bad}`" + (
+                ": its arguments give it conflicting types; write the type argument or annotate "
+                "the expected type" if env[bad] is None else ""))
+            self.check_args(e, ps, {})
+            self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, {}), self.passed(e, ps))
+            return UNKNOWN
+        missing = next((n for n in (g.name for g in interfaces.call_generics(fd)) if n not in env
+                        and _mentions(ret, n)), None)
+        if missing is not None and getattr(e, "plain_let", False):
+            self.err(e.span, "E0002", f"cannot infer type parameter `{missing}`")  # `first([])`
+        self.check_args(e, ps, env)
+        self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env), self.passed(e, ps))
+        self.check_bounds(e, fd, ps, env)
+        ret = T.subst(ret, env) if T.has_tvar(ret) else ret
+        return UNKNOWN if T.has_unknown(ret) or T.has_tvar(ret) else ret
 
     def uninferable(self, e: ast.Call, fd: FunctionDef, with_ret: bool = False) -> None:
         """E0002: a type parameter no parameter mentions, with no expected result to fix it
@@ -2011,6 +2185,8 @@ class Checker(LlmChecks):
         if op == "??" and type(e.right) is ast.Binary and e.right.op == "??":
             return self.coalesce_chain(e)
         if op == "??":
+            if getattr(e, "plain_let", False) and isinstance(e.left, ast.Call):
+                e.left.plain_let = True  # `let a = rec.get("a") ?? 0`: nothing expects the call's type
             lt = self.coalesced(e.left)
             rt = self.expr(e.right, T.JSON if T.has_json(expected) else UNKNOWN)  # `j ?? [1]`
             if lt is UNKNOWN or rt is UNKNOWN:
@@ -2909,6 +3085,30 @@ def _typed_sig(path: str, checker: "Checker") -> tuple[list[str], list, T.Type]:
     return got
 
 
+_METHOD_SIGS: dict = {}
+
+
+def _method_sig(sig: str, checker: "Checker") -> tuple[list[str], list, T.Type]:
+    """(type parameters, params as check_args takes them, return type) of a stdlib method's
+    signature text (sema/stdsigs.STD_CLASS_METHODS)."""
+    got = _METHOD_SIGS.get(sig)
+    if got is None:
+        gens = [g.strip() for g in sig[1:sig.index(">")].split(",")] if sig.startswith("<") else []
+        body = sig[sig.index(">") + 1:] if gens else sig
+        ps = body[body.index("(") + 1:body.index(")")]
+        ret_text = body[body.rindex("->") + 2:].split(" throws ")[0].strip()
+        save = (checker.ns, checker.generics, checker.diags)
+        checker.ns, checker.generics, checker.diags = None, set(gens), []
+        try:
+            params = [(n.strip(), checker.resolve_std(_parse_std_type(t.strip())), False)
+                      for n, _, t in (p.partition(":") for p in ps.split(",") if p.strip())]
+            ret = checker.resolve_std(_parse_std_type(ret_text))
+        finally:
+            checker.ns, checker.generics, checker.diags = save
+        got = _METHOD_SIGS[sig] = (gens, params, ret)
+    return got
+
+
 def _param_type_text(sig: str, name: str) -> str:
     """The type text of parameter `name` in a signature (up to its default or the next one)."""
     at = sig.find(f"({name}:")
@@ -3327,6 +3527,31 @@ def _arg_type(e: ast.Expr) -> T.Type:
     return UNKNOWN if lit and not isinstance(e, (ast.IntLit, ast.StrLit, ast.BoolLit)) else t
 
 
+_LEAVES = (ast.IntLit, ast.StrLit, ast.BoolLit, ast.FloatLit, ast.NullLit, ast.Name)
+
+
+def _literal_tree(v) -> bool:
+    """Array and map literals (string keys) of scalar literals and variables, or one of those."""
+    if isinstance(v, ast.ArrayLit):
+        return all(map(_literal_tree, v.items))
+    if isinstance(v, ast.MapLit):
+        return all(isinstance(k, ast.StrLit) and _literal_tree(x) for k, x in v.entries)
+    return isinstance(v, _LEAVES)
+
+
+def _tree_type(v, leaf_type) -> T.Type | None:
+    """A literal tree's type as a type parameter takes it (`[[1]]`: `int[][]`); None when its
+    elements differ (or it is empty)."""
+    if isinstance(v, (ast.ArrayLit, ast.MapLit)):
+        items = v.items if isinstance(v, ast.ArrayLit) else [x for _, x in v.entries]
+        ts = [_tree_type(x, leaf_type) for x in items]
+        if not ts or any(t is None for t in ts) or any(not T.same(t, ts[0]) for t in ts):
+            return None
+        return Arr(ts[0]) if isinstance(v, ast.ArrayLit) else MapT(STRING, ts[0])
+    t = leaf_type(v)
+    return widen(t) if _sure_scrutinee(t) or t is NULL else None
+
+
 def _binds(pairs: list) -> dict:
     """Type variables bound by matching (parameter type, argument type) pairs structurally;
     one bound two ways stays unbound."""
@@ -3397,22 +3622,6 @@ def _unstable(b: ast.Block | None) -> set[str]:
     for m in _UNSTABLE_RE.finditer(text):
         out.add(m.group(1) or m.group(2))
     return out
-
-
-def _captured(b: ast.Block | None) -> frozenset:
-    """The names a lambda (or `spawn`) in `b` mentions: the engine does not narrow them."""
-    out, todo = set(), [(b, False)]
-    while todo:
-        n, inside = todo.pop()
-        if isinstance(n, ast.Name):
-            if inside:
-                out.add(n.name)
-        elif isinstance(n, (list, tuple)):
-            todo.extend((x, inside) for x in n)
-        elif hasattr(n, "__dataclass_fields__") and type(n).__module__ == ast.__name__:
-            sub = inside or isinstance(n, ast.Lambda)
-            todo.extend((v, sub) for k, v in vars(n).items() if k not in ("span", "ty"))
-    return frozenset(out)
 
 
 def _arrays_left(arms) -> bool:

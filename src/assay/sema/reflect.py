@@ -372,26 +372,35 @@ PACKAGE_T = T.StdT("reflect", "reflect.Package")
 _COMMON = {"to_string": T.STRING, "as_type": TYPE, "kind": KIND, "array": view("Array"),
            "optional": view("Union"), "implements": T.BOOL, "implemented_by": T.BOOL,
            "to_baml": T.STRING, "meta": T.UNKNOWN}
+META = T.StdT("class", "reflect.Meta")
+DIAGNOSTICS = T.Arr(T.StdT("class", "reflect.Diagnostic"))
 MEMBERS: dict[str, dict] = {
     "reflect.Type": {**_COMMON, **{f"as_{k.lower()}": T.optional(view(k)) for k in KINDS},
                      "_validate_renderable": None, "_to_string_impl": None, "_implements": None},
-    "reflect.Class": {**_COMMON, "fields": T.UNKNOWN, "metadata": T.UNKNOWN, "name": T.STRING},
-    "reflect.Enum": {**_COMMON, "values": T.UNKNOWN, "metadata": T.UNKNOWN, "name": T.STRING},
+    "reflect.Class": {**_COMMON, "fields": T.Arr(T.StdT("class", "reflect.class.Field")), "metadata": META,
+                      "name": T.STRING},
+    "reflect.Enum": {**_COMMON, "values": T.Arr(T.StdT("class", "reflect.enum.Value")), "metadata": META,
+                     "name": T.STRING},
     "reflect.Union": {**_COMMON, "member_types": T.Arr(TYPE)},
-    "reflect.Literal": {**_COMMON, "value": T.UNKNOWN},
+    "reflect.Literal": {**_COMMON, "value": T.TOP},
     "reflect.Array": {**_COMMON, "element_type": TYPE},
     "reflect.Map": {**_COMMON, "key_type": TYPE, "value_type": TYPE},
     "reflect.Interface": dict(_COMMON),
     "reflect.Primitive": dict(_COMMON),
-    "reflect.Function": {**_COMMON, "params": T.UNKNOWN, "return_type": TYPE},
+    "reflect.Function": {**_COMMON, "params": T.Arr(T.StdT("class", "reflect.function.Parameter")),
+                         "return_type": TYPE},
     "reflect.Package": {**{f"{a}_{k.lower()}": (view(k) if a == "get" else T.optional(view(k)))
                            for a in ("get", "find") for k in ("Class", "Enum", "Interface")},
-                        "classes": T.UNKNOWN, "enums": T.UNKNOWN, "interfaces": T.UNKNOWN,
-                        "functions": T.UNKNOWN, "get_function": T.UNKNOWN, "find_function": T.UNKNOWN,
-                        "with_types": PACKAGE_T, "globals": T.UNKNOWN, "get_global": T.UNKNOWN,
-                        "find_global": T.UNKNOWN, "tests": T.UNKNOWN, "diagnostics": T.UNKNOWN},
-    "reflect.Session": {"eval": T.UNKNOWN, "diagnostics": T.UNKNOWN},
+                        **{n: T.MapT(T.STRING, view(k)) for n, k in (("classes", "Class"), ("enums", "Enum"),
+                                                                      ("interfaces", "Interface"))},
+                        "functions": T.MapT(T.STRING, view("Function")), "get_function": T.UNKNOWN,
+                        "find_function": T.UNKNOWN, "with_types": PACKAGE_T,
+                        "globals": T.MapT(T.STRING, T.TOP), "get_global": T.UNKNOWN,
+                        "find_global": T.UNKNOWN, "tests": T.UNKNOWN, "diagnostics": DIAGNOSTICS},
+    "reflect.Session": {"eval": T.UNKNOWN, "diagnostics": DIAGNOSTICS},
 }
+# methods of `reflect`'s data classes (sema/stdsigs.STD_CLASSES has their fields)
+DATA_METHODS = {"reflect.class.Field": {"metadata": META, "value": T.UNKNOWN}}  # unknown: not typed yet
 # the parameters of those that take any (all of type unknown to the checker)
 PARAMS = {"implements": ("other",), "implemented_by": ("other",), "eval": ("source",),
           "meta": ("alias", "description", "docstring", "other"), "with_types": ("types",),
@@ -399,7 +408,7 @@ PARAMS = {"implements": ("other",), "implemented_by": ("other",), "eval": ("sour
 PACKAGE = T.StdT("reflect", "reflect.Package")
 SESSION = T.StdT("reflect", "reflect.Session")
 # what the supported `reflect` statics return (the checker's types)
-STATICS = {"reflect.Package.compile": PACKAGE, "reflect.Session.new": SESSION, "reflect.Package.current": PACKAGE,
+STATICS = {"reflect.signature": T.StdT("class", "reflect.Signature"), "reflect.Package.compile": PACKAGE, "reflect.Session.new": SESSION, "reflect.Package.current": PACKAGE,
            "reflect.Map.new": view("Map"), "reflect.Union.new": view("Union"),
            "reflect.Literal.new": view("Literal"), "reflect.Enum.get_value": T.STRING,
            "reflect.Class.new": view("Class"), "reflect.Enum.new": view("Enum"), "reflect.Class.extends": view("Class")}

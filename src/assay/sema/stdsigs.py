@@ -279,7 +279,7 @@ baml.json.field(j: json, key: string) -> json
 baml.yaml.parse(s: string) -> unknown throws baml.yaml.ParseError
 baml.crypto.Sha256.new() -> unknown
 baml.csv.parse(source: string | uint8array, options: unknown = null) -> string[][] throws baml.csv.Error
-baml.csv.reader(source: string | uint8array, options: unknown = null) -> unknown throws baml.csv.Error
+baml.csv.reader(source: string | uint8array, options: unknown = null) -> baml.csv.Reader throws baml.csv.Error
 baml.csv.buffer(options: unknown = null) -> unknown throws baml.csv.Error
 baml.csv.stringify_records(records: (null | bool | int | bigint | float | string)[][], options: unknown = null) -> string throws baml.csv.Error
 baml.csv.to_markdown_records(records: string[][], headers: string[]? = null, max_rows: int = 100) -> string
@@ -492,6 +492,45 @@ STD_CLASSES: dict[str, dict[str, str]] = {
     "baml.regex.Error": {"kind": "baml.regex.ErrorKind", "message": "string", "pattern": "string",
                          "span_start": "int?", "span_end": "int?"},
 }
+# `reflect`'s plain data classes (the values its views and `reflect.signature` return)
+STD_CLASSES.update({
+    "reflect.Arg": {"name": "string", "type": "reflect.Type"},
+    "reflect.Signature": {"name": "string?", "args": "reflect.Arg[]", "opts": "map<string, reflect.Arg>",
+                          "returns": "reflect.Type", "errors": "reflect.Type", "docstring": "string?"},
+    "reflect.Meta": {"alias": "string?", "description": "string?", "docstring": "string?",
+                     "other": "map<string, string>", "skip": "bool"},
+    "reflect.InvalidArgumentError": {"argument": "string", "expected": "reflect.Type", "got": "reflect.Type"},
+    "reflect.class.Field": {"name": "string", "type": "reflect.Type", "meta": "reflect.Meta"},
+    "reflect.enum.Value": {"name": "string", "meta": "reflect.Meta"},
+    "reflect.function.Parameter": {"name": "string?", "type": "reflect.Type", "optional": "bool"},
+    "reflect.Span": {"file": "string?", "start": "int", "end": "int"},
+    "reflect.DiagnosticHighlight": {"start": "int", "end": "int", "kind": (
+        '"identifier.type" | "identifier.function" | "identifier.field" | "identifier.variable" | '
+        '"identifier.enum_variant" | "identifier.attribute" | "type_expression" | "code"')},
+    "reflect.DiagnosticAnnotation": {"span": "reflect.Span", "message": "string?", "is_primary": "bool",
+                                     "message_highlights": "reflect.DiagnosticHighlight[]"},
+    "reflect.DiagnosticRelatedInfo": {"span": "reflect.Span", "message": "string", "file_path": "string?",
+                                      "message_highlights": "reflect.DiagnosticHighlight[]"},
+    "reflect.Diagnostic": {"code": "string", "span": "reflect.Span?", "message": "string",
+                           "severity": '"error" | "warning" | "info"',
+                           "phase": '("parse" | "hir" | "validation" | "type")?', "headline": "string",
+                           "primary_label": "string?", "message_highlights": "reflect.DiagnosticHighlight[]",
+                           "annotations": "reflect.DiagnosticAnnotation[]",
+                           "related_info": "reflect.DiagnosticRelatedInfo[]"},
+})
+# stdlib classes whose methods the checker types from these signatures (`Self` the receiver;
+# None: a method it leaves unchecked; "*": any other name too); their runtime state is a handle
+STD_CLASS_METHODS: dict[str, dict] = {
+    "baml.csv.Record": {"get": "<T>(column: string) -> T? throws baml.csv.Error",
+                        "get_at": "<T>(index: int) -> T? throws baml.csv.Error",
+                        "fields": "() -> string[]", "length": "() -> int", "position": None,
+                        "decode": "<T>() -> T throws baml.csv.Error",
+                        "to_map": "() -> map<string, string> throws baml.csv.Error"},
+    "baml.csv.Reader": {"headers": None, "rows": None, "skipped": None, "skipped_count": "() -> int",
+                        "position": None, "close": None, "*": None},
+}
+STD_CLASSES.update({c: {} for c in STD_CLASS_METHODS})
+STD_ITERATES = {"baml.csv.Reader": "baml.csv.Record"}  # what a `for … in` over one yields
 STD_CLASS_KINDS = {"baml.regex.Regex": "regex"}  # a class whose methods are natives of a kind
 STD_ENUM_VARIANTS = {"baml.regex.ErrorKind": ("Syntax", "Unsupported", "TooLarge")}
 

@@ -432,7 +432,7 @@ def assignable(src: Type, dst: Type) -> bool:
                 and (dst.variant is None or src.variant == dst.variant))
     if isinstance(dst, FuncT):
         return isinstance(src, FuncT) and fn_assignable(src, dst)
-    if isinstance(dst, StdT) and dst.kind in ("enum", "class"):  # `baml.ops.Ordering`, `env.X`
+    if isinstance(dst, StdT) and dst.kind in ("enum", "class", "reflect"):  # `baml.ops.Ordering`, `env.X`
         return isinstance(src, StdT) and src.name == dst.name
     return True
 
