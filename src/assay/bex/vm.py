@@ -64,6 +64,7 @@ class Runtime:
             old = old_enums.get(fqn)
             same = old is not None and list(old.variants) == list(variants) and old.name == enum_names[fqn]
             self.enums[fqn] = old if same else EnumInfo(fqn, enum_names[fqn], variants)
+        hashing.number_types([self.classes[c] for c in classes] + [self.enums[e] for e in enums])
         self.method_fqns = methods
         self._type_args: dict = {}
         self.natives = dict(FUNCTIONS)
