@@ -635,6 +635,47 @@ def typed_read(refl, recv, name: str, want: tuple, targ, *args):
     raise TypeError(f"{type(recv).__name__} has no method {name}")
 
 
+def class_get_field(refl, want: tuple, value, name: str):
+    """`reflect.Class.get_field<T>(value, name)`: a field of any class instance (a run-time
+    class's too), its value checked against T; a failure is the engine's hir-phase
+    `reflect.errors.CompilationError`."""
+    if not isinstance(value, Instance):
+        _hir_error(f"reflect.Class.get_field expected a class instance, got {_value_kind(value)}")
+    d = describe_value(value, refl)
+    cls = d[3] if len(d) > 3 else R.render(("class", d[1], ()), refl.names)  # without its type arguments
+    if name not in value._class.fields:  # its own class's (another program's, a mounted package's)
+        _hir_error(f"class `{cls}` has no field `{name}`")
+    x = getattr(value, "f_" + name)
+    if not refl.fits(x, want):
+        _hir_error(f"field `{cls}.{name}` has type `{_shown(refl, x)}`, expected `{R.render(want, refl.names)}`")
+    return x
+
+
+def _value_kind(v) -> str:
+    """A value's kind as the engine's natives name it in their errors."""
+    if v is None:
+        return "any"
+    for t, kind in ((bool, "bool"), (BigInt, "bigint"), (int, "int"), (float, "float"), (str, "string"),
+                    (bytearray, "uint8array"), (list, "array"), (dict, "map"), (Variant, "enum"),
+                    (RType, "type"), (RView, "type")):
+        if isinstance(v, t):
+            return kind
+    return "closure" if callable(v) else type(v).__name__
+
+
+def _hir_error(message: str):
+    """A `reflect.errors.CompilationError` of one located-nowhere E0001, its backticked parts
+    highlighted (byte offsets in the message, as the engine's)."""
+    raw = message.encode()
+    marks = [i for i, b in enumerate(raw) if b == 0x60]
+    spans = [ops.make_builtin("reflect.DiagnosticHighlight", start=a + 1, end=b, kind="code")
+             for a, b in zip(marks[::2], marks[1::2])]
+    diag = ops.make_builtin("reflect.Diagnostic", code="E0001", span=None, message=message, severity="error",
+                            phase="hir", headline=message, primary_label=None, message_highlights=spans,
+                            annotations=[], related_info=[])
+    ops.throw_error("reflect.errors.CompilationError", message=message, diagnostics=[diag])
+
+
 # ── `reflect.Class.builder` (recursive run-time classes) and `Class.extends<I>` ──
 
 class RBuilder:
