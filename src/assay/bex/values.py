@@ -34,11 +34,12 @@ class ClassInfo:
     `baml.panics.DivisionByZero`), display name, field names in declaration order, and the
     generated Python class `py` whose instances are the BAML instances."""
 
-    __slots__ = ("fqn", "name", "fields", "py", "methods", "json_names")
+    __slots__ = ("fqn", "name", "fields", "py", "methods", "json_names", "number")
 
     def __init__(self, fqn: str, name: str, fields: list[str]):
         self.fqn = fqn
         self.name = name
+        self.number: int | None = None  # the engine's type number, which `hash` writes (Runtime sets it)
         self.fields = list(fields)
         self.methods: dict[str, object] = {}
         self.json_names: dict[str, tuple] = {}  # field → (@alias or None, @skip), where given
@@ -85,11 +86,12 @@ def _py_field(name: str) -> str:
 
 
 class EnumInfo:
-    __slots__ = ("fqn", "name", "variants", "json_names")
+    __slots__ = ("fqn", "name", "variants", "json_names", "number")
 
     def __init__(self, fqn: str, name: str, variant_names: list[str]):
         self.fqn = fqn
         self.name = name
+        self.number: int | None = None  # as ClassInfo's
         self.json_names: dict[str, tuple] = {}  # variant → (@alias or None, @skip), where given
         self.variants = {v: Variant(self, v, i) for i, v in enumerate(variant_names)}
 

@@ -64,6 +64,7 @@ class Runtime:
             old = old_enums.get(fqn)
             same = old is not None and list(old.variants) == list(variants) and old.name == enum_names[fqn]
             self.enums[fqn] = old if same else EnumInfo(fqn, enum_names[fqn], variants)
+        hashing.number_types([self.classes[c] for c in classes] + [self.enums[e] for e in enums])
         self.method_fqns = methods
         self._type_args: dict = {}
         self.natives = dict(FUNCTIONS)
@@ -104,6 +105,8 @@ class Runtime:
         self.natives["$std_new"] = _NativeShim("$std_new", self._std_new)
         self.natives["$reflect.Class.extends"] = _NativeShim("$reflect.Class.extends", lambda want, name, fields:
                                                              reflect_std.class_extends(refl, _literal(want), name, fields))
+        self.natives["$reflect.Class.get_field"] = _NativeShim("$reflect.Class.get_field", lambda want, value, name:
+                                                               reflect_std.class_get_field(refl, _literal(want), value, name))
         self.natives["$reflect.Interface.implementation"] = _NativeShim(
             "$reflect.Interface.implementation", lambda want: reflect_std.implementation(refl, _literal(want)))
         self.natives["$typed_read"] = _NativeShim("$typed_read", lambda recv, name, want, targ, *a: reflect_std.typed_read(

@@ -1412,6 +1412,12 @@ class FnLowerer:
                                              self.generics, ())
             args = self.bind_native(SimpleNamespace(param_names=["name", "fields"]), *self.lower_args(e.args), e)
             return self.native("$reflect.Class.extends", ir.Const(repr(want)), *args, span=e.span)
+        if name == "reflect.Class.get_field":  # T's descriptor first (as the checker inferred it)
+            want = (mreflect.describe_written(e.type_args[0], self.prog.types, self.prog.index, self.namespace,
+                                              self.generics, ()) if e.type_args else
+                    sreflect.describe(getattr(e, "std_targs", [T.UNKNOWN])[0]))
+            args = self.bind_native(SimpleNamespace(param_names=["value", "name"]), *self.lower_args(e.args), e)
+            return self.native("$reflect.Class.get_field", ir.Const(repr(want)), *args, span=e.span)
         if name == "reflect.Interface.implementation" and len(e.type_args) == 1 and not e.args:
             want = mreflect.describe_written(e.type_args[0], self.prog.types, self.prog.index, self.namespace,
                                              self.generics, ())

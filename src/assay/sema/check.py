@@ -1654,7 +1654,7 @@ class Checker(LlmChecks):
                     self.args_unknown(e)
                     return UNKNOWN
                 elif path[0] == "reflect" and kind == "unknown" and "reflect" not in self.index.items_in(self.ns):
-                    return self.reflect_call(e, path)
+                    return self.reflect_call(e, path, expected)
                 else:
                     self.std_defaults(e, ".".join(path))
                     if path == ["baml", "regex", "new"]:
@@ -1916,7 +1916,7 @@ class Checker(LlmChecks):
                 self.err(e.span, "E0002", f"cannot infer type parameter `{g.name}`")
                 return
 
-    def reflect_call(self, e: ast.Call, path: list[str]) -> T.Type:
+    def reflect_call(self, e: ast.Call, path: list[str], expected: T.Type = UNKNOWN) -> T.Type:
         """`reflect.Type.of<T>()` and `reflect.Type.of_value(v)` are `reflect.Type` values;
         other `reflect` statics stay unknown (lowering reports them as not supported yet)."""
         for a in e.args:  # `of_value` sees the element types a container was built with
@@ -1924,6 +1924,9 @@ class Checker(LlmChecks):
         self.args_unknown(e)
         if ".".join(path) in sreflect.STATICS:
             return sreflect.STATICS[".".join(path)]
+        if ".".join(path) == "reflect.Class.get_field":  # T as written, else the expected type
+            e.std_targs = [self.resolve(e.type_args[0]) if e.type_args else expected]
+            return e.std_targs[0]
         if path[:2] != ["reflect", "Type"] or len(path) != 3:
             return UNKNOWN
         name = path[2]

@@ -311,6 +311,8 @@ def render(d: tuple, names: dict | None = None) -> str:
         return d[1] + (f"<{', '.join(parts)}>" if parts else "")
     if k == "json":
         return "baml.json.json"
+    if k == "tparam":  # a generic class's declaration (`to_baml`)
+        return d[1]
     return "unknown"
 
 
@@ -587,18 +589,20 @@ class Reflector:
             return all(self._hashable(fd, seen) for _, fd, _ in self.class_fields(t))
         return True
 
-    def class_fields(self, d: tuple) -> list[tuple[str, tuple, dict]]:
+    def class_fields(self, d: tuple, declared: bool = False) -> list[tuple[str, tuple, dict]]:
         """A class's fields as (name, descriptor of its declared type, schema metadata), the
-        class's type arguments substituted."""
+        class's type arguments substituted (`declared`: its type parameters as ('tparam', name),
+        as `to_baml` writes a generic class)."""
         cd = self.index.classes.get(d[1])
         if not isinstance(cd, ClassDef):
             return []
         gens = tuple(g.name for g in cd.decl.generics)
-        env = {g: self.static(a) for g, a in zip(gens, d[2])}
+        env = {} if declared else {g: self.static(a) for g, a in zip(gens, d[2])}
         out = []
         for f in cd.fields:
             ft = self.resolver.resolve(f.type, cd.namespace, frozenset(gens))
-            d = describe(T.subst(ft, env) if env else ft)
+            d = (subst(describe(ft, gens), tuple(("tparam", g) for g in gens)) if declared and gens
+                 else describe(T.subst(ft, env) if env else ft))
             if not env and has_unknown(d):  # `json`, a media type: as written
                 written = describe_written(f.type, self.resolver, self.index, cd.namespace, frozenset(gens), ())
                 d = written if _has_std(written) else d

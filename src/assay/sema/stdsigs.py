@@ -290,9 +290,13 @@ baml.toml.item_from_json(json: unknown) -> unknown throws baml.json.DecodeError
 baml.toml.item_to_json(item: unknown) -> unknown throws baml.json.SerializationError
 baml.hash.DefaultHasher.new() -> unknown
 baml.crypto.Aes256GcmSiv.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
+baml.crypto.Aes256GcmSiv.random_key(rng: unknown) -> uint8array
 baml.crypto.Aes128GcmSiv.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
+baml.crypto.Aes128GcmSiv.random_key(rng: unknown) -> uint8array
 baml.crypto.ChaCha20Poly1305.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
+baml.crypto.ChaCha20Poly1305.random_key(rng: unknown) -> uint8array
 baml.crypto.XChaCha20Poly1305.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
+baml.crypto.XChaCha20Poly1305.random_key(rng: unknown) -> uint8array
 log.info(data: unknown, event_name: string? = null) -> null
 log.debug(data: unknown, event_name: string? = null) -> null
 log.warn(data: unknown, event_name: string? = null) -> null

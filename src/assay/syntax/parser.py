@@ -786,10 +786,12 @@ class Parser:
             nt = self.advance()
             return ast.TLiteral(self.span(s), -nt.value if nt.kind == "int" else ast.BigLit(-nt.value))
         if t.kind == "float" or t.kind == "op" and t.text == "-" and self.peek().kind == "float":
-            if t.kind == "op":
+            sign = "-" if t.kind == "op" else ""
+            if sign:
                 self.advance()
-            ft = self.advance()
-            self.error(f"invalid syntax: float literal values are not supported: {ft.text}", start=s, end=ft.end)
+            ft = self.advance()  # the engine's span is the number's, its message the signed text
+            self.error(f"invalid syntax: float literal values are not supported: {sign}{ft.text}",
+                       start=ft.start, end=ft.end)
             return ast.TLiteral(self.span(s), None)
         if t.kind == "op" and t.text == "(":
             self.enter()
@@ -1491,13 +1493,13 @@ class Parser:
             self.advance()
             while True:
                 self.type_expr()
-                if len(self.diags) != save_d:
+                if self._broken_since(save_d):
                     break
                 if self.eat(","):
                     continue
                 break
             t = self.tok
-            if len(self.diags) == save_d and t.kind == "op" and t.text == ">":
+            if not self._broken_since(save_d) and t.kind == "op" and t.text == ">":
                 nt = self.peek()
                 if nt.kind == "op" and (nt.text == "(" and not nt.nl or nt.text == "{" and not self.no_struct):
                     ok = "call"
@@ -1512,6 +1514,11 @@ class Parser:
                 k, tok = self.splits.pop()
                 self.toks[k] = tok
         return ok
+
+    def _broken_since(self, n: int) -> bool:
+        """Did the type read since diagnostic n fail to parse? (A float literal type parses, as
+        the engine's, and is reported where it stands.)"""
+        return any(not d.message.startswith("invalid syntax: float literal") for d in self.diags[n:])
 
     def primary_blocky(self) -> ast.Expr:
         t = self.tok

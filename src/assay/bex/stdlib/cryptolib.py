@@ -17,6 +17,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCMSIV, ChaCha20Poly1
 from ..ops import BUILTIN_CLASSES, make_builtin, throw_error
 from ..values import BamlRaise, BigInt, ClassInfo
 from ._registry import function, method
+from .randomlib import _draw_bytes
 
 
 def _class(fqn: str, fields: list[str]):
@@ -180,7 +181,11 @@ def _aead(fqn: str, alg: str, key_len: int, nonce_len: int, make) -> None:
         except InvalidTag:
             raise _failure(alg, "authentication failed") from None
 
+    def random_key(rng):  # GenerateKey: the key's bytes, unchecked, as the engine's `rng.random(n)`
+        return _draw_bytes(rng, key_len)
+
     function(fqn + ".new")(new)
+    function(fqn + ".random_key")(random_key)
     py.m_encrypt, py.m_decrypt = encrypt, decrypt
 
 

@@ -1,8 +1,13 @@
 """The structural `x.hash(state)` every value has (`baml.Hash`), written to the hasher
 (`baml.hash.DefaultHasher`, bex/stdlib/cryptolib.py, or a user `baml.hash.Hasher`) write by write in the engine's encoding: a tag byte, a u64 length, the payload (arrays,
-class instances and enum values: a header, then their elements or fields; a map: one write of
-its entries' sorted 64-bit hashes, so that its order does not count). A class's or an enum's
-engine-internal type number is not reproduced: Assay uses a CRC of its name instead."""
+class instances and enum values: a header with the type's number, then their elements or fields;
+a map: one write of its entries' sorted 64-bit hashes, so that its order does not count).
+
+The engine numbers a program's types after its stdlib's (USER_TYPES_FROM in 0.23.0): the classes,
+then the enums, file by file in declaration order. Its files come in hash-map order, different
+from run to run, so only a program whose types are declared in one file has the same numbers
+every time: Assay's are those, its files in its own order. The stdlib's types and run-time
+ones (reflect, sessions) hash a CRC of their name."""
 from __future__ import annotations
 
 import struct
@@ -25,8 +30,19 @@ def _head(tag: int, n: int) -> bytes:
     return bytes((tag,)) + struct.pack("<Q", n)
 
 
-def _type_number(fqn: str) -> int:
-    return zlib.crc32(fqn.encode())
+USER_TYPES_FROM = 4596  # the stdlib's type count in the engine 0.23.0, measured
+
+
+def number_types(infos: list) -> None:
+    """A program's ClassInfos then EnumInfos, in declaration order: their numbers (a session's
+    infos kept from an earlier submission keep theirs)."""
+    for i, info in enumerate(infos):
+        if info.number is None:
+            info.number = USER_TYPES_FROM + i
+
+
+def _type_number(info) -> int:
+    return zlib.crc32(info.fqn.encode()) if info.number is None else info.number
 
 
 def hash_value(v, state) -> None:
@@ -61,11 +77,11 @@ def hash_value(v, state) -> None:
             own(state)
             return
         fields = v._class.fields
-        _emit(state, _head(9, 8) + struct.pack("<QQ", _type_number(v._class.fqn), len(fields)))
+        _emit(state, _head(9, 8) + struct.pack("<QQ", _type_number(v._class), len(fields)))
         for f in fields:
             hash_value(getattr(v, "f_" + f), state)
     elif t is Variant:
-        _emit(state, _head(10, 8) + struct.pack("<QQ", _type_number(v.enum.fqn), v.index))
+        _emit(state, _head(10, 8) + struct.pack("<QQ", _type_number(v.enum), v.index))
     else:
         raise TypeError(f"cannot hash a {t.__name__}")
 

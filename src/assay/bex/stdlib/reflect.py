@@ -413,41 +413,50 @@ def call_any(refl, f, args: dict):
 
 @method("type")
 def to_baml(self: RType) -> str:
-    """The declarations the type reaches (each once, those it needs first), then the type
-    itself: a class's or enum's declaration, else `type RuntimeType = …`."""
-    out: list = []
+    """The declarations the type reaches, as the engine lists them: the enums, then the classes
+    (each where first reached, before what its fields reach: a generic class as declared, its
+    type parameters by name, then its type arguments); then the type itself: a class's or enum's
+    declaration, else `type RuntimeType = …`."""
+    enums: list = []
+    classes: list = []
     names = self.refl.names
-    _declarations(self.refl, self.desc, out, set(), names)
+    _declarations(self.refl, self.desc, classes, set(), names, enums=enums)
     if self.desc[0] not in ("class", "enum"):
-        out.append(f"type RuntimeType = {_baml_type(self.desc, names)}")
-    return "\n\n".join(out)
+        classes.append(f"type RuntimeType = {_baml_type(self.desc, names)}")
+    return "\n\n".join(enums + classes)
 
 
 method("typeview", "to_baml")(lambda self: to_baml(self.ty))
 
 
-def _declarations(refl, d: tuple, out: list, seen: set, names, only=None) -> None:
-    """The declarations `d` reaches, those they need first (`only`: which fqns to declare)."""
+def _declarations(refl, d: tuple, out: list, seen: set, names, only=None, enums=None) -> None:
+    """The declarations `d` reaches into `out` (`enums`: the enums' apart; `only`: which fqns
+    to declare)."""
     k = d[0]
-    if k in ("array", "union", "map"):
-        for x in (d[1] if k == "union" else d[1:]):
-            _declarations(refl, x, out, seen, names, only)
+    if k in ("array", "union", "map", "fn"):
+        parts = d[1] if k == "union" else (*(p for _, p, _ in d[1]), d[2]) if k == "fn" else d[1:]
+        for x in parts:
+            _declarations(refl, x, out, seen, names, only, enums)
     elif k in ("class", "enum", "variant") and d[1] not in seen:
         seen.add(d[1])
         if k == "class":
-            rows = refl.class_fields(d)
-            for _, fd, _ in rows:
-                _declarations(refl, fd, out, seen, names, only)
+            rows = refl.class_fields(d, declared=True)
             body = [_baml_row(f"{n} {_baml_type(fd, names)}", m) for n, fd, m in rows]
         else:
             body = [_baml_row(n, m) for n, m in refl.enum_variants(("enum", d[1]))]
-        if only is not None and not only(d[1]):
-            return
-        own = refl.decl_meta(("class" if k == "class" else "enum", d[1]))
-        tail = [f"  @@{a}({_quote(own[a])})" for a in ("alias", "description") if own[a] is not None]
-        name = R.render(("enum", d[1]), names)
-        out.append(_doc(own["docstring"], "") + f"{'class' if k == 'class' else 'enum'} {name} {{\n"
-                   + "".join(b + "\n" for b in body + tail) + "}")
+        if only is None or only(d[1]):
+            own = refl.decl_meta(("class" if k == "class" else "enum", d[1]))
+            tail = [f"  @@{a}({_quote(own[a])})" for a in ("alias", "description") if own[a] is not None]
+            name = R.render(("enum", d[1]), names)
+            (out if k == "class" or enums is None else enums).append(
+                _doc(own["docstring"], "") + f"{'class' if k == 'class' else 'enum'} {name} {{\n"
+                + "".join(b + "\n" for b in body + tail) + "}")
+        if k == "class":
+            for _, fd, _ in rows:
+                _declarations(refl, fd, out, seen, names, only, enums)
+    if k == "class":
+        for a in d[2]:
+            _declarations(refl, a, out, seen, names, only, enums)
 
 
 def _baml_row(head: str, m: dict) -> str:
@@ -465,7 +474,7 @@ def _quote(s: str) -> str:
 
 def _baml_type(d: tuple, names) -> str:
     """A type as BAML source writes it (`X?` for a union of one type and null)."""
-    if d[0] == "union" and R.NULL in d[1] and len(d[1]) == 2:
+    if d[0] == "union" and R.NULL in d[1] and len(d[1]) == 2 and "tparam" not in (d[1][0][0], d[1][1][0]):
         other = d[1][0] if d[1][1] == R.NULL else d[1][1]
         inner = _baml_type(other, names)
         return f"({inner})?" if other[0] in ("fn", "union") else inner + "?"
@@ -624,6 +633,47 @@ def typed_read(refl, recv, name: str, want: tuple, targ, *args):
     if isinstance(recv, Instance) and name in ("get", "find"):
         return ANY_CLASS[name](refl, recv, *args, want)
     raise TypeError(f"{type(recv).__name__} has no method {name}")
+
+
+def class_get_field(refl, want: tuple, value, name: str):
+    """`reflect.Class.get_field<T>(value, name)`: a field of any class instance (a run-time
+    class's too), its value checked against T; a failure is the engine's hir-phase
+    `reflect.errors.CompilationError`."""
+    if not isinstance(value, Instance):
+        _hir_error(f"reflect.Class.get_field expected a class instance, got {_value_kind(value)}")
+    d = describe_value(value, refl)
+    cls = d[3] if len(d) > 3 else R.render(("class", d[1], ()), refl.names)  # without its type arguments
+    if name not in value._class.fields:  # its own class's (another program's, a mounted package's)
+        _hir_error(f"class `{cls}` has no field `{name}`")
+    x = getattr(value, "f_" + name)
+    if not refl.fits(x, want):
+        _hir_error(f"field `{cls}.{name}` has type `{_shown(refl, x)}`, expected `{R.render(want, refl.names)}`")
+    return x
+
+
+def _value_kind(v) -> str:
+    """A value's kind as the engine's natives name it in their errors."""
+    if v is None:
+        return "any"
+    for t, kind in ((bool, "bool"), (BigInt, "bigint"), (int, "int"), (float, "float"), (str, "string"),
+                    (bytearray, "uint8array"), (list, "array"), (dict, "map"), (Variant, "enum"),
+                    (RType, "type"), (RView, "type")):
+        if isinstance(v, t):
+            return kind
+    return "closure" if callable(v) else type(v).__name__
+
+
+def _hir_error(message: str):
+    """A `reflect.errors.CompilationError` of one located-nowhere E0001, its backticked parts
+    highlighted (byte offsets in the message, as the engine's)."""
+    raw = message.encode()
+    marks = [i for i, b in enumerate(raw) if b == 0x60]
+    spans = [ops.make_builtin("reflect.DiagnosticHighlight", start=a + 1, end=b, kind="code")
+             for a, b in zip(marks[::2], marks[1::2])]
+    diag = ops.make_builtin("reflect.Diagnostic", code="E0001", span=None, message=message, severity="error",
+                            phase="hir", headline=message, primary_label=None, message_highlights=spans,
+                            annotations=[], related_info=[])
+    ops.throw_error("reflect.errors.CompilationError", message=message, diagnostics=[diag])
 
 
 # ── `reflect.Class.builder` (recursive run-time classes) and `Class.extends<I>` ──
@@ -920,9 +970,9 @@ class Reflection:
             return iface[0] == "iface" and iface[1] in (own or ())
         return self.program.implements(t, iface)
 
-    def class_fields(self, d: tuple) -> list:
+    def class_fields(self, d: tuple, declared: bool = False) -> list:
         got = self.runtime.get(d[1])
-        return got if got is not None else self.program.class_fields(d)
+        return got if got is not None else self.program.class_fields(d, declared)
 
     def enum_variants(self, d: tuple) -> list:
         got = self.runtime.get(d[1])

@@ -33,6 +33,7 @@ for _q, _f in (("reflect.errors.EvaluationError", ["message", "cause"]),
                ("reflect.Diagnostic", ["code", "span", "message", "severity", "phase", "headline",
                                        "primary_label", "message_highlights", "annotations", "related_info"]),
                ("reflect.Span", ["file", "start", "end"]),
+               ("reflect.DiagnosticHighlight", ["start", "end", "kind"]),
                ("reflect.DiagnosticAnnotation", ["span", "message", "message_highlights", "is_primary"])):
     ops.BUILTIN_CLASSES.setdefault(_q, ops.ClassInfo(_q, _q.rpartition(".")[2], _f))
 
