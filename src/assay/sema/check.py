@@ -1447,7 +1447,7 @@ class Checker(LlmChecks):
         """`baml.regex.Match { … }`: its fields typed; a class holding runtime state (`Regex`'s
         `_handle`) is built only by its own functions (E0173)."""
         fields = stdsigs.STD_CLASSES[ct.name]
-        if ct.name in stdsigs.STD_CLASS_KINDS:
+        if ct.name in stdsigs.STD_HANDLE_CLASSES:
             self.err(e.span, "E0173", f"class `{ct.name}` cannot be built with a class literal: its "
                      "field `_handle` holds state that only the class's own functions create")
         for name, val in e.entries:
@@ -1587,8 +1587,10 @@ class Checker(LlmChecks):
                         _, params, r = _typed_sig(".".join(path), self)
                         self.check_args(e, params, {})
                         return r
-                    if path[:2] == ["baml", "regex"] and std is not None:
+                    if path[:2] in (["baml", "regex"], ["baml", "time"]) and std is not None:
                         return self.std_call(e, ".".join(path))
+                    if path[:2] == ["baml", "time"] and path[-1] not in _CLOCK_NAMES:
+                        self.err(f.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
                     if path[:2] == ["baml", "regex"] and path[2] not in _REGEX_NAMES:
                         self.err(f.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
                     if std is not None:
@@ -1973,9 +1975,9 @@ class Checker(LlmChecks):
                 return T.lit_int(-t.value)
             if isinstance(t, Lit) and t.base is T.BIGINT:
                 return Lit(ast.BigLit(-t.value), T.BIGINT)
-            if tb in (INT, FLOAT, T.BIGINT):
+            if tb in (INT, FLOAT, T.BIGINT) or tb == _DURATION:
                 return tb
-            if tb in (BOOL, STRING, NULL, T.JSON, _ENV_REF, T.TOP) or isinstance(tb, (Arr, MapT)) or self.non_numeric(tb):
+            if _is_time(tb) or tb in (BOOL, STRING, NULL, T.JSON, _ENV_REF, T.TOP) or isinstance(tb, (Arr, MapT)) or self.non_numeric(tb):
                 self.err(e.operand.span, "E0004",
                          f"operator `-` cannot be applied to `{show(widen(t))}`")
             elif isinstance(tb, Union) and self.sure_type(tb):
@@ -2098,6 +2100,8 @@ class Checker(LlmChecks):
             if folded is not None:
                 return folded
         ls, rs = _simple(lb), _simple(rb)
+        if op in _ARITH and (_is_time(lb) or _is_time(rb)):
+            return self.time_operator(op, lt, rt, e)
         if op in _ORDER:
             if isinstance(lt, Lit) and isinstance(rt, Lit) and lb is rb and lb in (INT, STRING):
                 return _fold_literals(op, lt, rt) or BOOL
@@ -2121,6 +2125,17 @@ class Checker(LlmChecks):
                     return _fold_bits(op, lt.value, rt.value)
                 return INT
             return self.check_operands(op, lt, rt, e)
+        return UNKNOWN
+
+    def time_operator(self, op: str, lt: T.Type, rt: T.Type, e) -> T.Type:
+        """`baml.time`'s operators (`Instant - Instant` is a `Duration` …), E0004 for any other."""
+        names = [b.name if isinstance(b, T.StdT) else _KIND_OF.get(b) for b in (T.base(lt), T.base(rt))]
+        r = stdsigs.TIME_OPS.get((op, *names))
+        if r is not None:
+            return T.StdT("class", r)
+        if not (self.sure_type(widen(lt)) and self.sure_type(widen(rt))):
+            return UNKNOWN
+        self.err(e.span, "E0004", f"operator `{op}` cannot be applied to `{show(lt)}` and `{show(rt)}`")
         return UNKNOWN
 
     def check_operands(self, op: str, lt: T.Type, rt: T.Type, e) -> T.Type:
@@ -2794,6 +2809,15 @@ _STRICT_KINDS = frozenset(stdsigs.STD_CLASS_KINDS.values())
 # every item of `baml.regex` (BAML's ns_regex/regex.baml): any other name there is unresolved
 _REGEX_NAMES = frozenset("Regex Match Group Error ErrorKind new _compile escape _replace "
                          "_replace_literal_with _replace_pattern_with _literal_match _index_of_from".split())
+_DURATION = T.StdT("class", "baml.time.Duration")
+
+
+def _is_time(t: T.Type) -> bool:
+    return isinstance(t, T.StdT) and t.name.startswith("baml.time.")
+
+
+# `baml.time`'s clock readers: declared by the engine, not built here (a located E9001 when lowered)
+_CLOCK_NAMES = frozenset({"now", "now_in", "local", "system_timezone", "elapsed"})
 # the stdlib types the checker models (sema/stdsigs.py), as the resolver names them
 _STD_TYPES = {**{c: T.StdT("class", c) for c in stdsigs.STD_CLASSES},
               **{n: T.StdT("enum", n) for n in stdsigs.STD_ENUM_VARIANTS},
