@@ -1439,7 +1439,7 @@ class Checker(LlmChecks):
         nf = self.native_method(tb, name)
         if nf is not None:
             return nf
-        if name not in _EVERY_TYPE_METHODS:
+        if name not in _EVERY_TYPE_METHODS and not (_is_time(tb) and name in _CLOCK_NAMES):
             self.err(e.span, "E0007", f"type `{tb.name}` has no member `{name}`")
         return UNKNOWN
 
@@ -2868,7 +2868,10 @@ def _elem_lacks(elem: T.Type, name: str) -> bool:
     return False
 
 
-_NATIVE_PARSED: dict = {}  # sig text -> (TFunc, generics) | None
+_NATIVE_PARSED: dict = {}  # sig text -> (TFunc, generics, defaulted parameters) | None
+# a defaulted parameter of a method signature (`time: T? = null`): its default is the native's own
+_DEFAULT = re.compile(r"\s*=\s*(?:\"[^\"]*\"|[^,)]+)")
+_DEFAULTED = re.compile(r"(\w+):[^,=]*=")
 
 
 def _native_sig(kind: str, name: str, checker: "Checker"):
@@ -2885,12 +2888,14 @@ def _native_sig(kind: str, name: str, checker: "Checker"):
             j = sig.index(">")
             gens |= {g.strip().split()[0] for g in sig[1:j].split(",") if g.strip()}
             sig = sig[j + 1:].strip()
-        te, diags = parse_type(SourceFile("<stdlib>", sig))
-        parsed = (te, gens) if te is not None and not diags and isinstance(te, ast.TFunc) else None
+        head, arrow, tail = sig.partition(") ->")
+        defaulted = frozenset(m.group(1) for m in _DEFAULTED.finditer(head))
+        te, diags = parse_type(SourceFile("<stdlib>", _DEFAULT.sub("", head) + arrow + tail))
+        parsed = (te, gens, defaulted) if te is not None and not diags and isinstance(te, ast.TFunc) else None
         _NATIVE_PARSED[decl] = parsed
     if parsed is None:
         return None
-    te, gens = parsed
+    te, gens, defaulted = parsed
     save = (checker.ns, checker.generics, checker.diags)
     checker.ns, checker.generics, checker.diags = None, gens, []
     try:
@@ -2900,7 +2905,7 @@ def _native_sig(kind: str, name: str, checker: "Checker"):
     if not isinstance(t, FuncT):
         return None
     # a parameter whose type refers to stdlib types (baml.*) is UNKNOWN; keep the shape
-    return FuncT(tuple((n, p, False) for n, p, _ in t.params), t.ret, None)
+    return FuncT(tuple((n, p, n in defaulted) for n, p, _ in t.params), t.ret, None)
 
 
 _TYPED_SIGS: dict = {}
