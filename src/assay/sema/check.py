@@ -1436,6 +1436,9 @@ class Checker(LlmChecks):
         field = stdsigs.STD_CLASSES[tb.name].get(name)
         if field is not None:
             return self.resolve(_parse_std_type(field), report=False)
+        rhs = [r for (op, c, r) in stdsigs.TIME_OPS if c == tb.name and _OP_METHOD_OF[op] == name]
+        if len(rhs) > 1:  # `Multiply<int>` and `Multiply<bigint>`, `Subtract<Duration>` and `<Self>`
+            return self.ambiguous(e, tb.name, name, [f"baml.ops.{_OP_IFACES[name]}<{r}>" for r in rhs])
         nf = self.native_method(tb, name)
         if nf is not None:
             return nf
@@ -2810,6 +2813,7 @@ _STRICT_KINDS = frozenset(stdsigs.STD_CLASS_KINDS.values())
 _REGEX_NAMES = frozenset("Regex Match Group Error ErrorKind new _compile escape _replace "
                          "_replace_literal_with _replace_pattern_with _literal_match _index_of_from".split())
 _DURATION = T.StdT("class", "baml.time.Duration")
+_OP_METHOD_OF = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem"}
 
 
 def _is_time(t: T.Type) -> bool:

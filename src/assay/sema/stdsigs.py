@@ -526,8 +526,6 @@ duration.to_minutes() -> bigint
 duration.to_hours() -> bigint
 duration.add(other: baml.time.Duration) -> baml.time.Duration
 duration.sub(other: baml.time.Duration) -> baml.time.Duration
-duration.mul(other: int | bigint) -> baml.time.Duration
-duration.div(other: int | bigint) -> baml.time.Duration
 duration.rem(other: baml.time.Duration) -> baml.time.Duration
 duration.neg() -> baml.time.Duration
 instant.to_string() -> string
@@ -540,7 +538,6 @@ instant.to_timestamp_microseconds() -> bigint
 instant.to_timestamp_milliseconds() -> bigint
 instant.to_timestamp_seconds() -> bigint
 instant.add(other: baml.time.Duration) -> baml.time.Instant
-instant.sub(other: baml.time.Duration | baml.time.Instant) -> unknown
 tzoffset.to_duration() -> baml.time.Duration
 tzoffset.hours() -> int
 tzoffset.minutes() -> int
@@ -552,7 +549,6 @@ plaintime.minute() -> int
 plaintime.second() -> int
 plaintime.millisecond() -> int
 plaintime.add(other: baml.time.Duration) -> baml.time.PlainTime
-plaintime.sub(other: baml.time.Duration | baml.time.PlainTime) -> unknown
 plaindate.to_string() -> string
 plaindate.to_json() -> json throws baml.json.SerializationError
 plaindate.to_plain_datetime(time: baml.time.PlainTime? = null) -> baml.time.PlainDateTime
@@ -574,7 +570,6 @@ plaindatetime.minute() -> int throws baml.errors.InvalidArgument
 plaindatetime.second() -> int throws baml.errors.InvalidArgument
 plaindatetime.millisecond() -> int throws baml.errors.InvalidArgument
 plaindatetime.add(other: baml.time.Duration) -> baml.time.PlainDateTime
-plaindatetime.sub(other: baml.time.Duration | baml.time.PlainDateTime) -> unknown
 zoned.to_string() -> string
 zoned.to_json() -> json throws baml.json.SerializationError
 zoned.max(other: baml.time.ZonedDateTime) -> baml.time.ZonedDateTime
@@ -592,7 +587,6 @@ zoned.minute() -> int throws baml.errors.InvalidArgument | baml.time.UnknownTime
 zoned.second() -> int throws baml.errors.InvalidArgument | baml.time.UnknownTimezoneError
 zoned.millisecond() -> int throws baml.errors.InvalidArgument | baml.time.UnknownTimezoneError
 zoned.add(other: baml.time.Duration) -> baml.time.ZonedDateTime
-zoned.sub(other: baml.time.Duration | baml.time.ZonedDateTime) -> unknown
 """
 STD_CLASSES: dict[str, dict[str, str]] = {
     "baml.regex.Regex": {},
