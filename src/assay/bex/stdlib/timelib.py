@@ -315,26 +315,8 @@ def _rfc3339(s: str) -> tuple[int, int]:
         c.lit(":")
         om = c.need(2, "offset minute", 0, 99)
     c.end()
-    if not 1 <= mo <= 12:
-        raise _range("month")
-    if not 1 <= d <= month_days(y, mo):
-        raise _range("day")
-    for v, hi, name in ((h, 23, "hour"), (mi, 59, "minute"), (sec, 60, "second")):
-        if v > hi:
-            raise _range(name)
-    if om > 59:
-        raise _range("offset minute")
     offset = (oh * 60 + om) * MIN * (-1 if neg else 1)
-    leap = sec == 60
-    if leap:
-        sec, sub = 59, NS - 1
-    civil = days_from_civil(y, mo, d) * DAY + ((h * 60 + mi) * 60 + sec) * NS + sub
-    epoch = civil - offset
-    if leap:
-        uy, um, ud = civil_from_days(epoch // DAY)
-        if epoch % DAY != DAY - 1 or ud != month_days(uy, um):
-            raise _range("second")
-    return epoch, offset
+    return _instant_of(y, mo, d, h, mi, sec, sub, offset, om), offset
 
 
 _ISO = re.compile(
@@ -372,12 +354,16 @@ def _iso8601(s: str) -> int:
         if not 1 <= o <= (366 if _leap(y) else 365):
             raise _range("ordinal")
         days = days_from_civil(y, 1, 1) + o - 1
+    if g["mi"] is None and g["f"] is None:  # an hour alone is not a time
+        raise _Bad(_LIT)
     h, mi, sec = int(g["h"]), int(g["mi"] or 0), int(g["s"] or 0)
     if h > 23 or mi > 59 or sec > 59:
         raise _range("hour")
     frac = g["f"]
     unit = MIN if g["mi"] is None and frac is None else (HOUR if g["mi"] is None else MIN if g["s"] is None else NS)
     sub = (int(frac) * unit) // 10 ** len(frac) if frac else 0
+    if not g["z"] and (int(g["oh"]) > 23 or int(g["om"] or 0) > 59):
+        raise _Bad(_LIT)
     offset = 0 if g["z"] else (int(g["oh"]) * 60 + int(g["om"] or 0)) * MIN * (-1 if g["os"] == "-" else 1)
     return days * DAY + ((h * 60 + mi) * 60 + sec) * NS + sub - offset
 
@@ -415,18 +401,18 @@ def _cfws(c: _Cursor) -> bool:
 def _rfc2822(s: str) -> int:
     c = _Cursor(s)
     _cfws(c)
-    if any(s.startswith(w, c.i) for w in _WEEKDAYS):
+    if any(s[c.i:c.i + 3].lower() == w.lower() for w in _WEEKDAYS):
         c.i += 3
         c.lit(",")
         _cfws(c)
     d = c.digits(2)
     if d is None:
         d = c.digits(1)
-    if d is None or d == 0:
+    if d is None:
         raise _component("day")
     if not _cfws(c):
         raise _Bad(_LIT)
-    mo = next((k for k, m in enumerate(_MONTHS, 1) if s.startswith(m, c.i)), None)
+    mo = next((k for k, m in enumerate(_MONTHS, 1) if s[c.i:c.i + 3].lower() == m.lower()), None)
     if mo is None:
         raise _component("month")
     c.i += 3
@@ -443,24 +429,25 @@ def _rfc2822(s: str) -> int:
         y += 2000 if y < 50 else 1900
     if not _cfws(c):
         raise _Bad(_LIT)
-    h = c.need(2, "hour", 0, 23)
+    h = c.need(2, "hour", 0, 99)
     _cfws(c)
     c.lit(":")
     _cfws(c)
-    mi = c.need(2, "minute", 0, 59)
+    mi = c.need(2, "minute", 0, 99)
     sec = 0
     save = c.i
     _cfws(c)
     if c.eat(":"):
         _cfws(c)
-        sec = c.need(2, "second", 0, 60)
+        sec = c.need(2, "second", 0, 99)
         if not _cfws(c):
             raise _Bad(_LIT)
     else:
         c.i = save
         if not _cfws(c):
             raise _Bad(_LIT)
-    zone = next((z for z in _ZONES if s.startswith(z, c.i)), None)
+    zone = next((z for z in _ZONES if s[c.i:c.i + len(z)].upper() == z), None)
+    om = 0
     if zone is not None:
         c.i += len(zone)
         offset = _ZONES[zone] * HOUR
@@ -477,11 +464,30 @@ def _rfc2822(s: str) -> int:
         offset = (oh * 60 + om) * MIN * (-1 if neg else 1)
     _cfws(c)
     c.end()
-    if d > month_days(y, mo):
+    return _instant_of(y, mo, d, h, mi, sec, 0, offset, om)
+
+
+def _instant_of(y, mo, d, h, mi, sec, sub, offset, offset_minute) -> int:
+    """Epoch nanoseconds of parsed components, range-checked as the `time` crate builds them; a
+    second 60 only where it stands for 23:59:59.999999999 UTC on a month's last day."""
+    if not 1 <= mo <= 12:
+        raise _range("month")
+    if not 1 <= d <= month_days(y, mo):
         raise _range("day")
+    for v, hi, name in ((h, 23, "hour"), (mi, 59, "minute"), (sec, 60, "second")):
+        if v > hi:
+            raise _range(name)
+    if offset_minute > 59:
+        raise _range("offset minute")
     leap = sec == 60
-    civil = days_from_civil(y, mo, d) * DAY + ((h * 60 + mi) * 60 + min(sec, 59)) * NS + (NS - 1 if leap else 0)
-    return civil - offset
+    if leap:
+        sec, sub = 59, NS - 1
+    epoch = days_from_civil(y, mo, d) * DAY + ((h * 60 + mi) * 60 + sec) * NS + sub - offset
+    if leap:
+        uy, um, ud = civil_from_days(epoch // DAY)
+        if epoch % DAY != DAY - 1 or ud != month_days(uy, um):
+            raise _range("second")
+    return epoch
 
 
 def _parse_error(message: str):
