@@ -747,10 +747,11 @@ def plain_time_parse(s):
 
 _PT = _PY["PlainTime"]
 _PT.m_to_plain_datetime = lambda self, date: plain_datetime(date.f__days * DAY + self.f__nanoseconds)
-_PT.m_hour = lambda self: self.f__nanoseconds // HOUR
-_PT.m_minute = lambda self: self.f__nanoseconds // MIN % 60
-_PT.m_second = lambda self: self.f__nanoseconds // NS % 60
-_PT.m_millisecond = lambda self: self.f__nanoseconds // MS % 1000
+# BAML bodies (`/` and `%` truncating), which a literal outside the day also reaches
+_PT.m_hour = lambda self: _trunc(self.f__nanoseconds, HOUR)
+_PT.m_minute = lambda self: _rem(_trunc(self.f__nanoseconds, MIN), 60)
+_PT.m_second = lambda self: _rem(_trunc(self.f__nanoseconds, NS), 60)
+_PT.m_millisecond = lambda self: _rem(_trunc(self.f__nanoseconds, MS), 1000)
 _PT.m_add = lambda self, d: plain_time((self.f__nanoseconds + _ns(d)) % DAY)
 _PT.m_sub = lambda self, o: (duration(self.f__nanoseconds - o.f__nanoseconds) if type(o) is _PT
                              else plain_time((self.f__nanoseconds - _ns(o)) % DAY))
@@ -779,22 +780,22 @@ def plain_date_parse(s):
         _parse_error(f"PlainDate.parse: cannot parse {quote(s)} as an ISO 8601 calendar date: {e}")
 
 
-def _ymd(days: int) -> tuple[int, int, int]:
+def _ymd(days: int, method: str) -> tuple[int, int, int]:
     y, m, d = civil_from_days(days)
     if not -9999 <= y <= 9999:
-        _invalid("date is out of the supported range (±9999 years)")
+        _invalid(f"PlainDate.{method}: date is outside the supported year range")
     return y, m, d
 
 
 def _date_text(self) -> str:
-    y, m, d = _ymd(self.f__days)
+    y, m, d = _ymd(self.f__days, "to_string")
     return f"{_year(y)}-{m:02d}-{d:02d}"
 
 
 _PD = _PY["PlainDate"]
-_PD.m_year = lambda self: _ymd(self.f__days)[0]
-_PD.m_month = lambda self: _ymd(self.f__days)[1]
-_PD.m_day = lambda self: _ymd(self.f__days)[2]
+_PD.m_year = lambda self: _ymd(self.f__days, "year")[0]
+_PD.m_month = lambda self: _ymd(self.f__days, "month")[1]
+_PD.m_day = lambda self: _ymd(self.f__days, "day")[2]
 _PD.m_to_plain_datetime = lambda self, time=None: plain_datetime(
     self.f__days * DAY + (0 if time is None or not isinstance(time, Instance) else time.f__nanoseconds))
 
@@ -817,19 +818,19 @@ def plain_datetime_parse(s):
         _parse_error(f"PlainDateTime.parse: cannot parse {quote(s)} as a zoneless ISO 8601 datetime: {e}")
 
 
-def _civil(ns: int) -> tuple:
+def _civil(ns: int, method: str) -> tuple:
     """(y, m, d, nanoseconds of the day) of a civil reading within ±9999 years."""
     days, tod = divmod(ns, DAY)
     y, m, d = civil_from_days(days)
     if not -9999 <= y <= 9999:
-        _invalid("datetime is out of the supported range (±9999 years)")
+        _invalid(f"PlainDateTime.{method}: value is outside the supported year range")
     return y, m, d, tod
 
 
 def _datetime_text(self) -> str:
     t = _civil_text(_ns(self))
     if t is None:
-        _invalid("datetime is out of the supported range (±9999 years)")
+        _invalid("PlainDateTime.to_string: value is outside the supported year range")
     return t
 
 
@@ -859,11 +860,11 @@ _PDT.m_to_zoned = _to_zoned
 _PDT.m_to_plain_date = lambda self: plain_date(_int(_ns(self) // DAY, "day count"))
 _PDT.m_to_plain_time = lambda self: plain_time(_ns(self) % DAY)
 for _k, _part in enumerate(("year", "month", "day")):
-    setattr(_PDT, "m_" + _part, lambda self, _k=_k: _civil(_ns(self))[_k])
-_PDT.m_hour = lambda self: _civil(_ns(self))[3] // HOUR
-_PDT.m_minute = lambda self: _civil(_ns(self))[3] // MIN % 60
-_PDT.m_second = lambda self: _civil(_ns(self))[3] // NS % 60
-_PDT.m_millisecond = lambda self: _civil(_ns(self))[3] // MS % 1000
+    setattr(_PDT, "m_" + _part, lambda self, _k=_k, _p=_part: _civil(_ns(self), _p)[_k])
+_PDT.m_hour = lambda self: _civil(_ns(self), "hour")[3] // HOUR
+_PDT.m_minute = lambda self: _civil(_ns(self), "minute")[3] // MIN % 60
+_PDT.m_second = lambda self: _civil(_ns(self), "second")[3] // NS % 60
+_PDT.m_millisecond = lambda self: _civil(_ns(self), "millisecond")[3] // MS % 1000
 
 
 # ── ZonedDateTime ──
