@@ -20,8 +20,9 @@ import inspect
 import re
 from datetime import datetime, timezone
 from functools import partial
-from zoneinfo import ZoneInfo
+from zoneinfo import ZoneInfo, available_timezones
 
+from .. import ops
 from ..ops import BUILTIN_CLASSES, make_builtin, operator_method, panic, throw_error
 from ..values import INT_MAX, INT_MIN, BamlRaise, BigInt, ClassInfo, Instance
 from ._registry import function
@@ -79,12 +80,6 @@ def _trunc(a: int, b: int) -> int:
     """BAML's `/`: toward zero."""
     q = abs(a) // abs(b)
     return q if (a < 0) == (b < 0) else -q
-
-
-def _int(v: int, what: str) -> int:
-    if not INT_MIN <= v <= INT_MAX:
-        panic("IntegerOverflow", message=f"{what} overflows int")
-    return v
 
 
 def _invalid(message: str):
@@ -286,7 +281,7 @@ def _rfc3339(s: str) -> tuple[int, int]:
     c = _Cursor(s)
     y = c.need(4, "year", 0, 9999)
     c.lit("-")
-    mo = c.need(2, "month", 0, 99)
+    mo = c.need(2, "month", 1, 99)
     c.lit("-")
     d = c.need(2, "day", 0, 99)
     if c.i >= len(s):
@@ -631,7 +626,7 @@ def offset_utc():
 def offset_new(hours, minutes):
     if (hours > 0 > minutes) or (hours < 0 < minutes):
         _invalid("TimeZoneOffset.new: hours and minutes must carry the same sign")
-    ns = _int(_int(_int(_int(hours * 60, "hours * 60") + minutes, "offset") * 60, "offset") * NS, "offset")
+    ns = ops.mul(ops.mul(ops.add(ops.mul(hours, 60), minutes), 60), NS)  # its BAML body's overflow
     if abs(ns) > DAY:
         _invalid("TimeZoneOffset out of range: must be within ±24 hours")
     return _new("TimeZoneOffset", ns)
@@ -670,11 +665,19 @@ _MIN_S = int(datetime(1, 1, 2, tzinfo=timezone.utc).timestamp())
 _MAX_S = int(datetime(9999, 12, 30, tzinfo=timezone.utc).timestamp())
 
 
+_NAMES: dict = {}  # lower-cased identifier → the database's spelling
+
+
 def _zone(name: str):
+    """The zone an identifier names, matched without regard to case as the engine's database
+    matches it; None when unknown."""
     z = _ZONE_CACHE.get(name, False)
     if z is False:
+        if not _NAMES:
+            _NAMES.update({n.lower(): n for n in available_timezones()})
+        key = _NAMES.get(name.lower())
         try:
-            z = ZoneInfo(name) if name and not name.startswith("/") and ".." not in name else None
+            z = ZoneInfo(key) if key is not None else None
         except (ValueError, OSError, LookupError):
             z = None
         _ZONE_CACHE[name] = z
@@ -697,6 +700,8 @@ def _tz_to_instant(name: str, civil_ns: int, disambiguation: str) -> int | None:
     or later side of an overlap or a gap (Temporal's rules); None for an unknown zone."""
     if _zone(name) is None:
         return None
+    if not -9999 <= civil_from_days(civil_ns // DAY)[0] <= 9999:
+        throw_error("Io", message="civil time is outside the supported year range")
     before = _tz_offset_at(name, civil_ns - DAY)
     after = _tz_offset_at(name, civil_ns + DAY)
     fits = sorted({civil_ns - o for o in (before, after) if _tz_offset_at(name, civil_ns - o) == o})
@@ -834,6 +839,13 @@ def _datetime_text(self) -> str:
     return t
 
 
+def _day_count(ns: int) -> int:
+    days = ns // DAY
+    if not INT_MIN <= days <= INT_MAX:
+        _invalid("PlainDateTime.to_plain_date: value is outside the supported year range")
+    return days
+
+
 def _to_zoned(self, tz, disambiguation="compatible"):
     civil = _ns(self)
     if isinstance(tz, Instance):
@@ -857,7 +869,7 @@ _PDT = _PY["PlainDateTime"]
 _add_sub("PlainDateTime", lambda s, ns: plain_datetime(ns), lambda a, b: duration(_ns(a) - _ns(b)))
 _PDT.m_max, _PDT.m_min = _later, _earlier
 _PDT.m_to_zoned = _to_zoned
-_PDT.m_to_plain_date = lambda self: plain_date(_int(_ns(self) // DAY, "day count"))
+_PDT.m_to_plain_date = lambda self: plain_date(_day_count(_ns(self)))
 _PDT.m_to_plain_time = lambda self: plain_time(_ns(self) % DAY)
 for _k, _part in enumerate(("year", "month", "day")):
     setattr(_PDT, "m_" + _part, lambda self, _k=_k, _p=_part: _civil(_ns(self), _p)[_k])
@@ -915,9 +927,9 @@ def _zoned_text(self) -> str:
     off = _offset_of(self)
     t = _civil_text(_ns(self) + off)
     if t is None:
-        _invalid("datetime is out of the supported range (±9999 years)")
+        _invalid("ZonedDateTime.to_string: value is outside the supported year range")
     if self.f__iana is None:
-        return t + ("Z" if _trunc(off, MIN) == 0 and off >= 0 else _offset_text(off))
+        return t + ("Z" if off == 0 else _offset_text(off))
     return f"{t}{_offset_text(off)}[{self.f__iana}]"
 
 
