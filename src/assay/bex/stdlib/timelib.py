@@ -24,7 +24,7 @@ from zoneinfo import ZoneInfo, available_timezones
 
 from .. import ops
 from ..ops import BUILTIN_CLASSES, make_builtin, operator_method, panic, throw_error
-from ..values import INT_MAX, INT_MIN, BamlRaise, BigInt, ClassInfo, Instance
+from ..values import INT_MAX, INT_MIN, OMITTED, BamlRaise, BigInt, ClassInfo, Instance
 from ._registry import function
 from .render import TO_STRING_OVERRIDES, quote
 
@@ -733,7 +733,6 @@ def _clock_ns(hour, minute, second, millisecond, microsecond, nanosecond) -> int
 
 
 def _omitted(v, default=0):
-    from ..values import OMITTED
     return default if v is OMITTED else v
 
 
