@@ -2868,7 +2868,7 @@ def _elem_lacks(elem: T.Type, name: str) -> bool:
     if name in ("mean", "median"):
         return elem is not FLOAT
     if name == "sort":
-        return isinstance(elem, (Union, MapT, Arr, EnumT))
+        return isinstance(elem, (Union, MapT, Arr, EnumT)) or _is_time(elem)  # no `Compare`
     return False
 
 
