@@ -20,6 +20,9 @@ from .localtypes import infer_locals, operand_type
 BUILTIN_ROOTS = {"baml", "assert", "int", "float", "string", "bool", "Array", "Map", "math", "null"}
 
 
+# `baml.time`'s clock readers, which Assay does not build (a run is deterministic)
+_CLOCK_READERS = frozenset({"now", "now_in", "local", "system_timezone", "elapsed"})
+
 class LowerError(Exception):
     def __init__(self, span: Span | None, message: str):
         super().__init__(message)
@@ -1310,6 +1313,8 @@ class FnLowerer:
             pos, _ = self.lower_args(e.args)
             owner = "Package" if rt == sreflect.PACKAGE else "Session"
             return self.native(f"$reflect.{owner}.{name}", recv, ir.Const(repr(want)), *pos, span=e.span)
+        if isinstance(rt, T.StdT) and rt.name.startswith("baml.time.") and name in _CLOCK_READERS:
+            raise LowerError(e.func.span, f"`{rt.name}.{name}` is not supported yet: it reads the clock")
         cls = _static_class(recv_expr)
         if cls is not None and name in cls.methods and not e.func.optional:
             return self.call_user(cls.methods[name], e, [recv])
@@ -1370,6 +1375,8 @@ class FnLowerer:
             return self.call(ir.Callee("native", name), args, span=e.span)
         if item is not None:
             raise LowerError(e.func.span, f"`{name}` is not a function")
+        if path[:2] == ["baml", "time"] and path[-1] in _CLOCK_READERS:
+            raise LowerError(e.func.span, f"`{name}` is not supported yet: it reads the clock")
         # a local function value reached by a path, e.g. `obj.f(x)` where obj is unknown
         raise LowerError(e.func.span, f"unresolved name: {name}")
 

@@ -12,6 +12,7 @@ A test is a small tuple, hashable and printable:
 from __future__ import annotations
 
 from ..sema import reflect as R
+from ..sema import stdsigs
 from ..sema import types as T
 
 # uint8array has no run-time test yet: it tests as any, as before the one resolver
@@ -46,6 +47,13 @@ def of(t: T.Type) -> tuple:
     if t is T.JSON:
         return ("json",)
     return ("any",)
+
+
+_SCALARS = {"int": T.INT, "bigint": T.BIGINT, "string": T.STRING}
+# the stdlib classes whose fields are all scalars (optional or not): their fields' types
+_STD_FIELDS = {c: tuple((n, T.union(_SCALARS[ft[:-1]], T.NULL) if ft.endswith("?") else _SCALARS[ft])
+                        for n, ft in fs.items())
+               for c, fs in stdsigs.STD_CLASSES.items() if all(ft.rstrip("?") in _SCALARS for ft in fs.values())}
 
 
 def _tvar_names(t: T.Type) -> tuple:
@@ -192,7 +200,11 @@ def type_arg(t: T.Type, resolve_field) -> tuple[tuple, tuple]:
             return test
         if t == T.BYTES:
             return ("uint8array",)
-        return of(t)
+        test = of(t)
+        fields = _STD_FIELDS.get(t.name) if isinstance(t, T.StdT) and test[0] == "class" else None
+        if fields is not None:  # a stdlib class decoded field by field (`baml.time.Duration`)
+            defs[test] = ("fields", tuple((n, None, False, form(ft)) for n, ft in fields))
+        return test
 
     root = form(t)
     return root, tuple(defs.items())

@@ -1477,13 +1477,16 @@ class Checker(LlmChecks):
         methods = stdsigs.STD_CLASS_METHODS.get(tb.name, {})
         if name in methods or "*" in methods:
             return UNKNOWN  # a method value (a call is std_method_call's)
+        rhs = [r for (op, c, r) in stdsigs.TIME_OPS if c == tb.name and _OP_METHOD_OF[op] == name]
+        if len(rhs) > 1:  # `Multiply<int>` and `Multiply<bigint>`, `Subtract<Duration>` and `<Self>`
+            return self.ambiguous(e, tb.name, name, [f"baml.ops.{_OP_IFACES[name]}<{r}>" for r in rhs])
         nf = self.native_method(tb, name)
         if nf is not None:
             return nf
         rt = sreflect.DATA_METHODS.get(tb.name, {}).get(name)
         if rt is not None:
             return NativeFuncT((), rt, NEVER) if rt is not UNKNOWN else UNKNOWN
-        if name not in _EVERY_TYPE_METHODS:
+        if name not in _EVERY_TYPE_METHODS and not (_is_time(tb) and name in _CLOCK_NAMES):
             self.err(e.span, "E0007", f"type `{tb.name}` has no member `{name}`")
         return UNKNOWN
 
@@ -1491,7 +1494,7 @@ class Checker(LlmChecks):
         """`baml.regex.Match { … }`: its fields typed; a class holding runtime state (`Regex`'s
         `_handle`) is built only by its own functions (E0173)."""
         fields = stdsigs.STD_CLASSES[ct.name]
-        if ct.name in stdsigs.STD_CLASS_KINDS or ct.name in stdsigs.STD_CLASS_METHODS:
+        if ct.name in stdsigs.STD_HANDLE_CLASSES:
             self.err(e.span, "E0173", f"class `{ct.name}` cannot be built with a class literal: its "
                      "field `_handle` holds state that only the class's own functions create")
         given = set()
@@ -1668,8 +1671,10 @@ class Checker(LlmChecks):
                         _, params, r = _typed_sig(".".join(path), self)
                         self.check_args(e, params, {})
                         return r
-                    if path[:2] == ["baml", "regex"] and std is not None:
+                    if path[:2] in (["baml", "regex"], ["baml", "time"]) and std is not None:
                         return self.std_call(e, ".".join(path))
+                    if path[:2] == ["baml", "time"] and path[-1] not in _CLOCK_NAMES:
+                        self.err(f.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
                     if path[:2] == ["baml", "regex"] and path[2] not in _REGEX_NAMES:
                         self.err(f.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
                     if std is not None:
@@ -2151,9 +2156,9 @@ class Checker(LlmChecks):
                 return T.lit_int(-t.value)
             if isinstance(t, Lit) and t.base is T.BIGINT:
                 return Lit(ast.BigLit(-t.value), T.BIGINT)
-            if tb in (INT, FLOAT, T.BIGINT):
+            if tb in (INT, FLOAT, T.BIGINT) or tb == _DURATION:
                 return tb
-            if tb in (BOOL, STRING, NULL, T.JSON, _ENV_REF, T.TOP) or isinstance(tb, (Arr, MapT)) or self.non_numeric(tb):
+            if _is_time(tb) or tb in (BOOL, STRING, NULL, T.JSON, _ENV_REF, T.TOP) or isinstance(tb, (Arr, MapT)) or self.non_numeric(tb):
                 self.err(e.operand.span, "E0004",
                          f"operator `-` cannot be applied to `{show(widen(t))}`")
             elif isinstance(tb, Union) and self.sure_type(tb):
@@ -2278,6 +2283,8 @@ class Checker(LlmChecks):
             if folded is not None:
                 return folded
         ls, rs = _simple(lb), _simple(rb)
+        if op in _ARITH and (_is_time(lb) or _is_time(rb)):
+            return self.time_operator(op, lt, rt, e)
         if op in _ORDER:
             if isinstance(lt, Lit) and isinstance(rt, Lit) and lb is rb and lb in (INT, STRING):
                 return _fold_literals(op, lt, rt) or BOOL
@@ -2301,6 +2308,17 @@ class Checker(LlmChecks):
                     return _fold_bits(op, lt.value, rt.value)
                 return INT
             return self.check_operands(op, lt, rt, e)
+        return UNKNOWN
+
+    def time_operator(self, op: str, lt: T.Type, rt: T.Type, e) -> T.Type:
+        """`baml.time`'s operators (`Instant - Instant` is a `Duration` …), E0004 for any other."""
+        names = [b.name if isinstance(b, T.StdT) else _KIND_OF.get(b) for b in (T.base(lt), T.base(rt))]
+        r = stdsigs.TIME_OPS.get((op, *names))
+        if r is not None:
+            return T.StdT("class", r)
+        if not (self.sure_type(widen(lt)) and self.sure_type(widen(rt))):
+            return UNKNOWN
+        self.err(e.span, "E0004", f"operator `{op}` cannot be applied to `{show(lt)}` and `{show(rt)}`")
         return UNKNOWN
 
     def check_operands(self, op: str, lt: T.Type, rt: T.Type, e) -> T.Type:
@@ -2978,6 +2996,16 @@ _STRICT_KINDS = frozenset(stdsigs.STD_CLASS_KINDS.values())
 # every item of `baml.regex` (BAML's ns_regex/regex.baml): any other name there is unresolved
 _REGEX_NAMES = frozenset("Regex Match Group Error ErrorKind new _compile escape _replace "
                          "_replace_literal_with _replace_pattern_with _literal_match _index_of_from".split())
+_DURATION = T.StdT("class", "baml.time.Duration")
+_OP_METHOD_OF = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem"}
+
+
+def _is_time(t: T.Type) -> bool:
+    return isinstance(t, T.StdT) and t.name.startswith("baml.time.")
+
+
+# `baml.time`'s clock readers: declared by the engine, not built here (a located E9001 when lowered)
+_CLOCK_NAMES = frozenset({"now", "now_in", "local", "system_timezone", "elapsed"})
 # the stdlib types the checker models (sema/stdsigs.py), as the resolver names them
 _STD_TYPES = {**{c: T.StdT("class", c) for c in stdsigs.STD_CLASSES},
               **{n: T.StdT("enum", n) for n in stdsigs.STD_ENUM_VARIANTS},
@@ -3024,11 +3052,14 @@ def _elem_lacks(elem: T.Type, name: str) -> bool:
     if name in ("mean", "median"):
         return elem is not FLOAT
     if name == "sort":
-        return isinstance(elem, (Union, MapT, Arr, EnumT))
+        return isinstance(elem, (Union, MapT, Arr, EnumT)) or _is_time(elem)  # no `Compare`
     return False
 
 
-_NATIVE_PARSED: dict = {}  # sig text -> (TFunc, generics) | None
+_NATIVE_PARSED: dict = {}  # sig text -> (TFunc, generics, defaulted parameters) | None
+# a defaulted parameter of a method signature (`time: T? = null`): its default is the native's own
+_DEFAULT = re.compile(r"\s*=\s*(?:\"[^\"]*\"|[^,)]+)")
+_DEFAULTED = re.compile(r"(\w+):[^,=]*=")
 
 
 def _native_sig(kind: str, name: str, checker: "Checker"):
@@ -3045,12 +3076,14 @@ def _native_sig(kind: str, name: str, checker: "Checker"):
             j = sig.index(">")
             gens |= {g.strip().split()[0] for g in sig[1:j].split(",") if g.strip()}
             sig = sig[j + 1:].strip()
-        te, diags = parse_type(SourceFile("<stdlib>", sig))
-        parsed = (te, gens) if te is not None and not diags and isinstance(te, ast.TFunc) else None
+        head, arrow, tail = sig.partition(") ->")
+        defaulted = frozenset(m.group(1) for m in _DEFAULTED.finditer(head))
+        te, diags = parse_type(SourceFile("<stdlib>", _DEFAULT.sub("", head) + arrow + tail))
+        parsed = (te, gens, defaulted) if te is not None and not diags and isinstance(te, ast.TFunc) else None
         _NATIVE_PARSED[decl] = parsed
     if parsed is None:
         return None
-    te, gens = parsed
+    te, gens, defaulted = parsed
     save = (checker.ns, checker.generics, checker.diags)
     checker.ns, checker.generics, checker.diags = None, gens, []
     try:
@@ -3060,7 +3093,7 @@ def _native_sig(kind: str, name: str, checker: "Checker"):
     if not isinstance(t, FuncT):
         return None
     # a parameter whose type refers to stdlib types (baml.*) is UNKNOWN; keep the shape
-    return FuncT(tuple((n, p, False) for n, p, _ in t.params), t.ret, None)
+    return FuncT(tuple((n, p, n in defaulted) for n, p, _ in t.params), t.ret, None)
 
 
 _TYPED_SIGS: dict = {}

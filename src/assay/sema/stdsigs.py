@@ -488,6 +488,113 @@ regex.split(haystack: string) -> string[]
 regex._replace_template(haystack: string, template: string) -> string
 regex._replace_all_template(haystack: string, template: string) -> string
 """
+
+# `baml.time` (bex/stdlib/timelib.py): its classes' statics, and their methods by receiver kind
+# (STD_CLASS_KINDS below); `Instant.now` and the other clock readers are not built (E9001).
+_FUNCTIONS += """baml.time.Duration.from_nanoseconds(v: int | bigint) -> baml.time.Duration
+baml.time.Duration.from_microseconds(v: int | bigint) -> baml.time.Duration
+baml.time.Duration.from_milliseconds(v: int | bigint) -> baml.time.Duration
+baml.time.Duration.from_seconds(v: int | bigint) -> baml.time.Duration
+baml.time.Duration.from_minutes(v: int | bigint) -> baml.time.Duration
+baml.time.Duration.from_hours(v: int | bigint) -> baml.time.Duration
+baml.time.Instant.parse(s: string) -> baml.time.Instant throws baml.errors.ParseError
+baml.time.Instant.from_timestamp_nanoseconds(v: bigint) -> baml.time.Instant
+baml.time.Instant.from_timestamp_microseconds(v: bigint) -> baml.time.Instant
+baml.time.Instant.from_timestamp_milliseconds(v: bigint) -> baml.time.Instant
+baml.time.Instant.from_timestamp_seconds(v: bigint) -> baml.time.Instant
+baml.time.Instant.epoch() -> baml.time.Instant
+baml.time.TimeZoneOffset.utc() -> baml.time.TimeZoneOffset
+baml.time.TimeZoneOffset.new(hours: int, minutes: int) -> baml.time.TimeZoneOffset throws baml.errors.InvalidArgument
+baml.time.TimeZoneOffset.from_duration(duration: baml.time.Duration) -> baml.time.TimeZoneOffset throws baml.errors.InvalidArgument
+baml.time.TimeZoneOffset.from_timezone(timezone: string, at: baml.time.Instant) -> baml.time.TimeZoneOffset throws baml.time.UnknownTimezoneError
+baml.time.PlainTime.from_components(hour: int, minute: int = 0, second: int = 0, millisecond: int = 0, microsecond: int = 0, nanosecond: int = 0) -> baml.time.PlainTime throws baml.errors.InvalidArgument
+baml.time.PlainTime._from_components(hour: int, minute: int, second: int, millisecond: int, microsecond: int, nanosecond: int) -> baml.time.PlainTime throws baml.errors.InvalidArgument
+baml.time.PlainTime.parse(s: string) -> baml.time.PlainTime throws baml.errors.ParseError
+baml.time.PlainDate.from_components(year: int, month: int, day: int) -> baml.time.PlainDate throws baml.errors.InvalidArgument
+baml.time.PlainDate.parse(s: string) -> baml.time.PlainDate throws baml.errors.ParseError
+baml.time.PlainDateTime.from_components(year: int, month: int, day: int, hour: int = 0, minute: int = 0, second: int = 0, millisecond: int = 0, microsecond: int = 0, nanosecond: int = 0) -> baml.time.PlainDateTime throws baml.errors.InvalidArgument
+baml.time.PlainDateTime._from_components(year: int, month: int, day: int, hour: int, minute: int, second: int, millisecond: int, microsecond: int, nanosecond: int) -> baml.time.PlainDateTime throws baml.errors.InvalidArgument
+baml.time.PlainDateTime.parse(s: string) -> baml.time.PlainDateTime throws baml.errors.ParseError
+baml.time.ZonedDateTime.from_instant(instant: baml.time.Instant, timezone: baml.time.TimeZoneOffset | string) -> baml.time.ZonedDateTime
+baml.time.ZonedDateTime.from_components(timezone: baml.time.TimeZoneOffset | string, year: int, month: int, day: int, hour: int = 0, minute: int = 0, second: int = 0, millisecond: int = 0, microsecond: int = 0, nanosecond: int = 0, disambiguation: "compatible" | "earlier" | "later" | "reject" = "compatible") -> baml.time.ZonedDateTime throws baml.errors.InvalidArgument | baml.time.UnknownTimezoneError | baml.time.AmbiguousTimeError | baml.errors.Io
+baml.time.ZonedDateTime.parse(s: string) -> baml.time.ZonedDateTime throws baml.errors.ParseError
+baml.time.Instant.from_json(j: json) -> baml.time.Instant throws baml.json.DecodeError
+baml.time.PlainTime.from_json(j: json) -> baml.time.PlainTime throws baml.json.DecodeError
+baml.time.PlainDate.from_json(j: json) -> baml.time.PlainDate throws baml.json.DecodeError
+baml.time.PlainDateTime.from_json(j: json) -> baml.time.PlainDateTime throws baml.json.DecodeError
+baml.time.ZonedDateTime.from_json(j: json) -> baml.time.ZonedDateTime throws baml.json.DecodeError
+"""
+_METHODS += """duration.abs() -> baml.time.Duration
+duration.to_nanoseconds() -> bigint
+duration.to_microseconds() -> bigint
+duration.to_milliseconds() -> bigint
+duration.to_seconds() -> bigint
+duration.to_minutes() -> bigint
+duration.to_hours() -> bigint
+duration.add(other: baml.time.Duration) -> baml.time.Duration
+duration.sub(other: baml.time.Duration) -> baml.time.Duration
+duration.rem(other: baml.time.Duration) -> baml.time.Duration
+duration.neg() -> baml.time.Duration
+instant.to_string() -> string
+instant.to_json() -> json throws baml.json.SerializationError
+instant.max(other: baml.time.Instant) -> baml.time.Instant
+instant.min(other: baml.time.Instant) -> baml.time.Instant
+instant.abs_diff(other: baml.time.Instant) -> baml.time.Duration
+instant.to_timestamp_nanoseconds() -> bigint
+instant.to_timestamp_microseconds() -> bigint
+instant.to_timestamp_milliseconds() -> bigint
+instant.to_timestamp_seconds() -> bigint
+instant.add(other: baml.time.Duration) -> baml.time.Instant
+tzoffset.to_duration() -> baml.time.Duration
+tzoffset.hours() -> int
+tzoffset.minutes() -> int
+plaintime.to_string() -> string
+plaintime.to_json() -> json throws baml.json.SerializationError
+plaintime.to_plain_datetime(date: baml.time.PlainDate) -> baml.time.PlainDateTime
+plaintime.hour() -> int
+plaintime.minute() -> int
+plaintime.second() -> int
+plaintime.millisecond() -> int
+plaintime.add(other: baml.time.Duration) -> baml.time.PlainTime
+plaindate.to_string() -> string
+plaindate.to_json() -> json throws baml.json.SerializationError
+plaindate.to_plain_datetime(time: baml.time.PlainTime? = null) -> baml.time.PlainDateTime
+plaindate.year() -> int throws baml.errors.InvalidArgument
+plaindate.month() -> int throws baml.errors.InvalidArgument
+plaindate.day() -> int throws baml.errors.InvalidArgument
+plaindatetime.to_string() -> string
+plaindatetime.to_json() -> json throws baml.json.SerializationError
+plaindatetime.to_zoned(timezone: baml.time.TimeZoneOffset | string, disambiguation: "compatible" | "earlier" | "later" | "reject" = "compatible") -> baml.time.ZonedDateTime throws baml.time.UnknownTimezoneError | baml.time.AmbiguousTimeError | baml.errors.Io
+plaindatetime.max(other: baml.time.PlainDateTime) -> baml.time.PlainDateTime
+plaindatetime.min(other: baml.time.PlainDateTime) -> baml.time.PlainDateTime
+plaindatetime.to_plain_date() -> baml.time.PlainDate throws baml.errors.InvalidArgument
+plaindatetime.to_plain_time() -> baml.time.PlainTime
+plaindatetime.year() -> int throws baml.errors.InvalidArgument
+plaindatetime.month() -> int throws baml.errors.InvalidArgument
+plaindatetime.day() -> int throws baml.errors.InvalidArgument
+plaindatetime.hour() -> int throws baml.errors.InvalidArgument
+plaindatetime.minute() -> int throws baml.errors.InvalidArgument
+plaindatetime.second() -> int throws baml.errors.InvalidArgument
+plaindatetime.millisecond() -> int throws baml.errors.InvalidArgument
+plaindatetime.add(other: baml.time.Duration) -> baml.time.PlainDateTime
+zoned.to_string() -> string
+zoned.to_json() -> json throws baml.json.SerializationError
+zoned.max(other: baml.time.ZonedDateTime) -> baml.time.ZonedDateTime
+zoned.min(other: baml.time.ZonedDateTime) -> baml.time.ZonedDateTime
+zoned.to_instant() -> baml.time.Instant
+zoned.with_timezone(timezone: baml.time.TimeZoneOffset | string) -> baml.time.ZonedDateTime
+zoned.timezone() -> baml.time.TimeZoneOffset | string
+zoned.timezone_offset() -> baml.time.TimeZoneOffset throws baml.time.UnknownTimezoneError
+zoned.to_plain() -> baml.time.PlainDateTime throws baml.time.UnknownTimezoneError
+zoned.year() -> int throws baml.errors.InvalidArgument | baml.time.UnknownTimezoneError
+zoned.month() -> int throws baml.errors.InvalidArgument | baml.time.UnknownTimezoneError
+zoned.day() -> int throws baml.errors.InvalidArgument | baml.time.UnknownTimezoneError
+zoned.hour() -> int throws baml.errors.InvalidArgument | baml.time.UnknownTimezoneError
+zoned.minute() -> int throws baml.errors.InvalidArgument | baml.time.UnknownTimezoneError
+zoned.second() -> int throws baml.errors.InvalidArgument | baml.time.UnknownTimezoneError
+zoned.millisecond() -> int throws baml.errors.InvalidArgument | baml.time.UnknownTimezoneError
+zoned.add(other: baml.time.Duration) -> baml.time.ZonedDateTime
+"""
 STD_CLASSES: dict[str, dict[str, str]] = {
     "baml.regex.Regex": {},
     "baml.regex.Group": {"text": "string", "start": "int", "end": "int"},
@@ -495,6 +602,11 @@ STD_CLASSES: dict[str, dict[str, str]] = {
                          "named": "map<string, baml.regex.Group?>"},
     "baml.regex.Error": {"kind": "baml.regex.ErrorKind", "message": "string", "pattern": "string",
                          "span_start": "int?", "span_end": "int?"},
+    "baml.time.Duration": {"_nanoseconds": "bigint"}, "baml.time.Instant": {"_nanoseconds": "bigint"},
+    "baml.time.TimeZoneOffset": {"_nanoseconds": "int"}, "baml.time.PlainTime": {"_nanoseconds": "int"},
+    "baml.time.PlainDate": {"_days": "int"}, "baml.time.PlainDateTime": {"_nanoseconds": "bigint"},
+    "baml.time.ZonedDateTime": {"_nanoseconds": "bigint", "_offset_ns": "int?", "_iana": "string?"},
+    "baml.time.UnknownTimezoneError": {"timezone": "string"}, "baml.time.AmbiguousTimeError": {"message": "string"},
 }
 # `reflect`'s plain data classes (the values its views and `reflect.signature` return)
 STD_CLASSES.update({
@@ -535,7 +647,19 @@ STD_CLASS_METHODS: dict[str, dict] = {
 }
 STD_CLASSES.update({c: {} for c in STD_CLASS_METHODS})
 STD_ITERATES = {"baml.csv.Reader": "baml.csv.Record"}  # what a `for … in` over one yields
-STD_CLASS_KINDS = {"baml.regex.Regex": "regex"}  # a class whose methods are natives of a kind
+STD_CLASS_KINDS = {"baml.regex.Regex": "regex",  # a class whose methods are natives of a kind
+                   "baml.time.Duration": "duration", "baml.time.Instant": "instant",
+                   "baml.time.TimeZoneOffset": "tzoffset", "baml.time.PlainTime": "plaintime",
+                   "baml.time.PlainDate": "plaindate", "baml.time.PlainDateTime": "plaindatetime",
+                   "baml.time.ZonedDateTime": "zoned"}
+# `baml.time`'s operator impls: (operator, left class, right type) → result class
+_D, _I = "baml.time.Duration", "baml.time.Instant"
+TIME_OPS = {("+", _D, _D): _D, ("-", _D, _D): _D, ("*", _D, "int"): _D, ("*", _D, "bigint"): _D,
+            ("/", _D, "int"): _D, ("/", _D, "bigint"): _D, ("%", _D, _D): _D,
+            **{k: v for c in (_I, "baml.time.PlainTime", "baml.time.PlainDateTime", "baml.time.ZonedDateTime")
+               for k, v in {("+", c, _D): c, ("-", c, _D): c, ("-", c, c): _D}.items()}}
+# the classes that hold runtime state only their own functions create (no class literal: E0173)
+STD_HANDLE_CLASSES = frozenset({"baml.regex.Regex", *STD_CLASS_METHODS})
 STD_ENUM_VARIANTS = {"baml.regex.ErrorKind": ("Syntax", "Unsupported", "TooLarge")}
 
 

@@ -3,8 +3,9 @@ ints, finite float literals), the `Table` class (`items`, `to_json`, `from_json`
 `item_to_json` / `item_from_json` / `table_from_json` helpers, as the stdlib declares them.
 
 A parsed table's keys are sorted (the engine's TOML map is a BTreeMap); a table built in BAML
-keeps its order. TOML datetimes parse to `baml.time` values in the engine, which Assay does not
-have yet: meeting one throws `baml.errors.Unsupported` rather than a wrong value. A syntax
+keeps its order. TOML datetimes parse to `baml.time` values (bex/stdlib/timelib.py): an offset
+datetime a fixed-offset `ZonedDateTime`, a local one a `PlainDateTime`, a local date or time a
+`PlainDate` or `PlainTime`; tomllib reads their fractions to microseconds only. A syntax
 error is framed as the engine's (`TOML parse error at line L, column C`, the line, a caret)
 around tomllib's own words."""
 from __future__ import annotations
@@ -13,8 +14,9 @@ import datetime
 import re
 import tomllib
 
-from ..ops import BUILTIN_CLASSES, make_builtin, throw_error
+from ..ops import BUILTIN_CLASSES, make_builtin
 from ..values import INT_MAX, INT_MIN, BamlRaise, BigInt, ClassInfo, Instance
+from . import timelib
 from ._registry import function
 from .jsontyped import from_
 
@@ -46,6 +48,8 @@ def _framed(s: str, e: tomllib.TOMLDecodeError) -> str:
     msg = str(e)[:m.start()] if m else str(e)
     if m and m.group(1):
         line, col = int(m.group(1)), int(m.group(2))
+        if msg == "Invalid date or datetime":  # a day the month lacks: toml_edit points at the day
+            msg, col = "invalid date-time\nvalue is out of range", col + 8
     else:  # at the end of the document
         line, col = s.count("\n") + 1, len(s) - s.rfind("\n")
     text = s.splitlines()[line - 1] if s.splitlines()[line - 1:line] else ""
@@ -66,9 +70,60 @@ def _item(v):
         raise BamlRaise(make_builtin("baml.toml.ParseError",
                                      message="BAML `int` is 63 bits. It is unable to parse 64-bit TOML integers."))
     if isinstance(v, (datetime.date, datetime.time)):
-        throw_error("Unsupported", message="baml.toml: TOML datetimes parse to baml.time values, "
-                    "which Assay does not support yet")
+        return _datetime(v)
     return v
+
+
+def _datetime(v):
+    """A TOML datetime as its `baml.time` value: an offset datetime a fixed-offset
+    `ZonedDateTime`, a local datetime, date or time a `PlainDateTime`, `PlainDate`, `PlainTime`."""
+    if isinstance(v, datetime.time):
+        return timelib.plain_time(_clock_ns(v))
+    days = timelib.days_from_civil(v.year, v.month, v.day)
+    if not isinstance(v, datetime.datetime):
+        return timelib.plain_date(days)
+    civil = days * timelib.DAY + _clock_ns(v)
+    off = v.utcoffset()
+    if off is None:
+        return timelib.plain_datetime(civil)
+    off_ns = (off.days * 86400 + off.seconds) * timelib.NS
+    return timelib.zoned(civil - off_ns, off_ns, None)
+
+
+def _clock_ns(v) -> int:
+    sub = getattr(v, "nanos", None)
+    return ((v.hour * 60 + v.minute) * 60 + v.second) * timelib.NS + (v.microsecond * 1000 if sub is None else sub)
+
+
+# tomllib reads a fraction of a second to microseconds; the engine keeps nanoseconds. Its
+# matchers are wrapped to hand back the same values (subclasses: any other reader of tomllib
+# sees what it always did) carrying the nanoseconds their text names.
+class _Datetime(datetime.datetime):
+    nanos = None
+
+
+class _Time(datetime.time):
+    nanos = None
+
+
+def _with_nanos(v, m: re.Match):
+    frac = re.search(r"\.([0-9]+)", m.group(0))
+    if frac is None or not isinstance(v, (datetime.datetime, datetime.time)):
+        return v
+    cls = _Datetime if isinstance(v, datetime.datetime) else _Time
+    out = cls(*(getattr(v, f) for f in ("year", "month", "day")[:3 if cls is _Datetime else 0]),
+              v.hour, v.minute, v.second, v.microsecond, tzinfo=v.tzinfo)
+    out.nanos = int((frac.group(1) + "00000000")[:9])
+    return out
+
+
+try:
+    import tomllib._parser as _tomlparser
+    _DT, _LT = _tomlparser.match_to_datetime, _tomlparser.match_to_localtime
+    _tomlparser.match_to_datetime = lambda m: _with_nanos(_DT(m), m)
+    _tomlparser.match_to_localtime = lambda m: _with_nanos(_LT(m), m)
+except (ImportError, AttributeError):  # another tomllib: microseconds, then
+    pass
 
 
 def _table(items: dict) -> Instance:
@@ -121,6 +176,8 @@ def item_to_json(item):
         return _to_json(item)
     if isinstance(item, list):
         return [item_to_json(x) for x in item]
+    if isinstance(item, Instance):  # a baml.time value: its ToJson
+        return item.m_to_json()
     return item
 
 

@@ -1,0 +1,1025 @@
+"""baml.time, its deterministic part: `Duration`, `Instant`, `TimeZoneOffset`, `PlainTime`,
+`PlainDate`, `PlainDateTime`, `ZonedDateTime`, as 0.23.0 declares them.
+
+Each is a builtin class with the engine's fields (a count of nanoseconds, days, an offset, an
+IANA name), so `==`, `${…}` of the classes without `ToString` (`Duration { _nanoseconds: 5 }`),
+`is`, reflection and a class literal behave as for any class; the methods are natives on the
+class. The parsers follow the Rust `time` crate's (which the engine's natives call) and raise
+its words: `a character literal was not valid`, `the 'hour' component could not be parsed`,
+`day was not in range`, `unexpected trailing characters; …`. `Instant.parse` tries RFC 3339,
+ISO 8601 and RFC 2822 in turn and, as the engine, reports the last one's error.
+
+IANA zones resolve with Python's `zoneinfo` (the host's zone database, else the `tzdata`
+package): a zone whose rules changed between that database and the engine's gives other
+offsets. Reading the clock (`Instant.now`, `elapsed`, `ZonedDateTime.now`/`now_in`,
+`TimeZoneOffset.local`, `system_timezone`) is not built: a located E9001 as any stdlib name
+Assay lacks."""
+from __future__ import annotations
+
+import inspect
+import re
+from datetime import datetime, timezone
+from functools import partial
+from zoneinfo import ZoneInfo, available_timezones
+
+from .. import ops
+from ..ops import BUILTIN_CLASSES, make_builtin, operator_method, panic, throw_error
+from ..values import INT_MAX, INT_MIN, OMITTED, BamlRaise, BigInt, ClassInfo, Instance
+from ._registry import function
+from .render import TO_STRING_OVERRIDES, quote
+
+US, MS, NS = 1000, 1000_000, 1000_000_000
+MIN, HOUR = 60 * NS, 3600 * NS
+DAY = 86400 * NS
+_T = "baml.time."
+
+for _name, _fields in (("Duration", ["_nanoseconds"]), ("Instant", ["_nanoseconds"]),
+                       ("TimeZoneOffset", ["_nanoseconds"]), ("PlainTime", ["_nanoseconds"]),
+                       ("PlainDate", ["_days"]), ("PlainDateTime", ["_nanoseconds"]),
+                       ("ZonedDateTime", ["_nanoseconds", "_offset_ns", "_iana"]),
+                       ("UnknownTimezoneError", ["timezone"]), ("AmbiguousTimeError", ["message"])):
+    BUILTIN_CLASSES[_T + _name] = ClassInfo(_T + _name, _name, _fields)
+_INFO = {n: BUILTIN_CLASSES[_T + n] for n in ("Duration", "Instant", "TimeZoneOffset", "PlainTime",
+                                              "PlainDate", "PlainDateTime", "ZonedDateTime")}
+_PY = {n: i.py for n, i in _INFO.items()}
+
+
+def _new(name: str, *values) -> Instance:
+    return _INFO[name].new(*values)
+
+
+def duration(ns: int) -> Instance:
+    return _new("Duration", BigInt(ns))
+
+
+def instant(ns: int) -> Instance:
+    return _new("Instant", BigInt(ns))
+
+
+def plain_time(ns: int) -> Instance:
+    return _new("PlainTime", ns)
+
+
+def plain_date(days: int) -> Instance:
+    return _new("PlainDate", days)
+
+
+def plain_datetime(ns: int) -> Instance:
+    return _new("PlainDateTime", BigInt(ns))
+
+
+def zoned(ns: int, offset_ns: int | None, iana: str | None) -> Instance:
+    return _new("ZonedDateTime", BigInt(ns), offset_ns, iana)
+
+
+def _is(v, name: str) -> bool:
+    return type(v) is _PY[name]
+
+
+def _trunc(a: int, b: int) -> int:
+    """BAML's `/`: toward zero."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def _invalid(message: str):
+    throw_error("InvalidArgument", message=message)
+
+
+# ── the proleptic Gregorian calendar (days since 1970-01-01) ──
+
+def days_from_civil(y: int, m: int, d: int) -> int:
+    y -= m <= 2
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (m - 3 if m > 2 else m + 9) + 2) // 5 + d - 1
+    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+
+
+def civil_from_days(z: int) -> tuple[int, int, int]:
+    z += 719468
+    era = z // 146097
+    doe = z - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    d = doy - (153 * mp + 2) // 5 + 1
+    m = mp + 3 if mp < 10 else mp - 9
+    return yoe + era * 400 + (m <= 2), m, d
+
+
+def _leap(y: int) -> bool:
+    return y % 4 == 0 and (y % 100 != 0 or y % 400 == 0)
+
+
+def month_days(y: int, m: int) -> int:
+    return 29 if m == 2 and _leap(y) else (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)[m - 1]
+
+
+# ── rendering ──
+
+def _frac(ns: int) -> str:
+    return "." + f"{ns:09d}".rstrip("0") if ns else ""
+
+
+def _year(y: int) -> str:
+    return f"{y:04d}" if y >= 0 else f"-{-y:04d}"
+
+
+def _clock(ns: int) -> str:
+    """A time of day (`[0, 24h)` nanoseconds) as ISO 8601: `07:32:00.5`."""
+    s, sub = divmod(ns, NS)
+    return f"{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}{_frac(sub)}"
+
+
+def _civil_text(ns: int, lo: int = -9999) -> str | None:
+    """A civil reading (nanoseconds since 1970-01-01T00:00:00) as ISO 8601; None outside the
+    years [lo, 9999]."""
+    days, tod = divmod(ns, DAY)
+    y, m, d = civil_from_days(days)
+    if not lo <= y <= 9999:
+        return None
+    return f"{_year(y)}-{m:02d}-{d:02d}T{_clock(tod)}"
+
+
+def _offset_text(offset_ns: int) -> str:
+    """`±hh:mm`, the sub-minute part truncated toward zero."""
+    mins = _trunc(offset_ns, MIN)
+    sign = "-" if offset_ns < 0 else "+"
+    return f"{sign}{abs(mins) // 60:02d}:{abs(mins) % 60:02d}"
+
+
+# ── parsing: the `time` crate's grammar and errors ──
+
+_LIT = "a character literal was not valid"
+_TRAIL = "unexpected trailing characters; the end of input was expected"
+
+
+class _Bad(Exception):
+    pass
+
+
+def _component(name: str) -> _Bad:
+    return _Bad(f"the '{name}' component could not be parsed")
+
+
+def _range(name: str) -> _Bad:
+    return _Bad(f"{name} was not in range")
+
+
+class _Cursor:
+    __slots__ = ("s", "i")
+
+    def __init__(self, s: str, i: int = 0):
+        self.s, self.i = s, i
+
+    def digits(self, n: int) -> int | None:
+        """Exactly n ASCII digits, else None (nothing consumed)."""
+        t = self.s[self.i:self.i + n]
+        if len(t) != n or not (t.isascii() and t.isdigit()):
+            return None
+        self.i += n
+        return int(t)
+
+    def need(self, n: int, name: str, lo: int, hi: int) -> int:
+        v = self.digits(n)
+        if v is None or not lo <= v <= hi:
+            raise _component(name)
+        return v
+
+    def lit(self, c: str) -> None:
+        if not self.s.startswith(c, self.i):
+            raise _Bad(_LIT)
+        self.i += len(c)
+
+    def eat(self, c: str) -> bool:
+        if self.s.startswith(c, self.i):
+            self.i += len(c)
+            return True
+        return False
+
+    def peek(self) -> str:
+        return self.s[self.i:self.i + 1]
+
+    def end(self) -> None:
+        if self.i != len(self.s):
+            raise _Bad(_TRAIL)
+
+
+def _subsecond(c: _Cursor) -> int:
+    """One or more digits after a `.`, truncated to nanoseconds."""
+    j = c.i
+    while j < len(c.s) and c.s[j].isascii() and c.s[j].isdigit():
+        j += 1
+    t, c.i = c.s[c.i:j], j
+    return int((t + "00000000")[:9])
+
+
+def _time_of_day(c: _Cursor) -> int:
+    """`hh:mm:ss[.f…]` as the engine's PlainTime format reads it."""
+    h = c.need(2, "hour", 0, 23)
+    c.lit(":")
+    mi = c.need(2, "minute", 0, 59)
+    c.lit(":")
+    s = c.need(2, "second", 0, 60)
+    sub = 0
+    if c.peek() == "." and c.s[c.i + 1:c.i + 2].isdigit() and c.s[c.i + 1].isascii():
+        c.i += 1
+        sub = _subsecond(c)
+    if s == 60:
+        raise _range("second")
+    return (h * 3600 + mi * 60 + s) * NS + sub
+
+
+def _calendar_date(c: _Cursor) -> tuple[int, int, int]:
+    """`[±]yyyy-mm-dd` as the engine's PlainDate format reads it (range checked after)."""
+    neg = c.peek() == "-"
+    if c.peek() in "+-" and c.peek():
+        c.i += 1
+    y = c.need(4, "year", 0, 9999)
+    c.lit("-")
+    m = c.need(2, "month", 1, 12)
+    c.lit("-")
+    d = c.need(2, "day", 1, 31)
+    return (-y if neg else y), m, d
+
+
+def _check_day(y: int, m: int, d: int) -> None:
+    if d > month_days(y, m):
+        raise _range("day")
+
+
+def _parse_plain_time(s: str) -> int:
+    c = _Cursor(s)
+    ns = _time_of_day(c)
+    c.end()
+    return ns
+
+
+def _parse_plain_date(s: str) -> int:
+    c = _Cursor(s)
+    y, m, d = _calendar_date(c)
+    c.end()
+    _check_day(y, m, d)
+    return days_from_civil(y, m, d)
+
+
+def _parse_plain_datetime(s: str) -> int:
+    c = _Cursor(s)
+    y, m, d = _calendar_date(c)
+    c.lit("T")
+    tod = _time_of_day(c)
+    c.end()
+    _check_day(y, m, d)
+    return days_from_civil(y, m, d) * DAY + tod
+
+
+def _rfc3339(s: str) -> tuple[int, int]:
+    """(epoch nanoseconds, offset nanoseconds) of an RFC 3339 timestamp, as the `time` crate
+    reads one: any one character between date and time, `z` either case, a leap second only
+    where it stands for 23:59:59.999999999 UTC on a month's last day."""
+    c = _Cursor(s)
+    y = c.need(4, "year", 0, 9999)
+    c.lit("-")
+    mo = c.need(2, "month", 1, 99)
+    c.lit("-")
+    d = c.need(2, "day", 0, 99)
+    if c.i >= len(s):
+        raise _component("separator")
+    c.i += 1
+    h = c.need(2, "hour", 0, 99)
+    c.lit(":")
+    mi = c.need(2, "minute", 0, 99)
+    c.lit(":")
+    sec = c.need(2, "second", 0, 99)
+    sub = 0
+    if c.eat("."):
+        if not (c.peek().isascii() and c.peek().isdigit()):
+            raise _component("subsecond")
+        sub = _subsecond(c)
+    if c.peek() in ("Z", "z") and c.peek():
+        c.i += 1
+        oh = om = 0
+        neg = False
+    else:
+        if c.peek() not in ("+", "-") or not c.peek():
+            raise _component("offset hour")
+        neg = c.peek() == "-"
+        c.i += 1
+        oh = c.need(2, "offset hour", 0, 23)
+        c.lit(":")
+        om = c.need(2, "offset minute", 0, 99)
+    c.end()
+    offset = (oh * 60 + om) * MIN * (-1 if neg else 1)
+    return _instant_of(y, mo, d, h, mi, sec, sub, offset, om), offset
+
+
+_ISO = re.compile(
+    r"(?P<y>\d{4})(?:-(?:(?P<m>\d\d)-(?P<d>\d\d)|W(?P<w>\d\d)-(?P<wd>\d)|(?P<o>\d{3}))"
+    r"|(?:(?P<bm>\d\d)(?P<bd>\d\d)|W(?P<bw>\d\d)(?P<bwd>\d)|(?P<bo>\d{3})))"
+    r"T(?P<h>\d\d)(?::?(?P<mi>\d\d)(?::?(?P<s>\d\d))?)?(?:[.,](?P<f>\d+))?"
+    r"(?:(?P<z>Z)|(?P<os>[+-])(?P<oh>\d\d)(?::?(?P<om>\d\d))?)\Z")
+
+
+def _iso8601(s: str) -> int:
+    """Epoch nanoseconds of an ISO 8601 date-time with an offset: calendar, week or ordinal
+    dates, extended or basic, the time's last component fractional."""
+    g = _ISO.match(s)
+    if g is None:
+        raise _Bad(_LIT)
+    extended = g["m"] or g["w"] or g["o"]
+    colons = ":" in s[s.index("T"):].split("+")[0].split("-")[0]
+    if extended is None and colons:
+        raise _Bad(_LIT)
+    y = int(g["y"])
+    if g["m"] or g["bm"]:
+        mo, d = int(g["m"] or g["bm"]), int(g["d"] or g["bd"])
+        if not 1 <= mo <= 12 or not 1 <= d <= month_days(y, mo):
+            raise _range("day")
+        days = days_from_civil(y, mo, d)
+    elif g["w"] or g["bw"]:
+        w, wd = int(g["w"] or g["bw"]), int(g["wd"] or g["bwd"])
+        jan4 = days_from_civil(y, 1, 4)
+        monday = jan4 - (jan4 + 3) % 7  # 1970-01-01 was a Thursday
+        if not 1 <= wd <= 7 or not 1 <= w <= 53:
+            raise _range("week")
+        days = monday + (w - 1) * 7 + wd - 1
+    else:
+        o = int(g["o"] or g["bo"])
+        if not 1 <= o <= (366 if _leap(y) else 365):
+            raise _range("ordinal")
+        days = days_from_civil(y, 1, 1) + o - 1
+    if g["mi"] is None and g["f"] is None:  # an hour alone is not a time
+        raise _Bad(_LIT)
+    h, mi, sec = int(g["h"]), int(g["mi"] or 0), int(g["s"] or 0)
+    if h > 23 or mi > 59 or sec > 59:
+        raise _range("hour")
+    frac = g["f"]
+    unit = MIN if g["mi"] is None and frac is None else (HOUR if g["mi"] is None else MIN if g["s"] is None else NS)
+    sub = (int(frac) * unit) // 10 ** len(frac) if frac else 0
+    if not g["z"] and (int(g["oh"]) > 23 or int(g["om"] or 0) > 59):
+        raise _Bad(_LIT)
+    offset = 0 if g["z"] else (int(g["oh"]) * 60 + int(g["om"] or 0)) * MIN * (-1 if g["os"] == "-" else 1)
+    return days * DAY + ((h * 60 + mi) * 60 + sec) * NS + sub - offset
+
+
+_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_ZONES = {"UT": 0, "GMT": 0, "EST": -5, "EDT": -4, "CST": -6, "CDT": -5, "MST": -7, "MDT": -6,
+          "PST": -8, "PDT": -7}
+
+
+def _cfws(c: _Cursor) -> bool:
+    """Comments and folding white space; whether any was there."""
+    start = c.i
+    while c.i < len(c.s):
+        ch = c.s[c.i]
+        if ch in " \t":
+            c.i += 1
+        elif c.s.startswith("\r\n", c.i) and c.s[c.i + 2:c.i + 3] in (" ", "\t") and c.s[c.i + 2:c.i + 3]:
+            c.i += 2
+        elif ch == "(":
+            depth, j = 0, c.i
+            while j < len(c.s):
+                depth += {"(": 1, ")": -1}.get(c.s[j], 0)
+                j += 1
+                if depth == 0:
+                    break
+            if depth:
+                break
+            c.i = j
+        else:
+            break
+    return c.i > start
+
+
+def _rfc2822(s: str) -> int:
+    c = _Cursor(s)
+    _cfws(c)
+    if any(s[c.i:c.i + 3].lower() == w.lower() for w in _WEEKDAYS):
+        c.i += 3
+        c.lit(",")
+        _cfws(c)
+    d = c.digits(2)
+    if d is None:
+        d = c.digits(1)
+    if d is None:
+        raise _component("day")
+    if not _cfws(c):
+        raise _Bad(_LIT)
+    mo = next((k for k, m in enumerate(_MONTHS, 1) if s[c.i:c.i + 3].lower() == m.lower()), None)
+    if mo is None:
+        raise _component("month")
+    c.i += 3
+    if not _cfws(c):
+        raise _Bad(_LIT)
+    y = c.digits(4)
+    if y is not None:
+        if y < 1900:
+            raise _component("year")
+    else:
+        y = c.digits(2)
+        if y is None:
+            raise _component("year")
+        y += 2000 if y < 50 else 1900
+    if not _cfws(c):
+        raise _Bad(_LIT)
+    h = c.need(2, "hour", 0, 99)
+    _cfws(c)
+    c.lit(":")
+    _cfws(c)
+    mi = c.need(2, "minute", 0, 99)
+    sec = 0
+    save = c.i
+    _cfws(c)
+    if c.eat(":"):
+        _cfws(c)
+        sec = c.need(2, "second", 0, 99)
+        if not _cfws(c):
+            raise _Bad(_LIT)
+    else:
+        c.i = save
+        if not _cfws(c):
+            raise _Bad(_LIT)
+    zone = next((z for z in _ZONES if s[c.i:c.i + len(z)].upper() == z), None)
+    om = 0
+    if zone is not None:
+        c.i += len(zone)
+        offset = _ZONES[zone] * HOUR
+    elif c.peek().isascii() and c.peek().isalpha() and c.peek() not in "jJ":
+        c.i += 1
+        offset = 0
+    else:
+        if c.peek() not in ("+", "-") or not c.peek():
+            raise _component("offset hour")
+        neg = c.peek() == "-"
+        c.i += 1
+        oh = c.need(2, "offset hour", 0, 99)
+        om = c.need(2, "offset minute", 0, 99)
+        offset = (oh * 60 + om) * MIN * (-1 if neg else 1)
+    _cfws(c)
+    c.end()
+    return _instant_of(y, mo, d, h, mi, sec, 0, offset, om)
+
+
+def _instant_of(y, mo, d, h, mi, sec, sub, offset, offset_minute) -> int:
+    """Epoch nanoseconds of parsed components, range-checked as the `time` crate builds them; a
+    second 60 only where it stands for 23:59:59.999999999 UTC on a month's last day."""
+    if not 1 <= mo <= 12:
+        raise _range("month")
+    if not 1 <= d <= month_days(y, mo):
+        raise _range("day")
+    for v, hi, name in ((h, 23, "hour"), (mi, 59, "minute"), (sec, 60, "second")):
+        if v > hi:
+            raise _range(name)
+    if offset_minute > 59:
+        raise _range("offset minute")
+    leap = sec == 60
+    if leap:
+        sec, sub = 59, NS - 1
+    epoch = days_from_civil(y, mo, d) * DAY + ((h * 60 + mi) * 60 + sec) * NS + sub - offset
+    if leap:
+        uy, um, ud = civil_from_days(epoch // DAY)
+        if epoch % DAY != DAY - 1 or ud != month_days(uy, um):
+            raise _range("second")
+    return epoch
+
+
+def _parse_error(message: str):
+    throw_error("ParseError", message=message)
+
+
+# ── Duration ──
+
+def _count(v) -> int:
+    return int(v)
+
+
+for _unit, _scale in (("nanoseconds", 1), ("microseconds", US), ("milliseconds", MS), ("seconds", NS),
+                      ("minutes", MIN), ("hours", HOUR)):
+    function(f"baml.time.Duration.from_{_unit}")(lambda v, _s=_scale: duration(int(v) * _s))
+    setattr(_PY["Duration"], f"m_to_{_unit}", lambda self, _s=_scale: BigInt(_trunc(self.f__nanoseconds, _s)))
+
+
+def _ns(v) -> int:
+    return v.f__nanoseconds
+
+
+def _divisor(v) -> int:
+    if v == 0:
+        panic("DivisionByZero", dividend=v)
+    return v
+
+
+def _dur_mul(self, k):
+    return duration(_ns(self) * int(k))
+
+
+def _dur_div(self, k):
+    if k == 0:
+        panic("DivisionByZero", dividend=BigInt(_ns(self)))
+    return duration(_trunc(_ns(self), int(k)))
+
+
+def _dur_rem(self, other):
+    b = _ns(other)
+    if b == 0:
+        panic("DivisionByZero", dividend=BigInt(_ns(self)))
+    a = _ns(self)
+    return duration(a - _trunc(a, b) * b)
+
+
+_D = _PY["Duration"]
+_D.m_abs = lambda self: duration(abs(_ns(self)))
+_D.m_add = lambda self, other: duration(_ns(self) + _ns(other))
+_D.m_sub = lambda self, other: duration(_ns(self) - _ns(other))
+_D.m_mul, _D.m_div, _D.m_rem = _dur_mul, _dur_div, _dur_rem
+_D.m_neg = lambda self: duration(-_ns(self))
+
+
+# ── Instant ──
+
+def _instant_text(ns: int) -> str:
+    t = _civil_text(ns, 0)
+    if t is None:
+        _invalid("Could not serialize Instant with year out of Rfc3339 timestamp range.")
+    return t + "Z"
+
+
+@function("baml.time.Instant.parse")
+def instant_parse(s):
+    for parse in (lambda: _rfc3339(s)[0], lambda: _iso8601(s), lambda: _rfc2822(s)):
+        try:
+            return instant(parse())
+        except _Bad as e:
+            why = str(e)
+    _parse_error(f"Instant.parse: cannot parse {quote(s)} as an RFC 3339, ISO 8601, or RFC 2822 timestamp: {why}")
+
+
+for _unit, _scale in (("nanoseconds", 1), ("microseconds", US), ("milliseconds", MS), ("seconds", NS)):
+    function(f"baml.time.Instant.from_timestamp_{_unit}")(lambda v, _s=_scale: instant(int(v) * _s))
+    setattr(_PY["Instant"], f"m_to_timestamp_{_unit}", lambda self, _s=_scale: BigInt(_trunc(_ns(self), _s)))
+function("baml.time.Instant.epoch")(lambda: instant(0))
+
+
+def _later(self, other):
+    return other if _ns(other) > _ns(self) else self
+
+
+def _earlier(self, other):
+    return other if _ns(other) < _ns(self) else self
+
+
+def _to_string(render, name: str):
+    """A `ToString` whose failure (year range) is the engine's panic."""
+    def to_string(self):
+        try:
+            return render(self)
+        except BamlRaise as e:
+            if e.panic:
+                raise
+            panic("UserPanic", message=f"{name}.to_string: {e.value.f_message}")
+    return to_string
+
+
+def _to_json(render):
+    """A `ToJson` whose failure is a `baml.json.SerializationError`."""
+    def to_json(self):
+        try:
+            return render(self)
+        except BamlRaise as e:
+            if e.panic:
+                raise
+            raise BamlRaise(make_builtin("baml.json.SerializationError", message=_message(e.value),
+                                         path="", reason="unserializable"), panic=False) from None
+    return to_json
+
+
+def _message(v) -> str:
+    if type(v) is BUILTIN_CLASSES[_T + "UnknownTimezoneError"].py:
+        return "unknown timezone: " + v.f_timezone
+    return v.f_message
+
+
+def _add_sub(name: str, make, diff):
+    """`+ Duration`, `- Duration` and `- Self` (a Duration, by `diff`) on a type counted in
+    `_nanoseconds`."""
+    py = _PY[name]
+    py.m_add = lambda self, d: make(self, _ns(self) + _ns(d))
+    py.m_sub = lambda self, o: diff(self, o) if type(o) is py else make(self, _ns(self) - _ns(o))
+
+
+_I = _PY["Instant"]
+_add_sub("Instant", lambda s, ns: instant(ns), lambda a, b: duration(_ns(a) - _ns(b)))
+_I.m_max, _I.m_min = _later, _earlier
+_I.m_abs_diff = lambda self, other: duration(abs(_ns(self) - _ns(other)))
+
+
+# ── TimeZoneOffset ──
+
+@function("baml.time.TimeZoneOffset.utc")
+def offset_utc():
+    return _new("TimeZoneOffset", 0)
+
+
+@function("baml.time.TimeZoneOffset.new")
+def offset_new(hours, minutes):
+    if (hours > 0 > minutes) or (hours < 0 < minutes):
+        _invalid("TimeZoneOffset.new: hours and minutes must carry the same sign")
+    ns = ops.mul(ops.mul(ops.add(ops.mul(hours, 60), minutes), 60), NS)  # its BAML body's overflow
+    if abs(ns) > DAY:
+        _invalid("TimeZoneOffset out of range: must be within ±24 hours")
+    return _new("TimeZoneOffset", ns)
+
+
+@function("baml.time.TimeZoneOffset.from_duration")
+def offset_from_duration(d):
+    if abs(_ns(d)) > DAY:
+        _invalid("TimeZoneOffset out of range: must be within ±24 hours")
+    return _new("TimeZoneOffset", int(_ns(d)))
+
+
+@function("baml.time.TimeZoneOffset.from_timezone")
+def offset_from_timezone(tz, at):
+    off = _tz_offset_at(tz, _ns(at))
+    if off is None:
+        _unknown_zone(tz)
+    return _new("TimeZoneOffset", off)
+
+
+_O = _PY["TimeZoneOffset"]
+_O.m_to_duration = lambda self: duration(self.f__nanoseconds)
+_O.m_hours = lambda self: _trunc(self.f__nanoseconds, HOUR)
+_O.m_minutes = lambda self: _rem(_trunc(self.f__nanoseconds, MIN), 60)
+
+
+def _rem(a: int, b: int) -> int:
+    """BAML's `%`: the sign of the dividend."""
+    return a - _trunc(a, b) * b
+
+
+# ── IANA zones ──
+
+_ZONE_CACHE: dict = {}
+_MIN_S = int(datetime(1, 1, 2, tzinfo=timezone.utc).timestamp())
+_MAX_S = int(datetime(9999, 12, 30, tzinfo=timezone.utc).timestamp())
+
+
+_NAMES: dict = {}  # lower-cased identifier → the database's spelling
+
+
+def _zone(name: str):
+    """The zone an identifier names, matched without regard to case as the engine's database
+    matches it; None when unknown."""
+    z = _ZONE_CACHE.get(name, False)
+    if z is False:
+        if not _NAMES:
+            _NAMES.update({n.lower(): n for n in available_timezones()})
+        key = _NAMES.get(name.lower())
+        try:
+            z = ZoneInfo(key) if key is not None else None
+        except (ValueError, OSError, LookupError):
+            z = None
+        _ZONE_CACHE[name] = z
+    return z
+
+
+def _tz_offset_at(name: str, at_ns: int) -> int | None:
+    """The zone's offset east of UTC at an absolute time (saturated to datetime's range: a
+    zone's offset is constant past its last transition); None for an unknown zone."""
+    z = _zone(name)
+    if z is None:
+        return None
+    s = min(max(at_ns // NS, _MIN_S), _MAX_S)
+    off = datetime.fromtimestamp(s, z).utcoffset()
+    return (off.days * 86400 + off.seconds) * NS + off.microseconds * US
+
+
+def _tz_to_instant(name: str, civil_ns: int, disambiguation: str) -> int | None:
+    """Where a wall-clock reading falls in a zone: the one instant it names, else the earlier
+    or later side of an overlap or a gap (Temporal's rules); None for an unknown zone."""
+    if _zone(name) is None:
+        return None
+    if not -9999 <= civil_from_days(civil_ns // DAY)[0] <= 9999:
+        throw_error("Io", message="civil time is outside the supported year range")
+    before = _tz_offset_at(name, civil_ns - DAY)
+    after = _tz_offset_at(name, civil_ns + DAY)
+    fits = sorted({civil_ns - o for o in (before, after) if _tz_offset_at(name, civil_ns - o) == o})
+    if len(fits) == 1:
+        return fits[0]
+    if fits:  # an overlap: the reading happened twice
+        return fits[-1] if disambiguation == "later" else fits[0]
+    # a gap: "earlier" reads it with the offset after the shift, the others with the one before
+    return civil_ns - (after if disambiguation == "earlier" else before)
+
+
+def _unknown_zone(tz: str):
+    raise BamlRaise(make_builtin(_T + "UnknownTimezoneError", timezone=tz), panic=False)
+
+
+# ── PlainTime ──
+
+def _range_arg(name: str, v: int, hi: int, lo: int = 0) -> None:
+    if not lo <= v <= hi:
+        _invalid(f"{name} {v} is out of range [{lo}, {hi}]")
+
+
+def _clock_ns(hour, minute, second, millisecond, microsecond, nanosecond) -> int:
+    for name, v, hi in (("hour", hour, 23), ("minute", minute, 59), ("second", second, 59),
+                        ("millisecond", millisecond, 999), ("microsecond", microsecond, 999),
+                        ("nanosecond", nanosecond, 999)):
+        _range_arg(name, v, hi)
+    return ((hour * 60 + minute) * 60 + second) * NS + millisecond * MS + microsecond * US + nanosecond
+
+
+def _omitted(v, default=0):
+    return default if v is OMITTED else v
+
+
+@function("baml.time.PlainTime.from_components", "baml.time.PlainTime._from_components")
+def plain_time_from_components(hour, minute=0, second=0, millisecond=0, microsecond=0, nanosecond=0):
+    return plain_time(_clock_ns(hour, *map(_omitted, (minute, second, millisecond, microsecond, nanosecond))))
+
+
+@function("baml.time.PlainTime.parse")
+def plain_time_parse(s):
+    try:
+        return plain_time(_parse_plain_time(s))
+    except _Bad as e:
+        _parse_error(f"PlainTime.parse: cannot parse {quote(s)} as an ISO 8601 time-of-day: {e}")
+
+
+_PT = _PY["PlainTime"]
+_PT.m_to_plain_datetime = lambda self, date: plain_datetime(date.f__days * DAY + self.f__nanoseconds)
+# BAML bodies (`/` and `%` truncating), which a literal outside the day also reaches
+_PT.m_hour = lambda self: _trunc(self.f__nanoseconds, HOUR)
+_PT.m_minute = lambda self: _rem(_trunc(self.f__nanoseconds, MIN), 60)
+_PT.m_second = lambda self: _rem(_trunc(self.f__nanoseconds, NS), 60)
+_PT.m_millisecond = lambda self: _rem(_trunc(self.f__nanoseconds, MS), 1000)
+_PT.m_add = lambda self, d: plain_time((self.f__nanoseconds + _ns(d)) % DAY)
+_PT.m_sub = lambda self, o: (duration(self.f__nanoseconds - o.f__nanoseconds) if type(o) is _PT
+                             else plain_time((self.f__nanoseconds - _ns(o)) % DAY))
+
+
+# ── PlainDate ──
+
+def _date_days(year, month, day) -> int:
+    _range_arg("month", month, 12, 1)
+    if not -9999 <= year <= 9999 or not 1 <= day <= month_days(year, month):
+        _invalid(f"invalid date {_year(year)}-{month:02d}-{day:02d}: "
+                 f"{'year' if not -9999 <= year <= 9999 else 'day'} was not in range")
+    return days_from_civil(year, month, day)
+
+
+@function("baml.time.PlainDate.from_components")
+def plain_date_from_components(year, month, day):
+    return plain_date(_date_days(year, month, day))
+
+
+@function("baml.time.PlainDate.parse")
+def plain_date_parse(s):
+    try:
+        return plain_date(_parse_plain_date(s))
+    except _Bad as e:
+        _parse_error(f"PlainDate.parse: cannot parse {quote(s)} as an ISO 8601 calendar date: {e}")
+
+
+def _ymd(days: int, method: str) -> tuple[int, int, int]:
+    y, m, d = civil_from_days(days)
+    if not -9999 <= y <= 9999:
+        _invalid(f"PlainDate.{method}: date is outside the supported year range")
+    return y, m, d
+
+
+def _date_text(self) -> str:
+    y, m, d = _ymd(self.f__days, "to_string")
+    return f"{_year(y)}-{m:02d}-{d:02d}"
+
+
+_PD = _PY["PlainDate"]
+_PD.m_year = lambda self: _ymd(self.f__days, "year")[0]
+_PD.m_month = lambda self: _ymd(self.f__days, "month")[1]
+_PD.m_day = lambda self: _ymd(self.f__days, "day")[2]
+_PD.m_to_plain_datetime = lambda self, time=None: plain_datetime(
+    self.f__days * DAY + (0 if time is None or not isinstance(time, Instance) else time.f__nanoseconds))
+
+
+# ── PlainDateTime ──
+
+@function("baml.time.PlainDateTime.from_components", "baml.time.PlainDateTime._from_components")
+def plain_datetime_from_components(year, month, day, hour=0, minute=0, second=0, millisecond=0,
+                                   microsecond=0, nanosecond=0):
+    days = _date_days(year, month, day)
+    clock = _clock_ns(*map(_omitted, (hour, minute, second, millisecond, microsecond, nanosecond)))
+    return plain_datetime(days * DAY + clock)
+
+
+@function("baml.time.PlainDateTime.parse")
+def plain_datetime_parse(s):
+    try:
+        return plain_datetime(_parse_plain_datetime(s))
+    except _Bad as e:
+        _parse_error(f"PlainDateTime.parse: cannot parse {quote(s)} as a zoneless ISO 8601 datetime: {e}")
+
+
+def _civil(ns: int, method: str) -> tuple:
+    """(y, m, d, nanoseconds of the day) of a civil reading within ±9999 years."""
+    days, tod = divmod(ns, DAY)
+    y, m, d = civil_from_days(days)
+    if not -9999 <= y <= 9999:
+        _invalid(f"PlainDateTime.{method}: value is outside the supported year range")
+    return y, m, d, tod
+
+
+def _datetime_text(self) -> str:
+    t = _civil_text(_ns(self))
+    if t is None:
+        _invalid("PlainDateTime.to_string: value is outside the supported year range")
+    return t
+
+
+def _day_count(ns: int) -> int:
+    days = ns // DAY
+    if not INT_MIN <= days <= INT_MAX:
+        _invalid("PlainDateTime.to_plain_date: value is outside the supported year range")
+    return days
+
+
+def _to_zoned(self, tz, disambiguation="compatible"):
+    civil = _ns(self)
+    if isinstance(tz, Instance):
+        return zoned(civil - tz.f__nanoseconds, tz.f__nanoseconds, None)
+    disambiguation = _omitted(disambiguation, "compatible")
+    if disambiguation == "reject":
+        earlier, later = _tz_to_instant(tz, civil, "earlier"), _tz_to_instant(tz, civil, "later")
+        if earlier is None:
+            _unknown_zone(tz)
+        if earlier != later:
+            raise BamlRaise(make_builtin(_T + "AmbiguousTimeError", message="wall-clock time is ambiguous "
+                                         f"or skipped in timezone {tz}"), panic=False)
+        return zoned(earlier, None, tz)
+    at = _tz_to_instant(tz, civil, disambiguation)
+    if at is None:
+        _unknown_zone(tz)
+    return zoned(at, None, tz)
+
+
+_PDT = _PY["PlainDateTime"]
+_add_sub("PlainDateTime", lambda s, ns: plain_datetime(ns), lambda a, b: duration(_ns(a) - _ns(b)))
+_PDT.m_max, _PDT.m_min = _later, _earlier
+_PDT.m_to_zoned = _to_zoned
+_PDT.m_to_plain_date = lambda self: plain_date(_day_count(_ns(self)))
+_PDT.m_to_plain_time = lambda self: plain_time(_ns(self) % DAY)
+for _k, _part in enumerate(("year", "month", "day")):
+    setattr(_PDT, "m_" + _part, lambda self, _k=_k, _p=_part: _civil(_ns(self), _p)[_k])
+_PDT.m_hour = lambda self: _civil(_ns(self), "hour")[3] // HOUR
+_PDT.m_minute = lambda self: _civil(_ns(self), "minute")[3] // MIN % 60
+_PDT.m_second = lambda self: _civil(_ns(self), "second")[3] // NS % 60
+_PDT.m_millisecond = lambda self: _civil(_ns(self), "millisecond")[3] // MS % 1000
+
+
+# ── ZonedDateTime ──
+
+@function("baml.time.ZonedDateTime.from_instant")
+def zoned_from_instant(at, tz):
+    if isinstance(tz, Instance):
+        return zoned(_ns(at), tz.f__nanoseconds, None)
+    return zoned(_ns(at), None, tz)
+
+
+@function("baml.time.ZonedDateTime.from_components")
+def zoned_from_components(tz, year, month, day, hour=0, minute=0, second=0, millisecond=0, microsecond=0,
+                          nanosecond=0, disambiguation="compatible"):
+    dt = plain_datetime_from_components(year, month, day, hour, minute, second, millisecond, microsecond,
+                                        nanosecond)
+    return _to_zoned(dt, tz, disambiguation)
+
+
+@function("baml.time.ZonedDateTime.parse")
+def zoned_parse(s):
+    head, iana = s, None
+    k = s.find("[")
+    if k >= 0 and s.endswith("]"):
+        head, iana = s[:k], s[k + 1:-1]
+        if iana.startswith("!"):
+            iana = iana[1:]
+        if not iana:
+            _parse_error(f"ZonedDateTime.parse: empty timezone annotation in {quote(s)}")
+    try:
+        epoch, offset = _rfc3339(head)
+    except _Bad as e:
+        _parse_error(f"ZonedDateTime.parse: cannot parse {quote(s)} as an RFC 3339 timestamp (zoneless "
+                     f"strings belong to PlainDateTime.parse): {e}")
+    return zoned(epoch, None, iana) if iana is not None else zoned(epoch, offset, None)
+
+
+def _offset_of(self) -> int:
+    if self.f__iana is None:
+        return self.f__offset_ns or 0
+    off = _tz_offset_at(self.f__iana, _ns(self))
+    if off is None:
+        _unknown_zone(self.f__iana)
+    return off
+
+
+def _zoned_text(self) -> str:
+    off = _offset_of(self)
+    t = _civil_text(_ns(self) + off)
+    if t is None:
+        _invalid("ZonedDateTime.to_string: value is outside the supported year range")
+    if self.f__iana is None:
+        return t + ("Z" if off == 0 else _offset_text(off))
+    return f"{t}{_offset_text(off)}[{self.f__iana}]"
+
+
+def _zoned_to_string(self):
+    try:
+        return _zoned_text(self)
+    except BamlRaise as e:
+        if e.panic:
+            raise
+        panic("UserPanic", message="ZonedDateTime.to_string: value cannot be formatted (year out of range, "
+              "unknown timezone, or IO error)")
+
+
+def _zoned_plain(self):
+    return plain_datetime(_ns(self) + _offset_of(self))
+
+
+_Z = _PY["ZonedDateTime"]
+_Z.m_add = lambda self, d: zoned(_ns(self) + _ns(d), self.f__offset_ns, self.f__iana)
+_Z.m_sub = lambda self, o: (duration(_ns(self) - _ns(o)) if type(o) is _Z
+                            else zoned(_ns(self) - _ns(o), self.f__offset_ns, self.f__iana))
+_Z.m_max, _Z.m_min = _later, _earlier
+_Z.m_to_instant = lambda self: instant(_ns(self))
+_Z.m_with_timezone = lambda self, tz: zoned_from_instant(self, tz)
+_Z.m_timezone = lambda self: (self.f__iana if self.f__iana is not None
+                              else _new("TimeZoneOffset", self.f__offset_ns or 0))
+_Z.m_timezone_offset = lambda self: _new("TimeZoneOffset", _offset_of(self))
+_Z.m_to_plain = _zoned_plain
+for _part in ("year", "month", "day", "hour", "minute", "second", "millisecond"):
+    setattr(_Z, "m_" + _part, lambda self, _m="m_" + _part: getattr(_zoned_plain(self), _m)())
+
+
+# ── ToString, ToJson, FromJson ──
+
+_TEXT = {"Instant": lambda self: _instant_text(_ns(self)), "PlainTime": lambda self: _clock(self.f__nanoseconds % DAY),
+         "PlainDate": _date_text, "PlainDateTime": _datetime_text, "ZonedDateTime": _zoned_text}
+_PARSE = {"Instant": instant_parse, "PlainTime": plain_time_parse, "PlainDate": plain_date_parse,
+          "PlainDateTime": plain_datetime_parse, "ZonedDateTime": zoned_parse}
+_EXPECTED = {"Instant": "timestamp string", "PlainTime": "ISO 8601 time string",
+             "PlainDate": "ISO 8601 date string", "PlainDateTime": "zoneless ISO 8601 string",
+             "ZonedDateTime": "RFC 3339 / RFC 9557 timestamp string"}
+
+
+def _from_json(name: str):
+    def from_json(j):
+        if type(j) is not str:
+            raise BamlRaise(make_builtin("baml.json.DecodeError", message="Expected " + _EXPECTED[name], path=""),
+                            panic=False)
+        try:
+            return _PARSE[name](j)
+        except BamlRaise as e:
+            if e.panic:
+                raise
+            raise BamlRaise(make_builtin("baml.json.DecodeError", message=e.value.f_message, path=""),
+                            panic=False) from None
+    return from_json
+
+
+for _name, _render in _TEXT.items():
+    _py = _PY[_name]
+    _py.m_to_string = _zoned_to_string if _name == "ZonedDateTime" else _to_string(_render, _name)
+    _py.m_to_json = _to_json(_render)
+    _py.json_decode = staticmethod(_from_json(_name))
+    function(f"baml.time.{_name}.from_json")(_from_json(_name))
+    TO_STRING_OVERRIDES[_INFO[_name]] = _py.m_to_string
+
+
+def _with_params(py, name: str):
+    """A method's bound form carries its parameter names (named arguments, reflection)."""
+    fn = getattr(py, "m_" + name)
+    params = list(inspect.signature(fn).parameters)[1:]
+
+    class _Method:
+        def __get__(self, obj, owner=None):
+            if obj is None:
+                return fn
+            bound = partial(fn, obj)
+            bound.baml_params = params
+            return bound
+
+    setattr(py, "m_" + name, _Method())
+
+
+for _py in _PY.values():
+    for _attr in [a for a in vars(_py) if a.startswith("m_")]:
+        _with_params(_py, _attr[2:])
+
+
+# the operators the VM spells as Python's (a generic `+`) reach the `baml.ops` methods
+for _py in _PY.values():
+    for _dunder, _method in (("__add__", "add"), ("__sub__", "sub"), ("__mul__", "mul"),
+                             ("__truediv__", "div"), ("__mod__", "rem"), ("__neg__", "neg")):
+        if hasattr(_py, "m_" + _method):
+            setattr(_py, _dunder, operator_method(_dunder, _method))
