@@ -6,7 +6,7 @@
     check(pattern, backtracking) -> (kind, RegexSyntaxError) | None   the engine's verdict
 
 Rust's meaning is spelled out in what is emitted rather than left to flags whose meaning differs
-in Python: `$` is `\\Z` (Python's `$` also matches before a final newline), `.` is `[^\\n]`,
+in Python: `$` is `\\Z` (Python's `$` also matches before a final newline), `.` is `[^\\n\\n]`,
 `\\d` `\\w` `\\s` are their Unicode classes, `(?i)` wraps each atom it governs, `(?U)` swaps
 greediness here, and a repetition of a repetition (`a**`, `a{2}+`) is grouped (Python would
 read a possessive). Offsets and spans are code points, as the engine reports them.
@@ -42,7 +42,8 @@ class RegexSyntaxError(Exception):
 class Translated:
     source: str                  # the pattern in the `regex` module's dialect
     names: tuple                 # group 1..n: its name, or None
-    loop_bodies: frozenset = frozenset()  # groups repeated without bound: `(X)*`, `(X)+`, `(X){n,}`
+    automaton: bool = True  # matched as Rust's regex crate matches (not fancy-regex's own VM)
+    dropped: frozenset = frozenset()  # groups inside a `{0}`: no name, none at the end
     anchored: bool = False  # uses `\G` (fancy-regex: where the search starts)
 
 
@@ -78,6 +79,18 @@ def escape(text: str) -> str:
     return "".join("\\" + c if c in _META else c for c in text)
 
 
+_LONE = _regex.compile(r"(?:\\x[0-9a-f]{2}|\\.|[^\\])(?:-(?:\\x[0-9a-f]{2}|\\.|[^\\]))?")
+
+
+def not_in(members: str) -> str:
+    """`[^members]`, a lone member written twice: the `regex` module merges an alternation of
+    one-member negated sets wrongly (`[^a]|[^b]` does not match `a`)."""
+    return f"[^{members}{members}]" if _LONE.fullmatch(members) else f"[^{members}]"
+
+
+_DOT, _DOT_R = not_in("\\n"), not_in("\\r\\n")
+
+
 class _Set:
     """A character set: `members` (text inside `[...]`) or `expr` (a one-character matcher
     built with look-arounds, for nested negation and set operations)."""
@@ -103,12 +116,11 @@ class _Parser:
         self.flags = {"i": False, "m": False, "s": False, "U": False, "u": True, "x": False, "R": False}
         self.names: list = []
         self.backrefs: list = []  # (group number or name, span) checked once all groups are known
-        self.last_group = None  # (its text, its number): the capture group just parsed
         self.last_cost = 0  # the estimated compiled size of what was just parsed (bytes)
         self.open_sets: list = []  # the sets being parsed: (start, end of their opening)
         self.depth = 0  # the groups enclosing what is being parsed
         self.anchored = False  # a `\G` was seen
-        self.loop_bodies: set = set()  # groups that are the whole body of an unbounded repetition
+        self.dropped: set = set()  # the groups inside a `{0}` repetition
 
     # ── errors ──
     def fail(self, msg: str, start, end, fancy_msg: str | None = None, fancy_span=None):
@@ -178,6 +190,7 @@ class _Parser:
         self.depth = depth
         items: list = []  # (text, repeatable unit?, is a repetition?)
         costs: list = []  # each item's estimated size in Rust's compiled program (bytes)
+        firsts: list = []  # each item's first group number less one
         while True:
             self.skip_space()
             if self.eof() or self.peek() in "|)":
@@ -189,9 +202,14 @@ class _Parser:
                 self.repetition(items)
                 if len(items) > n:  # fancy-regex's literal `{`
                     costs.append(_ATOM)
+                    firsts.append(len(self.names))
                 else:
                     costs.append(_repeat_cost(costs.pop(), items[-1][0]))
-            elif c == "(":
+                    if _regex.search(r"\{0\}\??$", items[-1][0]):  # regex-syntax drops `x{0}`, groups and all
+                        self.dropped.update(range(firsts[-1] + 1, len(self.names) + 1))
+                continue
+            firsts.append(len(self.names))
+            if c == "(":
                 items.append(self.group(depth))
                 self.depth = depth
                 costs.append(self.last_cost)
@@ -210,7 +228,7 @@ class _Parser:
         if c == ".":
             if not f["u"]:
                 self.fail("pattern can match invalid UTF-8", self.i - 1, self.i)
-            return ("(?s:.)" if f["s"] else ("[^\\r\\n]" if f["R"] else "[^\\n]"), True, False)
+            return ("(?s:.)" if f["s"] else (_DOT_R if f["R"] else _DOT), True, False)
         if c == "^":
             return (("(?:\\A|(?<=[\\r\\n])(?!(?<=\\r)\\n))" if f["R"] else "(?m:^)") if f["m"] else "\\A",
                     True, False)
@@ -242,8 +260,6 @@ class _Parser:
             self.fail("repetition operator missing expression", start, start,
                       "Target of repeat operator is invalid", at)
         text, _, is_rep = items.pop()
-        if self.last_group is not None and self.last_group[0] is text and (q in "*+" or q.endswith(",}")):
-            self.loop_bodies.add(self.last_group[1])
         if self.fancy and ((is_rep and c != "{") or text in ("(?:)", f"(?:{G_ANCHOR})")):  # `a**`, `(?:)*`
             self.fail("", 0, 0, "Target of repeat operator is invalid", at)
         lazy = self.flags["U"]
@@ -366,7 +382,6 @@ class _Parser:
         if head in ("(?=", "(?!", "(?<=", "(?<!"):
             return (text, False, False)  # fancy-regex repeats no look-around
         if head == "(":
-            self.last_group = (text, number)
             self.last_cost += 64  # its two capture slots
         return (text, True, False)
 
@@ -511,7 +526,7 @@ class _Parser:
             if c.isupper():
                 if not u:
                     self.fail("pattern can match invalid UTF-8", start, self.i)
-                return _Set(expr=f"[^{members}]")
+                return _Set(expr=not_in(members))
             return _Set(members)
         if c in "pP":
             return self.property(c == "P", start)
@@ -622,7 +637,7 @@ class _Parser:
             if not self.flags["u"]:
                 self.fail("pattern can match invalid UTF-8", open_at, self.i)
             if operand.expr is None:
-                return _Set(expr=f"[^{operand.members}]" if operand.members else "(?s:.)")
+                return _Set(expr=not_in(operand.members) if operand.members else "(?s:.)")
             return _Set(expr=f"(?:(?!{operand.expr})(?s:.))")
         return operand
 
@@ -676,7 +691,7 @@ class _Parser:
             if m and m.group(2) in _POSIX:
                 self.i += m.end()
                 ms = _POSIX[m.group(2)]
-                return _Set(expr=f"[^{ms}]") if m.group(1) else _Set(ms)
+                return _Set(expr=not_in(ms)) if m.group(1) else _Set(ms)
             return self.set_expr(self.i)
         if c == "\\":
             start = self.i
@@ -713,7 +728,7 @@ def _atom_cost(t: str) -> int:
         return 0
     if t.startswith("(?i:"):
         return _atom_cost(t[4:-1]) * 5 // 2  # its case variants
-    if t in ("[^\\n]", "(?s:.)", "[^\\r\\n]") or t.startswith("(?:(?!"):
+    if t in (_DOT, "(?s:.)", _DOT_R) or t.startswith("(?:(?!"):
         return 1000
     if len(t) == 1:
         return _ATOM * len(t.encode())
@@ -832,10 +847,8 @@ def translate(pattern: str, fancy: bool = False) -> Translated:
     for k, n in enumerate(p.names):  # named backreferences, now that every group is numbered
         if n is not None:
             src = src.replace(f"\\g<{{{n}}}>", f"\\g<{k + 1}>")
-    # fancy-regex hands a pattern without its own constructs to Rust's regex; its backtracking
-    # VM records a loop's empty iteration, as Python's does
-    loops = frozenset() if p.backtracks(src) else frozenset(p.loop_bodies)
-    return Translated(src, tuple(p.names), loops, p.anchored)
+    # fancy-regex hands a pattern without its own constructs to Rust's regex
+    return Translated(src, tuple(p.names), automaton=not p.backtracks(src), anchored=p.anchored, dropped=frozenset(p.dropped))
 
 
 def check(pattern: str, backtracking: bool = False) -> tuple[str, RegexSyntaxError] | None:

@@ -11,6 +11,7 @@ import regex as _regex
 from ...syntax import rxsyntax
 from ..ops import BUILTIN_CLASSES, make_builtin
 from ..values import OMITTED, BamlRaise, ClassInfo, EnumInfo
+from . import rxauto
 from ._registry import STD_ENUMS, function
 
 for _name, _fields in (("Group", ["text", "start", "end"]),
@@ -28,21 +29,11 @@ _MATCH = BUILTIN_CLASSES["baml.regex.Match"].py
 class Handle:
     """The compiled program behind a `Regex` (the engine's opaque `$rust_type`); one per
     `new`, as `==` on two regexes compares their handles."""
-    __slots__ = ("search", "full", "names", "named", "loops", "fancy", "search_moved")
+    __slots__ = ("search", "full", "names", "named", "fancy", "search_moved")
     BAML_TEXT = "<rust_data>"  # how the engine renders it
 
     def __init__(self, compiled: tuple):
-        self.search, self.full, self.names, self.named, self.loops, self.fancy, self.search_moved = compiled
-
-    def span(self, m, k: int) -> tuple:
-        """Group k's span. A repeated group's last, empty iteration right where the one before
-        ended is Python's: Rust's automaton never revisits the loop there, so it reports the
-        iteration before."""
-        if k in self.loops:
-            spans = m.spans(k)
-            if len(spans) > 1 and spans[-1][0] == spans[-1][1] == spans[-2][1]:
-                return spans[-2]
-        return m.span(k)
+        self.search, self.full, self.names, self.named, self.fancy, self.search_moved = compiled
 
 
 _CACHE: dict = {}  # (pattern, backtracking) → what a Handle holds
@@ -61,12 +52,20 @@ def compile_pattern(pattern: str, backtracking: bool) -> Handle:
             pat = _regex.compile(t.source)
         except (_regex.error, OverflowError, RecursionError) as e:  # a translation Python refuses
             _throw(pattern, "Syntax", rxsyntax.RegexSyntaxError(str(e), None, None))
-        named = [(n, k + 1) for k, n in enumerate(t.names) if n is not None]
+        # regex-syntax drops a `{0}` repetition: its groups have no name, the last ones no slot
+        count = max((k for k in range(1, len(t.names) + 1) if k not in t.dropped), default=0)
+        names = t.names[:count]
+        named = [(n, k + 1) for k, n in enumerate(names) if n is not None and k + 1 not in t.dropped]
         if len(_CACHE) >= _CACHE_SIZE:
             _CACHE.clear()
         # a search moved past an empty match: fancy-regex's `\G` is still where that match was
         moved = _regex.compile(t.source.replace(rxsyntax.G_ANCHOR, "(?!)")).search if t.anchored else pat.search
-        got = _CACHE[key] = (pat.search, pat.fullmatch, t.names, named, t.loop_bodies, backtracking, moved)
+        search, full = pat.search, pat.fullmatch
+        auto = rxauto.compile(t.source, len(t.names)) if t.automaton else None
+        if auto is not None:  # a loop over a nullable body: Rust's automaton, not Python's backtracker
+            search = moved = auto.search
+            full = auto.fullmatch
+        got = _CACHE[key] = (search, full, names, named, backtracking, moved)
     return Handle(got)
 
 
@@ -93,7 +92,7 @@ def escape(literal):
 
 
 def _group(h: Handle, m, k):
-    s, e = h.span(m, k)
+    s, e = m.span(k)
     if s < 0:
         return None
     g = _GROUP.__new__(_GROUP)
@@ -112,7 +111,7 @@ def _match(h: Handle, m):
 
 def _text(h: Handle, m, k: int) -> str | None:
     """Group k's text, None when it did not take part."""
-    s, e = h.span(m, k)
+    s, e = m.span(k)
     return None if s < 0 else m.string[s:e]
 
 
