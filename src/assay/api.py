@@ -17,7 +17,7 @@ from . import jsonvalue, pymodels
 from .bex import ops
 from .bex.stack import TimeLimit, time_limit
 from .bex.values import (INT_MAX, INT_MIN, JSON_ENTRY, JSON_TEST, OMITTED, BamlRaise, BigInt, Instance, Variant,
-                          json_list, json_map)
+                          json_list, json_map, typed_list, typed_map)
 from .bex.pygen import CLOSURE_NAME
 from .bex.vm import Stub, baml_traceback, call_n, is_baml_function, run_deep
 from .bex.llmcall import LlmCallError, NoLlmClient
@@ -308,14 +308,16 @@ class BamlProgram:
                 except ArgumentError:
                     continue
             raise ArgumentError(f"argument `{where}`: {jsonvalue.display(v)} does not fit {typetest.show(t)}")
-        if k == "any":
-            return self._unknown_arg(v)
+        if k == "any" or k == "unknown":
+            return self._unknown_arg(v, k == "unknown")
         if k == "json":
             return self._json(v, where)
         if k == "float" and type(v) is int and not isinstance(v, bool):
             return float(v)
         if k == "bigint" and isinstance(v, int) and not isinstance(v, bool):
             return BigInt(v)
+        if k == "uint8array" and type(v) in (bytes, bytearray):
+            return bytearray(v) if type(v) is bytes else v
         if k == "int" and type(v) is int:
             if not ops.INT_MIN <= v <= ops.INT_MAX:
                 raise ArgumentError(f"argument `{where}`: {v} does not fit in a 63-bit int")
@@ -332,11 +334,13 @@ class BamlProgram:
         elif k == "array" and isinstance(v, (list, tuple)):
             if t[1] == JSON_TEST:  # `json[]`, as the engine records it
                 return self._json(list(v), where)
-            return [self.from_python(x, t[1], where) for x in v]
+            items = [self.from_python(x, t[1], where) for x in v]
+            return typed_list(items, t[1]) if _records_unknown(t[1]) else items
         elif k == "map" and isinstance(v, dict):
             if (t[1], t[2]) == JSON_ENTRY:
                 return self._json(v, where)
-            return {ops.mkey(self.from_python(a, t[1], where)): self.from_python(b, t[2], where) for a, b in v.items()}
+            m = {ops.mkey(self.from_python(a, t[1], where)): self.from_python(b, t[2], where) for a, b in v.items()}
+            return typed_map(m, (t[1], t[2])) if _records_unknown(t[1]) or _records_unknown(t[2]) else m
         elif k == "class":
             info = rt.classes[t[1]]
             if isinstance(v, Instance) and v._class is info:
@@ -396,7 +400,7 @@ class BamlProgram:
         generics = {g.name for g in cdef.decl.generics}
         return self._p.type_test(cdef.namespace, texpr, generics)
 
-    def _unknown_arg(self, v):
+    def _unknown_arg(self, v, declared: bool = False):
         """A value passed where `unknown` is declared: a host callable (a Python function,
         method or partial) has no function type there to take, and the engine's bridge refuses
         it; another callable object passes through as an opaque value (docs/deviations.md)."""
@@ -404,9 +408,11 @@ class BamlProgram:
                 and getattr(v, "host_f", None) is None and not is_baml_function(self._p.runtime, v):
             raise TypeError("host callable cannot be passed where the declared type is `unknown`; "
                             "expected a function type or `$rust_type`")
-        return self._guess(v)
+        return self._guess(v, declared)
 
-    def _guess(self, v):
+    def _guess(self, v, declared: bool = False):
+        """A host value as BAML's, its type told by its Python type; where `unknown` is
+        declared (`declared`), its arrays and maps record the engine's decoding of one."""
         if _is_model(v):
             for fqn, m in list(self._models.items()):
                 if isinstance(v, m):  # also a parametrized generic model (`Box[int]`)
@@ -416,9 +422,12 @@ class BamlProgram:
                 if type(v) is en:
                     return self._p.runtime.enums[fqn].variants[v.name]
         if isinstance(v, (list, tuple)):
-            return [self._guess(x) for x in v]
+            items = [self._guess(x, declared) for x in v]
+            return typed_list(items, typetest.HOST_SCALARS) if declared else items
         if isinstance(v, dict):
-            return {ops.mkey(self._guess(k)): self._guess(x) for k, x in v.items()}
+            m = {ops.mkey(self._guess(k)): self._guess(x, declared) for k, x in v.items()}
+            return (typed_map(m, (("string",), typetest.HOST_SCALARS))
+                    if declared and all(type(k) is str for k in v) else m)
         if type(v) is bytes:  # a uint8array is mutable: the VM's is a bytearray
             return bytearray(v)
         if callable(v) and not isinstance(v, type) and not isinstance(v, Instance):
@@ -716,9 +725,9 @@ class _Entry:
         generics = {g.name for g in fdef.decl.generics}
         try:
             ty = prog._p.lowering.types.resolve(param.type, fdef.namespace, frozenset(generics))
+            t = prog._p.type_test(fdef.namespace, param.type, generics)
         except Exception:  # noqa: BLE001 — fall back to the general path
             return None
-        t = typetest.of(ty)
         where = param.name
         if type(ty).__name__ == "FuncT":
             def conv(v):
@@ -741,6 +750,12 @@ class _Entry:
         if t == ("any",):
             return prog._unknown_arg
         return lambda v: prog.from_python(v, t, where)
+
+
+def _records_unknown(t: tuple) -> bool:
+    """Whether a host container of element type test `t` records it (a declared `unknown`
+    inside: the checker cannot tell it from the elements)."""
+    return t == ("unknown",) or (t[0] == "union" and ("unknown",) in t[1])
 
 
 def load(path: str, llm=None) -> BamlProgram:

@@ -263,7 +263,8 @@ class Program:
 
     def type_test(self, namespace, texpr, generics=frozenset()) -> tuple:
         """The run-time test of a type written in `namespace` (host arguments)."""
-        return typetest.of(self.lowering.types.resolve(texpr, namespace, frozenset(generics)))
+        t = self.lowering.tested_types.resolve(texpr, namespace, frozenset(generics))
+        return typetest.of(t, t is T.TOP)  # a declared `unknown` (not a type parameter): ('unknown',)
 
     def call_fqn(self, fqn: str, args: list):
         return self.runtime.call(fqn, args)

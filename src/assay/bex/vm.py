@@ -296,7 +296,7 @@ class Runtime:
     def type_predicate(self, t: tuple):
         """A Python predicate for a run-time type test."""
         k = t[0]
-        if k == "any":
+        if k == "any" or k == "unknown":  # every value is an `unknown` (its containers: see "array")
             return lambda v: True
         if k == "never":
             return lambda v: False
@@ -368,6 +368,8 @@ class Runtime:
             return is_panic
         if k == "bigint":
             return lambda v: type(v) is BigInt
+        if k == "uint8array":
+            return lambda v: type(v) is bytearray
         if k == "reflect":  # `reflect.Type`, or one of its kind views (`reflect.Class`)
             kind = t[1].rpartition(".")[2]
             if kind == "Type":
@@ -446,7 +448,7 @@ class CodeSpace:
             return f"(type({v}) is {_PY_TYPES[k]})"
         if k == "null":
             return f"({v} is None)"
-        if k == "any":
+        if k == "any" or k == "unknown":
             return "True"
         if k == "class" and len(t) == 2:
             return f"isinstance({v}, {self.class_global(t[1])})"
@@ -641,7 +643,8 @@ def take_ret(chan: list, tag):
     return ret[1]
 
 
-_PY_TYPES = {"int": "int", "float": "float", "string": "str", "bool": "bool", "bigint": "BigInt"}
+_PY_TYPES = {"int": "int", "float": "float", "string": "str", "bool": "bool", "bigint": "BigInt",
+             "uint8array": "bytearray"}
 
 
 class _Names:
@@ -908,7 +911,17 @@ def _targs_match(recorded: str | None, wanted: tuple) -> bool:
     got = _TARGS.get(recorded)
     if got is None:
         got = _TARGS[recorded] = ast.literal_eval(recorded)
-    return len(got) == len(wanted) and all(a == b or ("any",) in (a, b) for a, b in zip(got, wanted))
+    return len(got) == len(wanted) and all(_targ_fits(a, b) for a, b in zip(got, wanted))
+
+
+def _targ_fits(a: tuple, b: tuple) -> bool:
+    """One recorded type argument against a test's: equal where both know it; an unknown part
+    (a type variable, a literal the checker could not type: ('any',)) matches any."""
+    if a == b or ("any",) in (a, b):
+        return True
+    return (a[0] == b[0] and len(a) == len(b) and a[0] in ("array", "map", "class", "union")
+            and all(_targ_fits(x, y) if isinstance(x, tuple) and isinstance(y, tuple) else x == y
+                    for x, y in zip(a[1:], b[1:])))
 
 
 _TARGS: dict[str, tuple] = {}

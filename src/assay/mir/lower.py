@@ -75,6 +75,8 @@ class Program:
         self.builtin_classes = builtin_classes
         self.variants = variants  # enum fqn -> {name: ir.VariantConst}
         self.types = Resolver(index, _std_types(builtin_classes, variants))
+        # type tests read a declared `unknown` as the checker does (`unknown[]` is a recorded type)
+        self.tested_types = Resolver(index, self.types.std, top=True)
         self.reifying = mreflect.Reifying(index)  # generic functions taking `$targs`
         # a field access whose name is no class's field reads a bound method (`p.area`)
         self.field_names = {f.name for c in index.classes.values() for f in c.fields} | {
@@ -280,6 +282,9 @@ class FnLowerer:
 
     def resolve(self, t: ast.TypeExpr) -> T.Type:
         return self.prog.types.resolve(t, self.namespace, self.generics)
+
+    def resolve_tested(self, t: ast.TypeExpr) -> T.Type:
+        return self.prog.tested_types.resolve(t, self.namespace, self.generics)
 
     def lookup_type(self, path: list[str]):
         return self.prog.lookup_type(self.namespace, path)
@@ -1504,7 +1509,7 @@ class FnLowerer:
             return
         if isinstance(pat, ast.PBind):
             if pat.type is not None and fail is not None:
-                self.test(self.type_test(value, self.resolve(pat.type), static), fail)
+                self.test(self.type_test(value, self.resolve_tested(pat.type), static), fail)
             self.declare(pat.name, value, pat.span, self.resolve(pat.type) if pat.type is not None else None)
             return
         if isinstance(pat, ast.PLit):
@@ -1512,7 +1517,7 @@ class FnLowerer:
             self.test(ir.BinaryOp("==", value, ir.Const(lit)), fail)
             return
         if isinstance(pat, ast.PType):
-            self.test(self.type_test(value, self.resolve(pat.type), static), fail)
+            self.test(self.type_test(value, self.resolve_tested(pat.type), static), fail)
             return
         if isinstance(pat, ast.POr):
             ok = self.new_block()
@@ -1538,7 +1543,7 @@ class FnLowerer:
             return
         if isinstance(pat, ast.PClass):
             if fail is not None:
-                self.test(self.type_test(value, self.resolve(pat.type), static), fail)
+                self.test(self.type_test(value, self.resolve_tested(pat.type), static), fail)
             iface = self.resolve(pat.type)
             for fname, sub in pat.fields:
                 if isinstance(iface, T.IfaceT):  # an interface's field: through its implementation
@@ -1722,17 +1727,33 @@ def _recorded_elem(e: ast.ArrayLit) -> tuple | None:
     does not tell it (`records`: set by the checker, Checker.escape); None where no test can
     see it (a plain list: its elements decide), or the type is not known."""
     t = e.ty
-    if not getattr(e, "records", False) or not isinstance(t, T.Arr) or T.has_tvar(t) or T.has_unknown(t):
+    if not getattr(e, "records", False) or not isinstance(t, T.Arr) or T.has_tvar(t) or _untold(t):
         return None
-    return typetest.of(t.elem)
+    return typetest.of(t.elem, True)
 
 
 def _recorded_entry(e: ast.MapLit) -> tuple | None:
     """The (key, value) types a map literal records, as `_recorded_elem`."""
     t = e.ty
-    if not getattr(e, "records", False) or not isinstance(t, T.MapT) or T.has_tvar(t) or T.has_unknown(t):
+    if not getattr(e, "records", False) or not isinstance(t, T.MapT) or T.has_tvar(t) or _untold(t):
         return None
-    return typetest.of(t.key), typetest.of(t.val)
+    return typetest.of(t.key, True), typetest.of(t.val, True)
+
+
+def _untold(t: T.Type) -> bool:
+    """Whether the checker does not know all of `t` (T.has_unknown, but a declared `unknown`
+    it knows: the literal records it)."""
+    if t is T.TOP:
+        return False
+    if isinstance(t, T.Arr):
+        return _untold(t.elem)
+    if isinstance(t, T.MapT):
+        return _untold(t.key) or _untold(t.val)
+    if isinstance(t, T.Union):
+        return any(_untold(m) for m in t.members)
+    if isinstance(t, T.ClassT):
+        return any(_untold(a) for a in t.args)
+    return T.has_unknown(t)
 
 
 def _static(e: ast.Expr):
@@ -1837,14 +1858,14 @@ def _type_args(cls, e: ast.ClassLit) -> tuple:
     for i, g in enumerate(cls.decl.generics):
         a = args[i] if i < len(args) else None
         if a is not None and not T.has_tvar(a) and a != T.UNKNOWN:
-            out.append(typetest.of(a))
+            out.append(typetest.of(a, True))
             continue
         f = next((f for f in cls.fields if isinstance(f.type, ast.TName) and f.type.path == [g.name]
                   and not f.type.args), None)
         v = given.get(f.name) if f is not None else None
         vt = getattr(v, "ty", None)
         if vt is not None and not T.has_tvar(vt) and vt != T.UNKNOWN:
-            out.append(typetest.of(T.widen(vt)))
+            out.append(typetest.of(T.widen(vt), True))
         else:
             out.append(("field", f.name) if v is not None else ("any",))
     return tuple(out)

@@ -3,6 +3,8 @@ a static type (sema/types.py) as the one resolver (sema/resolve.py) produced it.
 
 A test is a small tuple, hashable and printable:
   ('any',) ('never',) ('int',) ('float',) ('string',) ('bool',) ('null',)
+  ('unknown',) (a declared `unknown` as an element type or type argument: `unknown[]` is its own
+  recorded type, not every array's; at the top a declared `unknown` takes any value: ('any',))
   ('function', signature) (a descriptor of sema/reflect.py: a function value whose own is within it)
   ('lit', value) ('class', fqn) ('class', fqn, (arg, ...)) ('enum', fqn) ('variant', enum_fqn, name)
   ('array', elem) ('map', key, value) ('union', (t, ...)) ('panic',) (any baml.panics.*)
@@ -15,26 +17,31 @@ from ..sema import reflect as R
 from ..sema import stdsigs
 from ..sema import types as T
 
-# uint8array has no run-time test yet: it tests as any, as before the one resolver
 _PRIMS = {"int": ("int",), "float": ("float",), "string": ("string",), "bool": ("bool",),
-          "null": ("null",), "void": ("null",), "never": ("never",), "bigint": ("bigint",)}
+          "null": ("null",), "void": ("null",), "never": ("never",), "bigint": ("bigint",),
+          "uint8array": ("uint8array",)}
+# what the engine records for an array or map a host passes where `unknown` is declared
+# (whatever its items: `[[1]]` too is a `(int | … | null)[]`)
+HOST_SCALARS = ("union", (("int",), ("float",), ("string",), ("bool",), ("uint8array",), ("null",)))
 
 
-def of(t: T.Type) -> tuple:
-    """The run-time test of static type `t`; type variables and unknowns test as ('any',)."""
+def of(t: T.Type, inner: bool = False) -> tuple:
+    """The run-time test of static type `t`; type variables and unknowns test as ('any',), but
+    a declared `unknown` inside a container or class type (`inner`) as ('unknown',): the engine
+    records it there, and containers are invariant (an `int[]` is no `unknown[]`)."""
     if isinstance(t, T.Prim):
-        return _PRIMS.get(t.name, ("any",))
+        return ("unknown",) if inner and t is T.TOP else _PRIMS.get(t.name, ("any",))
     if isinstance(t, T.Lit):
         return ("lit", t.value)
     if isinstance(t, T.Union):
-        return _union([of(m) for m in t.members])
+        return _union([of(m, inner) for m in t.members])
     if isinstance(t, T.Arr):
-        return ("array", of(t.elem))
+        return ("array", of(t.elem, True))
     if isinstance(t, T.MapT):
-        return ("map", of(t.key), of(t.val))
+        return ("map", of(t.key, True), of(t.val, True))
     if isinstance(t, T.ClassT):
         # a generic class's type arguments, as recorded in its instances (`Box<string>`)
-        return ("class", t.cls.fqn, tuple(of(a) for a in t.args)) if t.args else ("class", t.cls.fqn)
+        return ("class", t.cls.fqn, tuple(of(a, True) for a in t.args)) if t.args else ("class", t.cls.fqn)
     if isinstance(t, T.EnumT):
         return ("variant", t.enum.fqn, t.variant) if t.variant else ("enum", t.enum.fqn)
     if isinstance(t, T.FuncT):  # a function value's signature within this one (R.fn_within)

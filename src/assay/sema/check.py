@@ -1132,6 +1132,8 @@ class Checker(LlmChecks):
             return self.std_class_lit(e, ct)
         if ct is UNKNOWN:
             self.class_path_error(e.type, e.span)
+        if isinstance(ct, ClassT) and ct.cls.decl.generics and not e.type.args:
+            ct = _expected_class(ct, expected)
         for name, val in e.entries:
             if name is None and isinstance(ct, ClassT):
                 self.expect(val, ct)  # `...p`: a value of the literal's own class
@@ -3419,6 +3421,15 @@ def _variant_like(te) -> bool:
 
 JSON_ARR, JSON_MAP = T.Arr(T.JSON), T.MapT(STRING, T.JSON)  # what json literals build
 _ESCAPED = object()  # in Var.literals: the variable's value reached an opaque place
+
+
+def _expected_class(ct: ClassT, expected: T.Type) -> ClassT:
+    """A generic class literal written without type arguments (`Box { value: 1 }`) takes the
+    expected type's (`Box<int?>`), as the engine infers them: its instance records those."""
+    ms = [m for m in T.members(expected) if isinstance(m, ClassT) and m.cls is ct.cls and m.args]
+    if len(ms) == 1 and not any(a is UNKNOWN for a in ms[0].args):
+        return ms[0]
+    return ct
 
 
 def _records(e) -> None:

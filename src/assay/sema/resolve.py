@@ -115,6 +115,8 @@ class Resolver:
         if n == "json":
             return T.JSON
         if n in ("map", "Map"):
+            if len(args) == 2 and err and self.top and not self.hashable(args[0]):
+                err(te.span, "E0067", f"map keys must implement `baml.Hash`; got `{T.show(args[0])}`")
             return T.MapT(args[0], args[1]) if len(args) == 2 else T.MapT(T.UNKNOWN, T.UNKNOWN)
         if n == "Array":
             return T.Arr(args[0]) if len(args) == 1 else T.Arr(T.UNKNOWN)
@@ -123,6 +125,29 @@ class Resolver:
         if err:
             err(te.span, "E0002", f"unresolved type: {n}")
         return T.UNKNOWN
+
+    def hashable(self, t: T.Type, seen: frozenset = frozenset()) -> bool:
+        """Whether a map may be keyed by `t` (`baml.Hash`): not by a declared `unknown`, a
+        function or a `reflect.Type`, nor by containers or classes holding one (a class by its
+        fields, its type arguments substituted). What the checker does not know passes."""
+        if t is T.TOP or isinstance(t, T.FuncT):
+            return False
+        if isinstance(t, T.StdT):
+            return not t.name.startswith("reflect.")
+        if isinstance(t, T.Arr):
+            return self.hashable(t.elem, seen)
+        if isinstance(t, T.MapT):
+            return self.hashable(t.key, seen) and self.hashable(t.val, seen)
+        if isinstance(t, T.Union):
+            return all(self.hashable(m, seen) for m in t.members)
+        if isinstance(t, T.ClassT) and id(t.cls) not in seen:
+            env = {g.name: a for g, a in zip(t.cls.decl.generics, t.args)}
+            gens = frozenset(env)
+            inner = seen | {id(t.cls)}
+            return all(self.hashable(T.subst(self.resolve(f.type, t.cls.namespace, gens), env) if env
+                                     else self.resolve(f.type, t.cls.namespace, gens), inner)
+                       for f in t.cls.fields)
+        return True
 
     def item_type(self, item, args, err=None, te=None) -> T.Type:
         if isinstance(item, ClassDef):

@@ -1930,10 +1930,10 @@ class Parser:
                 s = self.tok.start
                 pat = self.pattern(True)
                 guard = None
-                if self.at("if"):
+                if self.at("if") and kind != "catch":  # catch arms take no guard (the engine's grammar)
                     self.advance()
                     guard = self.cond_expr()
-                if not self.expect("=>", "'=>' after pattern"):
+                if not self.expect("=>", "'=>' after catch pattern" if kind == "catch" else "'=>' after pattern"):
                     if self.i == b:
                         self.skip_balanced()
                     continue
@@ -2210,6 +2210,8 @@ def _pattern_type(p) -> ast.TypeExpr | None:
     """The type a parenthesised type-test pattern denotes (`(int | string)`), or None."""
     if isinstance(p, ast.PType):
         return p.type
+    if isinstance(p, ast.PLit) and not isinstance(p.value, float):  # `(int | null)[]`: a literal type
+        return ast.TLiteral(p.span, p.value)
     if isinstance(p, ast.POr):
         members = [_pattern_type(a) for a in p.alts]
         if all(m is not None for m in members):

@@ -97,7 +97,7 @@ def from_test(t: tuple) -> tuple:
     """A descriptor from a run-time type test (mir/typetest.py), as generic instances record
     their type arguments."""
     k = t[0]
-    if k in ("int", "float", "string", "bool", "null", "bigint", "never"):
+    if k in ("int", "float", "string", "bool", "null", "bigint", "never", "uint8array", "unknown"):
         return ("prim", k)
     if k == "lit":
         return ("lit", t[1])
