@@ -1321,7 +1321,8 @@ class Checker(LlmChecks):
                     and name not in self.impl_names:
                 self.err(e.span, "E0007", f"type `{tb.name}` has no member `{name}`")
                 return UNKNOWN
-            tb = next((b for b in self.bounds.get(tb.name, ()) if isinstance(b, IfaceT)), tb)
+            ifs = [b for b in self.bounds.get(tb.name, ()) if isinstance(b, IfaceT)]
+            tb = next((b for b in ifs if _declares(b.iface, name)), ifs[0] if ifs else tb)  # `A & B`
         if isinstance(tb, IfaceT):
             return self.iface_member(e, tb, name)
         if sreflect.is_reflect(tb):
@@ -1673,7 +1674,7 @@ class Checker(LlmChecks):
             named = all(n is not None for n, _, _ in tb.params)
             self.check_args(e, tb.params, {}, allow_named=named)
             return tb.ret if not T.has_tvar(tb.ret) else UNKNOWN
-        if tb in (INT, FLOAT, STRING, BOOL, NULL, T.TOP) or isinstance(tb, (Arr, MapT, ClassT, EnumT)):
+        if tb in (INT, FLOAT, STRING, BOOL, NULL, T.TOP) or isinstance(tb, (Arr, MapT, ClassT, EnumT, IfaceT)):
             self.err(e.span, "E0006", f"`{show(widen(ft))}` is not a function and cannot be called")
         if isinstance(f, ast.Name) and self.lookup_var(f.name) is None and fd is None and \
                 self.index.items_in(self.ns).get(f.name) is None:
@@ -3284,6 +3285,11 @@ _STD_IFACE_MEMBERS = {
     "baml.Hash": "hash", "baml.ToString": "to_string", "baml.ToJson": "to_json",
     "baml.ops.Add": "add", "baml.ops.Subtract": "sub", "baml.ops.Multiply": "mul",
     "baml.ops.Divide": "div", "baml.ops.Remainder": "rem", "baml.ops.Negate": "neg"}
+
+
+def _declares(iface, name: str) -> bool:
+    """Whether an interface or one it requires declares a field or method `name`."""
+    return any(i.field(name) is not None or name in i.methods for i in iface.ancestors())
 
 
 def _std_bound_members(bounds) -> set | None:

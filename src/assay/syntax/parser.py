@@ -1709,8 +1709,8 @@ class Parser:
             save = self.i
             self.i = j
             kind = self.generic_call_ahead()
-            if kind == "ref" and len(path) > 1 and path[-1] == "as":
-                kind = False  # `x.as<I>`: an upcast, read by postfix_ops
+            if kind and len(path) > 1 and path[-1] == "as":
+                kind = False  # `x.as<I>` (also `x.as<I>()`): an upcast, read by postfix_ops
             if kind:
                 targs = self.type_args()
                 if self.at("{"):
