@@ -3013,9 +3013,12 @@ def _call_env(fd: FunctionDef, params, e: ast.Call, env: dict) -> dict:
     if not interfaces.call_generics(fd):
         return env
     out = dict(env)
-    for (_, pt, _), a in zip(params, e.args):
+    for (name, pt, _), a in zip(params, e.args):
         if a.name is None and isinstance(pt, TVar) and pt.name not in out and a.value.ty is not None:
             out[pt.name] = widen(a.value.ty)
+    for name, pt, _ in params:  # `f: (T) -> U throws E`: E is what the function passed for f throws
+        if isinstance(pt, FuncT) and isinstance(pt.throws, TVar) and pt.throws.name not in out:
+            out[("via", pt.throws.name)] = name
     return out
 
 
@@ -3254,7 +3257,8 @@ def _mentions(t: T.Type, name: str) -> bool:
     if isinstance(t, (ClassT, IfaceT)):
         return any(_mentions(a, name) for a in t.args)
     if isinstance(t, FuncT):
-        return _mentions(t.ret, name) or any(_mentions(p[1], name) for p in t.params)
+        return (_mentions(t.ret, name) or any(_mentions(p[1], name) for p in t.params)
+                or _mentions(t.throws, name))  # `(T) -> U throws E`: E from the callback
     return t is UNKNOWN  # not read: may mention it
 
 
