@@ -920,7 +920,8 @@ class Checker(LlmChecks):
                 if t is NULL and not (isinstance(p, ast.BlockExpr) and p.block.tail is None):
                     self.err(_hole_span(p), "E0001", "cannot interpolate a value of type `null`; "
                              "to run the expression without rendering it, end it with `;`")
-                elif isinstance(t, Union) and NULL in t.members and self.sure_type(widen(t)):
+                elif (isinstance(t, Union) and not isinstance(t, T.AliasUnion) and NULL in t.members
+                      and self.sure_type(widen(t))):
                     self.err(_hole_span(p), "E0001", f"cannot interpolate a value of type "
                              f"`{show(t)}` — it may be null; coalesce with `?? \"…\"` or unwrap it first")
 

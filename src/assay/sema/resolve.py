@@ -48,6 +48,8 @@ class Resolver:
         self._busy.add(k)
         t = self.resolve(ad.type, ad.namespace, frozenset(), err)  # its own namespace
         self._busy.discard(k)
+        if type(t) is T.Union:
+            t = T.AliasUnion(t.members)
         self._aliases[k] = t
         return t
 
