@@ -609,6 +609,32 @@ class Checker(LlmChecks):
             self.err(e.span, "E0006", f"cannot iterate over type `{show(t)}`")
         return UNKNOWN
 
+    def refutable(self, pat, t: T.Type, top: bool = False) -> bool:
+        """Can `pat` fail on a value of type `t` (a `let` takes only patterns that cannot)?
+        A class pattern's fields are read at their declared types (`x: int` on an `int` field
+        always matches, on `int | string` it may not)."""
+        if pat is None or isinstance(pat, ast.PWild):
+            return False
+        if isinstance(pat, ast.PLit):
+            return True
+        if isinstance(pat, ast.PArray):
+            return bool(pat.items) or pat.rest_index is None
+        if top:  # the binding itself and a class pattern on its value: the checker's own reading
+            return isinstance(pat, ast.PClass) and isinstance(T.base(t), ClassT) and any(
+                self.refutable(sub, self.field_type(T.base(t), name)) for name, sub in pat.fields)
+        if isinstance(pat, (ast.PBind, ast.PType)):
+            if getattr(pat, "type", None) is None:
+                return False
+            pt = self.resolve(pat.type, report=False)
+            return t is UNKNOWN or pt is UNKNOWN or not assignable(t, pt)
+        if isinstance(pat, ast.PClass):
+            tb = T.base(t)
+            return not isinstance(tb, ClassT) or tb.cls.name != pat.type.path[-1] or any(
+                self.refutable(sub, self.field_type(tb, name)) for name, sub in pat.fields)
+        if isinstance(pat, ast.PAnd):
+            return any(self.refutable(p, t) for p in pat.pats)
+        return True
+
     def let(self, s: ast.Let) -> None:
         ann = self.resolve(s.type) if s.type is not None else None
         self.require_throws(s.type)
@@ -635,9 +661,8 @@ class Checker(LlmChecks):
             if not _block_diverges(s.else_block):
                 self.err(s.else_block.span, "E0113", "`let … else` requires a diverging else block "
                          "(`return`, `throw`, `break`, or `continue`)")
-        elif isinstance(pat, ast.PLit) or (isinstance(pat, ast.PArray) and (
-                pat.items or pat.rest_index is None)):
-            self.err(pat.span, "E0111", "refutable pattern in let binding; refutable patterns "
+        elif self.refutable(pat, t, top=True):  # a class pattern's at the `let`, as the engine
+            self.err(s.span if isinstance(pat, ast.PClass) else pat.span, "E0111", "refutable pattern in let binding; refutable patterns "
                      "belong in `match`")
         if isinstance(pat, ast.PBind):
             if ann is not None:
