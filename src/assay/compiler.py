@@ -200,6 +200,10 @@ class Program:
                 for dunder, method in ops.OPERATOR_METHODS.get(name, ()):
                     if method in c.methods:
                         setattr(info.py, dunder, ops.operator_method(dunder, method))
+                if name == "baml.ops.Compare" and "cmp" in c.methods:  # `v.max(w)`, `v.lt(w)`, …
+                    for mname, fn in ops.COMPARE_DEFAULTS.items():
+                        if mname not in c.methods:
+                            setattr(info.py, "m_" + mname, fn)
 
         for impl in self.index.impls:  # an enum's `implements baml.ToJson for E`
             m = impl.methods.get("to_json")

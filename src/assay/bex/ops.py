@@ -123,6 +123,25 @@ _ORDERINGS = {"__lt__": ("Less",), "__le__": ("Less", "Equal"), "__gt__": ("Grea
               "__ge__": ("Greater", "Equal")}
 
 
+def _by_cmp(*names: str):
+    return lambda a, b: a.m_cmp(b).name in names
+
+
+def _max(a, b):
+    return b if a.m_cmp(b).name == "Less" else a
+
+
+def _min(a, b):
+    return b if a.m_cmp(b).name == "Greater" else a
+
+
+# `baml.ops.Compare`'s default methods (its stdlib body), for a class that implements `cmp` and
+# not them: each through the instance's own `cmp` (ties keep the receiver)
+COMPARE_DEFAULTS = {"lt": _by_cmp("Less"), "le": _by_cmp("Less", "Equal"), "gt": _by_cmp("Greater"),
+                    "ge": _by_cmp("Greater", "Equal"), "max": _max, "min": _min,
+                    "clamp": lambda a, lo, hi: a.m_min(hi).m_max(lo)}
+
+
 def operator_method(dunder: str, method: str):
     """The Python operator method `dunder` of a class whose BAML method `method` implements
     it (`<` and its kin through `cmp`)."""

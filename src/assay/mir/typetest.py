@@ -122,9 +122,11 @@ def _std(t: T.StdT) -> tuple:
 
 def _union(members: list[tuple]) -> tuple:
     flat: list[tuple] = []
+    seen: set[str] = set()  # by repr: `("lit", True) == ("lit", 1)` in Python
     for m in members:
         for x in (m[1] if m[0] == "union" else (m,)):
-            if x not in flat:
+            if repr(x) not in seen:
+                seen.add(repr(x))
                 flat.append(x)
     if ("any",) in flat:
         return ("any",)
@@ -142,6 +144,8 @@ def key(t: tuple):
         return ("map", key(t[1]), key(t[2]))
     if k == "class" and len(t) > 2:
         return ("class", t[1], tuple(key(a) for a in t[2]))
+    if k == "lit":  # `true` is not `1`, though Python's `==` says so
+        return ("lit", type(t[1]).__name__, t[1])
     return t
 
 
@@ -156,7 +160,8 @@ def show(t: tuple) -> str:
     if k == "variant":
         return f"{t[1]}.{t[2]}"
     if k == "lit":
-        return repr(t[1]) if not isinstance(t[1], str) else '"' + t[1] + '"'
+        v = t[1]
+        return '"' + v + '"' if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else repr(v)
     if k == "array":
         return show(t[1]) + "[]"
     if k == "arrays":

@@ -645,6 +645,32 @@ class Checker(LlmChecks):
             self.err(e.span, "E0006", f"cannot iterate over type `{show(t)}`")
         return UNKNOWN
 
+    def refutable(self, pat, t: T.Type, top: bool = False) -> bool:
+        """Can `pat` fail on a value of type `t` (a `let` takes only patterns that cannot)?
+        A class pattern's fields are read at their declared types (`x: int` on an `int` field
+        always matches, on `int | string` it may not)."""
+        if pat is None or isinstance(pat, ast.PWild):
+            return False
+        if isinstance(pat, ast.PLit):
+            return True
+        if isinstance(pat, ast.PArray):
+            return bool(pat.items) or pat.rest_index is None
+        if top:  # the binding itself and a class pattern on its value: the checker's own reading
+            return isinstance(pat, ast.PClass) and isinstance(T.base(t), ClassT) and any(
+                self.refutable(sub, self.field_type(T.base(t), name)) for name, sub in pat.fields)
+        if isinstance(pat, (ast.PBind, ast.PType)):
+            if getattr(pat, "type", None) is None:
+                return False
+            pt = self.resolve(pat.type, report=False)
+            return t is UNKNOWN or pt is UNKNOWN or not assignable(t, pt)
+        if isinstance(pat, ast.PClass):
+            tb = T.base(t)
+            return not isinstance(tb, ClassT) or tb.cls.name != pat.type.path[-1] or any(
+                self.refutable(sub, self.field_type(tb, name)) for name, sub in pat.fields)
+        if isinstance(pat, ast.PAnd):
+            return any(self.refutable(p, t) for p in pat.pats)
+        return True
+
     def let(self, s: ast.Let) -> None:
         ann = self.resolve(s.type) if s.type is not None else None
         self.require_throws(s.type)
@@ -671,9 +697,8 @@ class Checker(LlmChecks):
             if not _block_diverges(s.else_block):
                 self.err(s.else_block.span, "E0113", "`let … else` requires a diverging else block "
                          "(`return`, `throw`, `break`, or `continue`)")
-        elif isinstance(pat, ast.PLit) or (isinstance(pat, ast.PArray) and (
-                pat.items or pat.rest_index is None)):
-            self.err(pat.span, "E0111", "refutable pattern in let binding; refutable patterns "
+        elif self.refutable(pat, t, top=True):  # a class pattern's at the `let`, as the engine
+            self.err(s.span if isinstance(pat, ast.PClass) else pat.span, "E0111", "refutable pattern in let binding; refutable patterns "
                      "belong in `match`")
         if isinstance(pat, ast.PBind):
             if ann is not None:
@@ -958,7 +983,8 @@ class Checker(LlmChecks):
                 if t is NULL and not (isinstance(p, ast.BlockExpr) and p.block.tail is None):
                     self.err(_hole_span(p), "E0001", "cannot interpolate a value of type `null`; "
                              "to run the expression without rendering it, end it with `;`")
-                elif isinstance(t, Union) and NULL in t.members and self.sure_type(widen(t)):
+                elif (isinstance(t, Union) and not isinstance(t, T.AliasUnion) and NULL in t.members
+                      and self.sure_type(widen(t))):
                     self.err(_hole_span(p), "E0001", f"cannot interpolate a value of type "
                              f"`{show(t)}` — it may be null; coalesce with `?? \"…\"` or unwrap it first")
 
@@ -1361,7 +1387,8 @@ class Checker(LlmChecks):
                     and name not in self.impl_names:
                 self.err(e.span, "E0007", f"type `{tb.name}` has no member `{name}`")
                 return UNKNOWN
-            tb = next((b for b in self.bounds.get(tb.name, ()) if isinstance(b, IfaceT)), tb)
+            ifs = [b for b in self.bounds.get(tb.name, ()) if isinstance(b, IfaceT)]
+            tb = next((b for b in ifs if _declares(b.iface, name)), ifs[0] if ifs else tb)  # `A & B`
         if isinstance(tb, IfaceT):
             return self.iface_member(e, tb, name)
         if sreflect.is_reflect(tb):
@@ -1767,7 +1794,7 @@ class Checker(LlmChecks):
             named = all(n is not None for n, _, _ in tb.params)
             self.check_args(e, tb.params, {}, allow_named=named)
             return tb.ret if not T.has_tvar(tb.ret) else UNKNOWN
-        if tb in (INT, FLOAT, STRING, BOOL, NULL, T.TOP) or isinstance(tb, (Arr, MapT, ClassT, EnumT)):
+        if tb in (INT, FLOAT, STRING, BOOL, NULL, T.TOP) or isinstance(tb, (Arr, MapT, ClassT, EnumT, IfaceT)):
             self.err(e.span, "E0006", f"`{show(widen(ft))}` is not a function and cannot be called")
         if isinstance(f, ast.Name) and self.lookup_var(f.name) is None and fd is None and \
                 self.index.items_in(self.ns).get(f.name) is None:
@@ -3255,9 +3282,12 @@ def _call_env(fd: FunctionDef, params, e: ast.Call, env: dict) -> dict:
     if not interfaces.call_generics(fd):
         return env
     out = dict(env)
-    for (_, pt, _), a in zip(params, e.args):
+    for (name, pt, _), a in zip(params, e.args):
         if a.name is None and isinstance(pt, TVar) and pt.name not in out and a.value.ty is not None:
             out[pt.name] = widen(a.value.ty)
+    for name, pt, _ in params:  # `f: (T) -> U throws E`: E is what the function passed for f throws
+        if isinstance(pt, FuncT) and isinstance(pt.throws, TVar) and pt.throws.name not in out:
+            out[("via", pt.throws.name)] = name
     return out
 
 
@@ -3537,6 +3567,11 @@ _STD_IFACE_MEMBERS = {
     "baml.Hash": "hash", "baml.ToString": "to_string", "baml.ToJson": "to_json",
     "baml.ops.Add": "add", "baml.ops.Subtract": "sub", "baml.ops.Multiply": "mul",
     "baml.ops.Divide": "div", "baml.ops.Remainder": "rem", "baml.ops.Negate": "neg"}
+
+
+def _declares(iface, name: str) -> bool:
+    """Whether an interface or one it requires declares a field or method `name`."""
+    return any(i.field(name) is not None or name in i.methods for i in iface.ancestors())
 
 
 def _std_bound_members(bounds) -> set | None:

@@ -123,11 +123,11 @@ class Effects:
                 t = T.union(*(self.escaping(it, callee[3]) for it in self._items[key]))
             finally:
                 self._active.discard(key)
-            return T.subst(t, callee[2]) if T.has_tvar(t) else t
+            return self.at_call(t, callee) if T.has_tvar(t) else t
         if kind in ("fn", "lambda"):
             t = self._values.get(id(callee[1]), UNKNOWN)
             if T.has_tvar(t):  # a generic function's: its type arguments at this call
-                t = T.subst(t, callee[2] if len(callee) > 2 else {})
+                t = self.at_call(t, callee)
             if kind == "fn" and _CALLBACK in T.members(t):
                 return UNKNOWN  # what its callbacks throw: the arguments' at this call
             return t
@@ -136,6 +136,15 @@ class Effects:
         if self._marked:  # known to throw something, though not what (see report)
             return _LLM if kind == "llm" else _CALLBACK
         return UNKNOWN  # an LLM call's errors, or a callback's (per call site in the engine)
+
+    def at_call(self, t: T.Type, callee) -> T.Type:
+        """A generic callee's throws at one call: its type arguments, then the type parameters
+        a callback parameter's `throws` names, as what the function passed for it throws."""
+        env = dict(callee[2]) if len(callee) > 2 else {}
+        if len(callee) > 3:
+            env.update({k[1]: self.throws_of(callee[3][p]) for k, p in callee[2].items()
+                        if isinstance(k, tuple) and p in callee[3]})
+        return T.subst(t, env)
 
     def uses_callbacks(self, key: int) -> bool:
         """Does a body call its callbacks, or pass them on to a call?"""

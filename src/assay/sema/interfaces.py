@@ -17,6 +17,7 @@ from ..source import Diagnostic
 from ..syntax import ast
 from . import types as T
 from .program import ClassDef, FunctionDef, ImplDef, InterfaceDef, ProgramIndex, target_matches
+from .resolve import misplaced_std
 
 DISPATCH = "$dispatch"  # suffix of a dispatcher's fqn: `user.Shape.area$dispatch`
 
@@ -109,7 +110,7 @@ def _interface(index: ProgramIndex, ns, te):
     item = index.lookup(ns, te.path)
     if isinstance(item, InterfaceDef):
         return item
-    if te.path[0] == "baml":
+    if te.path[0] == "baml" and not misplaced_std(te.path):
         return ".".join(te.path)
     return None
 

@@ -48,6 +48,8 @@ class Resolver:
         self._busy.add(k)
         t = self.resolve(ad.type, ad.namespace, frozenset(), err)  # its own namespace
         self._busy.discard(k)
+        if type(t) is T.Union:
+            t = T.AliasUnion(t.members)
         self._aliases[k] = t
         return t
 
@@ -98,6 +100,8 @@ class Resolver:
         if head in self.index.namespaces and err and head != "reflect":  # `reflect`: the stdlib's
             p = ".".join(path)
             err(te.span, "E0002", f"unresolved type: {p}. Did you mean `root.{p}`?")
+        elif err and misplaced_std(path):
+            err(te.span, "E0002", f"unresolved type: {'.'.join(path)}")  # `baml.hash.Hash` is `baml.Hash`
         elif err and head not in BUILTIN_TYPE_ROOTS and head not in generics and head != "Self":
             err(te.span, "E0002", f"unresolved type: {'.'.join(path)}")  # `iter.Done`: no package `iter`
         return T.UNKNOWN
@@ -178,3 +182,17 @@ def _literal(v) -> T.Type:
     if isinstance(v, str):
         return T.lit_str(v)
     return T.UNKNOWN
+
+
+# where the stdlib's common interfaces live: the same name under another `baml.…` path is no type
+_STD_IFACE_HOME = {
+    **{n: (f"baml.{n}",) for n in ("Hash", "ToString", "ToJson", "FromJson", "Concrete", "Summable", "Sortable")},
+    **{n: (f"baml.ops.{n}",) for n in ("Equals", "Compare", "Add", "Subtract", "Multiply", "Divide", "Remainder",
+                                       "Negate", "BitAnd", "BitOr", "BitXor", "ShiftLeft", "ShiftRight")},
+    **{n: (f"baml.iter.{n}",) for n in ("Iterable", "Iterator")},
+    "Hasher": ("baml.hash.Hasher", "baml.crypto.Hasher")}
+
+
+def misplaced_std(path: list) -> bool:
+    """`baml.hash.Hash`, `baml.Equals`: a stdlib interface's name under a path it does not live at."""
+    return path[0] == "baml" and ".".join(path) not in _STD_IFACE_HOME.get(path[-1], (".".join(path),))

@@ -90,6 +90,12 @@ class Union(Type):
         return hash(frozenset(self.members))
 
 
+class AliasUnion(Union):
+    """A union as a type alias names it (`type O = int?`): the engine's interpolation check
+    does not look through the name (`${v}` with `v: O` is accepted)."""
+    __slots__ = ()
+
+
 class ClassT(Type):
     __slots__ = ("cls", "args")
 

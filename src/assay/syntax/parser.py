@@ -923,17 +923,17 @@ class Parser:
         fields: list = []
         while not self.at("}") and self.tok.kind != "eof":
             b = self.i
-            if self.at(".."):
+            if self.at(".."):  # no rest in a class pattern: its omitted fields match anything
+                self.expected("field name")
                 self.advance()
-                fields.append(("..", None))
             else:
                 name = self.ident("field name")
                 if name is None:
                     self.skip_balanced()
                 else:
                     sub = None
-                    if self.eat(":"):
-                        sub = self.pattern(True, let_ctx)
+                    if self.eat(":"):  # a bare name there is a type, in a `let` too
+                        sub = self.pattern(True, False)
                     fields.append((name, sub))
             if not self.eat(",") and not self.at("}"):
                 if self.i == b:
@@ -942,7 +942,7 @@ class Parser:
                     self.expected("'}'")
                     break
         self.expect("}")
-        return ast.PClass(self.span(s), ty, [f for f in fields if f[0] != ".."])
+        return ast.PClass(self.span(s), ty, fields)
 
     def array_pattern(self, let_ctx: bool) -> ast.PArray:
         s = self.advance().start  # [
@@ -956,7 +956,7 @@ class Parser:
                     self.error("unexpected token: only one rest pattern `..` is allowed", self.toks[self.i - 1])
                 rest_index = len(items)
                 if not (self.at(",") or self.at("]")):
-                    rp = self.pattern_chain(let_ctx)
+                    rp = self.pattern_chain(False)
                     if isinstance(rp, ast.PBind) and rp.type is None:
                         rest_name = rp.name
                     elif isinstance(rp, ast.PWild):
@@ -965,8 +965,8 @@ class Parser:
                         rest_pattern = rp
                         if isinstance(rp, ast.PAnd) and isinstance(rp.pats[0], ast.PBind):
                             rest_name = rp.pats[0].name
-            else:
-                items.append(self.pattern(True, let_ctx))
+            else:  # an item's bare name is a type, in a `let` too
+                items.append(self.pattern(True, False))
             if not self.eat(","):
                 break
             if self.i == b:
@@ -1716,8 +1716,8 @@ class Parser:
             save = self.i
             self.i = j
             kind = self.generic_call_ahead()
-            if kind == "ref" and len(path) > 1 and path[-1] == "as":
-                kind = False  # `x.as<I>`: an upcast, read by postfix_ops
+            if kind and len(path) > 1 and path[-1] == "as":
+                kind = False  # `x.as<I>` (also `x.as<I>()`): an upcast, read by postfix_ops
             if kind:
                 targs = self.type_args()
                 if self.at("{"):
