@@ -83,7 +83,7 @@ class TypeView:
             return "json"
         return {T.Lit: "literal", T.Arr: "array", T.MapT: "map", T.Union: "union",
                 T.ClassT: "class", T.EnumT: "enum", T.FuncT: "function", T.TVar: "typevar",
-                T.IfaceT: "interface"}[type(t)]
+                T.IfaceT: "interface"}[T.Union if isinstance(t, T.Union) else type(t)]  # an alias's too
 
     @property
     def name(self) -> str:

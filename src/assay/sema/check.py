@@ -1935,7 +1935,9 @@ class Checker(LlmChecks):
                         and _mentions(ret, n)), None)
         if missing is not None and getattr(e, "plain_let", False):
             self.err(e.span, "E0002", f"cannot infer type parameter `{missing}`")  # `first([])`
-        self.check_args(e, ps, env)
+        # arguments are checked (and literals record their types) at the widened type arguments:
+        # `["a"]` for `xs: T[]` is a `string[]` (the result keeps the types inferred)
+        self.check_args(e, ps, {n: T.widen_scalar(t) for n, t in env.items()})
         self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env), self.passed(e, ps))
         self.check_bounds(e, fd, ps, env)
         ret = T.subst(ret, env) if T.has_tvar(ret) else ret
