@@ -1573,6 +1573,12 @@ class Checker(LlmChecks):
                 elif kind == "error":
                     self.args_unknown(e)
                     return UNKNOWN
+                elif kind == "unknown" and path[0] in ("baml", "reflect") and \
+                        path[-1] not in STDLIB_MEMBER_NAMES and path[0] not in self.index.items_in(self.ns):
+                    # no stdlib package declares a function of that name (`reflect.type_of`)
+                    self.err(f.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
+                    self.args_unknown(e)
+                    return UNKNOWN
                 elif path[0] == "reflect" and kind == "unknown" and "reflect" not in self.index.items_in(self.ns):
                     return self.reflect_call(e, path)
                 else:
