@@ -1322,7 +1322,9 @@ class Checker(LlmChecks):
                     and name not in self.impl_names:
                 self.err(e.span, "E0007", f"type `{tb.name}` has no member `{name}`")
                 return UNKNOWN
-            tb = next((b for b in self.bounds.get(tb.name, ()) if isinstance(b, IfaceT)), tb)
+            ifaces = [b for b in self.bounds.get(tb.name, ()) if isinstance(b, IfaceT)]
+            # `T extends A & B`: the member comes from the conjunct that declares it
+            tb = next((b for b in ifaces if _declares(b, name)), ifaces[0] if ifaces else tb)
         if isinstance(tb, IfaceT):
             return self.iface_member(e, tb, name)
         if sreflect.is_reflect(tb):
@@ -3250,6 +3252,11 @@ def _opaque(t: T.Type) -> bool:
     ms = T.members(t)
     return (T.has_unknown(t) or T.has_tvar(t) or any(isinstance(m, T.IfaceT) for m in ms)
             or sum(isinstance(m, T.Arr) for m in ms) > 1 or sum(isinstance(m, T.MapT) for m in ms) > 1)
+
+
+def _declares(it: IfaceT, name: str) -> bool:
+    """Does interface type `it` (or one it requires) declare a field or method `name`?"""
+    return any(i.field(name) is not None or name in i.methods for i in it.iface.ancestors())
 
 
 def _mentions(t: T.Type, name: str) -> bool:
