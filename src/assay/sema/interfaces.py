@@ -16,6 +16,7 @@ from __future__ import annotations
 from ..source import Diagnostic
 from ..syntax import ast
 from . import types as T
+from .stdnames import STDLIB_TYPE_NAMES
 from .program import ClassDef, FunctionDef, ImplDef, InterfaceDef, ProgramIndex, target_matches
 
 DISPATCH = "$dispatch"  # suffix of a dispatcher's fqn: `user.Shape.area$dispatch`
@@ -109,7 +110,7 @@ def _interface(index: ProgramIndex, ns, te):
     item = index.lookup(ns, te.path)
     if isinstance(item, InterfaceDef):
         return item
-    if te.path[0] == "baml":
+    if te.path[0] == "baml" and te.path[-1] in STDLIB_TYPE_NAMES:
         return ".".join(te.path)
     return None
 
