@@ -19,7 +19,7 @@ from . import interfaces
 from . import reflect as sreflect
 from .program import AliasDef, ClassDef, EnumDef, FunctionDef, InterfaceDef, ProgramIndex
 from .resolve import BUILTIN_TYPE_ROOTS, OPAQUE_TYPES, PRIM_TYPES, Resolver, carrier_path
-from .stdnames import STDLIB_MEMBER_NAMES
+from .stdnames import STDLIB_MEMBER_NAMES, STDLIB_TYPE_NAMES
 from .types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, UNKNOWN, VOID, Arr, ClassT, EnumT,
                     FuncT, IfaceT, Lit, MapT, TVar, Union, assignable, show, widen)
 
@@ -1228,6 +1228,11 @@ class Checker(LlmChecks):
                     path[1] in _ANY_CARRIER_STATIC and path[1] not in _CARRIER_STATICS[head]
                     and path[1] not in stdsigs.METHODS.get(head, ()))))
                 or (head == "baml" and path[1] in _NOT_IN_BAML)):
+            if head in ("baml", "reflect") and path[-1] not in STDLIB_MEMBER_NAMES and \
+                    not STDLIB_TYPE_NAMES.intersection(path[-2:]):
+                # no stdlib package declares anything of that name (`reflect.type_of`)
+                self.err(e.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
+                return "error", None
             return "unknown", None
         self.err(e.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
         return "error", None
@@ -1573,12 +1578,6 @@ class Checker(LlmChecks):
                 elif kind == "global":  # `root.ns.F(x)`: a global holding a function
                     ft = val
                 elif kind == "error":
-                    self.args_unknown(e)
-                    return UNKNOWN
-                elif kind == "unknown" and path[0] in ("baml", "reflect") and \
-                        path[-1] not in STDLIB_MEMBER_NAMES and path[0] not in self.index.items_in(self.ns):
-                    # no stdlib package declares a function of that name (`reflect.type_of`)
-                    self.err(f.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
                     self.args_unknown(e)
                     return UNKNOWN
                 elif path[0] == "reflect" and kind == "unknown" and "reflect" not in self.index.items_in(self.ns):
