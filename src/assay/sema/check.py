@@ -1102,6 +1102,8 @@ class Checker(LlmChecks):
                 self.expr(val, UNKNOWN)
         if not isinstance(ct, ClassT):
             return UNKNOWN
+        if ct.cls.decl.generics and not e.type.args:  # `let b: Box<int> = Box { }`: the
+            ct = _expected_instance(ct, expected)    # expected type gives the type arguments
         cls = ct.cls
         env = self.class_env(ct)
         has_spread = False
@@ -3251,6 +3253,15 @@ def _opaque(t: T.Type) -> bool:
     ms = T.members(t)
     return (T.has_unknown(t) or T.has_tvar(t) or any(isinstance(m, T.IfaceT) for m in ms)
             or sum(isinstance(m, T.Arr) for m in ms) > 1 or sum(isinstance(m, T.MapT) for m in ms) > 1)
+
+
+def _expected_instance(ct: ClassT, expected: T.Type) -> ClassT:
+    """A generic class literal written without type arguments, where one instance of its class
+    is expected (`Box<int>`, `Box<int>?`): that instance's arguments; else as it stands."""
+    same = [m for m in T.members(T.base(expected)) if isinstance(m, ClassT) and m.cls is ct.cls]
+    if len(same) == 1 and not T.has_unknown(same[0]) and all(a is UNKNOWN for a in ct.args):
+        return same[0]
+    return ct
 
 
 def _declares(it: IfaceT, name: str) -> bool:
