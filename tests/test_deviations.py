@@ -105,3 +105,24 @@ def test_allocation_failure_is_a_panic(prog):
         with pytest.raises(assay.BamlPanic) as e:
             fn(4611686018427387903)
         assert e.value.class_name == "baml.panics.AllocFailure"
+
+
+def test_c_for_without_condition():
+    """`for (init; ; step)`: 0.23.0's parser takes the step for the missing condition (E0010
+    when the step is an assignment, as it always is); Assay loops until a `break`."""
+    import re
+    import difflib_baml as dl
+    from assay.compiler import analyze
+    from assay.source import SourceFile
+    pytest.importorskip("baml_bridge")
+    text = ("function nocond(n: int) -> int {\n    let s = 0;\n"
+            "    for (let i = 0; ; i += 1) { if (i >= n) { break; } s += i; }\n    s\n}\n")
+    diag = re.compile(r"""(?:^|\\n|['"])(\w+)\.baml:(\d+):(\d+)(?:-\d+:\d+)? error\[(E\d+)\]""", re.M)
+    assert dl.engine_diagnostics({"cfornocond": text}, diag).get("cfornocond") == [("E0010", 3, 23)]
+    _, diags = analyze([SourceFile("x.baml", text, "x")])
+    assert not [d for d in diags if d.severity == "error"]
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "cfornocond.baml"
+        path.write_text(text)
+        assert assay.load(str(path)).nocond(4) == 6

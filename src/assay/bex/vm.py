@@ -102,6 +102,8 @@ class Runtime:
             _literal(ds), targs))
         # a generic function's type parameters at run time (mir/reflect.py)
         self.natives["$method_targs"] = _NativeShim("$method_targs", reflect_std.method_targs)
+        self.natives["$iface_targs"] = _NativeShim("$iface_targs", lambda recv, iface, own, n: reflect_std.iface_targs(
+            refl, recv, iface, own, n))
         self.natives["$std_new"] = _NativeShim("$std_new", self._std_new)
         self.natives["$reflect.Class.extends"] = _NativeShim("$reflect.Class.extends", lambda want, name, fields:
                                                              reflect_std.class_extends(refl, _literal(want), name, fields))

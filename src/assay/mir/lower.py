@@ -324,9 +324,14 @@ class FnLowerer:
                 self.scopes[-1][name] = loc
         if self.class_targs:  # `$targs`: the receiver's class's, then its own (mir/reflect.py)
             own = self.lookup_local(mreflect.OWN_TARGS)
-            self.declare(mreflect.TARGS, self.native(
-                "$method_targs", self.read_local(self.lookup_local("self")),
-                self.read_local(own) if own is not None else ir.Const(None), ir.Const(self.class_targs)))
+            own_v = self.read_local(own) if own is not None else ir.Const(None)
+            recv = self.read_local(self.lookup_local("self"))
+            if type(self.owner).__name__ == "InterfaceDef":  # a default method: the interface's
+                self.declare(mreflect.TARGS, self.native(  # as the receiver's class binds them
+                    "$iface_targs", recv, ir.Const(self.owner.fqn), own_v, ir.Const(self.class_targs)))
+            else:
+                self.declare(mreflect.TARGS, self.native("$method_targs", recv, own_v,
+                                                         ir.Const(self.class_targs)))
         has_default = [False] * (1 if self.has_self else 0)
         for p in self.decl_params:
             has_default.append(p.default is not None)

@@ -94,9 +94,10 @@ class Reifying:
 
 
 def class_generics(fdef) -> tuple:
-    """The type parameters of a method's generic class (its receiver carries them)."""
+    """The type parameters of a method's generic class (its receiver carries them), or of the
+    generic interface whose default method it is (the receiver's class's impl binds them)."""
     o = fdef.owner
-    if o is None or type(o).__name__ != "ClassDef" or not fdef.decl.has_self:
+    if o is None or type(o).__name__ not in ("ClassDef", "InterfaceDef") or not fdef.decl.has_self:
         return ()
     return tuple(g.name for g in o.decl.generics)
 

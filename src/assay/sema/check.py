@@ -19,7 +19,7 @@ from . import bindings, interfaces
 from . import reflect as sreflect
 from .program import AliasDef, ClassDef, EnumDef, FunctionDef, InterfaceDef, ProgramIndex
 from .resolve import BUILTIN_TYPE_ROOTS, OPAQUE_TYPES, PRIM_TYPES, Resolver, carrier_path
-from .stdnames import STDLIB_MEMBER_NAMES
+from .stdnames import STDLIB_MEMBER_NAMES, STDLIB_TYPE_NAMES
 from .types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, UNKNOWN, VOID, Arr, ClassT, EnumT,
                     FuncT, IfaceT, Lit, MapT, TVar, Union, assignable, show, widen)
 
@@ -1167,6 +1167,8 @@ class Checker(LlmChecks):
                 self.expr(val, UNKNOWN)
         if not isinstance(ct, ClassT):
             return UNKNOWN
+        if ct.cls.decl.generics and not e.type.args:  # `let b: Box<int> = Box { }`: the
+            ct = _expected_instance(ct, expected)    # expected type gives the type arguments
         cls = ct.cls
         env = self.class_env(ct)
         has_spread = False
@@ -1293,6 +1295,11 @@ class Checker(LlmChecks):
                     path[1] in _ANY_CARRIER_STATIC and path[1] not in _CARRIER_STATICS[head]
                     and path[1] not in stdsigs.METHODS.get(head, ()))))
                 or (head == "baml" and path[1] in _NOT_IN_BAML)):
+            if head in ("baml", "reflect") and path[-1] not in STDLIB_MEMBER_NAMES and \
+                    not STDLIB_TYPE_NAMES.intersection(path[-2:]):
+                # no stdlib package declares anything of that name (`reflect.type_of`)
+                self.err(e.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
+                return "error", None
             return "unknown", None
         self.err(e.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
         return "error", None
@@ -1387,8 +1394,9 @@ class Checker(LlmChecks):
                     and name not in self.impl_names:
                 self.err(e.span, "E0007", f"type `{tb.name}` has no member `{name}`")
                 return UNKNOWN
-            ifs = [b for b in self.bounds.get(tb.name, ()) if isinstance(b, IfaceT)]
-            tb = next((b for b in ifs if _declares(b.iface, name)), ifs[0] if ifs else tb)  # `A & B`
+            ifaces = [b for b in self.bounds.get(tb.name, ()) if isinstance(b, IfaceT)]
+            # `T extends A & B`: the member comes from the conjunct that declares it
+            tb = next((b for b in ifaces if _declares(b, name)), ifaces[0] if ifaces else tb)
         if isinstance(tb, IfaceT):
             return self.iface_member(e, tb, name)
         if sreflect.is_reflect(tb):
@@ -3525,6 +3533,20 @@ def _opaque(t: T.Type) -> bool:
             or sum(isinstance(m, T.Arr) for m in ms) > 1 or sum(isinstance(m, T.MapT) for m in ms) > 1)
 
 
+def _expected_instance(ct: ClassT, expected: T.Type) -> ClassT:
+    """A generic class literal written without type arguments, where one instance of its class
+    is expected (`Box<int>`, `Box<int>?`): that instance's arguments; else as it stands."""
+    same = [m for m in T.members(T.base(expected)) if isinstance(m, ClassT) and m.cls is ct.cls]
+    if len(same) == 1 and not T.has_unknown(same[0]) and all(a is UNKNOWN for a in ct.args):
+        return same[0]
+    return ct
+
+
+def _declares(it: IfaceT, name: str) -> bool:
+    """Does interface type `it` (or one it requires) declare a field or method `name`?"""
+    return any(i.field(name) is not None or name in i.methods for i in it.iface.ancestors())
+
+
 def _mentions(t: T.Type, name: str) -> bool:
     if isinstance(t, TVar):
         return t.name == name
@@ -3569,11 +3591,6 @@ _STD_IFACE_MEMBERS = {
     "baml.Hash": "hash", "baml.ToString": "to_string", "baml.ToJson": "to_json",
     "baml.ops.Add": "add", "baml.ops.Subtract": "sub", "baml.ops.Multiply": "mul",
     "baml.ops.Divide": "div", "baml.ops.Remainder": "rem", "baml.ops.Negate": "neg"}
-
-
-def _declares(iface, name: str) -> bool:
-    """Whether an interface or one it requires declares a field or method `name`."""
-    return any(i.field(name) is not None or name in i.methods for i in iface.ancestors())
 
 
 def _std_bound_members(bounds) -> set | None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from ..source import Diagnostic
 from ..syntax import ast
 from . import types as T
+from .stdnames import STDLIB_TYPE_NAMES
 from .program import ClassDef, FunctionDef, ImplDef, InterfaceDef, ProgramIndex, target_matches
 from .resolve import misplaced_std
 
@@ -110,7 +111,7 @@ def _interface(index: ProgramIndex, ns, te):
     item = index.lookup(ns, te.path)
     if isinstance(item, InterfaceDef):
         return item
-    if te.path[0] == "baml" and not misplaced_std(te.path):
+    if te.path[0] == "baml" and te.path[-1] in STDLIB_TYPE_NAMES and not misplaced_std(te.path):
         return ".".join(te.path)
     return None
 

@@ -519,6 +519,18 @@ class Reflector:
         """A class field's static type, over the class's own type parameters."""
         return self.resolver.resolve(f.type, cls.namespace, frozenset(g.name for g in cls.decl.generics))
 
+    def iface_args(self, cls_fqn: str, iface_fqn: str) -> tuple | None:
+        """The type arguments class `cls_fqn`'s `implements` block gives interface `iface_fqn`
+        (over the class's type parameters as ('tvar', k)); None: it has no such block."""
+        for impl in self.index.impls:
+            if impl.cls is not None and impl.cls.fqn == cls_fqn and impl.iface is not None \
+                    and impl.iface.fqn == iface_fqn:
+                own = tuple(g.name for g in impl.cls.decl.generics)
+                written = [a for a in impl.decl.interface.args if getattr(a, "binds", None) is None]
+                return tuple(describe(self.resolver.resolve(a, impl.namespace, frozenset(own)), own)
+                             for a in written)
+        return None
+
     def implements(self, t: tuple, iface: tuple) -> bool:
         """BAML's `t.implements(iface)`: nominal, at iface's type arguments; an interface (or
         anything not concrete) implements nothing."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..syntax import ast
 from . import types as T
 from .program import AliasDef, ClassDef, EnumDef, InterfaceDef, ProgramIndex
+from .stdnames import STDLIB_TYPE_NAMES
 
 BUILTIN_TYPE_ROOTS = frozenset("baml reflect testing ai llm env log assert".split())
 PRIM_TYPES = {"int": T.INT, "float": T.FLOAT, "string": T.STRING, "bool": T.BOOL, "null": T.NULL,
@@ -102,6 +103,8 @@ class Resolver:
             err(te.span, "E0002", f"unresolved type: {p}. Did you mean `root.{p}`?")
         elif err and misplaced_std(path):
             err(te.span, "E0002", f"unresolved type: {'.'.join(path)}")  # `baml.hash.Hash` is `baml.Hash`
+        elif err and head == "baml" and len(path) > 1 and not STDLIB_TYPE_NAMES.intersection(path[-2:]):
+            err(te.span, "E0002", f"unresolved type: {'.'.join(path)}")  # no stdlib type of that name
         elif err and head not in BUILTIN_TYPE_ROOTS and head not in generics and head != "Self":
             err(te.span, "E0002", f"unresolved type: {'.'.join(path)}")  # `iter.Done`: no package `iter`
         return T.UNKNOWN

@@ -150,3 +150,83 @@ vertex_preview vertex_project_id vertex_render vertex_url wait warn with with_me
 with_own_call with_structured_output with_timeout with_timezone with_types wrap write
 write_bytes write_header write_record write_row write_rows write_some writer year zeroes
 """.split())
+
+
+# Every type name (class, interface, enum, alias, associated type) declared anywhere in the BAML
+# 0.23.0 standard library: a `baml.…` type path whose last name (or, for an enum variant, the one
+# before it) is NOT in this set is surely unresolved (E0002: `baml.Comparable` is newer than 0.23.0).
+STDLIB_TYPE_NAMES = frozenset("""
+AccessError Add Aead Aes128GcmSiv Aes256GcmSiv Agent AiGatewayImageClient AllFailed
+AllocFailure AmbiguousTimeError Answer AnthBlock AnthMediaBlock AnthMessageParam
+AnthOutputTokensDetails AnthSource AnthStreamContentBlock AnthStreamDelta AnthStreamError
+AnthStreamEvent AnthStreamMessage AnthStreamState AnthStreamToolCall AnthStreamUsage
+AnthTextBlock AnthThinkingParam AnthToolChoiceParam AnthToolParam AnthToolResultBlock
+AnthToolUseBlock AnyClass AnyFunction ApplyError Arg Array ArrayIterator AssertionFailed
+AssistantMessage Audio AudioBlock AzureClient Backoff BedrockClient BedrockPrompt Bigint BitAnd
+BitOr BitXor Block BodyParams Bool Builder CacheDelimiter CachePointBlock CancelToken Cancelled
+Capture CcChoice CcCompletionTokensDetails CcContentPart CcDelta CcError CcFunctionCall
+CcImageUrl CcMessage CcMessageAudio CcMessageImage CcPromptTokensDetails CcResponse
+CcStreamChoice CcStreamChunk CcToolCall CcUsage ChaCha20 ChaCha20Poly1305 Chain ChatAudioPart
+ChatAuth ChatClient ChatCompat ChatContentPart ChatExtraPart ChatFileData ChatFilePart
+ChatImagePart ChatImageUrl ChatInputAudio ChatJsonSchema ChatMessage ChatMessageContent
+ChatParams ChatPromptMessage ChatRequest ChatResponseFormat ChatStreamDecoder ChatStreamOptions
+ChatTextPart ChatTool ChatToolCall ChatToolCallBuffer ChatToolCallFunction ChatToolFunction
+ChildReport ChildReportThunk ChoiceOption CitationLocation CitationSourceContentDelta
+CitationsDelta Class ClaudeCodeClient Client CloseEvent Compare CompilationError
+CompileArtifact Concrete Connection ContentBlock ContentBlockDelta ContentBlockDeltaEvent
+ContentBlockStart ContentBlockStartEvent ContentBlockStopEvent ContentSeen Context
+ContextClient ContextOptions ConverseMetrics ConverseOutput ConverseRequest ConverseResponse
+ConverseStreamEvent ConverseStreamMetadataEvent ConverseStreamMetrics ConverseUsage Credential
+Datagram DecisionsClient DecodeError DecryptionFailure DefaultHasher Diagnostic
+DiagnosticAnnotation DiagnosticHighlight DiagnosticRelatedInfo DirEntry Disambiguation Divide
+DivisionByZero DocumentBlock DocumentCharLocation DocumentChunkLocation DocumentPageLocation
+Done Duration Enum Equals Error ErrorKind ErrorMode EvaluationError Event EventSource Exit
+Failure Fallback Field File Filter FilterMap FinalProduced FinishReasonError FlatMap
+FlatTestReport Flatten Float FloatStats FromJson Function FunctionSpec Future GeminiClient
+GenerateKey GenericClient GenericSdkError Glob GmCandidate GmContent GmError GmFileData
+GmFunctionCall GmFunctionCallingConfig GmFunctionDeclaration GmFunctionResponse
+GmGenerateContentRequest GmGenerationConfig GmInlineData GmPart GmPromptFeedback GmRespContent
+GmRespFileData GmRespFunctionCall GmRespInlineData GmRespPart GmResponse GmSafetyRating GmTool
+GmToolConfig GmUsageMetadata Group GwImagesFile GwImagesInput GwImagesRequest GwImagesResponse
+GwImagesUsage GwImagesWarning Hash Hasher HostCallable HostContractViolation HostUnavailable
+HttpResponse Image ImageBlock ImageClient Implementation Index IndexOutOfBounds InferenceConfig
+Instant Int IntegerOverflow Interface InternalServerException InvalidArgument
+InvalidArgumentError InvalidFieldAccess InvalidRequest InvalidResponse InvalidTestName
+InvokeError Io Item Iterable Iterator Journal Key Leaf Limit Literal LlmClient
+LlmTimeoutOptions Map MapKeyNotFound Match Media MediaPart MediaSource Message
+MessageStartEvent MessageStopEvent MessagesRequest Meta MkdirOptions Mode ModelBlock ModelCall
+ModelKey ModelStreamErrorException ModelTurn ModelTurnInput ModelUsage Modifier Multiply Naming
+Negate NegativeBitShift NetworkFailure NotFound Null OaAudioPayload OaBuiltinTool
+OaCacheBreakpoint OaContentPart OaErrorBody OaFunctionCallItem OaFunctionCallOutputItem
+OaFunctionTool OaImageDatum OaImagesInputTokensDetails OaImagesRequest OaImagesResponse
+OaImagesUsage OaIncompleteDetails OaInputAudio OaInputFile OaInputImage OaInputItem OaInputPart
+OaInputText OaInputTokenDetails OaMessageItem OaOutputItem OaOutputText OaOutputTokenDetails
+OaReasoningParams OaResponse OaResponsesRequest OaStreamEvent OaStreamState OaTextFormat
+OaTextParams OaTool OaToolChoiceObject OaUsage OllamaClient OpenRouterClient Options Ordering
+Outcome Output OutputFormat OutputFormatDefault Package Panic Panicked Parameter ParseError
+ParseFailed ParsedOutput PathError Pdf Peekable PendingMessage PendingType
+PerformanceConfiguration PlainDate PlainDateTime PlainTime Plan Position PreviewUnsupported
+Primitive Process ProcessExit ProcessOptions Prompt PromptMessage PromptPart PromptRenderError
+ProviderError RaisedInClient Range RateLimited Read ReadPipe ReadPipeLines Reader ReaderOptions
+Reasoning ReasoningContent ReasoningContentBlockDelta ReasoningText Record Ref Refused Regex
+Remainder RenderPrompt Repeat Request ReservedSpan ResolvedMedia Response ResponseContentBlock
+ResponseMessage ResponseToolUse ResponsesClient Retry RetryCause RetrySafety Retryable Returns
+Rng Role Root RoundRobin Rows RunReport RunResult RunStarted Runner RuntimeType S3Location
+SafetySetting ScanOptions SdkPanic Selector SentAs SerializationError SerializedTest
+SerializedTestDef SerializedTestSet Server ServerRequest ServiceUnavailableException Session
+SessionBusy Settings Sha256 ShellOutput ShiftLeft ShiftRight SignOptions Signature Skip
+SkipWhile Sortable Span SpanError SpanId SpecCtx SpecificToolChoice SseEvent SseEventRecord
+SseStream StackFrame StackOverflow StackTrace State StderrMode StepBudgetExceeded StepBy
+StopReason Stream StreamRelay StreamRelayError StreamingClient StreamingUnsupported String
+StructuredOutput Subtract Success Sum Summable SystemContentBlock SystemRandom Table
+TaggedString Take TakeWhile TcpListener TcpStream TestBody TestCollector TestRegistration
+TestRegistry TestReport TestReportThunk TestRunner TestSetBody TestSetChild TestSetRegistration
+TestSetReport TestSetReportThunk TestSetRunner Text TextDelta ThinkingConfig
+ThrottlingException Throws TimeZoneOffset Timeout Timing TlsConfig ToJson ToString Tool
+ToolChoice ToolCompleted ToolConfig ToolEntry ToolFailed ToolFailedError ToolInputSchema
+ToolRequested ToolResultBlock ToolSpec ToolUse ToolUseBlock ToolUseBlockDelta ToolUseBlockStart
+Toolbox TurnDone TurnMeta TurnStream Type TypeKind TypeMismatch TypeView UdpSocket Uint8Array
+Union UnknownError UnknownTimezoneError Unreachable Unsupported Usage UserMessage UserPanic
+ValidationException Value VertexClient Video VideoBlock WebSocket WithMeta Write WritePipe
+Writer WriterOptions WsAccept XChaCha20Poly1305 Xoshiro256PlusPlus ZonedDateTime
+""".split())

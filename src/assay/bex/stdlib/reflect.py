@@ -143,6 +143,21 @@ def method_targs(recv, own, n: int) -> tuple:
     return cls + (own if type(own) is tuple else ())
 
 
+def iface_targs(refl, recv, iface: str, own, n: int) -> tuple:
+    """A generic interface's default method's `$targs`: the interface's type arguments as the
+    receiver's class binds them in its `implements` block (at the receiver's recorded type
+    arguments; unknown where none is known), then the method's own."""
+    cls = getattr(recv, "_class", None)
+    args = refl.program.iface_args(cls.fqn, iface) if cls is not None and refl.program is not None else None
+    if args is None:
+        got = (R.UNKNOWN,) * n
+    else:
+        rec = getattr(recv, "_targs", None)
+        known = tuple(from_test(a) for a in _parse_targs(rec)) if rec else ()
+        got = tuple(R.subst(a, known + (R.UNKNOWN,) * 16) if R.has_tvar(a) else a for a in args)
+    return (got + (R.UNKNOWN,) * n)[:n] + (own if type(own) is tuple else ())
+
+
 def host_targs(params: list, values: list, n: int, refl) -> tuple:
     """The type arguments a host call's values show for parameter descriptors `params` (over
     ('tvar', k)): each the union of what the values bound it to; unknown where a null or an
