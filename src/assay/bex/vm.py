@@ -99,6 +99,7 @@ class Runtime:
                 lambda f, p, want, n: f(refl, p, _literal(want), n), reflect_session.CONSTRUCTORS[cname]))
         self.natives["$bind_targs"] = _NativeShim("$bind_targs", lambda ds, targs: reflect_std.bind_targs(
             _literal(ds), targs))
+        self.natives["$bind_type"] = _NativeShim("$bind_type", reflect_std.bind_type)
         # a generic function's type parameters at run time (mir/reflect.py)
         self.natives["$method_targs"] = _NativeShim("$method_targs", reflect_std.method_targs)
         self.natives["$std_new"] = _NativeShim("$std_new", self._std_new)

@@ -462,6 +462,7 @@ class Checker(LlmChecks):
     # ───────────────────────── blocks & statements ─────────────────────────
     def block(self, b: ast.Block, expected: T.Type, is_body: bool = False) -> T.Type:
         self.scopes.append({})
+        generics = self.generics  # `let type N = …` names a type to the block's end
         try:
             diverges = False
             for s in b.stmts:
@@ -471,8 +472,10 @@ class Checker(LlmChecks):
                 tail = b.tail
                 if isinstance(tail, (ast.If, ast.IfLet, ast.Match, ast.BlockExpr)):
                     t = self.expr(tail, expected)
+                    self.scoped_leak(tail, t, expected, self.generics - generics)
                     return NEVER if diverges else t
                 t = self.expr(tail, expected)
+                self.scoped_leak(tail, t, expected, self.generics - generics)
                 if not self.fits(t, expected) and not diverges:
                     if expected is NULL or expected is VOID:
                         self.mismatch(tail.span, expected, t,
@@ -486,6 +489,18 @@ class Checker(LlmChecks):
             return NEVER if diverges else NULL
         finally:
             self.scopes.pop()
+            self.generics = generics
+
+    def scoped_leak(self, tail, t: T.Type, expected: T.Type, scoped: set) -> None:
+        """E0172: a block's value whose type names a type bound by `let type` in the block,
+        where the block's context does not take `unknown`."""
+        if not scoped or expected is UNKNOWN or expected is T.TOP:
+            return
+        name = next((n for n in sorted(scoped) if _mentions(t, n)), None)
+        if name is not None:
+            self.err(tail.span, "E0172", f"scoped type `{name}` cannot leave the block that binds it",
+                     f"this has type `{show(t)}`; a value leaves the block only through a type that "
+                     f"does not mention `{name}`, such as `unknown`")
 
     def missing_value(self, b: ast.Block, expected: T.Type) -> None:
         """E0029: a block that should produce a value ends with a statement (the engine's
@@ -610,6 +625,13 @@ class Checker(LlmChecks):
         return UNKNOWN
 
     def let(self, s: ast.Let) -> None:
+        if s.type_binding:  # `let type N = t;`: N is a rigid type parameter from here on
+            t = self.expr(s.value, UNKNOWN)
+            if not (t is UNKNOWN or t is T.TOP or t is NEVER or isinstance(t, (T.StdT, TVar))):
+                self.err(s.value.span, "E0001", "mismatched types",
+                         f"expected `reflect.TypeView`, found `{show(t)}`")
+            self.generics = self.generics | {s.pattern.name}
+            return
         ann = self.resolve(s.type) if s.type is not None else None
         self.require_throws(s.type)
         pat = s.pattern
@@ -2794,6 +2816,11 @@ _STRICT_KINDS = frozenset(stdsigs.STD_CLASS_KINDS.values())
 # every item of `baml.regex` (BAML's ns_regex/regex.baml): any other name there is unresolved
 _REGEX_NAMES = frozenset("Regex Match Group Error ErrorKind new _compile escape _replace "
                          "_replace_literal_with _replace_pattern_with _literal_match _index_of_from".split())
+def _mentions(t: T.Type, name: str) -> bool:
+    """Does type `t` name type variable `name`?"""
+    return T.subst(t, {name: NEVER}) != T.subst(t, {})  # (subst makes every other one unknown)
+
+
 # the stdlib types the checker models (sema/stdsigs.py), as the resolver names them
 _STD_TYPES = {**{c: T.StdT("class", c) for c in stdsigs.STD_CLASSES},
               **{n: T.StdT("enum", n) for n in stdsigs.STD_ENUM_VARIANTS},

@@ -390,12 +390,15 @@ class Stmt:
 
 @dataclass(eq=False)
 class Let(Stmt):
-    """`let p: T = e;`, `const …`, let-else `let P = e else { … };`."""
+    """`let p: T = e;`, `const …`, let-else `let P = e else { … };`; with `type_binding`,
+    `let type N = e;`: type name N stands for the type value `e` (a `reflect.Type`) for the
+    rest of the block (the pattern binds N)."""
     pattern: Pattern
     type: TypeExpr | None
     value: Expr
     else_block: "Block | None" = None
     is_const: bool = False
+    type_binding: bool = False
 
 
 @dataclass(eq=False)

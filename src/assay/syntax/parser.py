@@ -1130,6 +1130,12 @@ class Parser:
         s = self.tok.start
         is_const = self.advance().text == "const"
         t = self.tok
+        if not is_const and self.at("type") and self.peek().kind == "ident" and self.peek(2).text == "=":
+            self.advance()  # `let type N = e;`: a run-time type binding
+            name = self.advance()
+            pat = ast.PBind(self.span(name.start), name.text)
+            self.advance()
+            return ast.Let(self.span(s), pat, None, self.expr(), type_binding=True)
         if t.kind == "ident" and t.text not in RESERVED or t.kind == "op" and t.text in ("[", "("):
             pat = self.pattern(True, let_ctx=True)
         elif t.kind == "ident" and t.text in ("true", "false", "null") and self.peek().text in ("=", ":"):
