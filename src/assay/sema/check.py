@@ -123,6 +123,7 @@ class Checker(LlmChecks):
         self.cur_fd: FunctionDef | None = None
         self.effects = Effects()
         self.generics: set[str] = set()
+        self.type_bound: set[str] = set()  # the names of `let type N = …` bindings in scope
         self.callee_tvars = False  # checking an argument whose expected type has the callee's type parameters
         self.bounds: dict[str, list[T.Type]] = {}  # type parameter → its `extends` bounds
         self.std_bounds: dict[str, set | None] = {}  # … its members where only stdlib interfaces bound it
@@ -462,7 +463,7 @@ class Checker(LlmChecks):
     # ───────────────────────── blocks & statements ─────────────────────────
     def block(self, b: ast.Block, expected: T.Type, is_body: bool = False) -> T.Type:
         self.scopes.append({})
-        generics = self.generics  # `let type N = …` names a type to the block's end
+        generics, bound = self.generics, self.type_bound  # `let type N = …` ends with the block
         try:
             diverges = False
             for s in b.stmts:
@@ -489,14 +490,14 @@ class Checker(LlmChecks):
             return NEVER if diverges else NULL
         finally:
             self.scopes.pop()
-            self.generics = generics
+            self.generics, self.type_bound = generics, bound
 
     def scoped_leak(self, tail, t: T.Type, expected: T.Type, scoped: set) -> None:
         """E0172: a block's value whose type names a type bound by `let type` in the block,
         where the block's context does not take `unknown`."""
         if not scoped or expected is UNKNOWN or expected is T.TOP:
             return
-        name = next((n for n in sorted(scoped) if _mentions(t, n)), None)
+        name = next((n for n in sorted(scoped) if _mentions(t, n) and not _mentions(expected, n)), None)
         if name is not None:
             self.err(tail.span, "E0172", f"scoped type `{name}` cannot leave the block that binds it",
                      f"this has type `{show(t)}`; a value leaves the block only through a type that "
@@ -538,7 +539,7 @@ class Checker(LlmChecks):
         if isinstance(s, ast.Return):
             ret = self.fn.ret
             if s.value is not None:
-                self.expect(s.value, ret)
+                self.scoped_leak(s.value, self.expect(s.value, ret), ret, self.type_bound)
             elif ret not in (UNKNOWN, VOID, NULL) and (ret is T.TOP or not T.has_unknown(ret)):  # even `int?`
                 self.err(s.span, "E0029", "missing value", f"expected a value of type "
                          f"`{show(ret)}`, but a bare `return` returns `null`")
@@ -627,10 +628,12 @@ class Checker(LlmChecks):
     def let(self, s: ast.Let) -> None:
         if s.type_binding:  # `let type N = t;`: N is a rigid type parameter from here on
             t = self.expr(s.value, UNKNOWN)
-            if not (t is UNKNOWN or t is T.TOP or t is NEVER or isinstance(t, (T.StdT, TVar))):
+            if not (t is UNKNOWN or t is NEVER or isinstance(t, TVar)
+                    or isinstance(t, T.StdT) and t.kind == "reflect"):
                 self.err(s.value.span, "E0001", "mismatched types",
                          f"expected `reflect.TypeView`, found `{show(t)}`")
             self.generics = self.generics | {s.pattern.name}
+            self.type_bound = self.type_bound | {s.pattern.name}
             return
         ann = self.resolve(s.type) if s.type is not None else None
         self.require_throws(s.type)
