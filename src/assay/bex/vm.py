@@ -73,6 +73,7 @@ class Runtime:
         self.natives["$iter_items"] = _NativeShim("$iter_items", iter_items)
         self.natives["$with_targs"] = _NativeShim("$with_targs", with_targs)
         self.natives["$spawn"] = _NativeShim("$spawn", futures.spawn)
+        self.natives["$spawn_with"] = _NativeShim("$spawn_with", futures.spawn_with)
         self.natives["$await"] = _NativeShim("$await", futures.await_)
         self.natives["$str_int"] = _NativeShim("$str_int", str)
         self.natives["$bytes"] = _NativeShim("$bytes", bytearray)
@@ -733,7 +734,8 @@ class _LazyMethod:
 
 _KINDS = {int: "int", float: "float", str: "string", bool: "bool", list: "array", TypedList: "array", dict: "map", TypedMap: "map",
           bytearray: "uint8array", BigInt: "bigint", RType: "type", RView: "typeview",
-          futures.Future: "future", randomlib.SystemRandom: "rng",
+          futures.Future: "future", futures.CancelToken: "cancel_token", futures.Limit: "limit",
+          randomlib.SystemRandom: "rng",
           randomlib.Xoshiro256PlusPlus: "rng", randomlib.ChaCha20: "rng"}
 
 

@@ -1236,6 +1236,9 @@ class FnLowerer:
         return ir.Copy(result)
 
     def expr_Spawn(self, e: ast.Spawn):
+        if e.modifiers:  # evaluated left to right, before the body's closure
+            mods = [self.to_temp(ir.Use(self.lower_expr(m))) for m in e.modifiers]
+            return self.native("$spawn_with", self.expr_Lambda(e.fn), *mods, span=e.span)
         return self.native("$spawn", self.expr_Lambda(e.fn), span=e.span)
 
     def expr_Await(self, e: ast.Await):

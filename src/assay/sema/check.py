@@ -2399,6 +2399,11 @@ class Checker(LlmChecks):
         return NEVER
 
     def x_Spawn(self, e, expected):
+        for m in e.modifiers:
+            t = self.expr(m, UNKNOWN)
+            if T.base(t) in (INT, FLOAT, STRING, BOOL, NULL) or isinstance(t, (T.Arr, T.MapT)):
+                self.err(m.span, "E0001", f"type `{show(t)}` does not implement interface "
+                         "`baml.spawn.Modifier`")  # (a token, a limit or `Root` does)
         self.x_Lambda(e.fn, UNKNOWN)
         v = widen(getattr(e.fn, "value_ty", UNKNOWN))
         sure = v is NULL or (self.sure_type(v) and not _returns(e.fn.body))

@@ -371,8 +371,10 @@ class Diverge(Expr):
 
 @dataclass(eq=False)
 class Spawn(Expr):
-    """`spawn { … }`: a future of the block, which runs as a lambda of no parameters (`fn`)."""
+    """`spawn { … }`: a future of the block, which runs as a lambda of no parameters (`fn`);
+    `spawn with m1, m2 { … }`: the modifiers it starts with (cancel tokens, limits, `Root`)."""
     fn: Lambda
+    modifiers: list = field(default_factory=list)
 
 
 @dataclass(eq=False)

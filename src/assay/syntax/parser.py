@@ -1628,15 +1628,26 @@ class Parser:
                                             and not self.peek().nl
                                             and self.peek().text not in (".", ")", ",", ";", "=", "}", "?.")):
                 self.advance()
-                if x == "await":
-                    v = self.unary()
+                if x == "await":  # `await f catch (e) { … }` catches the await's error
+                    save = self.no_catch
+                    self.no_catch = self.depth
+                    try:
+                        v = self.unary()
+                    finally:
+                        self.no_catch = save
                     return ast.Await(self.span(s), v)
+                mods: list = []
+                if self.at("with") and self.peek().text != "{":
+                    self.advance()
+                    mods.append(self.cond_expr())  # (`t { … }` is no class literal here)
+                    while self.eat(","):
+                        mods.append(self.cond_expr())
                 if not self.at("{"):
                     self.expr()  # `spawn g(1)`: the engine reads an expression, then wants `{`
                     self.expected("'{' after spawn")
                     return ast.NullLit(self.span(s))
                 body = self.block()
-                return ast.Spawn(self.span(s), ast.Lambda(self.span(s), [], None, None, body))
+                return ast.Spawn(self.span(s), ast.Lambda(self.span(s), [], None, None, body), mods)
             self.advance()
             e: ast.Expr = ast.Name(self.span(s), x)
             nt = self.tok
