@@ -1434,15 +1434,8 @@ class FnLowerer:
     def targs_for(self, fdef, e: ast.Call) -> ir.Operand:
         """The `$targs` a call to reifying `fdef` passes (mir/reflect.py)."""
         gens = [g.name for g in interfaces.call_generics(fdef)]
-        written = list(e.type_args)
-        func = getattr(e, "func", None)  # (`e`: a call, or a method value `v.m<int>`)
-        cls_args = getattr(func.obj, "type_args", None) if isinstance(func, ast.Field) else None
-        o = fdef.owner
-        if (cls_args and type(o).__name__ == "ClassDef" and not fdef.decl.has_self
-                and len(cls_args) == len(o.decl.generics) and len(written) == len(fdef.decl.generics)):
-            written = list(cls_args) + written  # `Box<int>.make(…)`: the class's, then its own
-        if written:
-            env = {g: self.resolve(ta) for g, ta in zip(gens, written)}
+        if e.type_args:
+            env = {g: self.resolve(ta) for g, ta in zip(gens, e.type_args)}
         else:
             ps = [self.prog.types.resolve(p.type, fdef.namespace, frozenset(gens)) for p in fdef.decl.params]
             env = mreflect.infer_targs(gens, ps, [a.value for a in e.args if a.name is None])
