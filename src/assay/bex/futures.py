@@ -43,6 +43,74 @@ def spawn(fn) -> Future:
     return f
 
 
+class CancelToken:
+    """`baml.spawn.CancelToken`: once cancelled, the futures spawned with it that have not run
+    never run (awaiting one panics `Cancelled`), nor does one spawned with it later; a token
+    made by `any` of others is cancelled with the first of them."""
+    __slots__ = ("cancelled", "futures", "derived")
+    BAML_TEXT = "CancelToken { _handle: <rust_data> }"
+
+    def __init__(self):
+        self.cancelled = False
+        self.futures: list[Future] = []
+        self.derived: list[CancelToken] = []
+
+    def cancel(self) -> int:
+        if self.cancelled:
+            return 0
+        self.cancelled = True
+        for f in self.futures:
+            cancel(f)
+        self.futures = []
+        for t in self.derived:
+            t.cancel()
+        return 1
+
+
+class Limit:
+    """`baml.spawn.Limit`: at most `capacity` of its tasks at a time. Tasks here run one by one
+    when awaited, so the counts are the engine's before it runs them: the first `capacity`
+    unsettled ones hold a slot, the rest wait."""
+    __slots__ = ("capacity", "futures")
+    BAML_TEXT = "Limit { _handle: <rust_data> }"
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self.futures: list[Future] = []
+
+    def unsettled(self) -> int:
+        self.futures = [f for f in self.futures if not f.done]
+        return len(self.futures)
+
+
+class Root:
+    """`baml.spawn.Root`: the task outlives its spawner's cancellation (nothing here cancels a
+    spawner's tasks with it)."""
+    __slots__ = ()
+    BAML_TEXT = "Root {}"
+
+
+def spawn_with(fn, *modifiers) -> Future:
+    f = Future(fn)
+    tokens = []
+    for m in modifiers:
+        if type(m) is CancelToken:
+            tokens.append(m)
+        elif type(m) is Limit:
+            m.futures.append(f)
+        elif type(m) is not Root:
+            raise BamlRaise(make_builtin("baml.errors.Unsupported",
+                                         message="spawn modifiers other than CancelToken, Limit and Root"))
+    if any(t.cancelled for t in tokens):
+        f.done = f.cancelled = True  # never starts
+        f.error = BamlRaise(make_builtin("baml.panics.Cancelled", message="operation cancelled"), panic=True)
+        return f
+    for t in tokens:
+        t.futures.append(f)
+    _queue().append(f)
+    return f
+
+
 def await_(f):
     q = _queue()
     while not f.done and q:

@@ -74,6 +74,7 @@ class Runtime:
         self.natives["$iter_items"] = _NativeShim("$iter_items", iter_items)
         self.natives["$with_targs"] = _NativeShim("$with_targs", with_targs)
         self.natives["$spawn"] = _NativeShim("$spawn", futures.spawn)
+        self.natives["$spawn_with"] = _NativeShim("$spawn_with", futures.spawn_with)
         self.natives["$await"] = _NativeShim("$await", futures.await_)
         self.natives["$str_int"] = _NativeShim("$str_int", str)
         self.natives["$bytes"] = _NativeShim("$bytes", bytearray)
@@ -100,6 +101,7 @@ class Runtime:
                 lambda f, p, want, n: f(refl, p, _literal(want), n), reflect_session.CONSTRUCTORS[cname]))
         self.natives["$bind_targs"] = _NativeShim("$bind_targs", lambda ds, targs: reflect_std.bind_targs(
             _literal(ds), targs))
+        self.natives["$bind_type"] = _NativeShim("$bind_type", reflect_std.bind_type)
         # a generic function's type parameters at run time (mir/reflect.py)
         self.natives["$method_targs"] = _NativeShim("$method_targs", reflect_std.method_targs)
         self.natives["$iface_targs"] = _NativeShim("$iface_targs", lambda recv, iface, own, n: reflect_std.iface_targs(
@@ -740,7 +742,8 @@ class _LazyMethod:
 
 _KINDS = {int: "int", float: "float", str: "string", bool: "bool", list: "array", TypedList: "array", dict: "map", TypedMap: "map",
           bytearray: "uint8array", BigInt: "bigint", RType: "type", RView: "typeview",
-          futures.Future: "future", randomlib.SystemRandom: "rng",
+          futures.Future: "future", futures.CancelToken: "cancel_token", futures.Limit: "limit",
+          randomlib.SystemRandom: "rng",
           randomlib.Xoshiro256PlusPlus: "rng", randomlib.ChaCha20: "rng"}
 
 

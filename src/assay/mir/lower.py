@@ -48,6 +48,8 @@ def free_names_in_lambdas(node) -> set[str]:
             fields = _CHILD_FIELDS[t] = tuple(f for f in n.__dataclass_fields__ if f != "span")
         if t is ast.Lambda:
             inside = True
+        elif t is ast.Let and n.type_binding:
+            out.add(mreflect.TARGS)  # `let type N = …` extends `$targs`, which lambdas may read
         elif t is ast.Name:
             if inside:
                 out.add(n.name)
@@ -142,6 +144,7 @@ class FnLowerer:
         self.unwind = None
         self.handling_depth = 0  # handler bodies (catch arms, defer pads) around the code lowered
         self.scope_unwind: list = [None]
+        self.type_scopes: list = []  # each pushed scope's outer (tparams, generics)
         self.captures: list[int] = []  # parent locals captured, in capture-param order
         self.capture_map: dict[int, int] = {}  # parent local -> own local
         self.lambdas: list[ir.MirFunction] = []
@@ -214,6 +217,7 @@ class FnLowerer:
         self.scopes.append({})
         self.defers.append([])
         self.scope_unwind.append(self.unwind)
+        self.type_scopes.append((self.tparams, self.generics))  # (`let type N = …` ends with it)
 
     def pop_scope(self, run_defers=True) -> None:
         defers = self.defers.pop()
@@ -230,6 +234,7 @@ class FnLowerer:
             for d in reversed(defers):
                 self.lower_deferred(d)
         self.scopes.pop()
+        self.tparams, self.generics = self.type_scopes.pop()
 
     def lookup_local(self, name: str) -> int | None:
         for scope in reversed(self.scopes):
@@ -416,6 +421,8 @@ class FnLowerer:
         self.switch(join)
 
     def stmt_Let(self, s: ast.Let) -> None:
+        if s.type_binding:
+            return self.type_binding(s)
         value = self.lower_expr(s.value)
         pat = s.pattern
         if s.type is not None and s.else_block is not None:
@@ -914,7 +921,7 @@ class FnLowerer:
             else:
                 fields.append(ir.Const(None))
         obj = self.to_temp(ir.ClassAgg(cls.fqn, fields), e.span)
-        args = _static_type_args(cls, e) if cls.decl.generics else ()
+        args = _static_type_args(cls, e, self.prog.types) if cls.decl.generics else ()
         if any(self.reified(a) for a in args):
             # this function's type arguments, recorded as the instance's at run time
             descs = tuple(sreflect.describe(a, self.tparams) for a in args)
@@ -1242,6 +1249,9 @@ class FnLowerer:
         return ir.Copy(result)
 
     def expr_Spawn(self, e: ast.Spawn):
+        if e.modifiers:  # evaluated left to right, before the body's closure
+            mods = [self.to_temp(ir.Use(self.lower_expr(m))) for m in e.modifiers]
+            return self.native("$spawn_with", self.expr_Lambda(e.fn), *mods, span=e.span)
         return self.native("$spawn", self.expr_Lambda(e.fn), span=e.span)
 
     def expr_Await(self, e: ast.Await):
@@ -1460,6 +1470,16 @@ class FnLowerer:
         descs = tuple(sreflect.describe(env.get(g, T.UNKNOWN), self.tparams) for g in gens)
         own: ir.Operand = self.targs() if sreflect.has_tvar(descs) else ir.Const(None)
         return self.native("$bind_targs", ir.Const(repr(descs)), own, span=e.span)
+
+    def type_binding(self, s: ast.Let) -> None:
+        """`let type N = t;`: N becomes one more type parameter `$targs` carries, its
+        descriptor the type value's, for the rest of the scope (a new `$targs` local)."""
+        t = self.lower_expr(s.value)
+        name = s.pattern.name
+        k = len(self.tparams)
+        self.tparams = self.tparams + (name,)
+        self.generics = self.generics | {name}
+        self.declare(mreflect.TARGS, self.native("$bind_type", self.targs(), ir.Const(k), t, span=s.span))
 
     def targs(self) -> ir.Operand:
         """This function's `$targs` (None where it has none: its type arguments unknown)."""
@@ -1835,18 +1855,28 @@ def _op_kind(le, re) -> str:
     return a if a == b and a in ("int", "float", "string", "bool") else ""
 
 
-def _static_type_args(cls, e: ast.ClassLit) -> tuple:
+def _static_type_args(cls, e: ast.ClassLit, types=None) -> tuple:
     """A generic class literal's type arguments as the checker has them, else the static type
-    of the value given for the field declared as that parameter (unknown if none)."""
+    of the value given for the field declared as that parameter, else what the given fields'
+    static types bind it to through their declared types (`items: T[]` given a `U[]`);
+    unknown if none."""
     args = e.ty.args if isinstance(e.ty, T.ClassT) else ()
     given = dict((n, v) for n, v in e.entries if n is not None)
     out = []
+    env = None
     for i, g in enumerate(cls.decl.generics):
         a = args[i] if i < len(args) else None
         if a is None or a == T.UNKNOWN:
             f = next((f for f in cls.fields if isinstance(f.type, ast.TName) and f.type.path == [g.name]
                       and not f.type.args), None)
             vt = getattr(given.get(f.name), "ty", None) if f is not None else None
+            if vt is None and types is not None:
+                if env is None:
+                    gens = [x.name for x in cls.decl.generics]
+                    fs = [f for f in cls.fields if f.name in given]
+                    env = mreflect.infer_targs(gens, [types.resolve(f.type, cls.namespace, frozenset(gens))
+                                                      for f in fs], [given[f.name] for f in fs])
+                vt = env.get(g.name)
             a = T.widen(vt) if vt is not None else T.UNKNOWN
         out.append(a)
     return tuple(out)

@@ -123,6 +123,7 @@ class Checker(LlmChecks):
         self.cur_fd: FunctionDef | None = None
         self.effects = Effects()
         self.generics: set[str] = set()
+        self.type_bound: set[str] = set()  # the names of `let type N = …` bindings in scope
         self.callee_tvars = False  # checking an argument whose expected type has the callee's type parameters
         self.bounds: dict[str, list[T.Type]] = {}  # type parameter → its `extends` bounds
         self.std_bounds: dict[str, set | None] = {}  # … its members where only stdlib interfaces bound it
@@ -462,6 +463,7 @@ class Checker(LlmChecks):
     # ───────────────────────── blocks & statements ─────────────────────────
     def block(self, b: ast.Block, expected: T.Type, is_body: bool = False) -> T.Type:
         self.scopes.append({})
+        generics, bound = self.generics, self.type_bound  # `let type N = …` ends with the block
         try:
             diverges = False
             for s in b.stmts:
@@ -471,8 +473,10 @@ class Checker(LlmChecks):
                 tail = b.tail
                 if isinstance(tail, (ast.If, ast.IfLet, ast.Match, ast.BlockExpr)):
                     t = self.expr(tail, expected)
+                    self.scoped_leak(tail, t, expected, self.generics - generics)
                     return NEVER if diverges else t
                 t = self.expr(tail, expected)
+                self.scoped_leak(tail, t, expected, self.generics - generics)
                 if not self.fits(t, expected) and not diverges:
                     if expected is NULL or expected is VOID:
                         self.mismatch(tail.span, expected, t,
@@ -486,6 +490,18 @@ class Checker(LlmChecks):
             return NEVER if diverges else NULL
         finally:
             self.scopes.pop()
+            self.generics, self.type_bound = generics, bound
+
+    def scoped_leak(self, tail, t: T.Type, expected: T.Type, scoped: set) -> None:
+        """E0172: a block's value whose type names a type bound by `let type` in the block,
+        where the block's context does not take `unknown`."""
+        if not scoped or expected is UNKNOWN or expected is T.TOP:
+            return
+        name = next((n for n in sorted(scoped) if _mentions(t, n) and not _mentions(expected, n)), None)
+        if name is not None:
+            self.err(tail.span, "E0172", f"scoped type `{name}` cannot leave the block that binds it",
+                     f"this has type `{show(t)}`; a value leaves the block only through a type that "
+                     f"does not mention `{name}`, such as `unknown`")
 
     def missing_value(self, b: ast.Block, expected: T.Type) -> None:
         """E0029: a block that should produce a value ends with a statement (the engine's
@@ -523,7 +539,7 @@ class Checker(LlmChecks):
         if isinstance(s, ast.Return):
             ret = self.fn.ret
             if s.value is not None:
-                self.expect(s.value, ret)
+                self.scoped_leak(s.value, self.expect(s.value, ret), ret, self.type_bound)
             elif ret not in (UNKNOWN, VOID, NULL) and (ret is T.TOP or not T.has_unknown(ret)):  # even `int?`
                 self.err(s.span, "E0029", "missing value", f"expected a value of type "
                          f"`{show(ret)}`, but a bare `return` returns `null`")
@@ -672,6 +688,15 @@ class Checker(LlmChecks):
         return True
 
     def let(self, s: ast.Let) -> None:
+        if s.type_binding:  # `let type N = t;`: N is a rigid type parameter from here on
+            t = self.expr(s.value, UNKNOWN)
+            if not (t is UNKNOWN or t is NEVER or isinstance(t, TVar)
+                    or isinstance(t, T.StdT) and t.kind == "reflect"):
+                self.err(s.value.span, "E0001", "mismatched types",
+                         f"expected `reflect.TypeView`, found `{show(t)}`")
+            self.generics = self.generics | {s.pattern.name}
+            self.type_bound = self.type_bound | {s.pattern.name}
+            return
         ann = self.resolve(s.type) if s.type is not None else None
         self.require_throws(s.type)
         pat = s.pattern
@@ -2611,6 +2636,11 @@ class Checker(LlmChecks):
         return NEVER
 
     def x_Spawn(self, e, expected):
+        for m in e.modifiers:
+            t = self.expr(m, UNKNOWN)
+            if T.base(t) in (INT, FLOAT, STRING, BOOL, NULL) or isinstance(t, (T.Arr, T.MapT)):
+                self.err(m.span, "E0001", f"type `{show(t)}` does not implement interface "
+                         "`baml.spawn.Modifier`")  # (a token, a limit or `Root` does)
         self.x_Lambda(e.fn, UNKNOWN)
         v = widen(getattr(e.fn, "value_ty", UNKNOWN))
         sure = v is NULL or (self.sure_type(v) and not _returns(e.fn.body))

@@ -372,8 +372,10 @@ class Diverge(Expr):
 
 @dataclass(eq=False)
 class Spawn(Expr):
-    """`spawn { … }`: a future of the block, which runs as a lambda of no parameters (`fn`)."""
+    """`spawn { … }`: a future of the block, which runs as a lambda of no parameters (`fn`);
+    `spawn with m1, m2 { … }`: the modifiers it starts with (cancel tokens, limits, `Root`)."""
     fn: Lambda
+    modifiers: list = field(default_factory=list)
 
 
 @dataclass(eq=False)
@@ -391,12 +393,15 @@ class Stmt:
 
 @dataclass(eq=False)
 class Let(Stmt):
-    """`let p: T = e;`, `const …`, let-else `let P = e else { … };`."""
+    """`let p: T = e;`, `const …`, let-else `let P = e else { … };`; with `type_binding`,
+    `let type N = e;`: type name N stands for the type value `e` (a `reflect.Type`) for the
+    rest of the block (the pattern binds N)."""
     pattern: Pattern
     type: TypeExpr | None
     value: Expr
     else_block: "Block | None" = None
     is_const: bool = False
+    type_binding: bool = False
 
 
 @dataclass(eq=False)

@@ -1132,6 +1132,12 @@ class Parser:
         s = self.tok.start
         is_const = self.advance().text == "const"
         t = self.tok
+        if not is_const and self.at("type") and self.peek().kind == "ident" and self.peek(2).text == "=":
+            self.advance()  # `let type N = e;`: a run-time type binding
+            name = self.advance()
+            pat = ast.PBind(self.span(name.start), name.text)
+            self.advance()
+            return ast.Let(self.span(s), pat, None, self.expr(), type_binding=True)
         if t.kind == "ident" and t.text not in RESERVED or t.kind == "op" and t.text in ("[", "("):
             pat = self.pattern(True, let_ctx=True)
         elif t.kind == "ident" and t.text in ("true", "false", "null") and self.peek().text in ("=", ":"):
@@ -1629,15 +1635,26 @@ class Parser:
                                             and not self.peek().nl
                                             and self.peek().text not in (".", ")", ",", ";", "=", "}", "?.")):
                 self.advance()
-                if x == "await":
-                    v = self.unary()
+                if x == "await":  # `await f catch (e) { … }` catches the await's error
+                    save = self.no_catch
+                    self.no_catch = self.depth
+                    try:
+                        v = self.unary()
+                    finally:
+                        self.no_catch = save
                     return ast.Await(self.span(s), v)
+                mods: list = []
+                if self.at("with") and self.peek().text != "{":
+                    self.advance()
+                    mods.append(self.cond_expr())  # (`t { … }` is no class literal here)
+                    while self.eat(","):
+                        mods.append(self.cond_expr())
                 if not self.at("{"):
                     self.expr()  # `spawn g(1)`: the engine reads an expression, then wants `{`
                     self.expected("'{' after spawn")
                     return ast.NullLit(self.span(s))
                 body = self.block()
-                return ast.Spawn(self.span(s), ast.Lambda(self.span(s), [], None, None, body))
+                return ast.Spawn(self.span(s), ast.Lambda(self.span(s), [], None, None, body), mods)
             self.advance()
             e: ast.Expr = ast.Name(self.span(s), x)
             nt = self.tok

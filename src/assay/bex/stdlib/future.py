@@ -2,7 +2,7 @@
 runs the spawned blocks)."""
 from __future__ import annotations
 
-from .. import futures
+from .. import futures, ops
 from ..futures import Future
 from ..values import BamlRaise, EnumInfo
 from ._registry import _KIND_OF, METHODS, STD_ENUMS, function, method
@@ -44,6 +44,65 @@ def state(self):
     name = ("Pending" if not self.done else "Cancelled" if self.cancelled
             else "Error" if self.error is not None else "Ready")
     return STATE.variants[name]
+
+
+# `spawn with …`'s modifiers (bex/futures.py)
+METHODS.setdefault("cancel_token", {})
+METHODS.setdefault("limit", {})
+_KIND_OF[futures.CancelToken] = "cancel_token"
+_KIND_OF[futures.Limit] = "limit"
+
+
+@function("baml.spawn.CancelToken.new")
+def cancel_token_new():
+    return futures.CancelToken()
+
+
+@function("baml.spawn.CancelToken.any")
+def cancel_token_any(tokens):
+    out = futures.CancelToken()
+    for t in tokens:
+        if t.cancelled:
+            out.cancelled = True
+        t.derived.append(out)
+    return out
+
+
+@method("cancel_token", "cancel")
+def token_cancel(self):
+    return self.cancel()
+
+
+@method("cancel_token", "is_cancelled")
+def token_is_cancelled(self):
+    return self.cancelled
+
+
+@function("baml.spawn.Limit.new")
+def limit_new(capacity):
+    if capacity <= 0:
+        ops.throw_error("InvalidArgument", message=f"baml.spawn.Limit.new: capacity must be positive, got {capacity}")
+    return futures.Limit(capacity)
+
+
+@function("baml.spawn.Root.new")
+def root_new():
+    return futures.Root()
+
+
+@method("limit")
+def capacity(self):
+    return self.capacity
+
+
+@method("limit")
+def active_count(self):
+    return min(self.capacity, self.unsettled())
+
+
+@method("limit")
+def queued_count(self):
+    return max(0, self.unsettled() - self.capacity)
 
 
 @function("baml.future.all")

@@ -134,6 +134,13 @@ def bind_targs(descs: tuple, targs) -> tuple:
     return tuple(R.subst(d, own) if R.has_tvar(d) else d for d in descs)
 
 
+def bind_type(targs, k: int, t) -> tuple:
+    """`let type N = t;`: `$targs` with slot k (N's) holding type value t's descriptor."""
+    own = targs if type(targs) is tuple else ()
+    own = (own + (R.UNKNOWN,) * k)[:k]
+    return own + (t.desc if type(t) is RType else R.UNKNOWN,)
+
+
 def method_targs(recv, own, n: int) -> tuple:
     """A generic class's method's `$targs`: its receiver's recorded type arguments (unknown
     where it recorded none), then its own."""

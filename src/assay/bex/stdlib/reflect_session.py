@@ -370,7 +370,8 @@ def _run(s: RSession, source: str, want: tuple | None = None):
     declared = list(s.globals)
     for st in body.stmts:
         lines.append(source[st.span.start - at:st.span.end - at])
-        if isinstance(st, ast.Let) and isinstance(st.pattern, ast.PBind) and st.pattern.name not in declared:
+        if (isinstance(st, ast.Let) and isinstance(st.pattern, ast.PBind) and not st.type_binding
+                and st.pattern.name not in declared):  # (a `let type` binds no value)
             declared.append(st.pattern.name)
         lines.append("; ".join(f'__g["{n}"] = {n}' for n in declared))
     value = source[body.tail.span.start - at:body.tail.span.end - at] if body.tail is not None else "null"
