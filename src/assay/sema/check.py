@@ -1671,6 +1671,9 @@ class Checker(LlmChecks):
                         return self.std_call(e, ".".join(path))
                     if path[:2] == ["baml", "regex"] and path[2] not in _REGEX_NAMES:
                         self.err(f.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
+                    elif len(path) == 3 and path[0] == "baml" and path[1] in _LISTED_PACKAGES and std is None \
+                            and path[2][:1].islower() and path[2] not in _LISTED_PACKAGES[path[1]]:
+                        self.err(f.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
                     if std is not None:
                         r = _std_prim_ret(std)
                         if r is not None:
@@ -2967,6 +2970,10 @@ _KIND_OF = {Arr: "array", MapT: "map", INT: "int", FLOAT: "float", STRING: "stri
             BOOL: "bool", NULL: "null", T.BIGINT: "bigint",
             **{T.StdT("class", c): k for c, k in stdsigs.STD_CLASS_KINDS.items()}}
 _STRICT_KINDS = frozenset(stdsigs.STD_CLASS_KINDS.values())
+# stdlib packages whose functions sema/stdsigs.py lists whole (with those it declares but Assay
+# does not run): a call of another lower-case name there is unresolved (E0003)
+_LISTED_PACKAGES = {"yaml": (), "toml": (), "hash": (), "crypto": (), "json": (),
+                    "csv": ("open", "read", "write", "writer", "create")}
 # every item of `baml.regex` (BAML's ns_regex/regex.baml): any other name there is unresolved
 _REGEX_NAMES = frozenset("Regex Match Group Error ErrorKind new _compile escape _replace "
                          "_replace_literal_with _replace_pattern_with _literal_match _index_of_from".split())
