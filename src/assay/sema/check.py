@@ -557,11 +557,11 @@ class Checker(LlmChecks):
             self.loop_exit(head, breaks)
             return False
         if isinstance(s, ast.ForIn):
+            head = self.loop_head(s.body)  # the iterable is read there too (its writes count)
             v = self.lookup_var(s.iterable.name) if isinstance(s.iterable, ast.Name) else None
             it = self.soft_expr(s.iterable) if v is not None and v.branch_hole else \
                 self.expr(s.iterable, UNKNOWN)
             elem = self.iter_elem(it, s.iterable)
-            head = self.loop_head(s.body)
             self.scopes.append({})
             self.pattern(s.pattern, elem, refutable_ok=True)
             breaks = self.loop_body(s.body, head)
@@ -636,6 +636,9 @@ class Checker(LlmChecks):
             return t0.elem
         if t0 is STRING:
             return STRING
+        if isinstance(t0, Union) and any(m in (NULL, INT, FLOAT, BOOL) for m in t0.members):
+            self.err(e.span, "E0006", f"cannot iterate over type `{show(t)}`")  # `int[]?`
+            return UNKNOWN
         if isinstance(t0, T.StdT) and t0.name in stdsigs.STD_ITERATES:
             return T.StdT("class", stdsigs.STD_ITERATES[t0.name])
         if isinstance(t0, MapT) or t0 in (INT, FLOAT, BOOL, NULL, T.JSON, _ENV_REF, T.TOP) or (
