@@ -1752,8 +1752,6 @@ class Checker(LlmChecks):
                                  for (_, pt, _), a in zip(ps, e.args) if a.name is None]), **env}
             self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env), self.passed(e, ps))
             self.check_bounds(e, fd, ps, env)
-            if infer and isinstance(ret, TVar) and self.against_expected(e, ps, ret, env, expected):
-                return UNKNOWN
             if T.has_tvar(ret):
                 ret = T.subst(ret, env)
                 if T.has_unknown(ret):
@@ -2025,17 +2023,6 @@ class Checker(LlmChecks):
                 and self.lookup_var(f.name) is self.scopes[0].get(f.name)):
             return ("callback", f.name)
         return ("type", UNKNOWN)
-
-    def against_expected(self, e: ast.Call, params, ret: TVar, env: dict, expected) -> bool:
-        """E0002: `-> T` where the expected type and an argument for a parameter built on T
-        (`xs: T[]`, not `x: T`) disagree (`let s: string = first([1])`)."""
-        got = env.get(ret.name)
-        if got is None or not _sure_scrutinee(expected) or not _sure_scrutinee(got) or \
-                assignable(got, expected) or any(pt == ret for _, pt, _ in params) or not any(
-                isinstance(pt, (Arr, MapT)) and _mentions(pt, ret.name) for _, pt, _ in params):
-            return False  # (through `Box<T>` the engine reports the result's mismatch)
-        self.err(e.span, "E0002", f"cannot infer type parameter `{ret.name}`")
-        return True
 
     def generic_result(self, e) -> bool:
         """`e` calls a generic function declared `-> T`, its type arguments inferred."""
