@@ -92,7 +92,7 @@ class Var:
 
 class _Fn:
     """Per-function (or lambda) context."""
-    __slots__ = ("ret", "throws", "loop", "catch", "unstable", "callbacks", "captured")
+    __slots__ = ("ret", "throws", "loop", "catch", "unstable", "callbacks", "captured", "defer")
 
     def __init__(self, ret, throws, unstable, callbacks=frozenset(), captured=frozenset()):
         self.ret = ret
@@ -102,6 +102,7 @@ class _Fn:
         self.unstable = unstable
         self.callbacks = callbacks  # parameters whose function type leaves `throws` open
         self.captured = captured  # names read or written in a lambda (never narrowed by a write)
+        self.defer = None  # inside a `defer` body: the loop depth at it (none leaves it but `throw`)
 
 
 def check(index: ProgramIndex) -> list[Diagnostic]:
@@ -520,6 +521,9 @@ class Checker(LlmChecks):
             self.assign(s)
             return False
         if isinstance(s, ast.Return):
+            if self.fn.defer is not None:
+                self.err(s.span, "E0141", "`return` cannot leave a `defer` body; only `throw` may "
+                         "propagate out of a defer")
             ret = self.fn.ret
             if s.value is not None:
                 self.expect(s.value, ret)
@@ -535,9 +539,12 @@ class Checker(LlmChecks):
                          f"this function may also throw `{show(widen(t))}`")
             return True
         if isinstance(s, (ast.Break, ast.Continue)):
+            kw = "break" if isinstance(s, ast.Break) else "continue"
             if self.fn.loop == 0:
-                kw = "break" if isinstance(s, ast.Break) else "continue"
                 self.err(s.span, "E0010", f"`{kw}` outside of a loop")
+            elif self.fn.loop == self.fn.defer:  # its loop is outside the `defer`
+                self.err(s.span, "E0141", f"`{kw}` cannot leave a `defer` body; only `throw` may "
+                         "propagate out of a defer")
             elif isinstance(s, ast.Break):
                 self.breaks[-1].append(dict(self.facts))
             return True
@@ -588,7 +595,9 @@ class Checker(LlmChecks):
             self.invalidate(mark)
             return False
         if isinstance(s, ast.Defer):
+            saved, self.fn.defer = self.fn.defer, self.fn.loop
             self.block(s.body, UNKNOWN)
+            self.fn.defer = saved
             return False
         return False
 
