@@ -2260,7 +2260,8 @@ class Checker(LlmChecks):
 
     def binop_type(self, op: str, lt: T.Type, rt: T.Type, e) -> T.Type:
         if op in ("==", "!="):
-            return UNKNOWN if isinstance(lt, Lit) and isinstance(rt, Lit) else BOOL
+            eq = _literal_equal(lt, rt, e)
+            return BOOL if eq is None else T.lit_bool(eq == (op == "=="))  # folded: `1 == 1` is `true`
         if op not in _SHORT and self.never_operand(e, lt, rt):
             self.err(e.span, "E0004", f"operator `{op}` cannot be applied to `{show(lt)}` and "
                      f"`{show(rt)}`")
@@ -3517,6 +3518,19 @@ def _empty_hole(e) -> Span | None:
             return e.span
         holes = [_empty_hole(v) for _, v in e.entries]
         return holes[0] if all(holes) else None
+    return None
+
+
+def _literal_equal(lt: T.Type, rt: T.Type, e) -> bool | None:
+    """Are two operands of literal types equal (the engine folds `==` of literals), or None."""
+    if isinstance(lt, Lit) and isinstance(rt, Lit):
+        return lt.base is rt.base and lt.value == rt.value
+    if lt is NULL or rt is NULL:
+        return None if not (isinstance(lt, Lit) or lt is NULL) or not (isinstance(rt, Lit) or rt is NULL) \
+            else lt is rt
+    floats = [getattr(e, k, None) for k in ("left", "right")]
+    if all(isinstance(x, ast.FloatLit) for x in floats):
+        return floats[0].value == floats[1].value
     return None
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..syntax import ast
 from . import types as T
-from .program import AliasDef, ClassDef, EnumDef, InterfaceDef, ProgramIndex
+from .program import AliasDef, ClassDef, EnumDef, FunctionDef, InterfaceDef, ProgramIndex
 
 BUILTIN_TYPE_ROOTS = frozenset("baml reflect testing ai llm env log assert".split())
 PRIM_TYPES = {"int": T.INT, "float": T.FLOAT, "string": T.STRING, "bool": T.BOOL, "null": T.NULL,
@@ -138,6 +138,8 @@ class Resolver:
             return T.IfaceT(item, tuple(args))
         if isinstance(item, AliasDef):
             return self.alias(item)
+        if err and te is not None and isinstance(item, FunctionDef):  # a function (or global) is no type
+            err(te.span, "E0002", f"unresolved type: {'.'.join(te.path)}")
         return T.UNKNOWN
 
 
