@@ -250,7 +250,22 @@ class Checker(LlmChecks):
         if len(mp) != len(wp) or m.decl.has_self != want.decl.has_self:
             return False
         ok = lambda a, b: T.has_tvar(a) or T.has_tvar(b) or (assignable(a, b) and assignable(b, a))  # noqa: E731
+        if m.decl.throws is not None and want.decl.throws is not None:  # it may throw only what the interface says
+            mt, wt = self.resolve_in(m, m.decl.throws), self.resolve_in(want, want.decl.throws)
+            if not (T.has_tvar(mt) or T.has_tvar(wt) or assignable(mt, wt)):
+                return False
         return ok(mr, wr) and all(ok(a[1], b[1]) for a, b in zip(mp, wp))
+
+    def resolve_in(self, fd: FunctionDef, te) -> T.Type:
+        """Type expression `te` of function `fd`'s signature, in its namespace and generics."""
+        save = (self.ns, self.generics)
+        owner = getattr(fd.owner, "decl", None)
+        self.ns = fd.namespace
+        self.generics = {g.name for g in fd.decl.generics} | {g.name for g in getattr(owner, "generics", ())}
+        try:
+            return self.resolve(te, report=False)
+        finally:
+            self.ns, self.generics = save
 
     def attributes(self, attrs, where: str) -> None:
         """E0015 for an attribute the engine does not know on this kind of declaration."""
