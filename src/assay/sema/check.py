@@ -55,10 +55,6 @@ _BITS = {"&", "|", "^", "<<", ">>"}
 _ORDER = {"<", "<=", ">", ">="}
 _BUILTIN_KIND_TYPES = (T.Prim, Lit, Arr, MapT)
 
-_UNSTABLE_RE = re.compile(
-    r"(?<!let )(?<!const )\b([A-Za-z_]\w*)\s*(?:==|!=|\bis\b|\?\?|(?:[-+*/%&|^]|<<|>>)?=(?![=>]))"
-    r"|(?:==|!=)\s*([A-Za-z_]\w*)")
-
 
 _ENV_REF = T.StdT("class", "baml.env.Ref")
 # every type's `hash` is baml.Hash's: it feeds a hasher (which no value of a known type is)
@@ -92,14 +88,13 @@ class Var:
 
 class _Fn:
     """Per-function (or lambda) context."""
-    __slots__ = ("ret", "throws", "loop", "catch", "unstable", "callbacks", "captured", "defer")
+    __slots__ = ("ret", "throws", "loop", "catch", "callbacks", "captured", "defer")
 
-    def __init__(self, ret, throws, unstable, callbacks=frozenset(), captured=frozenset()):
+    def __init__(self, ret, throws, callbacks=frozenset(), captured=frozenset()):
         self.ret = ret
         self.throws = throws
         self.loop = 0
         self.catch = 0
-        self.unstable = unstable
         self.callbacks = callbacks  # parameters whose function type leaves `throws` open
         self.captured = captured  # names read or written in a lambda (never narrowed by a write)
         self.defer = None  # inside a `defer` body: the loop depth at it (none leaves it but `throw`)
@@ -202,7 +197,7 @@ class Checker(LlmChecks):
             self.generics = set()
             self.fn_name = td.decl.name
             self.cur_fd = None
-            self.fn = _Fn(NULL, None, _unstable(td.decl.body), captured=bindings.captured(td.decl.body))
+            self.fn = _Fn(NULL, None, captured=bindings.captured(td.decl.body))
             self.scopes = [{}]
             self.facts = {}
             self.unpinned = []
@@ -340,7 +335,7 @@ class Checker(LlmChecks):
             self.effects.declared[id(fd)] = throws
             if _is_unknown(d.throws) and d.body is not None:
                 self.effects.declared_unknown[id(fd)] = d.body.span
-        self.fn = _Fn(ret, throws, _unstable(d.body) if d.body is not None else set(),
+        self.fn = _Fn(ret, throws,
                       {p.name for p in d.params if _callback_root(p.type)}, bindings.captured(d.body))
         self.scopes = [scope]
         self.facts = {}
@@ -457,18 +452,18 @@ class Checker(LlmChecks):
         t = self.facts.get(v)
         if t is not None:
             return t
-        t = v.ty
-        if isinstance(t, Union) and v.name in self.fn.unstable:
-            return UNKNOWN
-        return t
+        return v.ty
 
     def written(self, v: Var) -> None:
-        """After a write, a variable holds a value of its declared type: exact when that type
-        has one run-time kind (every accepted assignment is assignable to it), else unknown."""
-        t = v.assign_ty
-        self.facts[v] = t if _one_kind(t) else UNKNOWN
+        """After a write, a variable holds a value of its declared type (assign narrows it to
+        the value written where that is known)."""
+        self.facts[v] = self.declared(v)
         self.loose.add(v)  # its type here may be narrower (what was written): not exhaustive
         self.exact.discard(v)
+
+    def declared(self, v: Var) -> T.Type:
+        t = v.assign_ty
+        return t if not (T.has_unknown(t) or T.has_tvar(t)) else UNKNOWN
 
     def invalidate(self, since: int) -> None:
         for v in self.assigned_log[since:]:
@@ -802,11 +797,13 @@ class Checker(LlmChecks):
                 if not assignable(r, dst):
                     self.mismatch(s.value.span, dst, r)
             self.written(v)
-            if (s.op is None and dst is not UNKNOWN and _sure_scrutinee(vt) and assignable(vt, dst)
-                    and v.name not in self.fn.captured):
-                self.facts[v] = vt  # the engine narrows to what was written (`y = 5`: 5)
-                self.loose.discard(v)
-                self.exact.add(v)
+            got = vt if s.op is None else r
+            if (dst is not UNKNOWN and got is not UNKNOWN and not T.has_unknown(got) and not T.has_tvar(got)
+                    and assignable(got, dst) and v.name not in self.fn.captured):
+                self.facts[v] = got  # the engine narrows to what was written (`y = 5`: 5)
+                if s.op is None and _sure_scrutinee(vt):
+                    self.loose.discard(v)
+                    self.exact.add(v)
             self.assigned_log.append(v)
             return
         if isinstance(tgt, (ast.Field, ast.Index)):
@@ -1866,6 +1863,8 @@ class Checker(LlmChecks):
         sure = expected is not UNKNOWN and _sure_scrutinee(expected) and not T.has_tvar(expected)
         env: dict = {}
         for n, ts in seen.items():
+            if not (sure and isinstance(ret, TVar) and n == ret.name):  # nothing expects T:
+                ts = [T.widen_scalar(t) for t in ts]  # a literal leaf is its type (`[1]`: `int`)
             cover = next((c for c in ts if all(assignable(t, c) for t in ts)), None)
             if cover is not None:  # one seen takes the others (`1` and an `int?`)
                 env[n] = cover
@@ -2459,7 +2458,28 @@ class Checker(LlmChecks):
                     if (isinstance(rt, (T.Prim, ClassT)) and rt is not UNKNOWN or isinstance(
                             rt, (Arr, MapT)) and rt in T.members(self.tested_type(v))):  # `json[]` of json
                         return {v: rt}, self.not_is(v, rt)
+                if isinstance(p, ast.PType) and isinstance(p.type, (ast.TOptional, ast.TUnion)):
+                    got = self.is_union(v, self.resolve(p.type, report=False))  # `v is string?`
+                    if got is not None:
+                        return got
+                if isinstance(self.tested_type(v), Union) or self.tested_type(v) is T.JSON:
+                    return {v: UNKNOWN}, {v: UNKNOWN}  # a test not modeled: trust neither branch
         return {}, {}
+
+    def is_union(self, v: Var, rt: T.Type):
+        """Facts of `v is A | B` over a union of plain members, or None."""
+        t = self.tested_type(v)
+        want = T.members(rt)
+        if not _sure_scrutinee(t) or not all(isinstance(m, (T.Prim, ClassT, Lit)) and m is not UNKNOWN
+                                             and not (isinstance(m, ClassT) and m.args) for m in want):
+            return None
+        hit = lambda m: m in want or (isinstance(m, Lit) and m.base in want)  # noqa: E731
+        ms = T.members(t)
+        yes, no = [m for m in ms if hit(m)], [m for m in ms if not hit(m)]
+        if any(isinstance(m, (ClassT, IfaceT)) and not hit(m) for m in ms) and any(
+                isinstance(m, ClassT) for m in want):
+            return None  # classes: leave subtler cases to the general rule
+        return ({v: T.union(*yes)} if yes else {}), ({v: T.union(*no)} if no else {})
 
     def tested_type(self, v: Var) -> T.Type:
         """What a test of `v` narrows from: its type here, else its declared type, else (for
@@ -2499,9 +2519,8 @@ class Checker(LlmChecks):
         # `let x = if (c) { … }`: without `else` its value is null, so the branch's must be too
         saved_exact = set(self.exact)
         tt = self.block(e.then, NULL if valued and e.else_ is None else expected)
-        after_then = self.written_state(self.facts, mark)
-        self.facts = dict(saved)
-        self.invalidate(mark)
+        after_then = (self.facts, self.exact)
+        self.facts, self.exact = dict(saved), set(saved_exact)
         if e.else_ is None:
             if expected not in (UNKNOWN, NULL, VOID):
                 self.err(e.span, "E0029", "missing value",
@@ -2509,55 +2528,53 @@ class Checker(LlmChecks):
                          "to `null`; add an `else` branch")
             if tt is NEVER:
                 self.facts.update(neg)
-            before = {v: saved[v] for v in self.assigned_log[mark:] if v in saved_exact and v in saved}
-            self.join_writes([(after_then, tt), (before, NULL)])
+            self.join_branches([(after_then, tt), (({**saved, **neg}, saved_exact), NULL)], mark)
             return NULL if tt is not UNKNOWN else UNKNOWN
         self.facts.update(neg)
         et = self.block(e.else_, expected)
-        after_else = self.written_state(self.facts, mark)
-        self.facts = dict(saved)
-        self.invalidate(mark)
+        after_else = (self.facts, self.exact)
+        self.facts, self.exact = dict(saved), set(saved_exact)
         if tt is NEVER and et is not NEVER:
             self.facts.update(neg)
         elif et is NEVER and tt is not NEVER:
             self.facts.update(pos)
-        self.invalidate(mark)
-        self.join_writes([(after_then, tt), (after_else, et)])
+        self.join_branches([(after_then, tt), (after_else, et)], mark)
         if expected is not UNKNOWN:
             return NEVER if (tt is NEVER and et is NEVER) else T.union(tt, et)
         return T.union(T.widen_scalar(tt), T.widen_scalar(et))
 
-    def written_state(self, facts: dict, mark: int) -> dict:
-        """The exact types (the values just written) of the variables written since `mark`."""
-        return {v: facts[v] for v in self.assigned_log[mark:] if v in self.exact and v in facts}
-
-    def join_writes(self, paths: list) -> None:
-        """After the branches: a variable every path that goes on leaves with an exact type
-        holds one of those types (the engine's join: `5 | "a"`)."""
+    def join_branches(self, paths: list, mark: int) -> None:
+        """After branches: a variable written in one holds, on each path that goes on, what
+        that path leaves it (what was written, what a test narrowed it to, else its declared
+        type); after them, the join of those (the engine's: `5 | "a"`, a written `1` and a
+        tested `int`: an `int`)."""
         live = [st for st, t in paths if t is not NEVER]
-        if not live:
-            return
-        for v in set().union(*live):
-            if all(v in st for st in live):
-                self.facts[v] = T.union(*(st[v] for st in live))
-                self.loose.discard(v)
-                self.exact.add(v)
+        for v in dict.fromkeys(self.assigned_log[mark:]):
+            if not live:
+                break
+            ts = [facts.get(v, self.declared(v)) for facts, _ in live]
+            exact = all(v in ex for _, ex in live)
+            self.facts[v] = UNKNOWN if UNKNOWN in ts else T.union(*ts)
+            (self.exact.add if exact else self.exact.discard)(v)
+            (self.loose.discard if exact else self.loose.add)(v)
 
     def x_IfLet(self, e, expected):
         vt = self.expr(e.value, UNKNOWN)
-        saved = dict(self.facts)
+        saved, saved_exact = dict(self.facts), set(self.exact)
         mark = len(self.assigned_log)
         self.scopes.append({})
         self.pattern(e.pattern, vt)
         tt = self.block(e.then, expected)
         self.scopes.pop()
-        self.facts = dict(saved)
-        self.invalidate(mark)
+        after_then = (self.facts, self.exact)
+        self.facts, self.exact = dict(saved), set(saved_exact)
         if e.else_ is None:
+            self.join_branches([(after_then, tt), ((saved, saved_exact), NULL)], mark)
             return UNKNOWN
         et = self.block(e.else_, expected)
-        self.facts = saved
-        self.invalidate(mark)
+        after_else = (self.facts, self.exact)
+        self.facts, self.exact = dict(saved), set(saved_exact)
+        self.join_branches([(after_then, tt), (after_else, et)], mark)
         return T.union(widen(tt), widen(et))
 
     def x_BlockExpr(self, e, expected):
@@ -2609,7 +2626,7 @@ class Checker(LlmChecks):
         outer = self.fn
         saved_facts = self.facts
         self.facts = {}
-        self.fn = _Fn(ret, throws, outer.unstable, outer.callbacks, outer.captured)
+        self.fn = _Fn(ret, throws, outer.callbacks, outer.captured)
         # variables of the enclosing function may change between calls: no facts apply
         self.scopes.append(scope)
         bt = self.body(e.body, ret)
@@ -2630,10 +2647,12 @@ class Checker(LlmChecks):
         precise = self.is_precise(e.scrutinee)
         dead = self.covered_arms(st, e.arms) if precise or isinstance(
             e.scrutinee, (ast.Binary, ast.IntLit, ast.StrLit, ast.BoolLit)) else set()
-        saved = dict(self.facts)
+        before, saved_exact = dict(self.facts), set(self.exact)
+        saved = dict(before)
         mark = len(self.assigned_log)
         catch_all = False
         ts = []
+        paths = []
         sv = self.lookup_var(e.scrutinee.name) if isinstance(e.scrutinee, ast.Name) else None
         if sv is not None:
             saved[sv] = UNKNOWN  # the engine narrows the scrutinee inside each arm
@@ -2653,8 +2672,8 @@ class Checker(LlmChecks):
                 self.expr(arm.guard, UNKNOWN)
             ts.append(self.arm_body(arm.body, expected))
             self.scopes.pop()
-            self.facts = dict(saved)
-            self.invalidate(mark)
+            paths.append(((self.facts, self.exact), ts[-1]))
+            self.facts, self.exact = dict(saved), set(saved_exact)
             if arm.guard is None and _irrefutable(arm.pattern) and catch_all is False:
                 catch_all = True
         if catch_all is False and precise and isinstance(st, Arr) and _arrays_left(e.arms):
@@ -2665,6 +2684,8 @@ class Checker(LlmChecks):
             if missing:
                 self.err(e.span, "E0062", f"non-exhaustive match on type {show(st)}; missing: "
                          + ", ".join(missing))
+        self.facts = dict(before)  # the scrutinee as it was: the engine keeps no arm's narrowing
+        self.join_branches(paths, mark)
         if expected is not UNKNOWN:
             return T.union(*ts) if ts else NEVER
         return T.union(*(widen(t) for t in ts)) if ts else NEVER
@@ -3632,25 +3653,6 @@ def _branch_hole(e) -> Span | None:
         if hole is not None:
             return hole
     return None
-
-
-def _one_kind(t) -> bool:
-    """A type whose values all have one run-time kind (so no narrowing can refine it)."""
-    if isinstance(t, T.Prim):
-        return t not in (UNKNOWN, NEVER, VOID)
-    return isinstance(t, (T.Arr, T.MapT, ClassT)) or (isinstance(t, EnumT) and t.variant is None)
-
-
-def _unstable(b: ast.Block | None) -> set[str]:
-    """Names that a function tests or reassigns anywhere (over-approximated from its text):
-    their union types are only trusted where a narrowing fact is known."""
-    if b is None:
-        return set()
-    text = b.span.file.text[b.span.start:b.span.end]
-    out = set()
-    for m in _UNSTABLE_RE.finditer(text):
-        out.add(m.group(1) or m.group(2))
-    return out
 
 
 def _arrays_left(arms) -> bool:
