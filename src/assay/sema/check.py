@@ -2657,6 +2657,7 @@ class Checker(LlmChecks):
         if sv is not None:
             saved[sv] = UNKNOWN  # the engine narrows the scrutinee inside each arm
             tested = self.tested_type(sv)
+        rest = list(T.members(st)) if _sure_scrutinee(st) and isinstance(st, Union) else None  # not yet matched
         for i, arm in enumerate(e.arms):
             if sv is not None:
                 self.facts[sv] = self.arm_narrows(arm.pattern, tested)
@@ -2667,7 +2668,12 @@ class Checker(LlmChecks):
             if catch_all or i in dead:
                 self.err(arm.body.span, "E0063", "unreachable arm")
             self.scopes.append({})
-            self.pattern(arm.pattern, st)
+            bare = isinstance(arm.pattern, ast.PBind) and arm.pattern.type is None
+            self.pattern(arm.pattern, T.union(*rest) if bare and rest else st)  # `null => …, let n`
+            if rest is not None and arm.guard is None:
+                got = NULL if isinstance(arm.pattern, ast.PLit) and arm.pattern.value is None else \
+                    self.arm_narrows(arm.pattern, st)
+                rest = [m for m in rest if m not in T.members(got)] if got is not UNKNOWN else rest
             if arm.guard is not None:
                 self.expr(arm.guard, UNKNOWN)
             ts.append(self.arm_body(arm.body, expected))
