@@ -2458,6 +2458,8 @@ class Checker(LlmChecks):
                     if (isinstance(rt, (T.Prim, ClassT)) and rt is not UNKNOWN or isinstance(
                             rt, (Arr, MapT)) and rt in T.members(self.tested_type(v))):  # `json[]` of json
                         return {v: rt}, self.not_is(v, rt)
+                if isinstance(p, ast.PType) and _variant_like(p.type):
+                    return {}, {}  # `x is E.A` narrows x neither way
                 if isinstance(p, ast.PType) and isinstance(p.type, (ast.TOptional, ast.TUnion)):
                     got = self.is_union(v, self.resolve(p.type, report=False))  # `v is string?`
                     if got is not None:
@@ -2500,8 +2502,11 @@ class Checker(LlmChecks):
         return {v: T.union(*rest)} if len(rest) < len(ms) else {}
 
     def x_Is(self, e, x):
-        if self.expr(e.expr, UNKNOWN) == _ENV_REF:  # the engine checks tests of an env reference
-            self.pattern_fits(e.pattern, _ENV_REF)
+        t = self.expr(e.expr, UNKNOWN)
+        if t == _ENV_REF or (isinstance(t, Union) and _sure_scrutinee(t) and (
+                isinstance(e.pattern, ast.PType) and not _variant_like(e.pattern.type)
+                or isinstance(e.pattern, ast.PLit) and e.pattern.value is None)):
+            self.pattern_fits(e.pattern, t)  # `x is int[]` where x holds no array: E0001
         self.scopes.append({})
         self.pattern(e.pattern, UNKNOWN)
         self.scopes.pop()
