@@ -2503,16 +2503,22 @@ class Checker(LlmChecks):
 
     def x_Is(self, e, x):
         t = self.expr(e.expr, UNKNOWN)
-        if t == _ENV_REF or (isinstance(t, Union) and _sure_scrutinee(t) and (
+        if t == _ENV_REF or ((isinstance(t, Union) and _sure_scrutinee(t) or (
+                t is T.JSON and getattr(e, "narrows", False))) and (
                 isinstance(e.pattern, ast.PType) and not _variant_like(e.pattern.type)
                 or isinstance(e.pattern, ast.PLit) and e.pattern.value is None)):
-            self.pattern_fits(e.pattern, t)  # `x is int[]` where x holds no array: E0001
+            rt = self.resolve(e.pattern.type, report=False) if isinstance(e.pattern, ast.PType) else NULL
+            if not isinstance(rt, (Arr, MapT)) or getattr(e, "narrows", False):
+                self.pattern_fits(e.pattern, t)  # `x is null` where x is never null: E0001
+            elif not any(m is T.JSON or _overlaps(m, rt) for m in T.members(t)):  # `x is int[]`, no array
+                self.err(e.pattern.span, "E0001", "mismatched types", f"expected `{show(t)}`, found `{show(rt)}`")
         self.scopes.append({})
         self.pattern(e.pattern, UNKNOWN)
         self.scopes.pop()
         return BOOL
 
     def x_If(self, e, expected):
+        _mark_narrowing(e.cond)
         self.expr(e.cond, UNKNOWN)
         pos, neg = self.cond_facts(e.cond)
         saved = dict(self.facts)
@@ -3566,6 +3572,26 @@ def _empty_hole(e) -> Span | None:
         holes = [_empty_hole(v) for _, v in e.entries]
         return holes[0] if all(holes) else None
     return None
+
+
+def _mark_narrowing(c) -> None:
+    """An `is` test an `if` narrows by: the engine checks its pattern against the tested type
+    as a match arm's (`u is (int | string)[]` of an `int[] | string` is E0001 there only)."""
+    while isinstance(c, ast.Unary) and c.op == "!":
+        c = c.operand
+    if isinstance(c, ast.Is):
+        c.narrows = True
+
+
+def _overlaps(a: T.Type, b: T.Type) -> bool:
+    """May a value be of both types (`int[]` and `(int | string)[]`: an `int[]` may)?"""
+    if isinstance(a, Union) or isinstance(b, Union):
+        return any(_overlaps(x, y) for x in T.members(a) for y in T.members(b))
+    if isinstance(a, Arr) and isinstance(b, Arr):
+        return _overlaps(a.elem, b.elem)
+    if isinstance(a, MapT) and isinstance(b, MapT):
+        return _overlaps(a.key, b.key) and _overlaps(a.val, b.val)
+    return assignable(a, b) or assignable(b, a)
 
 
 def _literal_equal(lt: T.Type, rt: T.Type, e) -> bool | None:
