@@ -55,10 +55,6 @@ _BITS = {"&", "|", "^", "<<", ">>"}
 _ORDER = {"<", "<=", ">", ">="}
 _BUILTIN_KIND_TYPES = (T.Prim, Lit, Arr, MapT)
 
-_UNSTABLE_RE = re.compile(
-    r"(?<!let )(?<!const )\b([A-Za-z_]\w*)\s*(?:==|!=|\bis\b|\?\?|(?:[-+*/%&|^]|<<|>>)?=(?![=>]))"
-    r"|(?:==|!=)\s*([A-Za-z_]\w*)")
-
 
 _ENV_REF = T.StdT("class", "baml.env.Ref")
 # every type's `hash` is baml.Hash's: it feeds a hasher (which no value of a known type is)
@@ -92,16 +88,16 @@ class Var:
 
 class _Fn:
     """Per-function (or lambda) context."""
-    __slots__ = ("ret", "throws", "loop", "catch", "unstable", "callbacks", "captured")
+    __slots__ = ("ret", "throws", "loop", "catch", "callbacks", "captured", "defer")
 
-    def __init__(self, ret, throws, unstable, callbacks=frozenset(), captured=frozenset()):
+    def __init__(self, ret, throws, callbacks=frozenset(), captured=frozenset()):
         self.ret = ret
         self.throws = throws
         self.loop = 0
         self.catch = 0
-        self.unstable = unstable
         self.callbacks = callbacks  # parameters whose function type leaves `throws` open
         self.captured = captured  # names read or written in a lambda (never narrowed by a write)
+        self.defer = None  # inside a `defer` body: the loop depth at it (none leaves it but `throw`)
 
 
 def check(index: ProgramIndex) -> list[Diagnostic]:
@@ -202,12 +198,11 @@ class Checker(LlmChecks):
             self.generics = set()
             self.fn_name = td.decl.name
             self.cur_fd = None
-            # a test body is checked as a `-> null` function's: its final value must be null
-            self.fn = _Fn(NULL, None, _unstable(td.decl.body), captured=bindings.captured(td.decl.body))
+            self.fn = _Fn(NULL, None, captured=bindings.captured(td.decl.body))
             self.scopes = [{}]
             self.facts = {}
             self.unpinned = []
-            self.block(td.decl.body, NULL)
+            self.block(td.decl.body, NULL)  # a test block returns null
             self.finish_fn()
             self.effects.summarize(id(td), td.decl.body)
         self.effects.report(self.err)
@@ -251,7 +246,22 @@ class Checker(LlmChecks):
         if len(mp) != len(wp) or m.decl.has_self != want.decl.has_self:
             return False
         ok = lambda a, b: T.has_tvar(a) or T.has_tvar(b) or (assignable(a, b) and assignable(b, a))  # noqa: E731
+        if m.decl.throws is not None and want.decl.throws is not None:  # it may throw only what the interface says
+            mt, wt = self.resolve_in(m, m.decl.throws), self.resolve_in(want, want.decl.throws)
+            if not (T.has_tvar(mt) or T.has_tvar(wt) or assignable(mt, wt)):
+                return False
         return ok(mr, wr) and all(ok(a[1], b[1]) for a, b in zip(mp, wp))
+
+    def resolve_in(self, fd: FunctionDef, te) -> T.Type:
+        """Type expression `te` of function `fd`'s signature, in its namespace and generics."""
+        save = (self.ns, self.generics)
+        owner = getattr(fd.owner, "decl", None)
+        self.ns = fd.namespace
+        self.generics = {g.name for g in fd.decl.generics} | {g.name for g in getattr(owner, "generics", ())}
+        try:
+            return self.resolve(te, report=False)
+        finally:
+            self.ns, self.generics = save
 
     def attributes(self, attrs, where: str) -> None:
         """E0015 for an attribute the engine does not know on this kind of declaration."""
@@ -326,7 +336,7 @@ class Checker(LlmChecks):
             self.effects.declared[id(fd)] = throws
             if _is_unknown(d.throws) and d.body is not None:
                 self.effects.declared_unknown[id(fd)] = d.body.span
-        self.fn = _Fn(ret, throws, _unstable(d.body) if d.body is not None else set(),
+        self.fn = _Fn(ret, throws,
                       {p.name for p in d.params if _callback_root(p.type)}, bindings.captured(d.body))
         self.scopes = [scope]
         self.facts = {}
@@ -443,18 +453,18 @@ class Checker(LlmChecks):
         t = self.facts.get(v)
         if t is not None:
             return t
-        t = v.ty
-        if isinstance(t, Union) and v.name in self.fn.unstable:
-            return UNKNOWN
-        return t
+        return v.ty
 
     def written(self, v: Var) -> None:
-        """After a write, a variable holds a value of its declared type: exact when that type
-        has one run-time kind (every accepted assignment is assignable to it), else unknown."""
-        t = v.assign_ty
-        self.facts[v] = t if _one_kind(t) else UNKNOWN
+        """After a write, a variable holds a value of its declared type (assign narrows it to
+        the value written where that is known)."""
+        self.facts[v] = self.declared(v)
         self.loose.add(v)  # its type here may be narrower (what was written): not exhaustive
         self.exact.discard(v)
+
+    def declared(self, v: Var) -> T.Type:
+        t = v.assign_ty
+        return t if not (T.has_unknown(t) or T.has_tvar(t)) else UNKNOWN
 
     def invalidate(self, since: int) -> None:
         for v in self.assigned_log[since:]:
@@ -537,6 +547,9 @@ class Checker(LlmChecks):
             self.assign(s)
             return False
         if isinstance(s, ast.Return):
+            if self.fn.defer is not None:
+                self.err(s.span, "E0141", "`return` cannot leave a `defer` body; only `throw` may "
+                         "propagate out of a defer")
             ret = self.fn.ret
             if s.value is not None:
                 self.scoped_leak(s.value, self.expect(s.value, ret), ret, self.type_bound)
@@ -552,9 +565,12 @@ class Checker(LlmChecks):
                          f"this function may also throw `{show(widen(t))}`")
             return True
         if isinstance(s, (ast.Break, ast.Continue)):
+            kw = "break" if isinstance(s, ast.Break) else "continue"
             if self.fn.loop == 0:
-                kw = "break" if isinstance(s, ast.Break) else "continue"
                 self.err(s.span, "E0010", f"`{kw}` outside of a loop")
+            elif self.fn.loop == self.fn.defer:  # its loop is outside the `defer`
+                self.err(s.span, "E0141", f"`{kw}` cannot leave a `defer` body; only `throw` may "
+                         "propagate out of a defer")
             elif isinstance(s, ast.Break):
                 self.breaks[-1].append(dict(self.facts))
             return True
@@ -574,11 +590,11 @@ class Checker(LlmChecks):
             self.loop_exit(head, breaks)
             return False
         if isinstance(s, ast.ForIn):
+            head = self.loop_head(s.body)  # the iterable is read there too (its writes count)
             v = self.lookup_var(s.iterable.name) if isinstance(s.iterable, ast.Name) else None
             it = self.soft_expr(s.iterable) if v is not None and v.branch_hole else \
                 self.expr(s.iterable, UNKNOWN)
             elem = self.iter_elem(it, s.iterable)
-            head = self.loop_head(s.body)
             self.scopes.append({})
             self.pattern(s.pattern, elem, refutable_ok=True)
             breaks = self.loop_body(s.body, head)
@@ -605,7 +621,9 @@ class Checker(LlmChecks):
             self.invalidate(mark)
             return False
         if isinstance(s, ast.Defer):
+            saved, self.fn.defer = self.fn.defer, self.fn.loop
             self.block(s.body, UNKNOWN)
+            self.fn.defer = saved
             return False
         return False
 
@@ -653,6 +671,9 @@ class Checker(LlmChecks):
             return t0.elem
         if t0 is STRING:
             return STRING
+        if isinstance(t0, Union) and any(m in (NULL, INT, FLOAT, BOOL) for m in t0.members):
+            self.err(e.span, "E0006", f"cannot iterate over type `{show(t)}`")  # `int[]?`
+            return UNKNOWN
         if isinstance(t0, T.StdT) and t0.name in stdsigs.STD_ITERATES:
             return T.StdT("class", stdsigs.STD_ITERATES[t0.name])
         if isinstance(t0, MapT) or t0 in (INT, FLOAT, BOOL, NULL, T.JSON, _ENV_REF, T.TOP) or (
@@ -826,11 +847,13 @@ class Checker(LlmChecks):
                 if not assignable(r, dst):
                     self.mismatch(s.value.span, dst, r)
             self.written(v)
-            if (s.op is None and dst is not UNKNOWN and _sure_scrutinee(vt) and assignable(vt, dst)
-                    and v.name not in self.fn.captured):
-                self.facts[v] = vt  # the engine narrows to what was written (`y = 5`: 5)
-                self.loose.discard(v)
-                self.exact.add(v)
+            got = vt if s.op is None else r
+            if (dst is not UNKNOWN and got is not UNKNOWN and not T.has_unknown(got) and not T.has_tvar(got)
+                    and assignable(got, dst) and v.name not in self.fn.captured):
+                self.facts[v] = got  # the engine narrows to what was written (`y = 5`: 5)
+                if s.op is None and _sure_scrutinee(vt):
+                    self.loose.discard(v)
+                    self.exact.add(v)
             self.assigned_log.append(v)
             return
         if isinstance(tgt, (ast.Field, ast.Index)):
@@ -1739,6 +1762,9 @@ class Checker(LlmChecks):
                         self.err(f.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
                     if path[:2] == ["baml", "regex"] and path[2] not in _REGEX_NAMES:
                         self.err(f.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
+                    elif len(path) == 3 and path[0] == "baml" and path[1] in _LISTED_PACKAGES and std is None \
+                            and path[2][:1].islower() and path[2] not in _LISTED_PACKAGES[path[1]]:
+                        self.err(f.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
                     if std is not None:
                         r = _std_prim_ret(std)
                         if r is not None:
@@ -1814,8 +1840,6 @@ class Checker(LlmChecks):
                                  for (_, pt, _), a in zip(ps, e.args) if a.name is None]), **env}
             self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env), self.passed(e, ps))
             self.check_bounds(e, fd, ps, env)
-            if infer and isinstance(ret, TVar) and self.against_expected(e, ps, ret, env, expected):
-                return UNKNOWN
             if T.has_tvar(ret):
                 ret = T.subst(ret, env)
                 if T.has_unknown(ret):
@@ -1906,6 +1930,8 @@ class Checker(LlmChecks):
         sure = expected is not UNKNOWN and _sure_scrutinee(expected) and not T.has_tvar(expected)
         env: dict = {}
         for n, ts in seen.items():
+            if not (sure and isinstance(ret, TVar) and n == ret.name):  # nothing expects T:
+                ts = [T.widen_scalar(t) for t in ts]  # a literal leaf is its type (`[1]`: `int`)
             cover = next((c for c in ts if all(assignable(t, c) for t in ts)), None)
             if cover is not None:  # one seen takes the others (`1` and an `int?`)
                 env[n] = cover
@@ -2092,17 +2118,6 @@ class Checker(LlmChecks):
                 and self.lookup_var(f.name) is self.scopes[0].get(f.name)):
             return ("callback", f.name)
         return ("type", UNKNOWN)
-
-    def against_expected(self, e: ast.Call, params, ret: TVar, env: dict, expected) -> bool:
-        """E0002: `-> T` where the expected type and an argument for a parameter built on T
-        (`xs: T[]`, not `x: T`) disagree (`let s: string = first([1])`)."""
-        got = env.get(ret.name)
-        if got is None or not _sure_scrutinee(expected) or not _sure_scrutinee(got) or \
-                assignable(got, expected) or any(pt == ret for _, pt, _ in params) or not any(
-                isinstance(pt, (Arr, MapT)) and _mentions(pt, ret.name) for _, pt, _ in params):
-            return False  # (through `Box<T>` the engine reports the result's mismatch)
-        self.err(e.span, "E0002", f"cannot infer type parameter `{ret.name}`")
-        return True
 
     def generic_result(self, e) -> bool:
         """`e` calls a generic function declared `-> T`, its type arguments inferred."""
@@ -2331,7 +2346,8 @@ class Checker(LlmChecks):
 
     def binop_type(self, op: str, lt: T.Type, rt: T.Type, e) -> T.Type:
         if op in ("==", "!="):
-            return UNKNOWN if isinstance(lt, Lit) and isinstance(rt, Lit) else BOOL
+            eq = _literal_equal(lt, rt, e)
+            return BOOL if eq is None else T.lit_bool(eq == (op == "=="))  # folded: `1 == 1` is `true`
         if op not in _SHORT and self.never_operand(e, lt, rt):
             self.err(e.span, "E0004", f"operator `{op}` cannot be applied to `{show(lt)}` and "
                      f"`{show(rt)}`")
@@ -2527,7 +2543,30 @@ class Checker(LlmChecks):
                     if (isinstance(rt, (T.Prim, ClassT)) and rt is not UNKNOWN or isinstance(
                             rt, (Arr, MapT)) and rt in T.members(self.tested_type(v))):  # `json[]` of json
                         return {v: rt}, self.not_is(v, rt)
+                if isinstance(p, ast.PType) and _variant_like(p.type):
+                    return {}, {}  # `x is E.A` narrows x neither way
+                if isinstance(p, ast.PType) and isinstance(p.type, (ast.TOptional, ast.TUnion)):
+                    got = self.is_union(v, self.resolve(p.type, report=False))  # `v is string?`
+                    if got is not None:
+                        return got
+                if isinstance(self.tested_type(v), Union) or self.tested_type(v) is T.JSON:
+                    return {v: UNKNOWN}, {v: UNKNOWN}  # a test not modeled: trust neither branch
         return {}, {}
+
+    def is_union(self, v: Var, rt: T.Type):
+        """Facts of `v is A | B` over a union of plain members, or None."""
+        t = self.tested_type(v)
+        want = T.members(rt)
+        if not _sure_scrutinee(t) or not all(isinstance(m, (T.Prim, ClassT, Lit)) and m is not UNKNOWN
+                                             and not (isinstance(m, ClassT) and m.args) for m in want):
+            return None
+        hit = lambda m: m in want or (isinstance(m, Lit) and m.base in want)  # noqa: E731
+        ms = T.members(t)
+        yes, no = [m for m in ms if hit(m)], [m for m in ms if not hit(m)]
+        if any(isinstance(m, (ClassT, IfaceT)) and not hit(m) for m in ms) and any(
+                isinstance(m, ClassT) for m in want):
+            return None  # classes: leave subtler cases to the general rule
+        return ({v: T.union(*yes)} if yes else {}), ({v: T.union(*no)} if no else {})
 
     def tested_type(self, v: Var) -> T.Type:
         """What a test of `v` narrows from: its type here, else its declared type, else (for
@@ -2548,14 +2587,23 @@ class Checker(LlmChecks):
         return {v: T.union(*rest)} if len(rest) < len(ms) else {}
 
     def x_Is(self, e, x):
-        if self.expr(e.expr, UNKNOWN) == _ENV_REF:  # the engine checks tests of an env reference
-            self.pattern_fits(e.pattern, _ENV_REF)
+        t = self.expr(e.expr, UNKNOWN)
+        if t == _ENV_REF or ((isinstance(t, Union) and _sure_scrutinee(t) or (
+                t is T.JSON and getattr(e, "narrows", False))) and (
+                isinstance(e.pattern, ast.PType) and not _variant_like(e.pattern.type)
+                or isinstance(e.pattern, ast.PLit) and e.pattern.value is None)):
+            rt = self.resolve(e.pattern.type, report=False) if isinstance(e.pattern, ast.PType) else NULL
+            if not isinstance(rt, (Arr, MapT)) or getattr(e, "narrows", False):
+                self.pattern_fits(e.pattern, t)  # `x is null` where x is never null: E0001
+            elif not any(m is T.JSON or _overlaps(m, rt) for m in T.members(t)):  # `x is int[]`, no array
+                self.err(e.pattern.span, "E0001", "mismatched types", f"expected `{show(t)}`, found `{show(rt)}`")
         self.scopes.append({})
         self.pattern(e.pattern, UNKNOWN)
         self.scopes.pop()
         return BOOL
 
     def x_If(self, e, expected):
+        _mark_narrowing(e.cond)
         self.expr(e.cond, UNKNOWN)
         pos, neg = self.cond_facts(e.cond)
         saved = dict(self.facts)
@@ -2567,9 +2615,8 @@ class Checker(LlmChecks):
         # `let x = if (c) { … }`: without `else` its value is null, so the branch's must be too
         saved_exact = set(self.exact)
         tt = self.block(e.then, NULL if valued and e.else_ is None else expected)
-        after_then = self.written_state(self.facts, mark)
-        self.facts = dict(saved)
-        self.invalidate(mark)
+        after_then = (self.facts, self.exact)
+        self.facts, self.exact = dict(saved), set(saved_exact)
         if e.else_ is None:
             if expected not in (UNKNOWN, NULL, VOID):
                 self.err(e.span, "E0029", "missing value",
@@ -2577,55 +2624,53 @@ class Checker(LlmChecks):
                          "to `null`; add an `else` branch")
             if tt is NEVER:
                 self.facts.update(neg)
-            before = {v: saved[v] for v in self.assigned_log[mark:] if v in saved_exact and v in saved}
-            self.join_writes([(after_then, tt), (before, NULL)])
+            self.join_branches([(after_then, tt), (({**saved, **neg}, saved_exact), NULL)], mark)
             return NULL if tt is not UNKNOWN else UNKNOWN
         self.facts.update(neg)
         et = self.block(e.else_, expected)
-        after_else = self.written_state(self.facts, mark)
-        self.facts = dict(saved)
-        self.invalidate(mark)
+        after_else = (self.facts, self.exact)
+        self.facts, self.exact = dict(saved), set(saved_exact)
         if tt is NEVER and et is not NEVER:
             self.facts.update(neg)
         elif et is NEVER and tt is not NEVER:
             self.facts.update(pos)
-        self.invalidate(mark)
-        self.join_writes([(after_then, tt), (after_else, et)])
+        self.join_branches([(after_then, tt), (after_else, et)], mark)
         if expected is not UNKNOWN:
             return NEVER if (tt is NEVER and et is NEVER) else T.union(tt, et)
         return T.union(T.widen_scalar(tt), T.widen_scalar(et))
 
-    def written_state(self, facts: dict, mark: int) -> dict:
-        """The exact types (the values just written) of the variables written since `mark`."""
-        return {v: facts[v] for v in self.assigned_log[mark:] if v in self.exact and v in facts}
-
-    def join_writes(self, paths: list) -> None:
-        """After the branches: a variable every path that goes on leaves with an exact type
-        holds one of those types (the engine's join: `5 | "a"`)."""
+    def join_branches(self, paths: list, mark: int) -> None:
+        """After branches: a variable written in one holds, on each path that goes on, what
+        that path leaves it (what was written, what a test narrowed it to, else its declared
+        type); after them, the join of those (the engine's: `5 | "a"`, a written `1` and a
+        tested `int`: an `int`)."""
         live = [st for st, t in paths if t is not NEVER]
-        if not live:
-            return
-        for v in set().union(*live):
-            if all(v in st for st in live):
-                self.facts[v] = T.union(*(st[v] for st in live))
-                self.loose.discard(v)
-                self.exact.add(v)
+        for v in dict.fromkeys(self.assigned_log[mark:]):
+            if not live:
+                break
+            ts = [facts.get(v, self.declared(v)) for facts, _ in live]
+            exact = all(v in ex for _, ex in live)
+            self.facts[v] = UNKNOWN if UNKNOWN in ts else T.union(*ts)
+            (self.exact.add if exact else self.exact.discard)(v)
+            (self.loose.discard if exact else self.loose.add)(v)
 
     def x_IfLet(self, e, expected):
         vt = self.expr(e.value, UNKNOWN)
-        saved = dict(self.facts)
+        saved, saved_exact = dict(self.facts), set(self.exact)
         mark = len(self.assigned_log)
         self.scopes.append({})
         self.pattern(e.pattern, vt)
         tt = self.block(e.then, expected)
         self.scopes.pop()
-        self.facts = dict(saved)
-        self.invalidate(mark)
+        after_then = (self.facts, self.exact)
+        self.facts, self.exact = dict(saved), set(saved_exact)
         if e.else_ is None:
+            self.join_branches([(after_then, tt), ((saved, saved_exact), NULL)], mark)
             return UNKNOWN
         et = self.block(e.else_, expected)
-        self.facts = saved
-        self.invalidate(mark)
+        after_else = (self.facts, self.exact)
+        self.facts, self.exact = dict(saved), set(saved_exact)
+        self.join_branches([(after_then, tt), (after_else, et)], mark)
         return T.union(widen(tt), widen(et))
 
     def x_BlockExpr(self, e, expected):
@@ -2682,7 +2727,7 @@ class Checker(LlmChecks):
         outer = self.fn
         saved_facts = self.facts
         self.facts = {}
-        self.fn = _Fn(ret, throws, outer.unstable, outer.callbacks, outer.captured)
+        self.fn = _Fn(ret, throws, outer.callbacks, outer.captured)
         # variables of the enclosing function may change between calls: no facts apply
         self.scopes.append(scope)
         bt = self.body(e.body, ret)
@@ -2703,14 +2748,17 @@ class Checker(LlmChecks):
         precise = self.is_precise(e.scrutinee)
         dead = self.covered_arms(st, e.arms) if precise or isinstance(
             e.scrutinee, (ast.Binary, ast.IntLit, ast.StrLit, ast.BoolLit)) else set()
-        saved = dict(self.facts)
+        before, saved_exact = dict(self.facts), set(self.exact)
+        saved = dict(before)
         mark = len(self.assigned_log)
         catch_all = False
         ts = []
+        paths = []
         sv = self.lookup_var(e.scrutinee.name) if isinstance(e.scrutinee, ast.Name) else None
         if sv is not None:
             saved[sv] = UNKNOWN  # the engine narrows the scrutinee inside each arm
             tested = self.tested_type(sv)
+        rest = list(T.members(st)) if _sure_scrutinee(st) and isinstance(st, Union) else None  # not yet matched
         for i, arm in enumerate(e.arms):
             if sv is not None:
                 self.facts[sv] = self.arm_narrows(arm.pattern, tested)
@@ -2721,13 +2769,18 @@ class Checker(LlmChecks):
             if catch_all or i in dead:
                 self.err(arm.body.span, "E0063", "unreachable arm")
             self.scopes.append({})
-            self.pattern(arm.pattern, st)
+            bare = isinstance(arm.pattern, ast.PBind) and arm.pattern.type is None
+            self.pattern(arm.pattern, T.union(*rest) if bare and rest else st)  # `null => …, let n`
+            if rest is not None and arm.guard is None:
+                got = NULL if isinstance(arm.pattern, ast.PLit) and arm.pattern.value is None else \
+                    self.arm_narrows(arm.pattern, st)
+                rest = [m for m in rest if m not in T.members(got)] if got is not UNKNOWN else rest
             if arm.guard is not None:
                 self.expr(arm.guard, UNKNOWN)
             ts.append(self.arm_body(arm.body, expected))
             self.scopes.pop()
-            self.facts = dict(saved)
-            self.invalidate(mark)
+            paths.append(((self.facts, self.exact), ts[-1]))
+            self.facts, self.exact = dict(saved), set(saved_exact)
             if arm.guard is None and _irrefutable(arm.pattern) and catch_all is False:
                 catch_all = True
         if catch_all is False and precise and isinstance(st, Arr) and _arrays_left(e.arms):
@@ -2738,6 +2791,8 @@ class Checker(LlmChecks):
             if missing:
                 self.err(e.span, "E0062", f"non-exhaustive match on type {show(st)}; missing: "
                          + ", ".join(missing))
+        self.facts = dict(before)  # the scrutinee as it was: the engine keeps no arm's narrowing
+        self.join_branches(paths, mark)
         if expected is not UNKNOWN:
             return T.union(*ts) if ts else NEVER
         return T.union(*(widen(t) for t in ts)) if ts else NEVER
@@ -3062,6 +3117,10 @@ _KIND_OF = {Arr: "array", MapT: "map", INT: "int", FLOAT: "float", STRING: "stri
             BOOL: "bool", NULL: "null", T.BIGINT: "bigint",
             **{T.StdT("class", c): k for c, k in stdsigs.STD_CLASS_KINDS.items()}}
 _STRICT_KINDS = frozenset(stdsigs.STD_CLASS_KINDS.values())
+# stdlib packages whose functions sema/stdsigs.py lists whole (with those it declares but Assay
+# does not run): a call of another lower-case name there is unresolved (E0003)
+_LISTED_PACKAGES = {"yaml": (), "toml": (), "hash": (), "crypto": (), "json": (),
+                    "csv": ("open", "read", "write", "writer", "create")}
 # every item of `baml.regex` (BAML's ns_regex/regex.baml): any other name there is unresolved
 _REGEX_NAMES = frozenset("Regex Match Group Error ErrorKind new _compile escape _replace "
                          "_replace_literal_with _replace_pattern_with _literal_match _index_of_from".split())
@@ -3651,6 +3710,39 @@ def _empty_hole(e) -> Span | None:
     return None
 
 
+def _mark_narrowing(c) -> None:
+    """An `is` test an `if` narrows by: the engine checks its pattern against the tested type
+    as a match arm's (`u is (int | string)[]` of an `int[] | string` is E0001 there only)."""
+    while isinstance(c, ast.Unary) and c.op == "!":
+        c = c.operand
+    if isinstance(c, ast.Is):
+        c.narrows = True
+
+
+def _overlaps(a: T.Type, b: T.Type) -> bool:
+    """May a value be of both types (`int[]` and `(int | string)[]`: an `int[]` may)?"""
+    if isinstance(a, Union) or isinstance(b, Union):
+        return any(_overlaps(x, y) for x in T.members(a) for y in T.members(b))
+    if isinstance(a, Arr) and isinstance(b, Arr):
+        return _overlaps(a.elem, b.elem)
+    if isinstance(a, MapT) and isinstance(b, MapT):
+        return _overlaps(a.key, b.key) and _overlaps(a.val, b.val)
+    return assignable(a, b) or assignable(b, a)
+
+
+def _literal_equal(lt: T.Type, rt: T.Type, e) -> bool | None:
+    """Are two operands of literal types equal (the engine folds `==` of literals), or None."""
+    if isinstance(lt, Lit) and isinstance(rt, Lit):
+        return lt.base is rt.base and lt.value == rt.value
+    if lt is NULL or rt is NULL:
+        return None if not (isinstance(lt, Lit) or lt is NULL) or not (isinstance(rt, Lit) or rt is NULL) \
+            else lt is rt
+    floats = [getattr(e, k, None) for k in ("left", "right")]
+    if all(isinstance(x, ast.FloatLit) for x in floats):
+        return floats[0].value == floats[1].value
+    return None
+
+
 def _arg_type(e: ast.Expr) -> T.Type:
     """An argument's type as a type parameter takes it: a literal type only from a literal."""
     t = getattr(e, "ty", None) or UNKNOWN
@@ -3734,25 +3826,6 @@ def _branch_hole(e) -> Span | None:
         if hole is not None:
             return hole
     return None
-
-
-def _one_kind(t) -> bool:
-    """A type whose values all have one run-time kind (so no narrowing can refine it)."""
-    if isinstance(t, T.Prim):
-        return t not in (UNKNOWN, NEVER, VOID)
-    return isinstance(t, (T.Arr, T.MapT, ClassT)) or (isinstance(t, EnumT) and t.variant is None)
-
-
-def _unstable(b: ast.Block | None) -> set[str]:
-    """Names that a function tests or reassigns anywhere (over-approximated from its text):
-    their union types are only trusted where a narrowing fact is known."""
-    if b is None:
-        return set()
-    text = b.span.file.text[b.span.start:b.span.end]
-    out = set()
-    for m in _UNSTABLE_RE.finditer(text):
-        out.add(m.group(1) or m.group(2))
-    return out
 
 
 def _arrays_left(arms) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..syntax import ast
 from . import types as T
-from .program import AliasDef, ClassDef, EnumDef, InterfaceDef, ProgramIndex
+from .program import AliasDef, ClassDef, EnumDef, FunctionDef, InterfaceDef, ProgramIndex
 from .stdnames import STDLIB_TYPE_NAMES
 
 BUILTIN_TYPE_ROOTS = frozenset("baml reflect testing ai llm env log assert".split())
@@ -116,6 +116,9 @@ class Resolver:
         item = self.index.items_in(ns).get(n)
         if item is not None:
             return self.item_type(item, args, err, te)
+        want = 0 if n in PRIM_TYPES or n == "json" else 2 if n == "map" else None
+        if err and want is not None and len(te.args) != want:
+            err(te.span, "E0171", f"type `{n}` expects {want} type argument(s), got {len(te.args)}")
         p = PRIM_TYPES.get(n)
         if p is not None:
             return T.TOP if p is T.UNKNOWN and self.top else p
@@ -170,6 +173,8 @@ class Resolver:
             return T.IfaceT(item, tuple(args))
         if isinstance(item, AliasDef):
             return self.alias(item)
+        if err and te is not None and isinstance(item, FunctionDef):  # a function (or global) is no type
+            err(te.span, "E0002", f"unresolved type: {'.'.join(te.path)}")
         return T.UNKNOWN
 
 
