@@ -618,6 +618,8 @@ class Checker(LlmChecks):
             self.require_throws(pat.type)
         if ann is None and isinstance(pat, ast.PBind):
             self.unspecialized(s.value, pat.name)
+        if ann is UNKNOWN or ann is T.TOP:  # (untyped, a later use may give its parameters types)
+            self.uninferable_lambda(s.value)
         if ann is not None and s.else_block is not None:
             t = self.expr(s.value, UNKNOWN)  # `let n: int = v else { … }` tests v's type
         elif ann is not None:
@@ -659,6 +661,15 @@ class Checker(LlmChecks):
         else:
             pat.let_span = s.span  # the engine reports a class pattern's fields from the `let`
             self.pattern(pat, ann if ann is not None else t, refutable_ok=True)
+
+    def uninferable_lambda(self, e) -> None:
+        """E0002: a lambda's parameter without a type where no function type is expected (a
+        `let` of type `unknown`, the function `reflect.signature`/`call_any` take)."""
+        if isinstance(e, ast.Lambda):
+            for p in e.params:
+                if p.type is None:
+                    self.err(p.span, "E0002", f"cannot infer type of lambda parameter `{p.name}` — "
+                             "add a type annotation or provide context")
 
     def unspecialized(self, val, name: str) -> None:
         """`let g = id` with `id` generic: the engine wants its type arguments (E0001)."""
@@ -1746,6 +1757,7 @@ class Checker(LlmChecks):
         other `reflect` statics stay unknown (lowering reports them as not supported yet)."""
         for a in e.args:  # `of_value` sees the element types a container was built with
             self.escape(a.value)
+            self.uninferable_lambda(a.value)
         self.args_unknown(e)
         if ".".join(path) in sreflect.STATICS:
             return sreflect.STATICS[".".join(path)]
