@@ -293,7 +293,8 @@ def _from(v, path: str, aliased: bool, omit_nulls: bool, busy: set, finite: bool
         if t is list:
             return [_from(x, f"{path}[{i}]", aliased, omit_nulls, busy, finite) for i, x in enumerate(v)]
         if t is dict:
-            if not all(type(k) is str for k in v):
+            keys = getattr(v, "elem", None)  # a map built with enum keys has no JSON form, empty too
+            if not all(type(k) is str for k in v) or keys is not None and keys[0][0] in ("enum", "variant"):
                 raise _Unencodable("JSON requires maps with string keys", path, "map_key")
             return {k: _from(x, f"{path}[{_quote(k)}]", aliased, omit_nulls, busy, finite) for k, x in v.items()}
         return _from_instance(v, path, aliased, omit_nulls, busy, finite)
