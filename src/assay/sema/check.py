@@ -1223,6 +1223,10 @@ class Checker(LlmChecks):
                     return "type", EnumT(item, path[k])
                 self.err(e.span, "E0003", f"unresolved name: `{path[k]}`")
                 return "error", None
+            if isinstance(item, ClassDef) and k == len(path) - 1 and path[k] not in item.methods \
+                    and path[k] not in _EVERY_TYPE_METHODS:  # `P.field`: no value (the engine's E0003)
+                self.err(e.span, "E0003", f"unresolved name: `{path[k]}`")
+                return "error", None
             return "unknown", None
         if head in idx.namespaces and head != "reflect":  # `reflect.…` is the stdlib package
             p = ".".join(path)
