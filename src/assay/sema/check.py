@@ -1669,7 +1669,7 @@ class Checker(LlmChecks):
                 env = {**_binds([(ret, expected)]), **env}  # `-> T[]`: T from the expected type
             self.check_args(e, ps, env)
             if fd.decl.generics and not e.type_args:
-                self.conflicting_args(e, ps)
+                self.conflicting_args(e, ps, env)
             if infer:  # the rest from the arguments: `id(1)` is `1`, `wrap(1)` an `int[]`
                 direct = isinstance(ret, TVar)
                 env = {**_binds([(pt, _arg_type(a.value) if direct else widen(a.value.ty or UNKNOWN))
@@ -1887,20 +1887,35 @@ class Checker(LlmChecks):
         return isinstance(r, ast.TName) and len(r.path) == 1 and not r.args and \
             r.path[0] in {g.name for g in fd.decl.generics}
 
-    def conflicting_args(self, e: ast.Call, params) -> None:
-        """E0002: the first argument for a parameter `x: T` fixes T (a literal widened, an
-        enum variant kept); a later one for another `T` parameter must fit it."""
+    def conflicting_args(self, e: ast.Call, params, fixed: dict) -> None:
+        """E0002: the first argument for a parameter `x: T` (or an item of a literal for `xs:
+        T[]`) fixes T (a literal widened, an enum variant kept); a later one must fit it. `fixed`:
+        type parameters the expected type already gives, which the arguments need only fit."""
         first: dict = {}
         for (_, pt, _), a in zip(params, e.args):
-            if a.name is not None or not isinstance(pt, TVar) or isinstance(a.value, (ast.ArrayLit, ast.MapLit)):
+            if a.name is not None:
                 continue
-            at = a.value.ty or UNKNOWN
-            if not (_sure_scrutinee(at) or at is NULL):
-                return
-            bound = first.setdefault(pt.name, T.widen_scalar(at))
-            if not assignable(at, bound):
-                self.err(e.span, "E0002", f"cannot infer type parameter `{pt.name}`")
-                return
+            v = a.value
+            if isinstance(pt, T.Arr) and isinstance(pt.elem, TVar) and isinstance(v, ast.ArrayLit):
+                given = [(pt.elem, x) for x in v.items]  # `xs: T[]` given `[…]`: each item binds T
+            elif isinstance(pt, MapT) and isinstance(pt.val, TVar) and isinstance(v, ast.MapLit):
+                given = [(pt.val, x) for _, x in v.entries]
+            elif isinstance(pt, TVar) and not isinstance(v, (ast.ArrayLit, ast.MapLit)):
+                given = [(pt, v)]
+            else:
+                continue
+            for tv, x in given:
+                if tv.name in fixed:
+                    continue
+                at = x.ty or UNKNOWN
+                if not (_sure_scrutinee(at) or at is NULL):
+                    return
+                bound = first.setdefault(tv.name, T.widen_scalar(at))
+                if not assignable(at, bound):
+                    self.err(e.span, "E0002", f"cannot infer type parameter `{tv.name}`: its arguments give it "
+                             f"the conflicting types `{show(bound)}` and `{show(T.widen_scalar(at))}`; write "
+                             "the type argument or annotate the expected type")
+                    return
 
     def passed(self, e: ast.Call, params) -> dict:
         """Parameter name → what the function value passed for it calls (for what a function's
