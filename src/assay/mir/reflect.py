@@ -130,10 +130,29 @@ def infer_targs(generics: list[str], params: list[T.Type], args: list) -> dict:
     """Type arguments a call binds through its positional arguments' static types."""
     env: dict = {}
     for pt, a in zip(params, args):
-        at = getattr(a, "ty", None)
+        at = _arg_type(a, pt)
         if at is not None:
-            _bind(pt, T.widen(at), env, set(generics))
+            _bind(pt, T.widen_scalar(at), env, set(generics))
     return env
+
+
+_BOOL_OPS = frozenset(("==", "!=", "<", "<=", ">", ">=", "&&", "||"))
+
+
+def _arg_type(a, pt):
+    """An argument's type as it binds type parameters: a literal's first item's for `T[]` or
+    `map<K, T>` (the checker typed the literal at the parameter's type), a comparison of
+    literals (typed by no literal) `bool`."""
+    if isinstance(a, ast.ArrayLit) and a.items and isinstance(pt, T.Arr) and isinstance(pt.elem, T.TVar):
+        at = getattr(a.items[0], "ty", None)
+        return T.Arr(T.widen_scalar(at)) if at is not None else None
+    if isinstance(a, ast.MapLit) and a.entries and isinstance(pt, T.MapT) and isinstance(pt.val, T.TVar):
+        at = getattr(a.entries[0][1], "ty", None)
+        return T.MapT(pt.key, T.widen_scalar(at)) if at is not None else None
+    at = getattr(a, "ty", None)
+    if at is None and isinstance(a, ast.Binary) and a.op in _BOOL_OPS:
+        return T.BOOL
+    return at
 
 
 def bind_expected(ret, expected, env: dict, names: set) -> None:

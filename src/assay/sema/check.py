@@ -726,6 +726,8 @@ class Checker(LlmChecks):
             self.require_throws(pat.type)
         if ann is None and isinstance(pat, ast.PBind):
             self.unspecialized(s.value, pat.name)
+        if ann is UNKNOWN or ann is T.TOP:  # (untyped, a later use may give its parameters types)
+            self.uninferable_lambda(s.value)
         if ann is not None and s.else_block is not None:
             t = self.expr(s.value, UNKNOWN)  # `let n: int = v else { … }` tests v's type
         elif ann is not None:
@@ -766,6 +768,15 @@ class Checker(LlmChecks):
         else:
             pat.let_span = s.span  # the engine reports a class pattern's fields from the `let`
             self.pattern(pat, ann if ann is not None else t, refutable_ok=True)
+
+    def uninferable_lambda(self, e) -> None:
+        """E0002: a lambda's parameter without a type where no function type is expected (a
+        `let` of type `unknown`, the function `reflect.signature`/`call_any` take)."""
+        if isinstance(e, ast.Lambda):
+            for p in e.params:
+                if p.type is None:
+                    self.err(p.span, "E0002", f"cannot infer type of lambda parameter `{p.name}` — "
+                             "add a type annotation or provide context")
 
     def unspecialized(self, val, name: str) -> None:
         """`let g = id` with `id` generic: the engine wants its type arguments (E0001)."""
@@ -1182,8 +1193,9 @@ class Checker(LlmChecks):
         if T.has_json(expected) and not checked:
             expected = JSON_MAP
         exp = T.base(_sole(expected, MapT))
-        if isinstance(exp, MapT) and exp.val is T.JSON:
-            e.records = True  # built as `map<string, json>`, as the engine records it
+        if isinstance(exp, MapT) and (exp.val is T.JSON or isinstance(T.base(exp.key), EnumT)):
+            e.records = True  # built as `map<string, json>`, as the engine records it; enum keys:
+            # an empty one has no JSON form either (`baml.json.from` reads its key type)
         if isinstance(exp, MapT):
             for k, v in e.entries:
                 self.expect(k, exp.key)
@@ -1325,6 +1337,10 @@ class Checker(LlmChecks):
             if isinstance(item, EnumDef) and k == len(path) - 1:
                 if path[k] in item.variants:
                     return "type", EnumT(item, path[k])
+                self.err(e.span, "E0003", f"unresolved name: `{path[k]}`")
+                return "error", None
+            if isinstance(item, ClassDef) and k == len(path) - 1 and path[k] not in item.methods \
+                    and path[k] not in _EVERY_TYPE_METHODS:  # `P.field`: no value (the engine's E0003)
                 self.err(e.span, "E0003", f"unresolved name: `{path[k]}`")
                 return "error", None
             return "unknown", None
@@ -1833,7 +1849,7 @@ class Checker(LlmChecks):
                 env = {**_binds([(ret, expected)]), **env}  # `-> T[]`: T from the expected type
             self.check_args(e, ps, env)
             if fd.decl.generics and not e.type_args:
-                self.conflicting_args(e, ps)
+                self.conflicting_args(e, ps, env)
             if infer:  # the rest from the arguments: `id(1)` is `1`, `wrap(1)` an `int[]`
                 direct = isinstance(ret, TVar)
                 env = {**_binds([(pt, _arg_type(a.value) if direct else widen(a.value.ty or UNKNOWN))
@@ -2016,6 +2032,7 @@ class Checker(LlmChecks):
         other `reflect` statics stay unknown (lowering reports them as not supported yet)."""
         for a in e.args:  # `of_value` sees the element types a container was built with
             self.escape(a.value)
+            self.uninferable_lambda(a.value)
         self.args_unknown(e)
         if ".".join(path) in sreflect.STATICS:
             return sreflect.STATICS[".".join(path)]
@@ -2129,20 +2146,35 @@ class Checker(LlmChecks):
         return isinstance(r, ast.TName) and len(r.path) == 1 and not r.args and \
             r.path[0] in {g.name for g in fd.decl.generics}
 
-    def conflicting_args(self, e: ast.Call, params) -> None:
-        """E0002: the first argument for a parameter `x: T` fixes T (a literal widened, an
-        enum variant kept); a later one for another `T` parameter must fit it."""
+    def conflicting_args(self, e: ast.Call, params, fixed: dict) -> None:
+        """E0002: the first argument for a parameter `x: T` (or an item of a literal for `xs:
+        T[]`) fixes T (a literal widened, an enum variant kept); a later one must fit it. `fixed`:
+        type parameters the expected type already gives, which the arguments need only fit."""
         first: dict = {}
         for (_, pt, _), a in zip(params, e.args):
-            if a.name is not None or not isinstance(pt, TVar) or isinstance(a.value, (ast.ArrayLit, ast.MapLit)):
+            if a.name is not None:
                 continue
-            at = a.value.ty or UNKNOWN
-            if not (_sure_scrutinee(at) or at is NULL):
-                return
-            bound = first.setdefault(pt.name, T.widen_scalar(at))
-            if not assignable(at, bound):
-                self.err(e.span, "E0002", f"cannot infer type parameter `{pt.name}`")
-                return
+            v = a.value
+            if isinstance(pt, T.Arr) and isinstance(pt.elem, TVar) and isinstance(v, ast.ArrayLit):
+                given = [(pt.elem, x) for x in v.items]  # `xs: T[]` given `[…]`: each item binds T
+            elif isinstance(pt, MapT) and isinstance(pt.val, TVar) and isinstance(v, ast.MapLit):
+                given = [(pt.val, x) for _, x in v.entries]
+            elif isinstance(pt, TVar) and not isinstance(v, (ast.ArrayLit, ast.MapLit)):
+                given = [(pt, v)]
+            else:
+                continue
+            for tv, x in given:
+                if tv.name in fixed:
+                    continue
+                at = x.ty or UNKNOWN
+                if not (_sure_scrutinee(at) or at is NULL):
+                    return
+                bound = first.setdefault(tv.name, T.widen_scalar(at))
+                if not assignable(at, bound):
+                    self.err(e.span, "E0002", f"cannot infer type parameter `{tv.name}`: its arguments give it "
+                             f"the conflicting types `{show(bound)}` and `{show(T.widen_scalar(at))}`; write "
+                             "the type argument or annotate the expected type")
+                    return
 
     def passed(self, e: ast.Call, params) -> dict:
         """Parameter name → what the function value passed for it calls (for what a function's

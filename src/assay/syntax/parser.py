@@ -39,6 +39,8 @@ UNSUPPORTED_ITEMS = {
 MAX_DEPTH = 150
 # after `a<T>`, tokens that make it a specialized function reference rather than comparisons
 _TYPE_REF_FOLLOW = frozenset([";", ")", "]", "}", ",", ".", "==", "!=", "&&", "||", "??"])
+# tokens that start an element of an array or map literal (the engine needs no comma before one)
+_ELEMENT_START = frozenset(["ident", "int", "float", "bigint", "str", "rawstr", "bytestr", "template"])
 
 
 class _Bail(Exception):
@@ -1600,7 +1602,7 @@ class Parser:
                 self.expect(":")
                 v = self.value_expr("map value")
                 entries.append((k, v))
-                if not self.eat(","):
+                if not self.eat(",") and not self.starts_element():
                     break
                 if self.i == b:
                     break
@@ -1786,8 +1788,8 @@ class Parser:
                     else:
                         entries.append((name, ast.Name(self.sp(nt.start, nt.end), name)))
                 if not self.eat(","):
-                    if not self.at("}") and not self.tok.nl:
-                        self.expected("'}'")
+                    if not self.at("}"):  # a field on the next line too: the engine needs the comma
+                        self.expected("',' or '}' after object field")
                         break
                 if self.i == b:
                     break
@@ -1796,6 +1798,12 @@ class Parser:
             self.no_struct = save
             self.depth -= 1
         return ast.ClassLit(self.span(s), ty, entries)
+
+    def starts_element(self) -> bool:
+        """Does another element of an array or map literal start here? The engine's commas
+        between them are optional (`[1 2]`, one per line)."""
+        t = self.tok
+        return t.kind in _ELEMENT_START or t.kind == "op" and t.text in ("[", "{", "(", "-", "!")
 
     def array_lit(self) -> ast.ArrayLit:
         s = self.advance().start
@@ -1810,7 +1818,7 @@ class Parser:
                     self.expected("expression")
                     self.advance()
                 items.append(self.expr())
-                if not self.eat(","):
+                if not self.eat(",") and not self.starts_element():
                     break
                 if self.i == b:
                     break

@@ -307,7 +307,7 @@ def step_by(self, step):  # a step below 1 advances by one (yields everything), 
             if src.pull() is DONE:
                 return DONE
         return src.pull()
-    return Iter(nx)
+    return Iter(nx, lambda: ("StepBy", [("source", src), ("n", step), ("first", first[0])]))
 
 
 @method("iter")
@@ -321,7 +321,8 @@ def chain(self, other):
         if b[1] is None:
             b[1] = of(b[0])
         return b[1].pull()
-    return Iter(nx)
+    return Iter(nx, lambda: ("Chain", [("first", a), ("other", b[1] if b[1] is not None else of(b[0])),
+                                       ("first_done", b[1] is not None)]))
 
 
 @method("string", "iter")
@@ -356,7 +357,7 @@ def skip(self, n):
             if src.pull() is DONE:
                 return DONE
         return src.pull()
-    return Iter(nx)
+    return Iter(nx, lambda: ("Skip", [("source", src), ("remaining", todo[0])]))
 
 
 @method("iter")
@@ -371,7 +372,7 @@ def take_while(self, predicate):
             open_[0] = False
             return DONE
         return v
-    return Iter(nx)
+    return Iter(nx, lambda: ("TakeWhile", [("source", src), ("predicate", predicate), ("done", not open_[0])]))
 
 
 @method("iter")
@@ -386,4 +387,4 @@ def skip_while(self, predicate):
                     return v
             return DONE
         return src.pull()
-    return Iter(nx)
+    return Iter(nx, lambda: ("SkipWhile", [("source", src), ("predicate", predicate), ("skipping", skipping[0])]))

@@ -42,11 +42,25 @@ class _Schema:
     def __init__(self, refl, root: tuple, aliased: bool):
         self.refl, self.root, self.aliased = refl, root, aliased
         self.defs: dict = {}
+        self.def_names: dict = {}  # class fqn → its key in `$defs`
         self.busy: set = set()
         self.root_used = False
 
     def show(self, d: tuple) -> str:
         return R.render(d, self.refl.names)
+
+    def def_name(self, d: tuple) -> str:
+        """A class's key in `$defs`: its shown name, `_2`, `_3`… after it for another class
+        shown alike (run-time classes of one name)."""
+        name = self.def_names.get(d[1])
+        if name is None:
+            base = name = self.show(d)
+            taken = set(self.def_names.values())
+            i = 2
+            while name in taken:
+                name, i = f"{base}_{i}", i + 1
+            self.def_names[d[1]] = name
+        return name
 
     def node(self, d: tuple) -> dict:
         k = d[0]
@@ -165,7 +179,7 @@ class _Schema:
     def ref(self, d: tuple) -> dict:
         if d[2]:
             raise _Unsupported(f"generic class instance `{self.show(d)}` is not supported yet")
-        name = self.show(d)
+        name = self.def_name(d)
         if d == self.root:
             self.root_used = True
         elif name not in self.defs and d not in self.busy:
@@ -215,7 +229,7 @@ def schema(t, naming=DECLARED):
     except _Unsupported as e:
         throw_error("baml.errors.Unsupported", message="json_schema: " + str(e))
     if s.root_used:
-        s.defs[s.show(desc)] = out
+        s.defs[s.def_name(desc)] = out
     if s.defs:
         out = {**out, "$defs": s.defs}
     return out

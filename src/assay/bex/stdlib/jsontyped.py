@@ -12,6 +12,7 @@ import re
 
 from ...mir.typetest import show
 from ..futures import Future
+from .iters import Iter
 from ..ops import BUILTIN_CLASSES, make_builtin
 from ..typeargs import TypeArg
 from ..values import JSON_ENTRY, JSON_TEST, BamlRaise, BigInt, ClassInfo, Instance, Variant, json_value
@@ -280,6 +281,8 @@ def _from(v, path: str, aliased: bool, omit_nulls: bool, busy: set, finite: bool
         raise _Unencodable("uint8array requires explicit encoding (use to_base64() or to_hex())", path, "uint8array")
     if t is Future:
         raise _Unencodable("a future has no JSON form", path, "future")
+    if t is Iter and v.show is not None:  # the engine writes an iterator's struct (`{"arr": …, "idx": 0}`)
+        return {f: _from(x, f"{path}.{f}", aliased, omit_nulls, busy, finite) for f, x in v.show()[1]}
     if t is not list and t is not dict and not isinstance(v, Instance):
         if callable(v):
             raise _Unencodable("a function has no JSON form", path, "function")
@@ -293,7 +296,8 @@ def _from(v, path: str, aliased: bool, omit_nulls: bool, busy: set, finite: bool
         if t is list:
             return [_from(x, f"{path}[{i}]", aliased, omit_nulls, busy, finite) for i, x in enumerate(v)]
         if t is dict:
-            if not all(type(k) is str for k in v):
+            keys = getattr(v, "elem", None)  # a map built with enum keys has no JSON form, empty too
+            if not all(type(k) is str for k in v) or keys is not None and keys[0][0] in ("enum", "variant"):
                 raise _Unencodable("JSON requires maps with string keys", path, "map_key")
             return {k: _from(x, f"{path}[{_quote(k)}]", aliased, omit_nulls, busy, finite) for k, x in v.items()}
         return _from_instance(v, path, aliased, omit_nulls, busy, finite)

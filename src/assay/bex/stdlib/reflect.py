@@ -442,7 +442,7 @@ def to_baml(self: RType) -> str:
     enums: list = []
     classes: list = []
     names = self.refl.names
-    _declarations(self.refl, self.desc, classes, set(), names, enums=enums)
+    _declarations(self.refl, self.desc, classes, set(), names, enums=enums, texts={})
     if self.desc[0] not in ("class", "enum"):
         classes.append(f"type RuntimeType = {_baml_type(self.desc, names)}")
     return "\n\n".join(enums + classes)
@@ -451,14 +451,15 @@ def to_baml(self: RType) -> str:
 method("typeview", "to_baml")(lambda self: to_baml(self.ty))
 
 
-def _declarations(refl, d: tuple, out: list, seen: set, names, only=None, enums=None) -> None:
+def _declarations(refl, d: tuple, out: list, seen: set, names, only=None, enums=None, texts=None) -> None:
     """The declarations `d` reaches into `out` (`enums`: the enums' apart; `only`: which fqns
-    to declare)."""
+    to declare; `texts`: each shown name's declaration, where two run-time ones of a name must
+    be one declaration)."""
     k = d[0]
     if k in ("array", "union", "map", "fn"):
         parts = d[1] if k == "union" else (*(p for _, p, _ in d[1]), d[2]) if k == "fn" else d[1:]
         for x in parts:
-            _declarations(refl, x, out, seen, names, only, enums)
+            _declarations(refl, x, out, seen, names, only, enums, texts)
     elif k in ("class", "enum", "variant") and d[1] not in seen:
         seen.add(d[1])
         if k == "class":
@@ -470,15 +471,18 @@ def _declarations(refl, d: tuple, out: list, seen: set, names, only=None, enums=
             own = refl.decl_meta(("class" if k == "class" else "enum", d[1]))
             tail = [f"  @@{a}({_quote(own[a])})" for a in ("alias", "description") if own[a] is not None]
             name = R.render(("enum", d[1]), names)
-            (out if k == "class" or enums is None else enums).append(
-                _doc(own["docstring"], "") + f"{'class' if k == 'class' else 'enum'} {name} {{\n"
-                + "".join(b + "\n" for b in body + tail) + "}")
+            text = (_doc(own["docstring"], "") + f"{'class' if k == 'class' else 'enum'} {name} {{\n"
+                    + "".join(b + "\n" for b in body + tail) + "}")
+            if texts is None or texts.setdefault(name, text) is text:
+                (out if k == "class" or enums is None else enums).append(text)
+            elif texts[name] != text:
+                _hir_error(f"type `{name}` has non-equivalent definitions in the same LLM render context", "E0162")
         if k == "class":
             for _, fd, _ in rows:
-                _declarations(refl, fd, out, seen, names, only, enums)
+                _declarations(refl, fd, out, seen, names, only, enums, texts)
     if k == "class":
         for a in d[2]:
-            _declarations(refl, a, out, seen, names, only, enums)
+            _declarations(refl, a, out, seen, names, only, enums, texts)
 
 
 def _baml_row(head: str, m: dict) -> str:
@@ -685,14 +689,14 @@ def _value_kind(v) -> str:
     return "closure" if callable(v) else type(v).__name__
 
 
-def _hir_error(message: str):
-    """A `reflect.errors.CompilationError` of one located-nowhere E0001, its backticked parts
+def _hir_error(message: str, code: str = "E0001"):
+    """A `reflect.errors.CompilationError` of one located-nowhere diagnostic, its backticked parts
     highlighted (byte offsets in the message, as the engine's)."""
     raw = message.encode()
     marks = [i for i, b in enumerate(raw) if b == 0x60]
     spans = [ops.make_builtin("reflect.DiagnosticHighlight", start=a + 1, end=b, kind="code")
              for a, b in zip(marks[::2], marks[1::2])]
-    diag = ops.make_builtin("reflect.Diagnostic", code="E0001", span=None, message=message, severity="error",
+    diag = ops.make_builtin("reflect.Diagnostic", code=code, span=None, message=message, severity="error",
                             phase="hir", headline=message, primary_label=None, message_highlights=spans,
                             annotations=[], related_info=[])
     ops.throw_error("reflect.errors.CompilationError", message=message, diagnostics=[diag])
@@ -998,6 +1002,8 @@ class Reflection:
 
     def enum_variants(self, d: tuple) -> list:
         got = self.runtime.get(d[1])
+        if got is None and d[1] not in self.program.index.enums and d[1] in self.enums:  # a stdlib enum
+            return [(v, R.meta([], None)) for v in self.enums[d[1]].variants]
         return got if got is not None else self.program.enum_variants(d)
 
     def decl_meta(self, d: tuple) -> dict:
