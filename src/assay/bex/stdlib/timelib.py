@@ -314,53 +314,134 @@ def _rfc3339(s: str) -> tuple[int, int]:
     return _instant_of(y, mo, d, h, mi, sec, sub, offset, om), offset
 
 
-_ISO = re.compile(
-    r"(?P<y>\d{4})(?:-(?:(?P<m>\d\d)-(?P<d>\d\d)|W(?P<w>\d\d)-(?P<wd>\d)|(?P<o>\d{3}))"
-    r"|(?:(?P<bm>\d\d)(?P<bd>\d\d)|W(?P<bw>\d\d)(?P<bwd>\d)|(?P<bo>\d{3})))"
-    r"T(?P<h>\d\d)(?::?(?P<mi>\d\d)(?::?(?P<s>\d\d))?)?(?:[.,](?P<f>\d+))?"
-    r"(?:(?P<z>Z)|(?P<os>[+-])(?P<oh>\d\d)(?::?(?P<om>\d\d))?)\Z")
+def _float2(c: _Cursor):
+    """Two digits and an optional `.`/`,` fraction, the fraction summed digit by digit in
+    binary floating point as the `time` crate sums it; None (nothing consumed) without them."""
+    whole = c.digits(2)
+    if whole is None:
+        return None
+    if c.peek() in (".", ",") and c.peek() and c.s[c.i + 1:c.i + 2].isdigit() and c.s[c.i + 1].isascii():
+        c.i += 1
+        frac, divisor = 0.0, 1.0
+        while c.peek().isascii() and c.peek().isdigit() and c.peek():
+            divisor *= 10.0
+            frac += int(c.peek()) / divisor
+            c.i += 1
+        return whole, frac
+    return whole, None
 
 
 def _iso8601(s: str) -> int:
-    """Epoch nanoseconds of an ISO 8601 date-time with an offset: calendar, week or ordinal
-    dates, extended or basic, the time's last component fractional."""
-    g = _ISO.match(s)
-    if g is None:
+    """Epoch nanoseconds of an ISO 8601 date, time and offset, read as the `time` crate reads
+    them: the date's separator fixes extended or basic, which the time and offset then follow
+    where they can (a basic minute after an extended date ends the time there); calendar,
+    ordinal or week dates; reduced precision; a fraction on the last time component."""
+    c = _Cursor(s)
+    sign = c.peek() if c.peek() in ("+", "-") and c.peek() else ""
+    c.i += len(sign)
+    y = c.digits(6 if sign else 4)
+    if y is None:
         raise _Bad(_LIT)
-    extended = g["m"] or g["w"] or g["o"]
-    colons = ":" in s[s.index("T"):].split("+")[0].split("-")[0]
-    if extended is None and colons:
-        raise _Bad(_LIT)
-    y = int(g["y"])
-    if g["m"] or g["bm"]:
-        mo, d = int(g["m"] or g["bm"]), int(g["d"] or g["bd"])
-        if not 1 <= mo <= 12 or not 1 <= d <= month_days(y, mo):
-            raise _range("day")
-        days = days_from_civil(y, mo, d)
-    elif g["w"] or g["bw"]:
-        w, wd = int(g["w"] or g["bw"]), int(g["wd"] or g["bwd"])
-        jan4 = days_from_civil(y, 1, 4)
-        monday = jan4 - (jan4 + 3) % 7  # 1970-01-01 was a Thursday
-        if not 1 <= wd <= 7 or not 1 <= w <= 53:
-            raise _range("week")
-        days = monday + (w - 1) * 7 + wd - 1
+    y = -y if sign == "-" else y
+    extended = c.eat("-")
+    days = _iso_calendar(c, y, extended)
+    if days is None:
+        days = _iso_ordinal(c, y)
+    if days is None:
+        days = _iso_week(c, y, extended)
+    c.lit("T")
+    clock = _iso_clock(c, extended)
+    if c.eat("Z"):
+        offset = 0
     else:
-        o = int(g["o"] or g["bo"])
-        if not 1 <= o <= (366 if _leap(y) else 365):
-            raise _range("ordinal")
-        days = days_from_civil(y, 1, 1) + o - 1
-    if g["mi"] is None and g["f"] is None:  # an hour alone is not a time
+        sign = c.peek()
+        if sign not in ("+", "-") or not sign:
+            raise _Bad(_LIT)
+        c.i += 1
+        oh = c.digits(2)
+        if oh is None:
+            raise _Bad(_LIT)
+        if extended:
+            c.eat(":")
+        om = c.digits(2) or 0
+        if oh > 23 or om > 59:
+            raise _Bad(_LIT)
+        offset = (oh * 60 + om) * MIN * (-1 if sign == "-" else 1)
+    c.end()
+    return days * DAY + clock - offset
+
+
+def _iso_calendar(c: _Cursor, y: int, extended: bool) -> int | None:
+    """`mm-dd` (`mmdd`): its day count, else None with nothing consumed."""
+    at = c.i
+    mo = c.digits(2)
+    d = c.digits(2) if mo is not None and 1 <= mo <= 12 and (not extended or c.eat("-")) else None
+    if d is None:
+        c.i = at
+        return None
+    if not 1 <= d <= month_days(y, mo):
+        raise _range("day")
+    return days_from_civil(y, mo, d)
+
+
+def _iso_ordinal(c: _Cursor, y: int) -> int | None:
+    o = c.digits(3)
+    if o is None:
+        return None
+    if not 1 <= o <= (366 if _leap(y) else 365):
+        raise _range("ordinal")
+    return days_from_civil(y, 1, 1) + o - 1
+
+
+def _iso_week(c: _Cursor, y: int, extended: bool) -> int:
+    c.lit("W")
+    w = c.digits(2)
+    if w is None or (extended and not c.eat("-")):
         raise _Bad(_LIT)
-    h, mi, sec = int(g["h"]), int(g["mi"] or 0), int(g["s"] or 0)
+    wd = c.digits(1)
+    jan1 = (days_from_civil(y, 1, 1) + 3) % 7  # 0 = Monday (1970-01-01 was a Thursday)
+    weeks = 53 if jan1 == 3 or (jan1 == 2 and _leap(y)) else 52
+    if wd is None or not 1 <= wd <= 7 or not 1 <= w <= weeks:
+        raise _Bad(_LIT)
+    jan4 = days_from_civil(y, 1, 4)
+    return jan4 - (jan4 + 3) % 7 + (w - 1) * 7 + wd - 1  # 1970-01-01 was a Thursday
+
+
+def _iso_clock(c: _Cursor, extended: bool) -> int:
+    """Nanoseconds since midnight of `hh[:mm[:ss]]` (basic without the colons), the last part
+    possibly fractional."""
+    hour = _float2(c)
+    if hour is None:
+        raise _Bad(_LIT)
+    h, hf = hour
+    if hf is not None:
+        return _hms(h, int(hf * 60), int(hf * 3600 % 60), int(hf * 3.6e12 % 1e9))  # ns per hour
+    colon = c.eat(":")
+    if colon and not extended:
+        raise _Bad(_LIT)
+    minute = _float2(c)
+    if minute is None:
+        if extended:
+            raise _Bad(_LIT)
+        return _hms(h, 0, 0, 0)
+    mi, mf = minute
+    if mf is not None:
+        return _hms(h, mi, int(mf * 60), int(mf * 6e10 % 1e9))  # ns per minute
+    if extended and not c.eat(":"):
+        return _hms(h, mi, 0, 0)
+    second = _float2(c)
+    if second is None:
+        if extended:
+            raise _Bad(_LIT)
+        return _hms(h, mi, 0, 0)
+    sec, sf = second
+    return _hms(h, mi, sec, 0 if sf is None else int(sf * 1e9))
+
+
+def _hms(h: int, mi: int, sec: int, ns: int) -> int:
     if h > 23 or mi > 59 or sec > 59:
-        raise _range("hour")
-    frac = g["f"]
-    unit = MIN if g["mi"] is None and frac is None else (HOUR if g["mi"] is None else MIN if g["s"] is None else NS)
-    sub = (int(frac) * unit) // 10 ** len(frac) if frac else 0
-    if not g["z"] and (int(g["oh"]) > 23 or int(g["om"] or 0) > 59):
         raise _Bad(_LIT)
-    offset = 0 if g["z"] else (int(g["oh"]) * 60 + int(g["om"] or 0)) * MIN * (-1 if g["os"] == "-" else 1)
-    return days * DAY + ((h * 60 + mi) * 60 + sec) * NS + sub - offset
+    return ((h * 60 + mi) * 60 + sec) * NS + ns
 
 
 _WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
