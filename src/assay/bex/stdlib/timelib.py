@@ -216,7 +216,8 @@ def _subsecond(c: _Cursor) -> int:
 
 
 def _time_of_day(c: _Cursor) -> int:
-    """`hh:mm:ss[.f…]` as the engine's PlainTime format reads it."""
+    """`hh:mm:ss[.f…]` as the engine's PlainTime format reads it; a second 60 reads as -1
+    (refused when the value is built, after the date)."""
     h = c.need(2, "hour", 0, 23)
     c.lit(":")
     mi = c.need(2, "minute", 0, 59)
@@ -226,9 +227,13 @@ def _time_of_day(c: _Cursor) -> int:
     if c.peek() == "." and c.s[c.i + 1:c.i + 2].isdigit() and c.s[c.i + 1].isascii():
         c.i += 1
         sub = _subsecond(c)
-    if s == 60:
+    return -1 if s == 60 else (h * 3600 + mi * 60 + s) * NS + sub
+
+
+def _leap_refused(tod: int) -> int:
+    if tod < 0:
         raise _range("second")
-    return (h * 3600 + mi * 60 + s) * NS + sub
+    return tod
 
 
 def _calendar_date(c: _Cursor) -> tuple[int, int, int]:
@@ -253,7 +258,7 @@ def _parse_plain_time(s: str) -> int:
     c = _Cursor(s)
     ns = _time_of_day(c)
     c.end()
-    return ns
+    return _leap_refused(ns)
 
 
 def _parse_plain_date(s: str) -> int:
@@ -271,7 +276,7 @@ def _parse_plain_datetime(s: str) -> int:
     tod = _time_of_day(c)
     c.end()
     _check_day(y, m, d)
-    return days_from_civil(y, m, d) * DAY + tod
+    return days_from_civil(y, m, d) * DAY + _leap_refused(tod)
 
 
 def _rfc3339(s: str) -> tuple[int, int]:
@@ -309,6 +314,8 @@ def _rfc3339(s: str) -> tuple[int, int]:
         oh = c.need(2, "offset hour", 0, 23)
         c.lit(":")
         om = c.need(2, "offset minute", 0, 99)
+        if om > 59:
+            raise _range("offset minute")
     c.end()
     offset = (oh * 60 + om) * MIN * (-1 if neg else 1)
     return _instant_of(y, mo, d, h, mi, sec, sub, offset, om), offset
@@ -989,7 +996,7 @@ def zoned_parse(s):
     try:
         epoch, offset = _rfc3339(head)
     except _Bad as e:
-        _parse_error(f"ZonedDateTime.parse: cannot parse {quote(s)} as an RFC 3339 timestamp (zoneless "
+        _parse_error(f"ZonedDateTime.parse: cannot parse {quote(head)} as an RFC 3339 timestamp (zoneless "
                      f"strings belong to PlainDateTime.parse): {e}")
     return zoned(epoch, None, iana) if iana is not None else zoned(epoch, offset, None)
 
