@@ -551,7 +551,7 @@ plaintime.millisecond() -> int
 plaintime.add(other: baml.time.Duration) -> baml.time.PlainTime
 plaindate.to_string() -> string
 plaindate.to_json() -> json throws baml.json.SerializationError
-plaindate.to_plain_datetime(time: baml.time.PlainTime? = null) -> baml.time.PlainDateTime
+plaindate.to_plain_datetime(time: baml.time.PlainTime = null) -> baml.time.PlainDateTime
 plaindate.year() -> int throws baml.errors.InvalidArgument
 plaindate.month() -> int throws baml.errors.InvalidArgument
 plaindate.day() -> int throws baml.errors.InvalidArgument
