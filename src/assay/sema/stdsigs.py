@@ -490,6 +490,10 @@ baml.time.Duration.from_milliseconds(v: int | bigint) -> baml.time.Duration
 baml.time.Duration.from_seconds(v: int | bigint) -> baml.time.Duration
 baml.time.Duration.from_minutes(v: int | bigint) -> baml.time.Duration
 baml.time.Duration.from_hours(v: int | bigint) -> baml.time.Duration
+baml.time._tz_offset_at(timezone: string, at_ns: bigint) -> int?
+baml.time._tz_to_instant(timezone: string, civil_ns: bigint, disambiguation: string) -> bigint? throws baml.errors.Io
+baml.time._wrap_into_day(total_ns: bigint) -> int
+baml.time._format_zoned(epoch_ns: bigint, offset_ns: int, iana: string?) -> string throws baml.errors.InvalidArgument
 baml.time.Instant.parse(s: string) -> baml.time.Instant throws baml.errors.ParseError
 baml.time.Instant.from_timestamp_nanoseconds(v: bigint) -> baml.time.Instant
 baml.time.Instant.from_timestamp_microseconds(v: bigint) -> baml.time.Instant
@@ -529,6 +533,7 @@ duration.sub(other: baml.time.Duration) -> baml.time.Duration
 duration.rem(other: baml.time.Duration) -> baml.time.Duration
 duration.neg() -> baml.time.Duration
 instant.to_string() -> string
+instant._to_string_impl() -> string throws baml.errors.InvalidArgument
 instant.to_json() -> json throws baml.json.SerializationError
 instant.max(other: baml.time.Instant) -> baml.time.Instant
 instant.min(other: baml.time.Instant) -> baml.time.Instant
@@ -542,6 +547,7 @@ tzoffset.to_duration() -> baml.time.Duration
 tzoffset.hours() -> int
 tzoffset.minutes() -> int
 plaintime.to_string() -> string
+plaintime._to_string_impl() -> string
 plaintime.to_json() -> json throws baml.json.SerializationError
 plaintime.to_plain_datetime(date: baml.time.PlainDate) -> baml.time.PlainDateTime
 plaintime.hour() -> int
@@ -550,12 +556,15 @@ plaintime.second() -> int
 plaintime.millisecond() -> int
 plaintime.add(other: baml.time.Duration) -> baml.time.PlainTime
 plaindate.to_string() -> string
+plaindate._to_string_impl() -> string throws baml.errors.InvalidArgument
 plaindate.to_json() -> json throws baml.json.SerializationError
 plaindate.to_plain_datetime(time: baml.time.PlainTime = null) -> baml.time.PlainDateTime
+plaindate._to_plain_datetime(time: int) -> baml.time.PlainDateTime
 plaindate.year() -> int throws baml.errors.InvalidArgument
 plaindate.month() -> int throws baml.errors.InvalidArgument
 plaindate.day() -> int throws baml.errors.InvalidArgument
 plaindatetime.to_string() -> string
+plaindatetime._to_string_impl() -> string throws baml.errors.InvalidArgument
 plaindatetime.to_json() -> json throws baml.json.SerializationError
 plaindatetime.to_zoned(timezone: baml.time.TimeZoneOffset | string, disambiguation: "compatible" | "earlier" | "later" | "reject" = "compatible") -> baml.time.ZonedDateTime throws baml.time.UnknownTimezoneError | baml.time.AmbiguousTimeError | baml.errors.Io
 plaindatetime.max(other: baml.time.PlainDateTime) -> baml.time.PlainDateTime

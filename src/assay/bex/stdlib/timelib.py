@@ -772,6 +772,7 @@ def _zone(name: str):
     return z
 
 
+@function("baml.time._tz_offset_at")
 def _tz_offset_at(name: str, at_ns: int) -> int | None:
     """The zone's offset east of UTC at an absolute time (saturated to datetime's range: a
     zone's offset is constant past its last transition); None for an unknown zone."""
@@ -783,6 +784,7 @@ def _tz_offset_at(name: str, at_ns: int) -> int | None:
     return (off.days * 86400 + off.seconds) * NS + off.microseconds * US
 
 
+@function("baml.time._tz_to_instant")
 def _tz_to_instant(name: str, civil_ns: int, disambiguation: str) -> int | None:
     """Where a wall-clock reading falls in a zone: the one instant it names, else the earlier
     or later side of an overlap or a gap (Temporal's rules); None for an unknown zone."""
@@ -794,11 +796,11 @@ def _tz_to_instant(name: str, civil_ns: int, disambiguation: str) -> int | None:
     after = _tz_offset_at(name, civil_ns + DAY)
     fits = sorted({civil_ns - o for o in (before, after) if _tz_offset_at(name, civil_ns - o) == o})
     if len(fits) == 1:
-        return fits[0]
+        return BigInt(fits[0])
     if fits:  # an overlap: the reading happened twice
-        return fits[-1] if disambiguation == "later" else fits[0]
+        return BigInt(fits[-1] if disambiguation == "later" else fits[0])
     # a gap: "earlier" reads it with the offset after the shift, the others with the one before
-    return civil_ns - (after if disambiguation == "earlier" else before)
+    return BigInt(civil_ns - (after if disambiguation == "earlier" else before))
 
 
 def _unknown_zone(tz: str):
@@ -835,6 +837,11 @@ def plain_time_parse(s):
         return plain_time(_parse_plain_time(s))
     except _Bad as e:
         _parse_error(f"PlainTime.parse: cannot parse {quote(s)} as an ISO 8601 time-of-day: {e}")
+
+
+@function("baml.time._wrap_into_day")
+def wrap_into_day(total_ns):
+    return int(total_ns) % DAY
 
 
 _PT = _PY["PlainTime"]
@@ -888,6 +895,7 @@ _PD = _PY["PlainDate"]
 _PD.m_year = lambda self: _ymd(self.f__days, "year")[0]
 _PD.m_month = lambda self: _ymd(self.f__days, "month")[1]
 _PD.m_day = lambda self: _ymd(self.f__days, "day")[2]
+_PD.m__to_plain_datetime = lambda self, time: plain_datetime(self.f__days * DAY + time)
 _PD.m_to_plain_datetime = lambda self, time=None: plain_datetime(
     self.f__days * DAY + (0 if time is None or not isinstance(time, Instance) else time.f__nanoseconds))
 
@@ -1011,13 +1019,19 @@ def _offset_of(self) -> int:
 
 
 def _zoned_text(self) -> str:
-    off = _offset_of(self)
-    t = _civil_text(_ns(self) + off)
+    return format_zoned(_ns(self), _offset_of(self), self.f__iana)
+
+
+@function("baml.time._format_zoned")
+def format_zoned(epoch_ns, offset_ns, iana):
+    """RFC 3339 at the offset, with the RFC 9557 `[iana]` annotation where there is one; `Z`
+    only for a fixed zero offset (the way Temporal writes them)."""
+    t = _civil_text(epoch_ns + offset_ns)
     if t is None:
         _invalid("ZonedDateTime.to_string: value is outside the supported year range")
-    if self.f__iana is None:
-        return t + ("Z" if off == 0 else _offset_text(off))
-    return f"{t}{_offset_text(off)}[{self.f__iana}]"
+    if iana is None:
+        return t + ("Z" if offset_ns == 0 else _offset_text(offset_ns))
+    return f"{t}{_offset_text(offset_ns)}[{iana}]"
 
 
 def _zoned_to_string(self):
@@ -1079,6 +1093,7 @@ for _name, _render in _TEXT.items():
     _py = _PY[_name]
     _py.m_to_string = _zoned_to_string if _name == "ZonedDateTime" else _to_string(_render, _name)
     _py.m_to_json = _to_json(_render)
+    _py.m__to_string_impl = _render
     _py.json_decode = staticmethod(_from_json(_name))
     function(f"baml.time.{_name}.from_json")(_from_json(_name))
     TO_STRING_OVERRIDES[_INFO[_name]] = _py.m_to_string
