@@ -551,3 +551,20 @@ def test_eq_cycles_and_bool_int():
     c = F("baml.deep_copy")([n1, n1])
     assert c[0] is c[1] and c[0] is not n1
     assert math.isnan(F("float.nan")())
+
+
+@pytest.mark.parametrize("call, at", [
+    ("baml.time.Instant.now()", "2:11"),
+    ("baml.time.ZonedDateTime.now_in(\"UTC\")", "2:11"),
+    ("baml.time.TimeZoneOffset.local()", "2:11"),
+    ("baml.time.system_timezone()", "2:11"),
+    ("baml.time.Instant.epoch().elapsed()", "2:11"),
+])
+def test_time_clock_readers_are_located_e9001(call, at):
+    """`baml.time` reads no clock in Assay (a run is deterministic): each reader is a located
+    E9001 when the function calling it is lowered, never a wrong time."""
+    import assay
+    prog = assay.compile(f"function F() -> unknown {{\n  let t = {call};\n  t\n}}\n")
+    with pytest.raises(assay.CompileError) as e:
+        prog.call("F")
+    assert f"main.baml:{at}" in str(e.value) and "E9001" in str(e.value) and "reads the clock" in str(e.value)
