@@ -17,7 +17,6 @@ Assay lacks."""
 from __future__ import annotations
 
 import inspect
-import re
 from datetime import datetime, timezone
 from functools import partial
 from zoneinfo import ZoneInfo, available_timezones
@@ -70,10 +69,6 @@ def plain_datetime(ns: int) -> Instance:
 
 def zoned(ns: int, offset_ns: int | None, iana: str | None) -> Instance:
     return _new("ZonedDateTime", BigInt(ns), offset_ns, iana)
-
-
-def _is(v, name: str) -> bool:
-    return type(v) is _PY[name]
 
 
 def _trunc(a: int, b: int) -> int:
@@ -579,10 +574,6 @@ def _parse_error(message: str):
 
 # ── Duration ──
 
-def _count(v) -> int:
-    return int(v)
-
-
 for _unit, _scale in (("nanoseconds", 1), ("microseconds", US), ("milliseconds", MS), ("seconds", NS),
                       ("minutes", MIN), ("hours", HOUR)):
     function(f"baml.time.Duration.from_{_unit}")(lambda v, _s=_scale: duration(int(v) * _s))
@@ -591,12 +582,6 @@ for _unit, _scale in (("nanoseconds", 1), ("microseconds", US), ("milliseconds",
 
 def _ns(v) -> int:
     return v.f__nanoseconds
-
-
-def _divisor(v) -> int:
-    if v == 0:
-        panic("DivisionByZero", dividend=v)
-    return v
 
 
 def _dur_mul(self, k):
