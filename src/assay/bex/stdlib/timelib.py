@@ -4,10 +4,9 @@
 Each is a builtin class with the engine's fields (a count of nanoseconds, days, an offset, an
 IANA name), so `==`, `${…}` of the classes without `ToString` (`Duration { _nanoseconds: 5 }`),
 `is`, reflection and a class literal behave as for any class; the methods are natives on the
-class. The parsers follow the Rust `time` crate's (which the engine's natives call) and raise
-its words: `a character literal was not valid`, `the 'hour' component could not be parsed`,
-`day was not in range`, `unexpected trailing characters; …`. `Instant.parse` tries RFC 3339,
-ISO 8601 and RFC 2822 in turn and, as the engine, reports the last one's error.
+class. The calendar and the parsers (the Rust `time` crate's grammars and words, which the
+engine's natives call) are timeparse.py's; `Instant.parse` tries RFC 3339, ISO 8601 and RFC
+2822 in turn and, as the engine, reports the last one's error.
 
 IANA zones resolve with Python's `zoneinfo` (the host's zone database, else the `tzdata`
 package): a zone whose rules changed between that database and the engine's gives other
@@ -26,10 +25,9 @@ from ..ops import BUILTIN_CLASSES, make_builtin, operator_method, panic, throw_e
 from ..values import INT_MAX, INT_MIN, OMITTED, BamlRaise, BigInt, ClassInfo, Instance
 from ._registry import function
 from .render import TO_STRING_OVERRIDES, quote
+from .timeparse import (DAY, HOUR, MIN, MS, NS, US, Bad, civil_from_days, days_from_civil, iso8601,
+                        month_days, parse_plain_date, parse_plain_datetime, parse_plain_time, rfc2822, rfc3339)
 
-US, MS, NS = 1000, 1000_000, 1000_000_000
-MIN, HOUR = 60 * NS, 3600 * NS
-DAY = 86400 * NS
 _T = "baml.time."
 
 for _name, _fields in (("Duration", ["_nanoseconds"]), ("Instant", ["_nanoseconds"]),
@@ -81,36 +79,6 @@ def _invalid(message: str):
     throw_error("InvalidArgument", message=message)
 
 
-# ── the proleptic Gregorian calendar (days since 1970-01-01) ──
-
-def days_from_civil(y: int, m: int, d: int) -> int:
-    y -= m <= 2
-    era = y // 400
-    yoe = y - era * 400
-    doy = (153 * (m - 3 if m > 2 else m + 9) + 2) // 5 + d - 1
-    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
-
-
-def civil_from_days(z: int) -> tuple[int, int, int]:
-    z += 719468
-    era = z // 146097
-    doe = z - era * 146097
-    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
-    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
-    mp = (5 * doy + 2) // 153
-    d = doy - (153 * mp + 2) // 5 + 1
-    m = mp + 3 if mp < 10 else mp - 9
-    return yoe + era * 400 + (m <= 2), m, d
-
-
-def _leap(y: int) -> bool:
-    return y % 4 == 0 and (y % 100 != 0 or y % 400 == 0)
-
-
-def month_days(y: int, m: int) -> int:
-    return 29 if m == 2 and _leap(y) else (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)[m - 1]
-
-
 # ── rendering ──
 
 def _frac(ns: int) -> str:
@@ -142,430 +110,6 @@ def _offset_text(offset_ns: int) -> str:
     mins = _trunc(offset_ns, MIN)
     sign = "-" if offset_ns < 0 else "+"
     return f"{sign}{abs(mins) // 60:02d}:{abs(mins) % 60:02d}"
-
-
-# ── parsing: the `time` crate's grammar and errors ──
-
-_LIT = "a character literal was not valid"
-_TRAIL = "unexpected trailing characters; the end of input was expected"
-
-
-class _Bad(Exception):
-    pass
-
-
-def _component(name: str) -> _Bad:
-    return _Bad(f"the '{name}' component could not be parsed")
-
-
-def _range(name: str) -> _Bad:
-    return _Bad(f"{name} was not in range")
-
-
-class _Cursor:
-    __slots__ = ("s", "i")
-
-    def __init__(self, s: str, i: int = 0):
-        self.s, self.i = s, i
-
-    def digits(self, n: int) -> int | None:
-        """Exactly n ASCII digits, else None (nothing consumed)."""
-        t = self.s[self.i:self.i + n]
-        if len(t) != n or not (t.isascii() and t.isdigit()):
-            return None
-        self.i += n
-        return int(t)
-
-    def need(self, n: int, name: str, lo: int, hi: int) -> int:
-        v = self.digits(n)
-        if v is None or not lo <= v <= hi:
-            raise _component(name)
-        return v
-
-    def lit(self, c: str) -> None:
-        if not self.s.startswith(c, self.i):
-            raise _Bad(_LIT)
-        self.i += len(c)
-
-    def eat(self, c: str) -> bool:
-        if self.s.startswith(c, self.i):
-            self.i += len(c)
-            return True
-        return False
-
-    def peek(self) -> str:
-        return self.s[self.i:self.i + 1]
-
-    def end(self) -> None:
-        if self.i != len(self.s):
-            raise _Bad(_TRAIL)
-
-
-def _subsecond(c: _Cursor) -> int:
-    """One or more digits after a `.`, truncated to nanoseconds."""
-    j = c.i
-    while j < len(c.s) and c.s[j].isascii() and c.s[j].isdigit():
-        j += 1
-    t, c.i = c.s[c.i:j], j
-    return int((t + "00000000")[:9])
-
-
-def _time_of_day(c: _Cursor) -> int:
-    """`hh:mm:ss[.f…]` as the engine's PlainTime format reads it; a second 60 reads as -1
-    (refused when the value is built, after the date)."""
-    h = c.need(2, "hour", 0, 23)
-    c.lit(":")
-    mi = c.need(2, "minute", 0, 59)
-    c.lit(":")
-    s = c.need(2, "second", 0, 60)
-    sub = 0
-    if c.peek() == "." and c.s[c.i + 1:c.i + 2].isdigit() and c.s[c.i + 1].isascii():
-        c.i += 1
-        sub = _subsecond(c)
-    return -1 if s == 60 else (h * 3600 + mi * 60 + s) * NS + sub
-
-
-def _leap_refused(tod: int) -> int:
-    if tod < 0:
-        raise _range("second")
-    return tod
-
-
-def _calendar_date(c: _Cursor) -> tuple[int, int, int]:
-    """`[±]yyyy-mm-dd` as the engine's PlainDate format reads it (range checked after)."""
-    neg = c.peek() == "-"
-    if c.peek() in "+-" and c.peek():
-        c.i += 1
-    y = c.need(4, "year", 0, 9999)
-    c.lit("-")
-    m = c.need(2, "month", 1, 12)
-    c.lit("-")
-    d = c.need(2, "day", 1, 31)
-    return (-y if neg else y), m, d
-
-
-def _check_day(y: int, m: int, d: int) -> None:
-    if d > month_days(y, m):
-        raise _range("day")
-
-
-def _parse_plain_time(s: str) -> int:
-    c = _Cursor(s)
-    ns = _time_of_day(c)
-    c.end()
-    return _leap_refused(ns)
-
-
-def _parse_plain_date(s: str) -> int:
-    c = _Cursor(s)
-    y, m, d = _calendar_date(c)
-    c.end()
-    _check_day(y, m, d)
-    return days_from_civil(y, m, d)
-
-
-def _parse_plain_datetime(s: str) -> int:
-    c = _Cursor(s)
-    y, m, d = _calendar_date(c)
-    c.lit("T")
-    tod = _time_of_day(c)
-    c.end()
-    _check_day(y, m, d)
-    return days_from_civil(y, m, d) * DAY + _leap_refused(tod)
-
-
-def _rfc3339(s: str) -> tuple[int, int]:
-    """(epoch nanoseconds, offset nanoseconds) of an RFC 3339 timestamp, as the `time` crate
-    reads one: any one character between date and time, `z` either case, a leap second only
-    where it stands for 23:59:59.999999999 UTC on a month's last day."""
-    c = _Cursor(s)
-    y = c.need(4, "year", 0, 9999)
-    c.lit("-")
-    mo = c.need(2, "month", 1, 99)
-    c.lit("-")
-    d = c.need(2, "day", 0, 99)
-    if c.i >= len(s):
-        raise _component("separator")
-    c.i += 1
-    h = c.need(2, "hour", 0, 99)
-    c.lit(":")
-    mi = c.need(2, "minute", 0, 99)
-    c.lit(":")
-    sec = c.need(2, "second", 0, 99)
-    sub = 0
-    if c.eat("."):
-        if not (c.peek().isascii() and c.peek().isdigit()):
-            raise _component("subsecond")
-        sub = _subsecond(c)
-    if c.peek() in ("Z", "z") and c.peek():
-        c.i += 1
-        oh = om = 0
-        neg = False
-    else:
-        if c.peek() not in ("+", "-") or not c.peek():
-            raise _component("offset hour")
-        neg = c.peek() == "-"
-        c.i += 1
-        oh = c.need(2, "offset hour", 0, 23)
-        c.lit(":")
-        om = c.need(2, "offset minute", 0, 99)
-        if om > 59:
-            raise _range("offset minute")
-    c.end()
-    offset = (oh * 60 + om) * MIN * (-1 if neg else 1)
-    return _instant_of(y, mo, d, h, mi, sec, sub, offset, om), offset
-
-
-def _float2(c: _Cursor):
-    """Two digits and an optional `.`/`,` fraction, the fraction summed digit by digit in
-    binary floating point as the `time` crate sums it; None (nothing consumed) without them."""
-    whole = c.digits(2)
-    if whole is None:
-        return None
-    if c.peek() in (".", ",") and c.peek() and c.s[c.i + 1:c.i + 2].isdigit() and c.s[c.i + 1].isascii():
-        c.i += 1
-        frac, divisor = 0.0, 1.0
-        while c.peek().isascii() and c.peek().isdigit() and c.peek():
-            divisor *= 10.0
-            frac += int(c.peek()) / divisor
-            c.i += 1
-        return whole, frac
-    return whole, None
-
-
-def _iso8601(s: str) -> int:
-    """Epoch nanoseconds of an ISO 8601 date, time and offset, read as the `time` crate reads
-    them: the date's separator fixes extended or basic, which the time and offset then follow
-    where they can (a basic minute after an extended date ends the time there); calendar,
-    ordinal or week dates; reduced precision; a fraction on the last time component."""
-    c = _Cursor(s)
-    sign = c.peek() if c.peek() in ("+", "-") and c.peek() else ""
-    c.i += len(sign)
-    y = c.digits(6 if sign else 4)
-    if y is None:
-        raise _Bad(_LIT)
-    y = -y if sign == "-" else y
-    extended = c.eat("-")
-    days = _iso_calendar(c, y, extended)
-    if days is None:
-        days = _iso_ordinal(c, y)
-    if days is None:
-        days = _iso_week(c, y, extended)
-    c.lit("T")
-    clock = _iso_clock(c, extended)
-    if c.eat("Z"):
-        offset = 0
-    else:
-        sign = c.peek()
-        if sign not in ("+", "-") or not sign:
-            raise _Bad(_LIT)
-        c.i += 1
-        oh = c.digits(2)
-        if oh is None:
-            raise _Bad(_LIT)
-        if extended:
-            c.eat(":")
-        om = c.digits(2) or 0
-        if oh > 23 or om > 59:
-            raise _Bad(_LIT)
-        offset = (oh * 60 + om) * MIN * (-1 if sign == "-" else 1)
-    c.end()
-    return days * DAY + clock - offset
-
-
-def _iso_calendar(c: _Cursor, y: int, extended: bool) -> int | None:
-    """`mm-dd` (`mmdd`): its day count, else None with nothing consumed."""
-    at = c.i
-    mo = c.digits(2)
-    d = c.digits(2) if mo is not None and 1 <= mo <= 12 and (not extended or c.eat("-")) else None
-    if d is None:
-        c.i = at
-        return None
-    if not 1 <= d <= month_days(y, mo):
-        raise _range("day")
-    return days_from_civil(y, mo, d)
-
-
-def _iso_ordinal(c: _Cursor, y: int) -> int | None:
-    o = c.digits(3)
-    if o is None:
-        return None
-    if not 1 <= o <= (366 if _leap(y) else 365):
-        raise _range("ordinal")
-    return days_from_civil(y, 1, 1) + o - 1
-
-
-def _iso_week(c: _Cursor, y: int, extended: bool) -> int:
-    c.lit("W")
-    w = c.digits(2)
-    if w is None or (extended and not c.eat("-")):
-        raise _Bad(_LIT)
-    wd = c.digits(1)
-    jan1 = (days_from_civil(y, 1, 1) + 3) % 7  # 0 = Monday (1970-01-01 was a Thursday)
-    weeks = 53 if jan1 == 3 or (jan1 == 2 and _leap(y)) else 52
-    if wd is None or not 1 <= wd <= 7 or not 1 <= w <= weeks:
-        raise _Bad(_LIT)
-    jan4 = days_from_civil(y, 1, 4)
-    return jan4 - (jan4 + 3) % 7 + (w - 1) * 7 + wd - 1  # 1970-01-01 was a Thursday
-
-
-def _iso_clock(c: _Cursor, extended: bool) -> int:
-    """Nanoseconds since midnight of `hh[:mm[:ss]]` (basic without the colons), the last part
-    possibly fractional."""
-    hour = _float2(c)
-    if hour is None:
-        raise _Bad(_LIT)
-    h, hf = hour
-    if hf is not None:
-        return _hms(h, int(hf * 60), int(hf * 3600 % 60), int(hf * 3.6e12 % 1e9))  # ns per hour
-    colon = c.eat(":")
-    if colon and not extended:
-        raise _Bad(_LIT)
-    minute = _float2(c)
-    if minute is None:
-        if extended:
-            raise _Bad(_LIT)
-        return _hms(h, 0, 0, 0)
-    mi, mf = minute
-    if mf is not None:
-        return _hms(h, mi, int(mf * 60), int(mf * 6e10 % 1e9))  # ns per minute
-    if extended and not c.eat(":"):
-        return _hms(h, mi, 0, 0)
-    second = _float2(c)
-    if second is None:
-        if extended:
-            raise _Bad(_LIT)
-        return _hms(h, mi, 0, 0)
-    sec, sf = second
-    return _hms(h, mi, sec, 0 if sf is None else int(sf * 1e9))
-
-
-def _hms(h: int, mi: int, sec: int, ns: int) -> int:
-    if h > 23 or mi > 59 or sec > 59:
-        raise _Bad(_LIT)
-    return ((h * 60 + mi) * 60 + sec) * NS + ns
-
-
-_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-_ZONES = {"UT": 0, "GMT": 0, "EST": -5, "EDT": -4, "CST": -6, "CDT": -5, "MST": -7, "MDT": -6,
-          "PST": -8, "PDT": -7}
-
-
-def _cfws(c: _Cursor) -> bool:
-    """Comments and folding white space; whether any was there."""
-    start = c.i
-    while c.i < len(c.s):
-        ch = c.s[c.i]
-        if ch in " \t":
-            c.i += 1
-        elif c.s.startswith("\r\n", c.i) and c.s[c.i + 2:c.i + 3] in (" ", "\t") and c.s[c.i + 2:c.i + 3]:
-            c.i += 2
-        elif ch == "(":
-            depth, j = 0, c.i
-            while j < len(c.s):
-                depth += {"(": 1, ")": -1}.get(c.s[j], 0)
-                j += 1
-                if depth == 0:
-                    break
-            if depth:
-                break
-            c.i = j
-        else:
-            break
-    return c.i > start
-
-
-def _rfc2822(s: str) -> int:
-    c = _Cursor(s)
-    _cfws(c)
-    if any(s[c.i:c.i + 3].lower() == w.lower() for w in _WEEKDAYS):
-        c.i += 3
-        c.lit(",")
-        _cfws(c)
-    d = c.digits(2)
-    if d is None:
-        d = c.digits(1)
-    if d is None:
-        raise _component("day")
-    if not _cfws(c):
-        raise _Bad(_LIT)
-    mo = next((k for k, m in enumerate(_MONTHS, 1) if s[c.i:c.i + 3].lower() == m.lower()), None)
-    if mo is None:
-        raise _component("month")
-    c.i += 3
-    if not _cfws(c):
-        raise _Bad(_LIT)
-    y = c.digits(4)
-    if y is not None:
-        if y < 1900:
-            raise _component("year")
-    else:
-        y = c.digits(2)
-        if y is None:
-            raise _component("year")
-        y += 2000 if y < 50 else 1900
-    if not _cfws(c):
-        raise _Bad(_LIT)
-    h = c.need(2, "hour", 0, 99)
-    _cfws(c)
-    c.lit(":")
-    _cfws(c)
-    mi = c.need(2, "minute", 0, 99)
-    sec = 0
-    save = c.i
-    _cfws(c)
-    if c.eat(":"):
-        _cfws(c)
-        sec = c.need(2, "second", 0, 99)
-        if not _cfws(c):
-            raise _Bad(_LIT)
-    else:
-        c.i = save
-        if not _cfws(c):
-            raise _Bad(_LIT)
-    zone = next((z for z in _ZONES if s[c.i:c.i + len(z)].upper() == z), None)
-    om = 0
-    if zone is not None:
-        c.i += len(zone)
-        offset = _ZONES[zone] * HOUR
-    elif c.peek().isascii() and c.peek().isalpha() and c.peek() not in "jJ":
-        c.i += 1
-        offset = 0
-    else:
-        if c.peek() not in ("+", "-") or not c.peek():
-            raise _component("offset hour")
-        neg = c.peek() == "-"
-        c.i += 1
-        oh = c.need(2, "offset hour", 0, 99)
-        om = c.need(2, "offset minute", 0, 99)
-        offset = (oh * 60 + om) * MIN * (-1 if neg else 1)
-    _cfws(c)
-    c.end()
-    return _instant_of(y, mo, d, h, mi, sec, 0, offset, om)
-
-
-def _instant_of(y, mo, d, h, mi, sec, sub, offset, offset_minute) -> int:
-    """Epoch nanoseconds of parsed components, range-checked as the `time` crate builds them; a
-    second 60 only where it stands for 23:59:59.999999999 UTC on a month's last day."""
-    if not 1 <= mo <= 12:
-        raise _range("month")
-    if not 1 <= d <= month_days(y, mo):
-        raise _range("day")
-    for v, hi, name in ((h, 23, "hour"), (mi, 59, "minute"), (sec, 60, "second")):
-        if v > hi:
-            raise _range(name)
-    if offset_minute > 59:
-        raise _range("offset minute")
-    leap = sec == 60
-    if leap:
-        sec, sub = 59, NS - 1
-    epoch = days_from_civil(y, mo, d) * DAY + ((h * 60 + mi) * 60 + sec) * NS + sub - offset
-    if leap:
-        uy, um, ud = civil_from_days(epoch // DAY)
-        if epoch % DAY != DAY - 1 or ud != month_days(uy, um):
-            raise _range("second")
-    return epoch
 
 
 def _parse_error(message: str):
@@ -621,10 +165,10 @@ def _instant_text(ns: int) -> str:
 
 @function("baml.time.Instant.parse")
 def instant_parse(s):
-    for parse in (lambda: _rfc3339(s)[0], lambda: _iso8601(s), lambda: _rfc2822(s)):
+    for parse in (lambda: rfc3339(s)[0], lambda: iso8601(s), lambda: rfc2822(s)):
         try:
             return instant(parse())
-        except _Bad as e:
+        except Bad as e:
             why = str(e)
     _parse_error(f"Instant.parse: cannot parse {quote(s)} as an RFC 3339, ISO 8601, or RFC 2822 timestamp: {why}")
 
@@ -819,8 +363,8 @@ def plain_time_from_components(hour, minute=0, second=0, millisecond=0, microsec
 @function("baml.time.PlainTime.parse")
 def plain_time_parse(s):
     try:
-        return plain_time(_parse_plain_time(s))
-    except _Bad as e:
+        return plain_time(parse_plain_time(s))
+    except Bad as e:
         _parse_error(f"PlainTime.parse: cannot parse {quote(s)} as an ISO 8601 time-of-day: {e}")
 
 
@@ -859,8 +403,8 @@ def plain_date_from_components(year, month, day):
 @function("baml.time.PlainDate.parse")
 def plain_date_parse(s):
     try:
-        return plain_date(_parse_plain_date(s))
-    except _Bad as e:
+        return plain_date(parse_plain_date(s))
+    except Bad as e:
         _parse_error(f"PlainDate.parse: cannot parse {quote(s)} as an ISO 8601 calendar date: {e}")
 
 
@@ -898,8 +442,8 @@ def plain_datetime_from_components(year, month, day, hour=0, minute=0, second=0,
 @function("baml.time.PlainDateTime.parse")
 def plain_datetime_parse(s):
     try:
-        return plain_datetime(_parse_plain_datetime(s))
-    except _Bad as e:
+        return plain_datetime(parse_plain_datetime(s))
+    except Bad as e:
         _parse_error(f"PlainDateTime.parse: cannot parse {quote(s)} as a zoneless ISO 8601 datetime: {e}")
 
 
@@ -987,8 +531,8 @@ def zoned_parse(s):
         if not iana:
             _parse_error(f"ZonedDateTime.parse: empty timezone annotation in {quote(s)}")
     try:
-        epoch, offset = _rfc3339(head)
-    except _Bad as e:
+        epoch, offset = rfc3339(head)
+    except Bad as e:
         _parse_error(f"ZonedDateTime.parse: cannot parse {quote(head)} as an RFC 3339 timestamp (zoneless "
                      f"strings belong to PlainDateTime.parse): {e}")
     return zoned(epoch, None, iana) if iana is not None else zoned(epoch, offset, None)
