@@ -568,3 +568,18 @@ def test_time_clock_readers_are_located_e9001(call, at):
     with pytest.raises(assay.CompileError) as e:
         prog.call("F")
     assert f"main.baml:{at}" in str(e.value) and "E9001" in str(e.value) and "reads the clock" in str(e.value)
+
+
+def test_time_without_a_zone_database_is_host_unavailable(monkeypatch):
+    """A host with no IANA database panics `baml.panics.HostUnavailable`, as the engine's
+    stdlib declares, rather than calling every identifier unknown."""
+    import assay
+    from assay.bex.stdlib import timelib
+    prog = assay.compile('function F() -> int { baml.time.TimeZoneOffset.from_timezone("UTC", '
+                         'baml.time.Instant.epoch()).hours() }')
+    monkeypatch.setattr(timelib, "_NAMES", {})
+    monkeypatch.setattr(timelib, "_ZONE_CACHE", {})
+    monkeypatch.setattr(timelib, "available_timezones", lambda: set())
+    with pytest.raises(assay.BamlPanic) as e:
+        prog.call("F")
+    assert e.value.class_name == "baml.panics.HostUnavailable"

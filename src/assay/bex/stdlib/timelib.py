@@ -292,6 +292,9 @@ def _zone(name: str):
     if z is False:
         if not _NAMES:
             _NAMES.update({n.lower(): n for n in available_timezones()})
+        if not _NAMES:  # no database at all: the platform's lack, not the identifier's
+            panic("HostUnavailable", resource="timezone database",
+                  message="no IANA timezone database on this host (install the `tzdata` package)")
         key = _NAMES.get(name.lower())
         try:
             z = ZoneInfo(key) if key is not None else None
