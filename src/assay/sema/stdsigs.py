@@ -621,6 +621,9 @@ TIME_OPS = {("+", _D, _D): _D, ("-", _D, _D): _D, ("*", _D, "int"): _D, ("*", _D
             ("/", _D, "int"): _D, ("/", _D, "bigint"): _D, ("%", _D, _D): _D,
             **{k: v for c in (_I, "baml.time.PlainTime", "baml.time.PlainDateTime", "baml.time.ZonedDateTime")
                for k, v in {("+", c, _D): c, ("-", c, _D): c, ("-", c, c): _D}.items()}}
+# `baml.time`'s clock readers: declared by the engine, not built (a run is deterministic): the
+# checker lets them through, lowering makes each a located E9001
+CLOCK_READERS = frozenset({"now", "now_in", "local", "system_timezone", "elapsed"})
 # the classes that hold runtime state only their own functions create (no class literal: E0173)
 STD_HANDLE_CLASSES = frozenset({"baml.regex.Regex"})
 STD_ENUM_VARIANTS = {"baml.regex.ErrorKind": ("Syntax", "Unsupported", "TooLarge")}
