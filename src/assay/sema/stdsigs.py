@@ -484,21 +484,21 @@ regex._replace_all_template(haystack: string, template: string) -> string
 
 # `baml.time` (bex/stdlib/timelib.py): its classes' statics, and their methods by receiver kind
 # (STD_CLASS_KINDS below); `Instant.now` and the other clock readers are not built (E9001).
-_FUNCTIONS += """baml.time.Duration.from_nanoseconds(v: int | bigint) -> baml.time.Duration
-baml.time.Duration.from_microseconds(v: int | bigint) -> baml.time.Duration
-baml.time.Duration.from_milliseconds(v: int | bigint) -> baml.time.Duration
-baml.time.Duration.from_seconds(v: int | bigint) -> baml.time.Duration
-baml.time.Duration.from_minutes(v: int | bigint) -> baml.time.Duration
-baml.time.Duration.from_hours(v: int | bigint) -> baml.time.Duration
+_FUNCTIONS += """baml.time.Duration.from_nanoseconds(ns: int | bigint) -> baml.time.Duration
+baml.time.Duration.from_microseconds(us: int | bigint) -> baml.time.Duration
+baml.time.Duration.from_milliseconds(ms: int | bigint) -> baml.time.Duration
+baml.time.Duration.from_seconds(s: int | bigint) -> baml.time.Duration
+baml.time.Duration.from_minutes(m: int | bigint) -> baml.time.Duration
+baml.time.Duration.from_hours(h: int | bigint) -> baml.time.Duration
 baml.time._tz_offset_at(timezone: string, at_ns: bigint) -> int?
 baml.time._tz_to_instant(timezone: string, civil_ns: bigint, disambiguation: string) -> bigint? throws baml.errors.Io
 baml.time._wrap_into_day(total_ns: bigint) -> int
 baml.time._format_zoned(epoch_ns: bigint, offset_ns: int, iana: string?) -> string throws baml.errors.InvalidArgument
 baml.time.Instant.parse(s: string) -> baml.time.Instant throws baml.errors.ParseError
-baml.time.Instant.from_timestamp_nanoseconds(v: bigint) -> baml.time.Instant
-baml.time.Instant.from_timestamp_microseconds(v: bigint) -> baml.time.Instant
-baml.time.Instant.from_timestamp_milliseconds(v: bigint) -> baml.time.Instant
-baml.time.Instant.from_timestamp_seconds(v: bigint) -> baml.time.Instant
+baml.time.Instant.from_timestamp_nanoseconds(ns: bigint) -> baml.time.Instant
+baml.time.Instant.from_timestamp_microseconds(us: bigint) -> baml.time.Instant
+baml.time.Instant.from_timestamp_milliseconds(ms: bigint) -> baml.time.Instant
+baml.time.Instant.from_timestamp_seconds(s: bigint) -> baml.time.Instant
 baml.time.Instant.epoch() -> baml.time.Instant
 baml.time.TimeZoneOffset.utc() -> baml.time.TimeZoneOffset
 baml.time.TimeZoneOffset.new(hours: int, minutes: int) -> baml.time.TimeZoneOffset throws baml.errors.InvalidArgument

@@ -16,7 +16,7 @@ Assay lacks."""
 from __future__ import annotations
 
 import inspect
-from datetime import datetime, timezone
+from datetime import datetime, timezone as dt_timezone
 from functools import partial
 from zoneinfo import ZoneInfo, available_timezones
 
@@ -118,9 +118,17 @@ def _parse_error(message: str):
 
 # ── Duration ──
 
-for _unit, _scale in (("nanoseconds", 1), ("microseconds", US), ("milliseconds", MS), ("seconds", NS),
-                      ("minutes", MIN), ("hours", HOUR)):
-    function(f"baml.time.Duration.from_{_unit}")(lambda v, _s=_scale: duration(int(v) * _s))
+def _scaled(make, scale: int, param: str):
+    """`from_<unit>(<param>)`: the count times the unit (its parameter named as the engine's)."""
+    fn = lambda v: make(int(v) * scale)  # noqa: E731 - renamed below
+    fn.__signature__ = inspect.Signature([inspect.Parameter(param, inspect.Parameter.POSITIONAL_OR_KEYWORD)])
+    return fn
+
+
+_UNITS = (("nanoseconds", 1, "ns"), ("microseconds", US, "us"), ("milliseconds", MS, "ms"), ("seconds", NS, "s"),
+          ("minutes", MIN, "m"), ("hours", HOUR, "h"))
+for _unit, _scale, _param in _UNITS:
+    function(f"baml.time.Duration.from_{_unit}")(_scaled(duration, _scale, _param))
     setattr(_PY["Duration"], f"m_to_{_unit}", lambda self, _s=_scale: BigInt(_trunc(self.f__nanoseconds, _s)))
 
 
@@ -128,14 +136,14 @@ def _ns(v) -> int:
     return v.f__nanoseconds
 
 
-def _dur_mul(self, k):
-    return duration(_ns(self) * int(k))
+def _dur_mul(self, other):
+    return duration(_ns(self) * int(other))
 
 
-def _dur_div(self, k):
-    if k == 0:
+def _dur_div(self, other):
+    if other == 0:
         panic("DivisionByZero", dividend=BigInt(_ns(self)))
-    return duration(_trunc(_ns(self), int(k)))
+    return duration(_trunc(_ns(self), int(other)))
 
 
 def _dur_rem(self, other):
@@ -173,8 +181,8 @@ def instant_parse(s):
     _parse_error(f"Instant.parse: cannot parse {quote(s)} as an RFC 3339, ISO 8601, or RFC 2822 timestamp: {why}")
 
 
-for _unit, _scale in (("nanoseconds", 1), ("microseconds", US), ("milliseconds", MS), ("seconds", NS)):
-    function(f"baml.time.Instant.from_timestamp_{_unit}")(lambda v, _s=_scale: instant(int(v) * _s))
+for _unit, _scale, _param in _UNITS[:4]:
+    function(f"baml.time.Instant.from_timestamp_{_unit}")(_scaled(instant, _scale, _param))
     setattr(_PY["Instant"], f"m_to_timestamp_{_unit}", lambda self, _s=_scale: BigInt(_trunc(_ns(self), _s)))
 function("baml.time.Instant.epoch")(lambda: instant(0))
 
@@ -222,8 +230,8 @@ def _add_sub(name: str, make, diff):
     """`+ Duration`, `- Duration` and `- Self` (a Duration, by `diff`) on a type counted in
     `_nanoseconds`."""
     py = _PY[name]
-    py.m_add = lambda self, d: make(self, _ns(self) + _ns(d))
-    py.m_sub = lambda self, o: diff(self, o) if type(o) is py else make(self, _ns(self) - _ns(o))
+    py.m_add = lambda self, other: make(self, _ns(self) + _ns(other))
+    py.m_sub = lambda self, other: diff(self, other) if type(other) is py else make(self, _ns(self) - _ns(other))
 
 
 _I = _PY["Instant"]
@@ -250,17 +258,17 @@ def offset_new(hours, minutes):
 
 
 @function("baml.time.TimeZoneOffset.from_duration")
-def offset_from_duration(d):
-    if abs(_ns(d)) > DAY:
+def offset_from_duration(duration):
+    if abs(_ns(duration)) > DAY:
         _invalid("TimeZoneOffset out of range: must be within ±24 hours")
-    return _new("TimeZoneOffset", int(_ns(d)))
+    return _new("TimeZoneOffset", int(_ns(duration)))
 
 
 @function("baml.time.TimeZoneOffset.from_timezone")
-def offset_from_timezone(tz, at):
-    off = _tz_offset_at(tz, _ns(at))
+def offset_from_timezone(timezone, at):
+    off = _tz_offset_at(timezone, _ns(at))
     if off is None:
-        _unknown_zone(tz)
+        _unknown_zone(timezone)
     return _new("TimeZoneOffset", off)
 
 
@@ -278,8 +286,8 @@ def _rem(a: int, b: int) -> int:
 # ── IANA zones ──
 
 _ZONE_CACHE: dict = {}
-_MIN_S = int(datetime(1, 1, 2, tzinfo=timezone.utc).timestamp())
-_MAX_S = int(datetime(9999, 12, 30, tzinfo=timezone.utc).timestamp())
+_MIN_S = int(datetime(1, 1, 2, tzinfo=dt_timezone.utc).timestamp())
+_MAX_S = int(datetime(9999, 12, 30, tzinfo=dt_timezone.utc).timestamp())
 
 
 _NAMES: dict = {}  # lower-cased identifier → the database's spelling
@@ -305,10 +313,10 @@ def _zone(name: str):
 
 
 @function("baml.time._tz_offset_at")
-def _tz_offset_at(name: str, at_ns: int) -> int | None:
+def _tz_offset_at(timezone: str, at_ns: int) -> int | None:
     """The zone's offset east of UTC at an absolute time (saturated to datetime's range: a
     zone's offset is constant past its last transition); None for an unknown zone."""
-    z = _zone(name)
+    z = _zone(timezone)
     if z is None:
         return None
     s = min(max(at_ns // NS, _MIN_S), _MAX_S)
@@ -317,16 +325,16 @@ def _tz_offset_at(name: str, at_ns: int) -> int | None:
 
 
 @function("baml.time._tz_to_instant")
-def _tz_to_instant(name: str, civil_ns: int, disambiguation: str) -> int | None:
+def _tz_to_instant(timezone: str, civil_ns: int, disambiguation: str) -> int | None:
     """Where a wall-clock reading falls in a zone: the one instant it names, else the earlier
     or later side of an overlap or a gap (Temporal's rules); None for an unknown zone."""
-    if _zone(name) is None:
+    if _zone(timezone) is None:
         return None
     if not -9999 <= civil_from_days(civil_ns // DAY)[0] <= 9999:
         throw_error("Io", message="civil time is outside the supported year range")
-    before = _tz_offset_at(name, civil_ns - DAY)
-    after = _tz_offset_at(name, civil_ns + DAY)
-    fits = sorted({civil_ns - o for o in (before, after) if _tz_offset_at(name, civil_ns - o) == o})
+    before = _tz_offset_at(timezone, civil_ns - DAY)
+    after = _tz_offset_at(timezone, civil_ns + DAY)
+    fits = sorted({civil_ns - o for o in (before, after) if _tz_offset_at(timezone, civil_ns - o) == o})
     if len(fits) == 1:
         return BigInt(fits[0])
     if fits:  # an overlap: the reading happened twice
@@ -383,9 +391,9 @@ _PT.m_hour = lambda self: _trunc(self.f__nanoseconds, HOUR)
 _PT.m_minute = lambda self: _rem(_trunc(self.f__nanoseconds, MIN), 60)
 _PT.m_second = lambda self: _rem(_trunc(self.f__nanoseconds, NS), 60)
 _PT.m_millisecond = lambda self: _rem(_trunc(self.f__nanoseconds, MS), 1000)
-_PT.m_add = lambda self, d: plain_time((self.f__nanoseconds + _ns(d)) % DAY)
-_PT.m_sub = lambda self, o: (duration(self.f__nanoseconds - o.f__nanoseconds) if type(o) is _PT
-                             else plain_time((self.f__nanoseconds - _ns(o)) % DAY))
+_PT.m_add = lambda self, other: plain_time((self.f__nanoseconds + _ns(other)) % DAY)
+_PT.m_sub = lambda self, other: (duration(self.f__nanoseconds - other.f__nanoseconds) if type(other) is _PT
+                                 else plain_time((self.f__nanoseconds - _ns(other)) % DAY))
 
 
 # ── PlainDate ──
@@ -473,8 +481,8 @@ def _day_count(ns: int) -> int:
     return days
 
 
-def _to_zoned(self, tz, disambiguation="compatible"):
-    civil = _ns(self)
+def _to_zoned(self, timezone, disambiguation="compatible"):
+    civil, tz = _ns(self), timezone
     if isinstance(tz, Instance):
         return zoned(civil - tz.f__nanoseconds, tz.f__nanoseconds, None)
     disambiguation = _omitted(disambiguation, "compatible")
@@ -509,18 +517,18 @@ _PDT.m_millisecond = lambda self: _civil(_ns(self), "millisecond")[3] // MS % 10
 # ── ZonedDateTime ──
 
 @function("baml.time.ZonedDateTime.from_instant")
-def zoned_from_instant(at, tz):
-    if isinstance(tz, Instance):
-        return zoned(_ns(at), tz.f__nanoseconds, None)
-    return zoned(_ns(at), None, tz)
+def zoned_from_instant(instant, timezone):
+    if isinstance(timezone, Instance):
+        return zoned(_ns(instant), timezone.f__nanoseconds, None)
+    return zoned(_ns(instant), None, timezone)
 
 
 @function("baml.time.ZonedDateTime.from_components")
-def zoned_from_components(tz, year, month, day, hour=0, minute=0, second=0, millisecond=0, microsecond=0,
+def zoned_from_components(timezone, year, month, day, hour=0, minute=0, second=0, millisecond=0, microsecond=0,
                           nanosecond=0, disambiguation="compatible"):
     dt = plain_datetime_from_components(year, month, day, hour, minute, second, millisecond, microsecond,
                                         nanosecond)
-    return _to_zoned(dt, tz, disambiguation)
+    return _to_zoned(dt, timezone, disambiguation)
 
 
 @function("baml.time.ZonedDateTime.parse")
@@ -581,12 +589,12 @@ def _zoned_plain(self):
 
 
 _Z = _PY["ZonedDateTime"]
-_Z.m_add = lambda self, d: zoned(_ns(self) + _ns(d), self.f__offset_ns, self.f__iana)
-_Z.m_sub = lambda self, o: (duration(_ns(self) - _ns(o)) if type(o) is _Z
-                            else zoned(_ns(self) - _ns(o), self.f__offset_ns, self.f__iana))
+_Z.m_add = lambda self, other: zoned(_ns(self) + _ns(other), self.f__offset_ns, self.f__iana)
+_Z.m_sub = lambda self, other: (duration(_ns(self) - _ns(other)) if type(other) is _Z
+                                else zoned(_ns(self) - _ns(other), self.f__offset_ns, self.f__iana))
 _Z.m_max, _Z.m_min = _later, _earlier
 _Z.m_to_instant = lambda self: instant(_ns(self))
-_Z.m_with_timezone = lambda self, tz: zoned_from_instant(self, tz)
+_Z.m_with_timezone = lambda self, timezone: zoned_from_instant(self, timezone)
 _Z.m_timezone = lambda self: (self.f__iana if self.f__iana is not None
                               else _new("TimeZoneOffset", self.f__offset_ns or 0))
 _Z.m_timezone_offset = lambda self: _new("TimeZoneOffset", _offset_of(self))
