@@ -642,7 +642,7 @@ for _name, _render in _TEXT.items():
 def _with_params(py, name: str):
     """A method's bound form carries its parameter names (named arguments, reflection)."""
     fn = getattr(py, "m_" + name)
-    params = list(inspect.signature(fn).parameters)[1:]
+    params = [p for p in list(inspect.signature(fn).parameters)[1:] if not p.startswith("_")]  # not the bound `_s`
 
     class _Method:
         def __get__(self, obj, owner=None):
