@@ -126,3 +126,12 @@ def test_c_for_without_condition():
         path = Path(d) / "cfornocond.baml"
         path.write_text(text)
         assert assay.load(str(path)).nocond(4) == 6
+
+
+def test_toml_leap_second_local_time(prog, engine):
+    """TOML allows a second of 60; the engine's PlainTime wraps `23:59:60` to midnight, tomllib
+    refuses it (docs/conformance.md, baml.toml)."""
+    with pytest.raises(assay.BamlError) as e:
+        prog.toml_leap_time("a = 23:59:60")
+    assert e.value.class_name == "baml.toml.ParseError"
+    assert engine.call("deviations.toml_leap_time", {"s": "a = 23:59:60"}).value == '{"a": 00:00:00}'

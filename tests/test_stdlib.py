@@ -551,3 +551,35 @@ def test_eq_cycles_and_bool_int():
     c = F("baml.deep_copy")([n1, n1])
     assert c[0] is c[1] and c[0] is not n1
     assert math.isnan(F("float.nan")())
+
+
+@pytest.mark.parametrize("call, at", [
+    ("baml.time.Instant.now()", "2:11"),
+    ("baml.time.ZonedDateTime.now_in(\"UTC\")", "2:11"),
+    ("baml.time.TimeZoneOffset.local()", "2:11"),
+    ("baml.time.system_timezone()", "2:11"),
+    ("baml.time.Instant.epoch().elapsed()", "2:11"),
+])
+def test_time_clock_readers_are_located_e9001(call, at):
+    """`baml.time` reads no clock in Assay (a run is deterministic): each reader is a located
+    E9001 when the function calling it is lowered, never a wrong time."""
+    import assay
+    prog = assay.compile(f"function F() -> unknown {{\n  let t = {call};\n  t\n}}\n")
+    with pytest.raises(assay.CompileError) as e:
+        prog.call("F")
+    assert f"main.baml:{at}" in str(e.value) and "E9001" in str(e.value) and "reads the clock" in str(e.value)
+
+
+def test_time_without_a_zone_database_is_host_unavailable(monkeypatch):
+    """A host with no IANA database panics `baml.panics.HostUnavailable`, as the engine's
+    stdlib declares, rather than calling every identifier unknown."""
+    import assay
+    from assay.bex.stdlib import timelib
+    prog = assay.compile('function F() -> int { baml.time.TimeZoneOffset.from_timezone("UTC", '
+                         'baml.time.Instant.epoch()).hours() }')
+    monkeypatch.setattr(timelib, "_NAMES", {})
+    monkeypatch.setattr(timelib, "_ZONE_CACHE", {})
+    monkeypatch.setattr(timelib, "available_timezones", lambda: set())
+    with pytest.raises(assay.BamlPanic) as e:
+        prog.call("F")
+    assert e.value.class_name == "baml.panics.HostUnavailable"

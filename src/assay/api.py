@@ -26,7 +26,7 @@ from .llm.handler import LlmHandler
 from .mir import typetest
 from .bex.stdlib import reflect as reflect_std
 from .sema.reflect import UNKNOWN, describe
-from .sema.types import show as show_type
+from .sema.types import show as show_type, strip_null
 from .source import CompileError, SourceFile
 from .syntax import ingot as _ingot
 
@@ -353,6 +353,9 @@ class BamlProgram:
                 if extra:
                     raise ArgumentError(f"argument `{where}`: unknown field `{sorted(extra)[0]}`")
                 return info.py(*(self._guess(v[f]) if f in v else None for f in info.fields))
+            fields = typetest.STD_FIELDS.get(t[1])
+            if isinstance(v, dict) and fields is not None:  # `baml.time.Duration` as `{"_nanoseconds": 5}`
+                return self._std_instance(info, fields, v, where)
             if isinstance(v, dict):
                 cdef = self._p.index.classes.get(t[1])
                 vals = []
@@ -377,6 +380,18 @@ class BamlProgram:
         elif k == "function" and callable(v):
             return self.host(v, sig=t[1])
         raise ArgumentError(f"argument `{where}`: {jsonvalue.display(v)} does not fit {typetest.show(t)}")
+
+    def _std_instance(self, info, fields: tuple, v: dict, where: str):
+        """A stdlib class from a dict of its fields, each converted as its type says."""
+        extra = set(v) - {n for n, _ in fields}
+        if extra:
+            raise ArgumentError(f"argument `{where}`: unknown field `{sorted(extra)[0]}`")
+        vals = []
+        for name, ft in fields:
+            if name not in v and typetest.of(ft) == typetest.of(strip_null(ft)):  # not optional
+                raise ArgumentError(f"argument `{where}`: missing field `{name}`")
+            vals.append(self.from_python(v.get(name), typetest.of(ft), f"{where}.{name}"))
+        return info.new(*vals)
 
     def _json(self, v, where: str):
         """A JSON-shaped Python value as `json`: arrays `json[]`, objects `map<string, json>`."""

@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 from ..sema import interfaces
 from ..sema import reflect as sreflect
+from ..sema import stdsigs
 from ..sema import types as T
 from ..sema.resolve import Resolver, carrier_path
 from ..source import Span
@@ -19,9 +20,6 @@ from .localtypes import infer_locals, operand_type
 
 BUILTIN_ROOTS = {"baml", "assert", "int", "float", "string", "bool", "Array", "Map", "math", "null"}
 
-
-# `baml.time`'s clock readers, which Assay does not build (a run is deterministic)
-_CLOCK_READERS = frozenset({"now", "now_in", "local", "system_timezone", "elapsed"})
 
 class LowerError(Exception):
     def __init__(self, span: Span | None, message: str):
@@ -1333,7 +1331,7 @@ class FnLowerer:
             pos, _ = self.lower_args(e.args)
             owner = "Package" if rt == sreflect.PACKAGE else "Session"
             return self.native(f"$reflect.{owner}.{name}", recv, ir.Const(repr(want)), *pos, span=e.span)
-        if isinstance(rt, T.StdT) and rt.name.startswith("baml.time.") and name in _CLOCK_READERS:
+        if isinstance(rt, T.StdT) and rt.name.startswith("baml.time.") and name in stdsigs.CLOCK_READERS:
             raise LowerError(e.func.span, f"`{rt.name}.{name}` is not supported yet: it reads the clock")
         cls = _static_class(recv_expr)
         if cls is not None and name in cls.methods and not e.func.optional:
@@ -1395,7 +1393,7 @@ class FnLowerer:
             return self.call(ir.Callee("native", name), args, span=e.span)
         if item is not None:
             raise LowerError(e.func.span, f"`{name}` is not a function")
-        if path[:2] == ["baml", "time"] and path[-1] in _CLOCK_READERS:
+        if path[:2] == ["baml", "time"] and path[-1] in stdsigs.CLOCK_READERS:
             raise LowerError(e.func.span, f"`{name}` is not supported yet: it reads the clock")
         # a local function value reached by a path, e.g. `obj.f(x)` where obj is unknown
         raise LowerError(e.func.span, f"unresolved name: {name}")

@@ -58,7 +58,7 @@ def of(t: T.Type, inner: bool = False) -> tuple:
 
 _SCALARS = {"int": T.INT, "bigint": T.BIGINT, "string": T.STRING}
 # the stdlib classes whose fields are all scalars (optional or not): their fields' types
-_STD_FIELDS = {c: tuple((n, T.union(_SCALARS[ft[:-1]], T.NULL) if ft.endswith("?") else _SCALARS[ft])
+STD_FIELDS = {c: tuple((n, T.union(_SCALARS[ft[:-1]], T.NULL) if ft.endswith("?") else _SCALARS[ft])
                         for n, ft in fs.items())
                for c, fs in stdsigs.STD_CLASSES.items() if all(ft.rstrip("?") in _SCALARS for ft in fs.values())}
 
@@ -213,7 +213,7 @@ def type_arg(t: T.Type, resolve_field) -> tuple[tuple, tuple]:
         if t == T.BYTES:
             return ("uint8array",)
         test = of(t)
-        fields = _STD_FIELDS.get(t.name) if isinstance(t, T.StdT) and test[0] == "class" else None
+        fields = STD_FIELDS.get(t.name) if isinstance(t, T.StdT) and test[0] == "class" else None
         if fields is not None:  # a stdlib class decoded field by field (`baml.time.Duration`)
             defs[test] = ("fields", tuple((n, None, False, form(ft)) for n, ft in fields))
         return test

@@ -1587,7 +1587,7 @@ class Checker(LlmChecks):
         rt = sreflect.DATA_METHODS.get(tb.name, {}).get(name)
         if rt is not None:
             return NativeFuncT((), rt, NEVER) if rt is not UNKNOWN else UNKNOWN
-        if name not in _EVERY_TYPE_METHODS and not (_is_time(tb) and name in _CLOCK_NAMES):
+        if name not in _EVERY_TYPE_METHODS and not (_is_time(tb) and name in stdsigs.CLOCK_READERS):
             self.err(e.span, "E0007", f"type `{tb.name}` has no member `{name}`")
         return UNKNOWN
 
@@ -1774,7 +1774,7 @@ class Checker(LlmChecks):
                         return r
                     if path[:2] in (["baml", "regex"], ["baml", "time"]) and std is not None:
                         return self.std_call(e, ".".join(path))
-                    if path[:2] == ["baml", "time"] and path[-1] not in _CLOCK_NAMES:
+                    if path[:2] == ["baml", "time"] and path[-1] not in stdsigs.CLOCK_READERS:
                         self.err(f.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
                     if path[:2] == ["baml", "regex"] and path[2] not in _REGEX_NAMES:
                         self.err(f.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
@@ -3163,9 +3163,6 @@ _OP_METHOD_OF = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem"}
 def _is_time(t: T.Type) -> bool:
     return isinstance(t, T.StdT) and t.name.startswith("baml.time.")
 
-
-# `baml.time`'s clock readers: declared by the engine, not built here (a located E9001 when lowered)
-_CLOCK_NAMES = frozenset({"now", "now_in", "local", "system_timezone", "elapsed"})
 # the stdlib types the checker models (sema/stdsigs.py), as the resolver names them
 _STD_TYPES = {**{c: T.StdT("class", c) for c in stdsigs.STD_CLASSES},
               **{n: T.StdT("enum", n) for n in stdsigs.STD_ENUM_VARIANTS},
@@ -3236,9 +3233,8 @@ def _native_sig(kind: str, name: str, checker: "Checker"):
             j = sig.index(">")
             gens |= {g.strip().split()[0] for g in sig[1:j].split(",") if g.strip()}
             sig = sig[j + 1:].strip()
-        head, arrow, tail = sig.partition(") ->")
-        defaulted = frozenset(m.group(1) for m in _DEFAULTED.finditer(head))
-        te, diags = parse_type(SourceFile("<stdlib>", _DEFAULT.sub("", head) + arrow + tail))
+        defaulted = frozenset(m.group(1) for m in _DEFAULTED.finditer(sig))
+        te, diags = parse_type(SourceFile("<stdlib>", _DEFAULT.sub("", sig)))
         parsed = (te, gens, defaulted) if te is not None and not diags and isinstance(te, ast.TFunc) else None
         _NATIVE_PARSED[decl] = parsed
     if parsed is None:

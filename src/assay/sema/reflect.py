@@ -607,7 +607,7 @@ class Reflector:
         as `to_baml` writes a generic class)."""
         cd = self.index.classes.get(d[1])
         if not isinstance(cd, ClassDef):
-            return []
+            return self.std_class_fields(d[1])
         gens = tuple(g.name for g in cd.decl.generics)
         env = {} if declared else {g: self.static(a) for g, a in zip(gens, d[2])}
         out = []
@@ -619,6 +619,15 @@ class Reflector:
                 written = describe_written(f.type, self.resolver, self.index, cd.namespace, frozenset(gens), ())
                 d = written if _has_std(written) else d
             out.append((f.name, d, meta(f.attrs, f.doc)))
+        return out
+
+    def std_class_fields(self, fqn: str) -> list:
+        """A stdlib class's fields (`baml.time.Instant`'s `_nanoseconds`), its doc comments not
+        carried."""
+        out = []
+        for name, text in stdsigs.STD_CLASSES.get(fqn, {}).items():
+            te, _ = parse_type(SourceFile("<stdlib>", text))
+            out.append((name, describe(self.resolver.resolve(te, None, frozenset())), meta([], None)))
         return out
 
     def interface_fields(self, d: tuple) -> list:

@@ -502,17 +502,21 @@ regex._replace_all_template(haystack: string, template: string) -> string
 
 # `baml.time` (bex/stdlib/timelib.py): its classes' statics, and their methods by receiver kind
 # (STD_CLASS_KINDS below); `Instant.now` and the other clock readers are not built (E9001).
-_FUNCTIONS += """baml.time.Duration.from_nanoseconds(v: int | bigint) -> baml.time.Duration
-baml.time.Duration.from_microseconds(v: int | bigint) -> baml.time.Duration
-baml.time.Duration.from_milliseconds(v: int | bigint) -> baml.time.Duration
-baml.time.Duration.from_seconds(v: int | bigint) -> baml.time.Duration
-baml.time.Duration.from_minutes(v: int | bigint) -> baml.time.Duration
-baml.time.Duration.from_hours(v: int | bigint) -> baml.time.Duration
+_FUNCTIONS += """baml.time.Duration.from_nanoseconds(ns: int | bigint) -> baml.time.Duration
+baml.time.Duration.from_microseconds(us: int | bigint) -> baml.time.Duration
+baml.time.Duration.from_milliseconds(ms: int | bigint) -> baml.time.Duration
+baml.time.Duration.from_seconds(s: int | bigint) -> baml.time.Duration
+baml.time.Duration.from_minutes(m: int | bigint) -> baml.time.Duration
+baml.time.Duration.from_hours(h: int | bigint) -> baml.time.Duration
+baml.time._tz_offset_at(timezone: string, at_ns: bigint) -> int?
+baml.time._tz_to_instant(timezone: string, civil_ns: bigint, disambiguation: string) -> bigint? throws baml.errors.Io
+baml.time._wrap_into_day(total_ns: bigint) -> int
+baml.time._format_zoned(epoch_ns: bigint, offset_ns: int, iana: string?) -> string throws baml.errors.InvalidArgument
 baml.time.Instant.parse(s: string) -> baml.time.Instant throws baml.errors.ParseError
-baml.time.Instant.from_timestamp_nanoseconds(v: bigint) -> baml.time.Instant
-baml.time.Instant.from_timestamp_microseconds(v: bigint) -> baml.time.Instant
-baml.time.Instant.from_timestamp_milliseconds(v: bigint) -> baml.time.Instant
-baml.time.Instant.from_timestamp_seconds(v: bigint) -> baml.time.Instant
+baml.time.Instant.from_timestamp_nanoseconds(ns: bigint) -> baml.time.Instant
+baml.time.Instant.from_timestamp_microseconds(us: bigint) -> baml.time.Instant
+baml.time.Instant.from_timestamp_milliseconds(ms: bigint) -> baml.time.Instant
+baml.time.Instant.from_timestamp_seconds(s: bigint) -> baml.time.Instant
 baml.time.Instant.epoch() -> baml.time.Instant
 baml.time.TimeZoneOffset.utc() -> baml.time.TimeZoneOffset
 baml.time.TimeZoneOffset.new(hours: int, minutes: int) -> baml.time.TimeZoneOffset throws baml.errors.InvalidArgument
@@ -547,6 +551,7 @@ duration.sub(other: baml.time.Duration) -> baml.time.Duration
 duration.rem(other: baml.time.Duration) -> baml.time.Duration
 duration.neg() -> baml.time.Duration
 instant.to_string() -> string
+instant._to_string_impl() -> string throws baml.errors.InvalidArgument
 instant.to_json() -> json throws baml.json.SerializationError
 instant.max(other: baml.time.Instant) -> baml.time.Instant
 instant.min(other: baml.time.Instant) -> baml.time.Instant
@@ -560,6 +565,7 @@ tzoffset.to_duration() -> baml.time.Duration
 tzoffset.hours() -> int
 tzoffset.minutes() -> int
 plaintime.to_string() -> string
+plaintime._to_string_impl() -> string
 plaintime.to_json() -> json throws baml.json.SerializationError
 plaintime.to_plain_datetime(date: baml.time.PlainDate) -> baml.time.PlainDateTime
 plaintime.hour() -> int
@@ -568,12 +574,15 @@ plaintime.second() -> int
 plaintime.millisecond() -> int
 plaintime.add(other: baml.time.Duration) -> baml.time.PlainTime
 plaindate.to_string() -> string
+plaindate._to_string_impl() -> string throws baml.errors.InvalidArgument
 plaindate.to_json() -> json throws baml.json.SerializationError
-plaindate.to_plain_datetime(time: baml.time.PlainTime? = null) -> baml.time.PlainDateTime
+plaindate.to_plain_datetime(time: baml.time.PlainTime = null) -> baml.time.PlainDateTime
+plaindate._to_plain_datetime(time: int) -> baml.time.PlainDateTime
 plaindate.year() -> int throws baml.errors.InvalidArgument
 plaindate.month() -> int throws baml.errors.InvalidArgument
 plaindate.day() -> int throws baml.errors.InvalidArgument
 plaindatetime.to_string() -> string
+plaindatetime._to_string_impl() -> string throws baml.errors.InvalidArgument
 plaindatetime.to_json() -> json throws baml.json.SerializationError
 plaindatetime.to_zoned(timezone: baml.time.TimeZoneOffset | string, disambiguation: "compatible" | "earlier" | "later" | "reject" = "compatible") -> baml.time.ZonedDateTime throws baml.time.UnknownTimezoneError | baml.time.AmbiguousTimeError | baml.errors.Io
 plaindatetime.max(other: baml.time.PlainDateTime) -> baml.time.PlainDateTime
@@ -669,6 +678,9 @@ TIME_OPS = {("+", _D, _D): _D, ("-", _D, _D): _D, ("*", _D, "int"): _D, ("*", _D
             ("/", _D, "int"): _D, ("/", _D, "bigint"): _D, ("%", _D, _D): _D,
             **{k: v for c in (_I, "baml.time.PlainTime", "baml.time.PlainDateTime", "baml.time.ZonedDateTime")
                for k, v in {("+", c, _D): c, ("-", c, _D): c, ("-", c, c): _D}.items()}}
+# `baml.time`'s clock readers: declared by the engine, not built (a run is deterministic): the
+# checker lets them through, lowering makes each a located E9001
+CLOCK_READERS = frozenset({"now", "now_in", "local", "system_timezone", "elapsed"})
 # the classes that hold runtime state only their own functions create (no class literal: E0173)
 STD_HANDLE_CLASSES = frozenset({"baml.regex.Regex", *STD_CLASS_METHODS})
 STD_ENUM_VARIANTS = {"baml.regex.ErrorKind": ("Syntax", "Unsupported", "TooLarge")}

@@ -4,10 +4,9 @@
 Each is a builtin class with the engine's fields (a count of nanoseconds, days, an offset, an
 IANA name), so `==`, `${…}` of the classes without `ToString` (`Duration { _nanoseconds: 5 }`),
 `is`, reflection and a class literal behave as for any class; the methods are natives on the
-class. The parsers follow the Rust `time` crate's (which the engine's natives call) and raise
-its words: `a character literal was not valid`, `the 'hour' component could not be parsed`,
-`day was not in range`, `unexpected trailing characters; …`. `Instant.parse` tries RFC 3339,
-ISO 8601 and RFC 2822 in turn and, as the engine, reports the last one's error.
+class. The calendar and the parsers (the Rust `time` crate's grammars and words, which the
+engine's natives call) are timeparse.py's; `Instant.parse` tries RFC 3339, ISO 8601 and RFC
+2822 in turn and, as the engine, reports the last one's error.
 
 IANA zones resolve with Python's `zoneinfo` (the host's zone database, else the `tzdata`
 package): a zone whose rules changed between that database and the engine's gives other
@@ -17,8 +16,7 @@ Assay lacks."""
 from __future__ import annotations
 
 import inspect
-import re
-from datetime import datetime, timezone
+from datetime import datetime, timezone as dt_timezone
 from functools import partial
 from zoneinfo import ZoneInfo, available_timezones
 
@@ -27,10 +25,9 @@ from ..ops import BUILTIN_CLASSES, make_builtin, operator_method, panic, throw_e
 from ..values import INT_MAX, INT_MIN, OMITTED, BamlRaise, BigInt, ClassInfo, Instance
 from ._registry import function
 from .render import TO_STRING_OVERRIDES, quote
+from .timeparse import (DAY, HOUR, MIN, MS, NS, US, Bad, civil_from_days, days_from_civil, iso8601,
+                        month_days, parse_plain_date, parse_plain_datetime, parse_plain_time, rfc2822, rfc3339)
 
-US, MS, NS = 1000, 1000_000, 1000_000_000
-MIN, HOUR = 60 * NS, 3600 * NS
-DAY = 86400 * NS
 _T = "baml.time."
 
 for _name, _fields in (("Duration", ["_nanoseconds"]), ("Instant", ["_nanoseconds"]),
@@ -72,10 +69,6 @@ def zoned(ns: int, offset_ns: int | None, iana: str | None) -> Instance:
     return _new("ZonedDateTime", BigInt(ns), offset_ns, iana)
 
 
-def _is(v, name: str) -> bool:
-    return type(v) is _PY[name]
-
-
 def _trunc(a: int, b: int) -> int:
     """BAML's `/`: toward zero."""
     q = abs(a) // abs(b)
@@ -84,36 +77,6 @@ def _trunc(a: int, b: int) -> int:
 
 def _invalid(message: str):
     throw_error("InvalidArgument", message=message)
-
-
-# ── the proleptic Gregorian calendar (days since 1970-01-01) ──
-
-def days_from_civil(y: int, m: int, d: int) -> int:
-    y -= m <= 2
-    era = y // 400
-    yoe = y - era * 400
-    doy = (153 * (m - 3 if m > 2 else m + 9) + 2) // 5 + d - 1
-    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
-
-
-def civil_from_days(z: int) -> tuple[int, int, int]:
-    z += 719468
-    era = z // 146097
-    doe = z - era * 146097
-    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
-    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
-    mp = (5 * doy + 2) // 153
-    d = doy - (153 * mp + 2) // 5 + 1
-    m = mp + 3 if mp < 10 else mp - 9
-    return yoe + era * 400 + (m <= 2), m, d
-
-
-def _leap(y: int) -> bool:
-    return y % 4 == 0 and (y % 100 != 0 or y % 400 == 0)
-
-
-def month_days(y: int, m: int) -> int:
-    return 29 if m == 2 and _leap(y) else (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)[m - 1]
 
 
 # ── rendering ──
@@ -149,355 +112,23 @@ def _offset_text(offset_ns: int) -> str:
     return f"{sign}{abs(mins) // 60:02d}:{abs(mins) % 60:02d}"
 
 
-# ── parsing: the `time` crate's grammar and errors ──
-
-_LIT = "a character literal was not valid"
-_TRAIL = "unexpected trailing characters; the end of input was expected"
-
-
-class _Bad(Exception):
-    pass
-
-
-def _component(name: str) -> _Bad:
-    return _Bad(f"the '{name}' component could not be parsed")
-
-
-def _range(name: str) -> _Bad:
-    return _Bad(f"{name} was not in range")
-
-
-class _Cursor:
-    __slots__ = ("s", "i")
-
-    def __init__(self, s: str, i: int = 0):
-        self.s, self.i = s, i
-
-    def digits(self, n: int) -> int | None:
-        """Exactly n ASCII digits, else None (nothing consumed)."""
-        t = self.s[self.i:self.i + n]
-        if len(t) != n or not (t.isascii() and t.isdigit()):
-            return None
-        self.i += n
-        return int(t)
-
-    def need(self, n: int, name: str, lo: int, hi: int) -> int:
-        v = self.digits(n)
-        if v is None or not lo <= v <= hi:
-            raise _component(name)
-        return v
-
-    def lit(self, c: str) -> None:
-        if not self.s.startswith(c, self.i):
-            raise _Bad(_LIT)
-        self.i += len(c)
-
-    def eat(self, c: str) -> bool:
-        if self.s.startswith(c, self.i):
-            self.i += len(c)
-            return True
-        return False
-
-    def peek(self) -> str:
-        return self.s[self.i:self.i + 1]
-
-    def end(self) -> None:
-        if self.i != len(self.s):
-            raise _Bad(_TRAIL)
-
-
-def _subsecond(c: _Cursor) -> int:
-    """One or more digits after a `.`, truncated to nanoseconds."""
-    j = c.i
-    while j < len(c.s) and c.s[j].isascii() and c.s[j].isdigit():
-        j += 1
-    t, c.i = c.s[c.i:j], j
-    return int((t + "00000000")[:9])
-
-
-def _time_of_day(c: _Cursor) -> int:
-    """`hh:mm:ss[.f…]` as the engine's PlainTime format reads it."""
-    h = c.need(2, "hour", 0, 23)
-    c.lit(":")
-    mi = c.need(2, "minute", 0, 59)
-    c.lit(":")
-    s = c.need(2, "second", 0, 60)
-    sub = 0
-    if c.peek() == "." and c.s[c.i + 1:c.i + 2].isdigit() and c.s[c.i + 1].isascii():
-        c.i += 1
-        sub = _subsecond(c)
-    if s == 60:
-        raise _range("second")
-    return (h * 3600 + mi * 60 + s) * NS + sub
-
-
-def _calendar_date(c: _Cursor) -> tuple[int, int, int]:
-    """`[±]yyyy-mm-dd` as the engine's PlainDate format reads it (range checked after)."""
-    neg = c.peek() == "-"
-    if c.peek() in "+-" and c.peek():
-        c.i += 1
-    y = c.need(4, "year", 0, 9999)
-    c.lit("-")
-    m = c.need(2, "month", 1, 12)
-    c.lit("-")
-    d = c.need(2, "day", 1, 31)
-    return (-y if neg else y), m, d
-
-
-def _check_day(y: int, m: int, d: int) -> None:
-    if d > month_days(y, m):
-        raise _range("day")
-
-
-def _parse_plain_time(s: str) -> int:
-    c = _Cursor(s)
-    ns = _time_of_day(c)
-    c.end()
-    return ns
-
-
-def _parse_plain_date(s: str) -> int:
-    c = _Cursor(s)
-    y, m, d = _calendar_date(c)
-    c.end()
-    _check_day(y, m, d)
-    return days_from_civil(y, m, d)
-
-
-def _parse_plain_datetime(s: str) -> int:
-    c = _Cursor(s)
-    y, m, d = _calendar_date(c)
-    c.lit("T")
-    tod = _time_of_day(c)
-    c.end()
-    _check_day(y, m, d)
-    return days_from_civil(y, m, d) * DAY + tod
-
-
-def _rfc3339(s: str) -> tuple[int, int]:
-    """(epoch nanoseconds, offset nanoseconds) of an RFC 3339 timestamp, as the `time` crate
-    reads one: any one character between date and time, `z` either case, a leap second only
-    where it stands for 23:59:59.999999999 UTC on a month's last day."""
-    c = _Cursor(s)
-    y = c.need(4, "year", 0, 9999)
-    c.lit("-")
-    mo = c.need(2, "month", 1, 99)
-    c.lit("-")
-    d = c.need(2, "day", 0, 99)
-    if c.i >= len(s):
-        raise _component("separator")
-    c.i += 1
-    h = c.need(2, "hour", 0, 99)
-    c.lit(":")
-    mi = c.need(2, "minute", 0, 99)
-    c.lit(":")
-    sec = c.need(2, "second", 0, 99)
-    sub = 0
-    if c.eat("."):
-        if not (c.peek().isascii() and c.peek().isdigit()):
-            raise _component("subsecond")
-        sub = _subsecond(c)
-    if c.peek() in ("Z", "z") and c.peek():
-        c.i += 1
-        oh = om = 0
-        neg = False
-    else:
-        if c.peek() not in ("+", "-") or not c.peek():
-            raise _component("offset hour")
-        neg = c.peek() == "-"
-        c.i += 1
-        oh = c.need(2, "offset hour", 0, 23)
-        c.lit(":")
-        om = c.need(2, "offset minute", 0, 99)
-    c.end()
-    offset = (oh * 60 + om) * MIN * (-1 if neg else 1)
-    return _instant_of(y, mo, d, h, mi, sec, sub, offset, om), offset
-
-
-_ISO = re.compile(
-    r"(?P<y>\d{4})(?:-(?:(?P<m>\d\d)-(?P<d>\d\d)|W(?P<w>\d\d)-(?P<wd>\d)|(?P<o>\d{3}))"
-    r"|(?:(?P<bm>\d\d)(?P<bd>\d\d)|W(?P<bw>\d\d)(?P<bwd>\d)|(?P<bo>\d{3})))"
-    r"T(?P<h>\d\d)(?::?(?P<mi>\d\d)(?::?(?P<s>\d\d))?)?(?:[.,](?P<f>\d+))?"
-    r"(?:(?P<z>Z)|(?P<os>[+-])(?P<oh>\d\d)(?::?(?P<om>\d\d))?)\Z")
-
-
-def _iso8601(s: str) -> int:
-    """Epoch nanoseconds of an ISO 8601 date-time with an offset: calendar, week or ordinal
-    dates, extended or basic, the time's last component fractional."""
-    g = _ISO.match(s)
-    if g is None:
-        raise _Bad(_LIT)
-    extended = g["m"] or g["w"] or g["o"]
-    colons = ":" in s[s.index("T"):].split("+")[0].split("-")[0]
-    if extended is None and colons:
-        raise _Bad(_LIT)
-    y = int(g["y"])
-    if g["m"] or g["bm"]:
-        mo, d = int(g["m"] or g["bm"]), int(g["d"] or g["bd"])
-        if not 1 <= mo <= 12 or not 1 <= d <= month_days(y, mo):
-            raise _range("day")
-        days = days_from_civil(y, mo, d)
-    elif g["w"] or g["bw"]:
-        w, wd = int(g["w"] or g["bw"]), int(g["wd"] or g["bwd"])
-        jan4 = days_from_civil(y, 1, 4)
-        monday = jan4 - (jan4 + 3) % 7  # 1970-01-01 was a Thursday
-        if not 1 <= wd <= 7 or not 1 <= w <= 53:
-            raise _range("week")
-        days = monday + (w - 1) * 7 + wd - 1
-    else:
-        o = int(g["o"] or g["bo"])
-        if not 1 <= o <= (366 if _leap(y) else 365):
-            raise _range("ordinal")
-        days = days_from_civil(y, 1, 1) + o - 1
-    if g["mi"] is None and g["f"] is None:  # an hour alone is not a time
-        raise _Bad(_LIT)
-    h, mi, sec = int(g["h"]), int(g["mi"] or 0), int(g["s"] or 0)
-    if h > 23 or mi > 59 or sec > 59:
-        raise _range("hour")
-    frac = g["f"]
-    unit = MIN if g["mi"] is None and frac is None else (HOUR if g["mi"] is None else MIN if g["s"] is None else NS)
-    sub = (int(frac) * unit) // 10 ** len(frac) if frac else 0
-    if not g["z"] and (int(g["oh"]) > 23 or int(g["om"] or 0) > 59):
-        raise _Bad(_LIT)
-    offset = 0 if g["z"] else (int(g["oh"]) * 60 + int(g["om"] or 0)) * MIN * (-1 if g["os"] == "-" else 1)
-    return days * DAY + ((h * 60 + mi) * 60 + sec) * NS + sub - offset
-
-
-_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-_ZONES = {"UT": 0, "GMT": 0, "EST": -5, "EDT": -4, "CST": -6, "CDT": -5, "MST": -7, "MDT": -6,
-          "PST": -8, "PDT": -7}
-
-
-def _cfws(c: _Cursor) -> bool:
-    """Comments and folding white space; whether any was there."""
-    start = c.i
-    while c.i < len(c.s):
-        ch = c.s[c.i]
-        if ch in " \t":
-            c.i += 1
-        elif c.s.startswith("\r\n", c.i) and c.s[c.i + 2:c.i + 3] in (" ", "\t") and c.s[c.i + 2:c.i + 3]:
-            c.i += 2
-        elif ch == "(":
-            depth, j = 0, c.i
-            while j < len(c.s):
-                depth += {"(": 1, ")": -1}.get(c.s[j], 0)
-                j += 1
-                if depth == 0:
-                    break
-            if depth:
-                break
-            c.i = j
-        else:
-            break
-    return c.i > start
-
-
-def _rfc2822(s: str) -> int:
-    c = _Cursor(s)
-    _cfws(c)
-    if any(s[c.i:c.i + 3].lower() == w.lower() for w in _WEEKDAYS):
-        c.i += 3
-        c.lit(",")
-        _cfws(c)
-    d = c.digits(2)
-    if d is None:
-        d = c.digits(1)
-    if d is None:
-        raise _component("day")
-    if not _cfws(c):
-        raise _Bad(_LIT)
-    mo = next((k for k, m in enumerate(_MONTHS, 1) if s[c.i:c.i + 3].lower() == m.lower()), None)
-    if mo is None:
-        raise _component("month")
-    c.i += 3
-    if not _cfws(c):
-        raise _Bad(_LIT)
-    y = c.digits(4)
-    if y is not None:
-        if y < 1900:
-            raise _component("year")
-    else:
-        y = c.digits(2)
-        if y is None:
-            raise _component("year")
-        y += 2000 if y < 50 else 1900
-    if not _cfws(c):
-        raise _Bad(_LIT)
-    h = c.need(2, "hour", 0, 99)
-    _cfws(c)
-    c.lit(":")
-    _cfws(c)
-    mi = c.need(2, "minute", 0, 99)
-    sec = 0
-    save = c.i
-    _cfws(c)
-    if c.eat(":"):
-        _cfws(c)
-        sec = c.need(2, "second", 0, 99)
-        if not _cfws(c):
-            raise _Bad(_LIT)
-    else:
-        c.i = save
-        if not _cfws(c):
-            raise _Bad(_LIT)
-    zone = next((z for z in _ZONES if s[c.i:c.i + len(z)].upper() == z), None)
-    om = 0
-    if zone is not None:
-        c.i += len(zone)
-        offset = _ZONES[zone] * HOUR
-    elif c.peek().isascii() and c.peek().isalpha() and c.peek() not in "jJ":
-        c.i += 1
-        offset = 0
-    else:
-        if c.peek() not in ("+", "-") or not c.peek():
-            raise _component("offset hour")
-        neg = c.peek() == "-"
-        c.i += 1
-        oh = c.need(2, "offset hour", 0, 99)
-        om = c.need(2, "offset minute", 0, 99)
-        offset = (oh * 60 + om) * MIN * (-1 if neg else 1)
-    _cfws(c)
-    c.end()
-    return _instant_of(y, mo, d, h, mi, sec, 0, offset, om)
-
-
-def _instant_of(y, mo, d, h, mi, sec, sub, offset, offset_minute) -> int:
-    """Epoch nanoseconds of parsed components, range-checked as the `time` crate builds them; a
-    second 60 only where it stands for 23:59:59.999999999 UTC on a month's last day."""
-    if not 1 <= mo <= 12:
-        raise _range("month")
-    if not 1 <= d <= month_days(y, mo):
-        raise _range("day")
-    for v, hi, name in ((h, 23, "hour"), (mi, 59, "minute"), (sec, 60, "second")):
-        if v > hi:
-            raise _range(name)
-    if offset_minute > 59:
-        raise _range("offset minute")
-    leap = sec == 60
-    if leap:
-        sec, sub = 59, NS - 1
-    epoch = days_from_civil(y, mo, d) * DAY + ((h * 60 + mi) * 60 + sec) * NS + sub - offset
-    if leap:
-        uy, um, ud = civil_from_days(epoch // DAY)
-        if epoch % DAY != DAY - 1 or ud != month_days(uy, um):
-            raise _range("second")
-    return epoch
-
-
 def _parse_error(message: str):
     throw_error("ParseError", message=message)
 
 
 # ── Duration ──
 
-def _count(v) -> int:
-    return int(v)
+def _scaled(make, scale: int, param: str):
+    """`from_<unit>(<param>)`: the count times the unit (its parameter named as the engine's)."""
+    fn = lambda v: make(int(v) * scale)  # noqa: E731 - renamed below
+    fn.__signature__ = inspect.Signature([inspect.Parameter(param, inspect.Parameter.POSITIONAL_OR_KEYWORD)])
+    return fn
 
 
-for _unit, _scale in (("nanoseconds", 1), ("microseconds", US), ("milliseconds", MS), ("seconds", NS),
-                      ("minutes", MIN), ("hours", HOUR)):
-    function(f"baml.time.Duration.from_{_unit}")(lambda v, _s=_scale: duration(int(v) * _s))
+_UNITS = (("nanoseconds", 1, "ns"), ("microseconds", US, "us"), ("milliseconds", MS, "ms"), ("seconds", NS, "s"),
+          ("minutes", MIN, "m"), ("hours", HOUR, "h"))
+for _unit, _scale, _param in _UNITS:
+    function(f"baml.time.Duration.from_{_unit}")(_scaled(duration, _scale, _param))
     setattr(_PY["Duration"], f"m_to_{_unit}", lambda self, _s=_scale: BigInt(_trunc(self.f__nanoseconds, _s)))
 
 
@@ -505,20 +136,14 @@ def _ns(v) -> int:
     return v.f__nanoseconds
 
 
-def _divisor(v) -> int:
-    if v == 0:
-        panic("DivisionByZero", dividend=v)
-    return v
+def _dur_mul(self, other):
+    return duration(_ns(self) * int(other))
 
 
-def _dur_mul(self, k):
-    return duration(_ns(self) * int(k))
-
-
-def _dur_div(self, k):
-    if k == 0:
+def _dur_div(self, other):
+    if other == 0:
         panic("DivisionByZero", dividend=BigInt(_ns(self)))
-    return duration(_trunc(_ns(self), int(k)))
+    return duration(_trunc(_ns(self), int(other)))
 
 
 def _dur_rem(self, other):
@@ -548,16 +173,16 @@ def _instant_text(ns: int) -> str:
 
 @function("baml.time.Instant.parse")
 def instant_parse(s):
-    for parse in (lambda: _rfc3339(s)[0], lambda: _iso8601(s), lambda: _rfc2822(s)):
+    for parse in (lambda: rfc3339(s)[0], lambda: iso8601(s), lambda: rfc2822(s)):
         try:
             return instant(parse())
-        except _Bad as e:
+        except Bad as e:
             why = str(e)
     _parse_error(f"Instant.parse: cannot parse {quote(s)} as an RFC 3339, ISO 8601, or RFC 2822 timestamp: {why}")
 
 
-for _unit, _scale in (("nanoseconds", 1), ("microseconds", US), ("milliseconds", MS), ("seconds", NS)):
-    function(f"baml.time.Instant.from_timestamp_{_unit}")(lambda v, _s=_scale: instant(int(v) * _s))
+for _unit, _scale, _param in _UNITS[:4]:
+    function(f"baml.time.Instant.from_timestamp_{_unit}")(_scaled(instant, _scale, _param))
     setattr(_PY["Instant"], f"m_to_timestamp_{_unit}", lambda self, _s=_scale: BigInt(_trunc(_ns(self), _s)))
 function("baml.time.Instant.epoch")(lambda: instant(0))
 
@@ -605,8 +230,8 @@ def _add_sub(name: str, make, diff):
     """`+ Duration`, `- Duration` and `- Self` (a Duration, by `diff`) on a type counted in
     `_nanoseconds`."""
     py = _PY[name]
-    py.m_add = lambda self, d: make(self, _ns(self) + _ns(d))
-    py.m_sub = lambda self, o: diff(self, o) if type(o) is py else make(self, _ns(self) - _ns(o))
+    py.m_add = lambda self, other: make(self, _ns(self) + _ns(other))
+    py.m_sub = lambda self, other: diff(self, other) if type(other) is py else make(self, _ns(self) - _ns(other))
 
 
 _I = _PY["Instant"]
@@ -633,17 +258,17 @@ def offset_new(hours, minutes):
 
 
 @function("baml.time.TimeZoneOffset.from_duration")
-def offset_from_duration(d):
-    if abs(_ns(d)) > DAY:
+def offset_from_duration(duration):
+    if abs(_ns(duration)) > DAY:
         _invalid("TimeZoneOffset out of range: must be within ±24 hours")
-    return _new("TimeZoneOffset", int(_ns(d)))
+    return _new("TimeZoneOffset", int(_ns(duration)))
 
 
 @function("baml.time.TimeZoneOffset.from_timezone")
-def offset_from_timezone(tz, at):
-    off = _tz_offset_at(tz, _ns(at))
+def offset_from_timezone(timezone, at):
+    off = _tz_offset_at(timezone, _ns(at))
     if off is None:
-        _unknown_zone(tz)
+        _unknown_zone(timezone)
     return _new("TimeZoneOffset", off)
 
 
@@ -661,8 +286,8 @@ def _rem(a: int, b: int) -> int:
 # ── IANA zones ──
 
 _ZONE_CACHE: dict = {}
-_MIN_S = int(datetime(1, 1, 2, tzinfo=timezone.utc).timestamp())
-_MAX_S = int(datetime(9999, 12, 30, tzinfo=timezone.utc).timestamp())
+_MIN_S = int(datetime(1, 1, 2, tzinfo=dt_timezone.utc).timestamp())
+_MAX_S = int(datetime(9999, 12, 30, tzinfo=dt_timezone.utc).timestamp())
 
 
 _NAMES: dict = {}  # lower-cased identifier → the database's spelling
@@ -675,6 +300,9 @@ def _zone(name: str):
     if z is False:
         if not _NAMES:
             _NAMES.update({n.lower(): n for n in available_timezones()})
+        if not _NAMES:  # no database at all: the platform's lack, not the identifier's
+            panic("HostUnavailable", resource="timezone database",
+                  message="no IANA timezone database on this host (install the `tzdata` package)")
         key = _NAMES.get(name.lower())
         try:
             z = ZoneInfo(key) if key is not None else None
@@ -684,10 +312,11 @@ def _zone(name: str):
     return z
 
 
-def _tz_offset_at(name: str, at_ns: int) -> int | None:
+@function("baml.time._tz_offset_at")
+def _tz_offset_at(timezone: str, at_ns: int) -> int | None:
     """The zone's offset east of UTC at an absolute time (saturated to datetime's range: a
     zone's offset is constant past its last transition); None for an unknown zone."""
-    z = _zone(name)
+    z = _zone(timezone)
     if z is None:
         return None
     s = min(max(at_ns // NS, _MIN_S), _MAX_S)
@@ -695,22 +324,23 @@ def _tz_offset_at(name: str, at_ns: int) -> int | None:
     return (off.days * 86400 + off.seconds) * NS + off.microseconds * US
 
 
-def _tz_to_instant(name: str, civil_ns: int, disambiguation: str) -> int | None:
+@function("baml.time._tz_to_instant")
+def _tz_to_instant(timezone: str, civil_ns: int, disambiguation: str) -> int | None:
     """Where a wall-clock reading falls in a zone: the one instant it names, else the earlier
     or later side of an overlap or a gap (Temporal's rules); None for an unknown zone."""
-    if _zone(name) is None:
+    if _zone(timezone) is None:
         return None
     if not -9999 <= civil_from_days(civil_ns // DAY)[0] <= 9999:
         throw_error("Io", message="civil time is outside the supported year range")
-    before = _tz_offset_at(name, civil_ns - DAY)
-    after = _tz_offset_at(name, civil_ns + DAY)
-    fits = sorted({civil_ns - o for o in (before, after) if _tz_offset_at(name, civil_ns - o) == o})
+    before = _tz_offset_at(timezone, civil_ns - DAY)
+    after = _tz_offset_at(timezone, civil_ns + DAY)
+    fits = sorted({civil_ns - o for o in (before, after) if _tz_offset_at(timezone, civil_ns - o) == o})
     if len(fits) == 1:
-        return fits[0]
+        return BigInt(fits[0])
     if fits:  # an overlap: the reading happened twice
-        return fits[-1] if disambiguation == "later" else fits[0]
+        return BigInt(fits[-1] if disambiguation == "later" else fits[0])
     # a gap: "earlier" reads it with the offset after the shift, the others with the one before
-    return civil_ns - (after if disambiguation == "earlier" else before)
+    return BigInt(civil_ns - (after if disambiguation == "earlier" else before))
 
 
 def _unknown_zone(tz: str):
@@ -744,9 +374,14 @@ def plain_time_from_components(hour, minute=0, second=0, millisecond=0, microsec
 @function("baml.time.PlainTime.parse")
 def plain_time_parse(s):
     try:
-        return plain_time(_parse_plain_time(s))
-    except _Bad as e:
+        return plain_time(parse_plain_time(s))
+    except Bad as e:
         _parse_error(f"PlainTime.parse: cannot parse {quote(s)} as an ISO 8601 time-of-day: {e}")
+
+
+@function("baml.time._wrap_into_day")
+def wrap_into_day(total_ns):
+    return int(total_ns) % DAY
 
 
 _PT = _PY["PlainTime"]
@@ -756,9 +391,9 @@ _PT.m_hour = lambda self: _trunc(self.f__nanoseconds, HOUR)
 _PT.m_minute = lambda self: _rem(_trunc(self.f__nanoseconds, MIN), 60)
 _PT.m_second = lambda self: _rem(_trunc(self.f__nanoseconds, NS), 60)
 _PT.m_millisecond = lambda self: _rem(_trunc(self.f__nanoseconds, MS), 1000)
-_PT.m_add = lambda self, d: plain_time((self.f__nanoseconds + _ns(d)) % DAY)
-_PT.m_sub = lambda self, o: (duration(self.f__nanoseconds - o.f__nanoseconds) if type(o) is _PT
-                             else plain_time((self.f__nanoseconds - _ns(o)) % DAY))
+_PT.m_add = lambda self, other: plain_time((self.f__nanoseconds + _ns(other)) % DAY)
+_PT.m_sub = lambda self, other: (duration(self.f__nanoseconds - other.f__nanoseconds) if type(other) is _PT
+                                 else plain_time((self.f__nanoseconds - _ns(other)) % DAY))
 
 
 # ── PlainDate ──
@@ -779,8 +414,8 @@ def plain_date_from_components(year, month, day):
 @function("baml.time.PlainDate.parse")
 def plain_date_parse(s):
     try:
-        return plain_date(_parse_plain_date(s))
-    except _Bad as e:
+        return plain_date(parse_plain_date(s))
+    except Bad as e:
         _parse_error(f"PlainDate.parse: cannot parse {quote(s)} as an ISO 8601 calendar date: {e}")
 
 
@@ -800,6 +435,7 @@ _PD = _PY["PlainDate"]
 _PD.m_year = lambda self: _ymd(self.f__days, "year")[0]
 _PD.m_month = lambda self: _ymd(self.f__days, "month")[1]
 _PD.m_day = lambda self: _ymd(self.f__days, "day")[2]
+_PD.m__to_plain_datetime = lambda self, time: plain_datetime(self.f__days * DAY + time)
 _PD.m_to_plain_datetime = lambda self, time=None: plain_datetime(
     self.f__days * DAY + (0 if time is None or not isinstance(time, Instance) else time.f__nanoseconds))
 
@@ -817,8 +453,8 @@ def plain_datetime_from_components(year, month, day, hour=0, minute=0, second=0,
 @function("baml.time.PlainDateTime.parse")
 def plain_datetime_parse(s):
     try:
-        return plain_datetime(_parse_plain_datetime(s))
-    except _Bad as e:
+        return plain_datetime(parse_plain_datetime(s))
+    except Bad as e:
         _parse_error(f"PlainDateTime.parse: cannot parse {quote(s)} as a zoneless ISO 8601 datetime: {e}")
 
 
@@ -845,8 +481,8 @@ def _day_count(ns: int) -> int:
     return days
 
 
-def _to_zoned(self, tz, disambiguation="compatible"):
-    civil = _ns(self)
+def _to_zoned(self, timezone, disambiguation="compatible"):
+    civil, tz = _ns(self), timezone
     if isinstance(tz, Instance):
         return zoned(civil - tz.f__nanoseconds, tz.f__nanoseconds, None)
     disambiguation = _omitted(disambiguation, "compatible")
@@ -881,18 +517,18 @@ _PDT.m_millisecond = lambda self: _civil(_ns(self), "millisecond")[3] // MS % 10
 # ── ZonedDateTime ──
 
 @function("baml.time.ZonedDateTime.from_instant")
-def zoned_from_instant(at, tz):
-    if isinstance(tz, Instance):
-        return zoned(_ns(at), tz.f__nanoseconds, None)
-    return zoned(_ns(at), None, tz)
+def zoned_from_instant(instant, timezone):
+    if isinstance(timezone, Instance):
+        return zoned(_ns(instant), timezone.f__nanoseconds, None)
+    return zoned(_ns(instant), None, timezone)
 
 
 @function("baml.time.ZonedDateTime.from_components")
-def zoned_from_components(tz, year, month, day, hour=0, minute=0, second=0, millisecond=0, microsecond=0,
+def zoned_from_components(timezone, year, month, day, hour=0, minute=0, second=0, millisecond=0, microsecond=0,
                           nanosecond=0, disambiguation="compatible"):
     dt = plain_datetime_from_components(year, month, day, hour, minute, second, millisecond, microsecond,
                                         nanosecond)
-    return _to_zoned(dt, tz, disambiguation)
+    return _to_zoned(dt, timezone, disambiguation)
 
 
 @function("baml.time.ZonedDateTime.parse")
@@ -906,9 +542,9 @@ def zoned_parse(s):
         if not iana:
             _parse_error(f"ZonedDateTime.parse: empty timezone annotation in {quote(s)}")
     try:
-        epoch, offset = _rfc3339(head)
-    except _Bad as e:
-        _parse_error(f"ZonedDateTime.parse: cannot parse {quote(s)} as an RFC 3339 timestamp (zoneless "
+        epoch, offset = rfc3339(head)
+    except Bad as e:
+        _parse_error(f"ZonedDateTime.parse: cannot parse {quote(head)} as an RFC 3339 timestamp (zoneless "
                      f"strings belong to PlainDateTime.parse): {e}")
     return zoned(epoch, None, iana) if iana is not None else zoned(epoch, offset, None)
 
@@ -923,13 +559,19 @@ def _offset_of(self) -> int:
 
 
 def _zoned_text(self) -> str:
-    off = _offset_of(self)
-    t = _civil_text(_ns(self) + off)
+    return format_zoned(_ns(self), _offset_of(self), self.f__iana)
+
+
+@function("baml.time._format_zoned")
+def format_zoned(epoch_ns, offset_ns, iana):
+    """RFC 3339 at the offset, with the RFC 9557 `[iana]` annotation where there is one; `Z`
+    only for a fixed zero offset (the way Temporal writes them)."""
+    t = _civil_text(epoch_ns + offset_ns)
     if t is None:
         _invalid("ZonedDateTime.to_string: value is outside the supported year range")
-    if self.f__iana is None:
-        return t + ("Z" if off == 0 else _offset_text(off))
-    return f"{t}{_offset_text(off)}[{self.f__iana}]"
+    if iana is None:
+        return t + ("Z" if offset_ns == 0 else _offset_text(offset_ns))
+    return f"{t}{_offset_text(offset_ns)}[{iana}]"
 
 
 def _zoned_to_string(self):
@@ -947,12 +589,12 @@ def _zoned_plain(self):
 
 
 _Z = _PY["ZonedDateTime"]
-_Z.m_add = lambda self, d: zoned(_ns(self) + _ns(d), self.f__offset_ns, self.f__iana)
-_Z.m_sub = lambda self, o: (duration(_ns(self) - _ns(o)) if type(o) is _Z
-                            else zoned(_ns(self) - _ns(o), self.f__offset_ns, self.f__iana))
+_Z.m_add = lambda self, other: zoned(_ns(self) + _ns(other), self.f__offset_ns, self.f__iana)
+_Z.m_sub = lambda self, other: (duration(_ns(self) - _ns(other)) if type(other) is _Z
+                                else zoned(_ns(self) - _ns(other), self.f__offset_ns, self.f__iana))
 _Z.m_max, _Z.m_min = _later, _earlier
 _Z.m_to_instant = lambda self: instant(_ns(self))
-_Z.m_with_timezone = lambda self, tz: zoned_from_instant(self, tz)
+_Z.m_with_timezone = lambda self, timezone: zoned_from_instant(self, timezone)
 _Z.m_timezone = lambda self: (self.f__iana if self.f__iana is not None
                               else _new("TimeZoneOffset", self.f__offset_ns or 0))
 _Z.m_timezone_offset = lambda self: _new("TimeZoneOffset", _offset_of(self))
@@ -991,6 +633,7 @@ for _name, _render in _TEXT.items():
     _py = _PY[_name]
     _py.m_to_string = _zoned_to_string if _name == "ZonedDateTime" else _to_string(_render, _name)
     _py.m_to_json = _to_json(_render)
+    _py.m__to_string_impl = _render
     _py.json_decode = staticmethod(_from_json(_name))
     function(f"baml.time.{_name}.from_json")(_from_json(_name))
     TO_STRING_OVERRIDES[_INFO[_name]] = _py.m_to_string
@@ -999,7 +642,7 @@ for _name, _render in _TEXT.items():
 def _with_params(py, name: str):
     """A method's bound form carries its parameter names (named arguments, reflection)."""
     fn = getattr(py, "m_" + name)
-    params = list(inspect.signature(fn).parameters)[1:]
+    params = [p for p in list(inspect.signature(fn).parameters)[1:] if not p.startswith("_")]  # not the bound `_s`
 
     class _Method:
         def __get__(self, obj, owner=None):

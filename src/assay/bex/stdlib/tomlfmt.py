@@ -96,8 +96,9 @@ def _clock_ns(v) -> int:
 
 
 # tomllib reads a fraction of a second to microseconds; the engine keeps nanoseconds. Its
-# matchers are wrapped to hand back the same values (subclasses: any other reader of tomllib
-# sees what it always did) carrying the nanoseconds their text names.
+# matchers are wrapped to hand back, for a fraction finer than microseconds, the same value as a
+# subclass carrying the nanoseconds its text names (any other reader of tomllib sees what it
+# always did, the subclass included).
 class _Datetime(datetime.datetime):
     nanos = None
 
@@ -107,7 +108,7 @@ class _Time(datetime.time):
 
 
 def _with_nanos(v, m: re.Match):
-    frac = re.search(r"\.([0-9]+)", m.group(0))
+    frac = re.search(r"\.([0-9]{7,})", m.group(0))  # digits past the microseconds
     if frac is None or not isinstance(v, (datetime.datetime, datetime.time)):
         return v
     cls = _Datetime if isinstance(v, datetime.datetime) else _Time
