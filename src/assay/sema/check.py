@@ -677,6 +677,8 @@ class Checker(LlmChecks):
         if hole is None:
             hole = _branch_hole(val)
             v.branch_hole = hole is not None
+        if hole is None:
+            hole = next(iter(_open_holes(val)), None)
         if hole is not None:
             v.unpinned = hole
             self.unpinned.append(v)
@@ -686,6 +688,26 @@ class Checker(LlmChecks):
             a = self.lookup_var(src.name)
             if a is not None and a.unpinned is not None and not a.used:
                 v.link = a
+
+    def open_holes(self, e) -> None:
+        """E0155 at each empty literal in `e` whose element type nothing fixes, where `e`'s
+        own type is all there is to go by (an interpolation, a bare type parameter)."""
+        for span in _open_holes(e):
+            self.err(span, "E0155", "type annotations needed")
+
+    def std_open_holes(self, e: ast.Call, path: str, sig: str, expected: T.Type) -> None:
+        """A generic stdlib function's argument that alone types a parameter `T`
+        (`string.from([])`, `baml.deep_copy([1, []])`): its open empties need annotations
+        (unless the expected result fixes `T`)."""
+        if not sig.startswith("<") or e.type_args:
+            return
+        gens = {g.strip() for g in sig[1:sig.index(">")].split(",")}
+        ret = sig[sig.rindex("->") + 2:]
+        if expected is not UNKNOWN and any(re.search(rf"\b{g}\b", ret) for g in gens):
+            return
+        for a, (n, _) in zip(e.args, _std_param_names(path)):
+            if a.name is None and _param_type_text(sig, n) in gens:
+                self.open_holes(a.value)
 
     def pin(self, v: Var) -> None:
         while v is not None and not v.used:
@@ -916,6 +938,7 @@ class Checker(LlmChecks):
                 if p.else_parts is not None:
                     self.template_parts(p.else_parts)
             elif isinstance(p, ast.Expr):
+                self.open_holes(p)
                 t = self.soft_expr(p)
                 if t is NULL and not (isinstance(p, ast.BlockExpr) and p.block.tail is None):
                     self.err(_hole_span(p), "E0001", "cannot interpolate a value of type `null`; "
@@ -1581,6 +1604,7 @@ class Checker(LlmChecks):
                     std = stdsigs.FUNCTIONS.get(".".join(path))
                     if std is not None:
                         self.effects.sites[id(e)] = ("type", _std_throws(std))
+                        self.std_open_holes(e, ".".join(path), std, expected)
                     if ".".join(path) in stdsigs.TYPE_ARG_FUNCTIONS or ".".join(path) in stdsigs.CHECKED_FUNCTIONS:
                         return self.typed_std_call(e, ".".join(path), expected)
                     if std is not None and ".".join(path) in _JSON_STD:
@@ -1730,6 +1754,8 @@ class Checker(LlmChecks):
         hole = _empty_hole(o)
         if hole is not None:
             self.err(hole, "E0155", "type annotations needed")
+        else:
+            self.open_holes(o)  # `[1, []].length()`
         return self.soft_expr(o)
 
     def uninferable(self, e: ast.Call, fd: FunctionDef, with_ret: bool = False) -> None:
@@ -1919,6 +1945,8 @@ class Checker(LlmChecks):
                     got[npos] = True
                     if T.has_tvar(pt):
                         self.escape(a.value)
+                        if isinstance(pt, TVar) and pt.name not in env:
+                            self.open_holes(a.value)  # `string.from([])`: nothing fixes T
                     want = T.subst(pt, env) if T.has_tvar(pt) else pt
                     save, self.callee_tvars = self.callee_tvars, self.callee_tvars or T.has_tvar(want)
                     self.expect(a.value, want)
@@ -3312,6 +3340,95 @@ def _empty_hole(e) -> Span | None:
         holes = [_empty_hole(v) for _, v in e.entries]
         return holes[0] if all(holes) else None
     return None
+
+
+class _Hole:
+    """An empty `[]` / `{}`'s element type, open until unified with a type (holes unified
+    with each other stay open together)."""
+    __slots__ = ("span", "group", "open")
+
+    def __init__(self, span: Span):
+        self.span, self.group, self.open = span, [self], True
+
+    def close(self):
+        for h in self.group:
+            h.open = False
+
+    def join(self, other: "_Hole"):
+        if other.group is not self.group:
+            self.group.extend(other.group)
+            for h in other.group:
+                h.group = self.group
+
+
+_SCALAR_LITS = (ast.IntLit, ast.FloatLit, ast.StrLit, ast.BoolLit, ast.NullLit)
+
+
+def _lit_shape(e, holes: list):
+    """The type the engine infers for literal `e`, as far as holes go: ("var", hole),
+    ("arr", t), ("map", t), ("union", ts), "scalar", or "any" (an expression of a known type)."""
+    if isinstance(e, ast.ArrayLit):
+        if not e.items:
+            holes.append(_Hole(e.span))
+            return ("arr", ("var", holes[-1]))
+        t = _lit_shape(e.items[0], holes)
+        for x in e.items[1:]:  # an array's items unify: `[[1], []]` fixes the empty one
+            t = _unify(t, _lit_shape(x, holes))
+        return ("arr", t)
+    if isinstance(e, ast.MapLit):
+        if not e.entries:
+            holes.append(_Hole(e.span))
+            return ("map", ("var", holes[-1]))
+        return ("map", ("union", [_lit_shape(v, holes) for _, v in e.entries]))  # a map's values do not
+    return "scalar" if isinstance(e, _SCALAR_LITS) else "any"
+
+
+def _unify(a, b):
+    if a == "any" or b == "any":
+        _close(a)
+        _close(b)
+        return "any"
+    if a[0] == "var" and b[0] == "var":
+        a[1].join(b[1])
+        return a
+    if a[0] == "var" or b[0] == "var":
+        var, other = (a, b) if a[0] == "var" else (b, a)
+        var[1].close()
+        return other
+    if a[0] == "union" or b[0] == "union":
+        ts = list(a[1]) if a[0] == "union" else [a]
+        for t in (b[1] if b[0] == "union" else [b]):
+            k = next((i for i, u in enumerate(ts) if u[0] == t[0] and u[0] in ("arr", "map")), None)
+            if k is None:
+                ts.append(t)
+            else:
+                ts[k] = _unify(ts[k], t)
+        return ("union", ts)
+    if a[0] == b[0] and a[0] in ("arr", "map"):
+        return (a[0], _unify(a[1], b[1]))
+    return a if a == b else ("union", [a, b])
+
+
+def _close(t):
+    """Every hole in `t` is fixed (it met an expression of a known type)."""
+    if t in ("any", "scalar"):
+        return
+    if t[0] == "var":
+        t[1].close()
+    elif t[0] == "union":
+        for u in t[1]:
+            _close(u)
+    else:
+        _close(t[1])
+
+
+def _open_holes(e) -> list:
+    """The empty `[]` / `{}` of literal `e` whose element type nothing in it fixes (`[1, []]`,
+    `{"a": [1], "b": []}`, `[[], []]`): the engine needs a type annotation for each."""
+    holes: list = []
+    if isinstance(e, (ast.ArrayLit, ast.MapLit)):
+        _lit_shape(e, holes)
+    return [h.span for h in holes if h.open]
 
 
 def _arg_type(e: ast.Expr) -> T.Type:
