@@ -1512,7 +1512,7 @@ class Checker(LlmChecks):
             env["K"], env["V"] = tb.key, tb.val
         ps = tuple((n, T.subst(p, env), d) for n, p, d in raw.params)
         t = NativeFuncT(ps, T.subst(raw.ret, env), _std_throws(stdsigs.METHODS[kind][name]))
-        t.strict = kind in _STRICT_KINDS  # its signature is exact: arity checked as declared
+        t.strict = True  # its signature is exact: arity checked as declared
         env = {**{v: TVar(v) for v in ("U", "R", "A", "B")}, **env}  # the method's own
         t.open = FuncT(tuple((n, T.subst(p, env), d) for n, p, d in raw.params), T.subst(raw.ret, env))
         t.generic = stdsigs.METHODS[kind][name].lstrip().startswith("<")
@@ -1617,6 +1617,11 @@ class Checker(LlmChecks):
                         self.err(f.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
                     if std is not None:
                         r = _std_prim_ret(std)
+                        exact = not std.startswith("<") and not any(d for _, d in _std_param_names(".".join(path)))
+                        if exact:  # `int.parse(1)`, `float.pi(1)`: arguments and arity as declared
+                            _, params, ret = _typed_sig(".".join(path), self)
+                            self.check_args(e, params, {})
+                            return r or (UNKNOWN if T.has_unknown(ret) else ret)
                         if r is not None:
                             self.args_unknown(e)
                             return r
@@ -2816,7 +2821,7 @@ class NativeFuncT(FuncT):
 
 REFLECT_TYPE = sreflect.TYPE  # a `reflect.Type` value
 _KIND_OF = {Arr: "array", MapT: "map", INT: "int", FLOAT: "float", STRING: "string",
-            BOOL: "bool", NULL: "null", T.BIGINT: "bigint",
+            BOOL: "bool", NULL: "null", T.BIGINT: "bigint", T.BYTES: "uint8array",
             **{T.StdT("class", c): k for c, k in stdsigs.STD_CLASS_KINDS.items()}}
 _STRICT_KINDS = frozenset(stdsigs.STD_CLASS_KINDS.values())
 # every item of `baml.regex` (BAML's ns_regex/regex.baml): any other name there is unresolved
