@@ -695,20 +695,6 @@ class Checker(LlmChecks):
         for span in _open_holes(e):
             self.err(span, "E0155", "type annotations needed")
 
-    def std_open_holes(self, e: ast.Call, path: str, sig: str, expected: T.Type) -> None:
-        """A generic stdlib function's argument that alone types a parameter `T`
-        (`string.from([])`, `baml.deep_copy([1, []])`): its open empties need annotations
-        (unless the expected result fixes `T`)."""
-        if not sig.startswith("<") or e.type_args:
-            return
-        gens = {g.strip() for g in sig[1:sig.index(">")].split(",")}
-        ret = sig[sig.rindex("->") + 2:]
-        if expected is not UNKNOWN and any(re.search(rf"\b{g}\b", ret) for g in gens):
-            return
-        for a, (n, _) in zip(e.args, _std_param_names(path)):
-            if a.name is None and _param_type_text(sig, n) in gens:
-                self.open_holes(a.value)
-
     def pin(self, v: Var) -> None:
         while v is not None and not v.used:
             v.used = True
@@ -1604,7 +1590,6 @@ class Checker(LlmChecks):
                     std = stdsigs.FUNCTIONS.get(".".join(path))
                     if std is not None:
                         self.effects.sites[id(e)] = ("type", _std_throws(std))
-                        self.std_open_holes(e, ".".join(path), std, expected)
                     if ".".join(path) in stdsigs.TYPE_ARG_FUNCTIONS or ".".join(path) in stdsigs.CHECKED_FUNCTIONS:
                         return self.typed_std_call(e, ".".join(path), expected)
                     if std is not None and ".".join(path) in _JSON_STD:
@@ -1617,14 +1602,12 @@ class Checker(LlmChecks):
                         self.err(f.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
                     if std is not None:
                         r = _std_prim_ret(std)
-                        exact = not std.startswith("<") and not any(d for _, d in _std_param_names(".".join(path)))
-                        if exact:  # `int.parse(1)`, `float.pi(1)`: arguments and arity as declared
-                            _, params, ret = _typed_sig(".".join(path), self)
-                            self.check_args(e, params, {})
-                            return r or (UNKNOWN if T.has_unknown(ret) else ret)
-                        if r is not None:
-                            self.args_unknown(e)
-                            return r
+                        # `int.parse(1)`, `float.pi(1)`, `log.info()`: arguments and arity as declared;
+                        # a type parameter the expected result fixes takes any argument
+                        gens, params, ret = _typed_sig(".".join(path), self)
+                        self.check_args(e, params, {g: UNKNOWN for g in gens if expected is not UNKNOWN
+                                                    and _mentions(ret, g)}, exact=True)
+                        return r or (UNKNOWN if T.has_unknown(ret) or T.has_tvar(ret) else ret)
             else:
                 ot = self.receiver(f)
                 rt = ot
@@ -1934,7 +1917,8 @@ class Checker(LlmChecks):
         for a in e.args:
             self.expr(a.value, UNKNOWN)
 
-    def check_args(self, e: ast.Call, params, env, allow_named=True, native=False) -> None:
+    def check_args(self, e: ast.Call, params, env, allow_named=True, native=False, exact=False) -> None:
+        """`exact`: every parameter without a default is required, whatever its type."""
         names = {p[0]: i for i, p in enumerate(params) if p[0] is not None}
         got = [False] * len(params)
         npos = 0
@@ -1985,8 +1969,8 @@ class Checker(LlmChecks):
             self.err(e.span, "E0005", f"expected {len(params)} argument(s), got {nargs}")
             return
         missing = [p[0] for p, g in zip(params, got)  # an optional parameter too (`a: int?`)
-                   if not g and not p[2] and not T.has_tvar(p[1]) and p[1] is not UNKNOWN
-                   and (not assignable(NULL, p[1]) or self.user_params(e))]
+                   if not g and not p[2] and (exact or (not T.has_tvar(p[1]) and p[1] is not UNKNOWN
+                                                        and (not assignable(NULL, p[1]) or self.user_params(e))))]
         if missing:
             if not any(a.name is not None for a in e.args):
                 self.err(e.span, "E0005", f"expected {len(params)} argument(s), got {nargs}")
