@@ -1924,7 +1924,14 @@ class Checker(LlmChecks):
         npos = 0
         bad = False
         unknown_named = []
+        named_seen = out_of_order = False
         for a in e.args:
+            if a.name is None and named_seen:
+                out_of_order = True
+                self.err(a.value.span, "E0005", "positional arguments cannot appear after named arguments")
+                self.expr(a.value, UNKNOWN)
+                continue
+            named_seen = named_seen or a.name is not None
             if a.name is None:
                 if npos < len(params):
                     pname, pt, defaulted = params[npos]
@@ -1947,7 +1954,7 @@ class Checker(LlmChecks):
             else:
                 i = names.get(a.name)
                 if i is not None and got[i]:
-                    self.err(e.span, "E0005", f"argument `{a.name}` is given twice")
+                    self.err(a.value.span, "E0005", f"duplicate named argument `{a.name}`")
                 if i is None or not allow_named:
                     unknown_named.append(a.name)
                     self.expr(a.value, UNKNOWN)
@@ -1961,12 +1968,17 @@ class Checker(LlmChecks):
                     self.expect(a.value, want)
                     self.callee_tvars = save
         nargs = len(e.args)
+        if out_of_order:
+            return
+        bad = bad or nargs > len(params)  # a named argument again (`f(1, a = 2)` of `f(a)`)
         if native:
             if bad and not any(a.name is not None for a in e.args):
                 self.err(e.span, "E0005", f"expected {len(params)} argument(s), got {nargs}")
             return
         if bad:
             self.err(e.span, "E0005", f"expected {len(params)} argument(s), got {nargs}")
+            for n in unknown_named:
+                self.err(e.span, "E0005", f"unknown named argument `{n}`")
             return
         missing = [p[0] for p, g in zip(params, got)  # an optional parameter too (`a: int?`)
                    if not g and not p[2] and (exact or (not T.has_tvar(p[1]) and p[1] is not UNKNOWN
