@@ -2941,7 +2941,7 @@ def _param_type_text(sig: str, name: str) -> str:
     depth = 0
     for i, ch in enumerate(rest):
         depth += ch in "(<["
-        depth -= ch in ")>]"
+        depth -= ch in ")]" or (ch == ">" and rest[i - 1] != "-")  # `->` closes nothing
         if depth < 0 or (depth == 0 and ch in ",="):
             return rest[:i].strip()
     return rest.strip()
