@@ -135,3 +135,11 @@ def test_toml_leap_second_local_time(prog, engine):
         prog.toml_leap_time("a = 23:59:60")
     assert e.value.class_name == "baml.toml.ParseError"
     assert engine.call("deviations.toml_leap_time", {"s": "a = 23:59:60"}).value == '{"a": 00:00:00}'
+
+def test_fancy_regex_named_group_in_zero_repetition(prog, engine):
+    """fancy-regex (`backtracking = true`) indexes past its group names when a named group sits
+    inside `{0}` before another named group: the engine panics `index out of bounds`; Assay
+    matches as the default dialect does (the `{0}` group null, its name gone from `named`)."""
+    assert prog.rx_zero_named("(?<n>a){0}(?<m>b)", "b") == 3
+    real = engine.call("deviations.rx_zero_named", {"p": "(?<n>a){0}(?<m>b)", "h": "b"})
+    assert "index out of bounds" in (real.detail + str(real.fields) + str(real.value))

@@ -676,7 +676,7 @@ class Checker(LlmChecks):
             return UNKNOWN
         if isinstance(t0, T.StdT) and t0.name in stdsigs.STD_ITERATES:
             return T.StdT("class", stdsigs.STD_ITERATES[t0.name])
-        if isinstance(t0, MapT) or t0 in (INT, FLOAT, BOOL, NULL, T.JSON, _ENV_REF, T.TOP) or (
+        if isinstance(t0, MapT) or t0 in (INT, FLOAT, BOOL, NULL, T.BIGINT, T.BYTES, T.JSON, _ENV_REF, T.TOP) or (
                 isinstance(t0, ClassT) and not any(
                     i.iface is not None or (i.std or "").startswith("baml.iter.") for i in t0.cls.impls)):
             self.err(e.span, "E0006", f"cannot iterate over type `{show(t)}`")
@@ -795,6 +795,8 @@ class Checker(LlmChecks):
         if hole is None:
             hole = _branch_hole(val)
             v.branch_hole = hole is not None
+        if hole is None:
+            hole = next(iter(_open_holes(val)), None)
         if hole is not None:
             v.unpinned = hole
             self.unpinned.append(v)
@@ -804,6 +806,12 @@ class Checker(LlmChecks):
             a = self.lookup_var(src.name)
             if a is not None and a.unpinned is not None and not a.used:
                 v.link = a
+
+    def open_holes(self, e) -> None:
+        """E0155 at each empty literal in `e` whose element type nothing fixes, where `e`'s
+        own type is all there is to go by (an interpolation, a bare type parameter)."""
+        for span in _open_holes(e):
+            self.err(span, "E0155", "type annotations needed")
 
     def pin(self, v: Var) -> None:
         while v is not None and not v.used:
@@ -1038,6 +1046,7 @@ class Checker(LlmChecks):
                 if p.else_parts is not None:
                     self.template_parts(p.else_parts)
             elif isinstance(p, ast.Expr):
+                self.open_holes(p)
                 t = self.soft_expr(p)
                 if t is NULL and not (isinstance(p, ast.BlockExpr) and p.block.tail is None):
                     self.err(_hole_span(p), "E0001", "cannot interpolate a value of type `null`; "
@@ -1674,7 +1683,7 @@ class Checker(LlmChecks):
             env["K"], env["V"] = tb.key, tb.val
         ps = tuple((n, T.subst(p, env), d) for n, p, d in raw.params)
         t = NativeFuncT(ps, T.subst(raw.ret, env), _std_throws(stdsigs.METHODS[kind][name]))
-        t.strict = kind in _STRICT_KINDS  # its signature is exact: arity checked as declared
+        t.strict = True  # its signature is exact: arity checked as declared
         env = {**{v: TVar(v) for v in ("U", "R", "A", "B")}, **env}  # the method's own
         t.open = FuncT(tuple((n, T.subst(p, env), d) for n, p, d in raw.params), T.subst(raw.ret, env))
         t.generic = stdsigs.METHODS[kind][name].lstrip().startswith("<")
@@ -1783,9 +1792,12 @@ class Checker(LlmChecks):
                         self.err(f.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
                     if std is not None:
                         r = _std_prim_ret(std)
-                        if r is not None:
-                            self.args_unknown(e)
-                            return r
+                        # `int.parse(1)`, `float.pi(1)`, `log.info()`: arguments and arity as declared;
+                        # a type parameter the expected result fixes takes any argument
+                        gens, params, ret = _typed_sig(".".join(path), self)
+                        self.check_args(e, params, {g: UNKNOWN for g in gens if expected is not UNKNOWN
+                                                    and _mentions(ret, g)}, exact=True)
+                        return r or (UNKNOWN if T.has_unknown(ret) or T.has_tvar(ret) else ret)
             else:
                 ot = self.receiver(f)
                 rt = ot
@@ -1924,6 +1936,8 @@ class Checker(LlmChecks):
         hole = _empty_hole(o)
         if hole is not None:
             self.err(hole, "E0155", "type annotations needed")
+        else:
+            self.open_holes(o)  # `[1, []].length()`
         return self.soft_expr(o)
 
     def literal_targs(self, e: ast.Call, ps, ret, tvars: set, expected) -> dict | None:
@@ -2197,13 +2211,21 @@ class Checker(LlmChecks):
         for a in e.args:
             self.expr(a.value, UNKNOWN)
 
-    def check_args(self, e: ast.Call, params, env, allow_named=True, native=False) -> None:
+    def check_args(self, e: ast.Call, params, env, allow_named=True, native=False, exact=False) -> None:
+        """`exact`: every parameter without a default is required, whatever its type."""
         names = {p[0]: i for i, p in enumerate(params) if p[0] is not None}
         got = [False] * len(params)
         npos = 0
         bad = False
         unknown_named = []
+        named_seen = out_of_order = False
         for a in e.args:
+            if a.name is None and named_seen:
+                out_of_order = True
+                self.err(a.value.span, "E0005", "positional arguments cannot appear after named arguments")
+                self.expr(a.value, UNKNOWN)
+                continue
+            named_seen = named_seen or a.name is not None
             if a.name is None:
                 if npos < len(params):
                     pname, pt, defaulted = params[npos]
@@ -2213,6 +2235,8 @@ class Checker(LlmChecks):
                     got[npos] = True
                     if T.has_tvar(pt):
                         self.escape(a.value)
+                        if isinstance(pt, TVar) and pt.name not in env:
+                            self.open_holes(a.value)  # `string.from([])`: nothing fixes T
                     want = T.subst(pt, env) if T.has_tvar(pt) else pt
                     save, self.callee_tvars = self.callee_tvars, self.callee_tvars or T.has_tvar(want)
                     self.expect(a.value, want)
@@ -2224,7 +2248,7 @@ class Checker(LlmChecks):
             else:
                 i = names.get(a.name)
                 if i is not None and got[i]:
-                    self.err(e.span, "E0005", f"argument `{a.name}` is given twice")
+                    self.err(a.value.span, "E0005", f"duplicate named argument `{a.name}`")
                 if i is None or not allow_named:
                     unknown_named.append(a.name)
                     self.expr(a.value, UNKNOWN)
@@ -2238,16 +2262,21 @@ class Checker(LlmChecks):
                     self.expect(a.value, want)
                     self.callee_tvars = save
         nargs = len(e.args)
+        if out_of_order:
+            return
+        bad = bad or nargs > len(params)  # a named argument again (`f(1, a = 2)` of `f(a)`)
         if native:
             if bad and not any(a.name is not None for a in e.args):
                 self.err(e.span, "E0005", f"expected {len(params)} argument(s), got {nargs}")
             return
         if bad:
             self.err(e.span, "E0005", f"expected {len(params)} argument(s), got {nargs}")
+            for n in unknown_named:
+                self.err(e.span, "E0005", f"unknown named argument `{n}`")
             return
         missing = [p[0] for p, g in zip(params, got)  # an optional parameter too (`a: int?`)
-                   if not g and not p[2] and not T.has_tvar(p[1]) and p[1] is not UNKNOWN
-                   and (not assignable(NULL, p[1]) or self.user_params(e))]
+                   if not g and not p[2] and (exact or (not T.has_tvar(p[1]) and p[1] is not UNKNOWN
+                                                        and (not assignable(NULL, p[1]) or self.user_params(e))))]
         if missing:
             if not any(a.name is not None for a in e.args):
                 self.err(e.span, "E0005", f"expected {len(params)} argument(s), got {nargs}")
@@ -3146,7 +3175,7 @@ class NativeFuncT(FuncT):
 
 REFLECT_TYPE = sreflect.TYPE  # a `reflect.Type` value
 _KIND_OF = {Arr: "array", MapT: "map", INT: "int", FLOAT: "float", STRING: "string",
-            BOOL: "bool", NULL: "null", T.BIGINT: "bigint",
+            BOOL: "bool", NULL: "null", T.BIGINT: "bigint", T.BYTES: "uint8array",
             **{T.StdT("class", c): k for c, k in stdsigs.STD_CLASS_KINDS.items()}}
 _STRICT_KINDS = frozenset(stdsigs.STD_CLASS_KINDS.values())
 # stdlib packages whose functions sema/stdsigs.py lists whole (with those it declares but Assay
@@ -3309,7 +3338,7 @@ def _param_type_text(sig: str, name: str) -> str:
     depth = 0
     for i, ch in enumerate(rest):
         depth += ch in "(<["
-        depth -= ch in ")>]"
+        depth -= ch in ")]" or (ch == ">" and rest[i - 1] != "-")  # `->` closes nothing
         if depth < 0 or (depth == 0 and ch in ",="):
             return rest[:i].strip()
     return rest.strip()
@@ -3769,6 +3798,95 @@ def _literal_equal(lt: T.Type, rt: T.Type, e) -> bool | None:
     if all(isinstance(x, ast.FloatLit) for x in floats):
         return floats[0].value == floats[1].value
     return None
+
+
+class _Hole:
+    """An empty `[]` / `{}`'s element type, open until unified with a type (holes unified
+    with each other stay open together)."""
+    __slots__ = ("span", "group", "open")
+
+    def __init__(self, span: Span):
+        self.span, self.group, self.open = span, [self], True
+
+    def close(self):
+        for h in self.group:
+            h.open = False
+
+    def join(self, other: "_Hole"):
+        if other.group is not self.group:
+            self.group.extend(other.group)
+            for h in other.group:
+                h.group = self.group
+
+
+_SCALAR_LITS = (ast.IntLit, ast.FloatLit, ast.StrLit, ast.BoolLit, ast.NullLit)
+
+
+def _lit_shape(e, holes: list):
+    """The type the engine infers for literal `e`, as far as holes go: ("var", hole),
+    ("arr", t), ("map", t), ("union", ts), "scalar", or "any" (an expression of a known type)."""
+    if isinstance(e, ast.ArrayLit):
+        if not e.items:
+            holes.append(_Hole(e.span))
+            return ("arr", ("var", holes[-1]))
+        t = _lit_shape(e.items[0], holes)
+        for x in e.items[1:]:  # an array's items unify: `[[1], []]` fixes the empty one
+            t = _unify(t, _lit_shape(x, holes))
+        return ("arr", t)
+    if isinstance(e, ast.MapLit):
+        if not e.entries:
+            holes.append(_Hole(e.span))
+            return ("map", ("var", holes[-1]))
+        return ("map", ("union", [_lit_shape(v, holes) for _, v in e.entries]))  # a map's values do not
+    return "scalar" if isinstance(e, _SCALAR_LITS) else "any"
+
+
+def _unify(a, b):
+    if a == "any" or b == "any":
+        _close(a)
+        _close(b)
+        return "any"
+    if a[0] == "var" and b[0] == "var":
+        a[1].join(b[1])
+        return a
+    if a[0] == "var" or b[0] == "var":
+        var, other = (a, b) if a[0] == "var" else (b, a)
+        var[1].close()
+        return other
+    if a[0] == "union" or b[0] == "union":
+        ts = list(a[1]) if a[0] == "union" else [a]
+        for t in (b[1] if b[0] == "union" else [b]):
+            k = next((i for i, u in enumerate(ts) if u[0] == t[0] and u[0] in ("arr", "map")), None)
+            if k is None:
+                ts.append(t)
+            else:
+                ts[k] = _unify(ts[k], t)
+        return ("union", ts)
+    if a[0] == b[0] and a[0] in ("arr", "map"):
+        return (a[0], _unify(a[1], b[1]))
+    return a if a == b else ("union", [a, b])
+
+
+def _close(t):
+    """Every hole in `t` is fixed (it met an expression of a known type)."""
+    if t in ("any", "scalar"):
+        return
+    if t[0] == "var":
+        t[1].close()
+    elif t[0] == "union":
+        for u in t[1]:
+            _close(u)
+    else:
+        _close(t[1])
+
+
+def _open_holes(e) -> list:
+    """The empty `[]` / `{}` of literal `e` whose element type nothing in it fixes (`[1, []]`,
+    `{"a": [1], "b": []}`, `[[], []]`): the engine needs a type annotation for each."""
+    holes: list = []
+    if isinstance(e, (ast.ArrayLit, ast.MapLit)):
+        _lit_shape(e, holes)
+    return [h.span for h in holes if h.open]
 
 
 def _arg_type(e: ast.Expr) -> T.Type:
