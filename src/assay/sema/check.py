@@ -839,6 +839,21 @@ class Checker(LlmChecks):
         return (v is not None and v.ty == tv and tv.name in self.generics
                 and not self.bounds.get(tv.name))
 
+    def untyped_empty(self, e: ast.Expr) -> None:
+        """E0155 at the empty `[]` / `{}` a value made only of empties ends in (through `if`
+        branches, blocks and match arms) where nothing can type it: an operand of `==` or
+        `is`, a template hole, an item of a literal whose other items are no container."""
+        if isinstance(e, (ast.ArrayLit, ast.MapLit)):
+            hole = _empty_hole(e)
+            if hole is not None:
+                self.err(hole, "E0155", "type annotations needed")
+        elif isinstance(e, ast.If) and e.else_ is not None:
+            for bl in (e.then, e.else_):
+                if bl.tail is not None:
+                    self.untyped_empty(bl.tail)
+        elif isinstance(e, ast.BlockExpr) and e.block.tail is not None:
+            self.untyped_empty(e.block.tail)
+
     def escape(self, e: ast.Expr) -> None:
         """`e`'s value reaches a place whose type does not tell its element types (`unknown`, a
         type parameter, several array types): the container literals it was built by record
@@ -916,6 +931,7 @@ class Checker(LlmChecks):
                 if p.else_parts is not None:
                     self.template_parts(p.else_parts)
             elif isinstance(p, ast.Expr):
+                self.untyped_empty(p)
                 t = self.soft_expr(p)
                 if t is NULL and not (isinstance(p, ast.BlockExpr) and p.block.tail is None):
                     self.err(_hole_span(p), "E0001", "cannot interpolate a value of type `null`; "
@@ -1061,6 +1077,8 @@ class Checker(LlmChecks):
         for it in filter(_hollow, items):
             if _shaped(it, one):
                 _records(it)  # its (empty) elements cannot tell the type it was given
+            elif full and not (it.items if isinstance(it, ast.ArrayLit) else it.entries):
+                self.untyped_empty(it)  # `[1, []]`, `[[1], [], ["a"]]`: no one container type to take
             rest.append(self.expr(it, one if _shaped(it, one) else UNKNOWN))
         return full + rest
 
@@ -2083,6 +2101,9 @@ class Checker(LlmChecks):
         return lt
 
     def binop_type(self, op: str, lt: T.Type, rt: T.Type, e) -> T.Type:
+        if op in ("==", "!=") and isinstance(e, ast.Binary):
+            self.untyped_empty(e.left)  # `xs == []`: the other side does not type the `[]`
+            self.untyped_empty(e.right)
         if op in ("==", "!="):
             return UNKNOWN if isinstance(lt, Lit) and isinstance(rt, Lit) else BOOL
         if op not in _SHORT and self.never_operand(e, lt, rt):
@@ -2288,6 +2309,7 @@ class Checker(LlmChecks):
         return {v: T.union(*rest)} if len(rest) < len(ms) else {}
 
     def x_Is(self, e, x):
+        self.untyped_empty(e.expr)
         if self.expr(e.expr, UNKNOWN) == _ENV_REF:  # the engine checks tests of an env reference
             self.pattern_fits(e.pattern, _ENV_REF)
         self.scopes.append({})
