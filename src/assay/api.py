@@ -356,8 +356,9 @@ class BamlProgram:
             if isinstance(v, dict):
                 cdef = self._p.index.classes.get(t[1])
                 vals = []
+                targs = dict(zip((g.name for g in cdef.decl.generics), t[2])) if cdef and len(t) > 2 else None
                 for f in (cdef.fields if cdef else []):
-                    ft = self._test_in(cdef, f.type)
+                    ft = self._test_in(cdef, f.type, targs)
                     if f.name in v:
                         vals.append(self.from_python(v[f.name], ft, f"{where}.{f.name}"))
                     elif ft in (("null",), JSON_TEST) or (ft[0] == "union" and (
@@ -396,9 +397,10 @@ class BamlProgram:
             return v
         raise ArgumentError(f"argument `{where}`: {jsonvalue.display(v)} does not fit baml.json.json")
 
-    def _test_in(self, cdef, texpr):
+    def _test_in(self, cdef, texpr, targs: dict | None = None):
+        """A field's test; a generic class's at the type arguments `targs` (`Box<int>`'s `value`: int)."""
         generics = {g.name for g in cdef.decl.generics}
-        return self._p.type_test(cdef.namespace, texpr, generics)
+        return self._p.type_test(cdef.namespace, texpr, generics, targs)
 
     def _unknown_arg(self, v, declared: bool = False):
         """A value passed where `unknown` is declared: a host callable (a Python function,
