@@ -913,7 +913,7 @@ class FnLowerer:
             obj = self.native("$with_reified_targs", obj, ir.Const(repr(descs)), self.targs(), span=e.span)
         elif cls.decl.generics:
             # a generic instance records its type arguments (`Box<string>` is not `Box<int>`)
-            targs = _type_args(cls, e)
+            targs = _type_args(cls, e, self.prog.field_type)
             obj = self.native("$with_targs", obj, ir.Const(repr(targs)), span=e.span)
         return obj
 
@@ -1830,7 +1830,7 @@ def _static_type_args(cls, e: ast.ClassLit) -> tuple:
     return tuple(out)
 
 
-def _type_args(cls, e: ast.ClassLit) -> tuple:
+def _type_args(cls, e: ast.ClassLit, field_type) -> tuple:
     """The run-time tests of a generic class literal's type arguments: as written or inferred
     by the checker; else the static type of the field declared as that parameter (`v T` given
     `v: 1`); else `('field', name)`, derived at run time from that field's value (a type
@@ -1849,9 +1849,36 @@ def _type_args(cls, e: ast.ClassLit) -> tuple:
         vt = getattr(v, "ty", None)
         if vt is not None and not T.has_tvar(vt) and vt != T.UNKNOWN:
             out.append(typetest.of(T.widen(vt), True))
+        elif v is None and (b := _bound_by_fields(cls, given, g.name, field_type)) is not None:
+            out.append(typetest.of(T.widen(b), True))  # `Stack { items: ["a"] }`: `items T[]` binds T
         else:
             out.append(("field", f.name) if v is not None else ("any",))
     return tuple(out)
+
+
+def _bound_by_fields(cls, given: dict, name: str, field_type) -> "T.Type | None":
+    """What the values given for fields declared over type parameter `name` (`items T[]`,
+    `m map<string, T>`, `b Box<T>`) bind it to, where their static types tell it."""
+    for f in cls.fields:
+        v = given.get(f.name)
+        vt = getattr(v, "ty", None)
+        if vt is not None:
+            b = _bind(field_type(cls, f), vt, name)
+            if b is not None and b is not T.UNKNOWN and not T.has_tvar(b) and not T.has_unknown(b):
+                return b
+    return None
+
+
+def _bind(pt: T.Type, vt: T.Type, name: str) -> "T.Type | None":
+    if isinstance(pt, T.TVar):
+        return vt if pt.name == name else None
+    if isinstance(pt, T.Arr) and isinstance(vt, T.Arr):
+        return _bind(pt.elem, vt.elem, name)
+    if isinstance(pt, T.MapT) and isinstance(vt, T.MapT):
+        return _bind(pt.key, vt.key, name) or _bind(pt.val, vt.val, name)
+    if isinstance(pt, T.ClassT) and isinstance(vt, T.ClassT) and pt.cls is vt.cls:
+        return next((b for p, a in zip(pt.args, vt.args) if (b := _bind(p, a, name)) is not None), None)
+    return None
 
 
 def _coll_kind(e) -> str:
