@@ -650,6 +650,10 @@ class FnLowerer:
             raise LowerError(e.span, f"{_describe(e)} is not supported yet")
         outer, self.at = self.at, e.span
         v = self.chain(e, m) if ast.chain_end(e) else m(e)
+        if getattr(e, "records", False) and type(e) is ast.Call and _fresh_container(e):  # records its type
+            rec = _recorded_result(e.ty)
+            if rec is not None:
+                v = self.native("$record_fresh", v, ir.Const(repr(rec)), span=e.span)
         self.at = outer
         return self.typed(v, e.ty) if isinstance(v, ir.Copy) and e.ty is not None else v
 
@@ -1724,6 +1728,30 @@ def _recorded_entry(e: ast.MapLit) -> tuple | None:
     if not getattr(e, "records", False) or not isinstance(t, T.MapT) or T.has_tvar(t) or _untold(t):
         return None
     return typetest.of(t.key, True), typetest.of(t.val, True)
+
+
+# builtin methods that build a new array or map (recording its type copies nothing shared)
+_FRESH_METHODS = frozenset("map filter flat_map slice concat reverse split keys values filled generate".split())
+
+
+def _fresh_container(e: ast.Call) -> bool:
+    """`xs.map(f)`, `s.split(",")`, `baml.Array.filled(n, v)`: a builtin's new array or map."""
+    f = e.func
+    if not isinstance(f, ast.Field) or f.name not in _FRESH_METHODS or e.optional:
+        return False
+    recv = getattr(f.obj, "ty", None)
+    return isinstance(recv, (T.Arr, T.MapT)) or recv is T.STRING or (
+        isinstance(f.obj, ast.Field) and f.obj.name == "Array" and isinstance(f.obj.obj, ast.Name)
+        and f.obj.obj.name == "baml")
+
+
+def _recorded_result(t) -> tuple | None:
+    """What a new array or map built by a builtin (`xs.map(f)`) records: its static type's."""
+    if isinstance(t, T.Arr) and not T.has_tvar(t) and not _untold(t):
+        return typetest.of(t.elem, True)
+    if isinstance(t, T.MapT) and not T.has_tvar(t) and not _untold(t):
+        return typetest.of(t.key, True), typetest.of(t.val, True)
+    return None
 
 
 def _untold(t: T.Type) -> bool:

@@ -703,7 +703,7 @@ class Checker(LlmChecks):
 
     def _given(self, v: Var, value: ast.Expr) -> None:
         """`v` holds `value`: a container literal, or what another variable holds (an alias)."""
-        if isinstance(value, (ast.ArrayLit, ast.MapLit)):
+        if isinstance(value, (ast.ArrayLit, ast.MapLit, ast.Call)):
             v.literals.append(value)
             if _ESCAPED in v.literals:
                 _records(value)
@@ -858,7 +858,7 @@ class Checker(LlmChecks):
         """`e`'s value reaches a place whose type does not tell its element types (`unknown`, a
         type parameter, several array types): the container literals it was built by record
         theirs at run time (`records`: mir/lower.py); the others need not pay for it."""
-        if isinstance(e, (ast.ArrayLit, ast.MapLit)):
+        if isinstance(e, (ast.ArrayLit, ast.MapLit, ast.Call)):
             _records(e)
         elif isinstance(e, ast.Name) and (v := self.lookup_var(e.name)) is not None:
             for lit in v.literals:
@@ -3223,6 +3223,8 @@ def _records(e) -> None:
         e.records = True
         for _, x in e.entries:
             _records(x)
+    elif isinstance(e, ast.Call):
+        e.records = True  # `xs.map(f)`: a new array records its type (mir/lower.py `_fresh_container`)
 
 
 def _sole(t: T.Type, kind) -> T.Type:
@@ -3383,8 +3385,8 @@ def _lambda_results(ft: FuncT, e: ast.Call) -> dict:
     for (_, pt, _), a in zip(ft.params, e.args):
         at = getattr(a.value, "ty", None)
         if (a.name is None and isinstance(pt, FuncT) and isinstance(pt.ret, TVar)
-                and isinstance(at, LambdaT) and _sure_scrutinee(at.ret)):
-            env.setdefault(pt.ret.name, at.ret)
+                and isinstance(at, LambdaT) and (_sure_scrutinee(at.ret) or at.ret is T.TOP)):
+            env.setdefault(pt.ret.name, at.ret)  # a declared `-> unknown` too: `unknown[]` is its result
     return env
 
 
