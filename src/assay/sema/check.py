@@ -864,6 +864,9 @@ class Checker(LlmChecks):
             for lit in v.literals:
                 _records(lit)
             v.literals.append(_ESCAPED)  # literals it is given later record theirs too
+        else:  # `if (c) { a } else { b }`, a block, a match: each value it may be
+            for x in _values_of(e):
+                self.escape(x)
 
     def expr(self, e: ast.Expr, expected: T.Type) -> T.Type:
         m = getattr(self, "x_" + type(e).__name__, None)
@@ -3211,6 +3214,19 @@ def _expected_class(ct: ClassT, expected: T.Type) -> ClassT:
     if len(ms) == 1 and not any(a is UNKNOWN for a in ms[0].args):
         return ms[0]
     return ct
+
+
+def _values_of(e) -> list:
+    """The expressions whose value an `if` / block / match / catch expression may take."""
+    if isinstance(e, ast.If):
+        return [b.tail for b in (e.then, e.else_) if b is not None and b.tail is not None]
+    if isinstance(e, ast.BlockExpr):
+        return [e.block.tail] if e.block.tail is not None else []
+    if isinstance(e, ast.Match):
+        return [a.body for a in e.arms]
+    if isinstance(e, ast.Catch):
+        return [e.expr] + [a.body for a in e.arms]
+    return []
 
 
 def _records(e) -> None:
