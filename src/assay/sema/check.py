@@ -1943,6 +1943,9 @@ class Checker(LlmChecks):
                     if T.has_tvar(pt):
                         self.escape(a.value)
                     want = T.subst(pt, env) if T.has_tvar(pt) else pt
+                    if isinstance(pt, TVar) and pt.name not in env and not any(
+                            j != npos and _mentions(q, pt.name) for j, (_, q, _) in enumerate(params)):
+                        self.untyped_empty(a.value)  # `id([])`: nothing else binds the callee's T
                     save, self.callee_tvars = self.callee_tvars, self.callee_tvars or T.has_tvar(want)
                     self.expect(a.value, want)
                     self.callee_tvars = save
