@@ -603,7 +603,7 @@ class Checker(LlmChecks):
             return t0.elem
         if t0 is STRING:
             return STRING
-        if isinstance(t0, MapT) or t0 in (INT, FLOAT, BOOL, NULL, T.JSON, _ENV_REF, T.TOP) or (
+        if isinstance(t0, MapT) or t0 in (INT, FLOAT, BOOL, NULL, T.JSON, _ENV_REF, T.TOP, T.BYTES, T.BIGINT) or (
                 isinstance(t0, ClassT) and not any(
                     i.iface is not None or (i.std or "").startswith("baml.iter.") for i in t0.cls.impls)):
             self.err(e.span, "E0006", f"cannot iterate over type `{show(t)}`")
