@@ -287,3 +287,52 @@ def test_closure_from_python_takes_exactly_its_parameters():
     with pytest.raises(TypeError):
         f(2, [100])
     assert f(1) == 6
+
+
+# Python-only host values (tuples, bytes, bytearrays, enum members, missing and extra keyword
+# arguments) given to tests/programs/ns_hunt6/hostvalues.baml on both engines: the same result,
+# or both refuse the call (the engine's TypeError / InvalidArgument, Assay's ArgumentError /
+# MissingArgument: docs/deviations.md lists where the engine accepts what Assay refuses).
+_HOST_VALUES = [
+    ("HvOpt", {"a": 4}), ("HvOpt", {"a": 4, "c": "z"}), ("HvOpt", {}), ("HvOpt", {"a": 1, "zz": 2}),
+    ("HvOpt", {"a": True}), ("HvOpt", {"a": 1.0}), ("HvLen", {"xs": (1, 2, 3)}), ("HvLen", {"xs": {1, 2}}),
+    ("HvTakeCfg", {"c": {"name": "n", "tags": ("a", "b"), "pts": ({"x": 1},)}}),
+    ("HvTakeCfg", {"c": {"name": 1, "tags": [], "pts": []}}),
+    ("HvGenBox", {"b": {"value": 3}}), ("HvGenBox", {"b": {"value": "s"}}), ("HvGenBox", {"b": {"value": None}}),
+    ("HvGenBoxArr", {"b": {"value": (1, 2)}}), ("HvGenBoxArr", {"b": {"value": [1, "x"]}}),
+    ("HvGenNested", {"b": {"value": {"value": 1}}}), ("HvGenNested", {"b": {"value": {"value": "ok"}}}),
+    ("HvUnknownKind", {"x": (1, 2)}), ("HvUnknownKind", {"x": b"ab"}), ("HvUnknownKind", {"x": [[1], {"a": 1}]}),
+    ("HvUnknownArr", {"xs": (1, "a", None, 2.5, b"z")}), ("HvUnknownMap", {"m": {"a": (1,), "b": {}}}),
+    ("HvBytesLen", {"b": b"abc"}), ("HvBytesLen", {"b": bytearray(b"ab")}), ("HvBytesLen", {"b": [1, 2]}),
+    ("HvBytesLen", {"b": "abc"}), ("HvRetBytes", {}), ("HvRetBox", {}), ("HvRetOpt", {"n": 0}), ("HvRetBig", {}),
+    ("HvBig", {"b": 10 ** 30}), ("HvFloats", {"x": 1, "xs": (1, 2.5)}), ("HvFloats", {"x": True, "xs": []}),
+    ("HvUnion", {"x": 1.5}), ("HvUnion", {"x": {"x": 1, "y": 2}}), ("HvColRet", {"s": "g"}),
+]
+
+
+def _refused(e: BaseException) -> bool:
+    return isinstance(e, (TypeError, ValueError)) or "InvalidArgument" in str(e)
+
+
+@pytest.mark.parametrize("fn,kw", _HOST_VALUES, ids=[f"{fn}{i}" for i, (fn, _) in enumerate(_HOST_VALUES)])
+def test_python_host_values_agree_with_engine(engine, assay_programs, fn, kw):
+    import copy
+
+    import baml_bridge as bb
+    try:
+        want = ("ok", assay.to_plain(bb.call_function_sync(engine.rt, f"hunt6.{fn}", copy.deepcopy(kw)).result()))
+    except BaseException as e:  # noqa: BLE001 — compared by kind
+        want = ("refused",) if _refused(e) else ("error", f"{type(e).__name__}: {e}")
+    try:
+        got = ("ok", assay.to_plain(assay_programs.get().call(f"hunt6.{fn}", **copy.deepcopy(kw))))
+    except BaseException as e:  # noqa: BLE001
+        got = ("refused",) if _refused(e) else ("error", f"{type(e).__name__}: {e}")
+    if want[0] == "ok" and got[0] == "ok":
+        assert dl_plain(got[1]) == dl_plain(want[1])
+    else:
+        assert got == want
+
+
+def dl_plain(v):
+    import difflib_baml as dl
+    return dl.normalize(v)

@@ -335,12 +335,12 @@ class BamlProgram:
             if t[1] == JSON_TEST:  # `json[]`, as the engine records it
                 return self._json(list(v), where)
             items = [self.from_python(x, t[1], where) for x in v]
-            return typed_list(items, t[1]) if _records_unknown(t[1]) else items
+            return typed_list(items, t[1]) if not items or _untold_by_items(t[1]) else items
         elif k == "map" and isinstance(v, dict):
             if (t[1], t[2]) == JSON_ENTRY:
                 return self._json(v, where)
             m = {ops.mkey(self.from_python(a, t[1], where)): self.from_python(b, t[2], where) for a, b in v.items()}
-            return typed_map(m, (t[1], t[2])) if _records_unknown(t[1]) or _records_unknown(t[2]) else m
+            return typed_map(m, (t[1], t[2])) if not m or _untold_by_items(t[1]) or _untold_by_items(t[2]) else m
         elif k == "class":
             info = rt.classes[t[1]]
             if isinstance(v, Instance) and v._class is info:
@@ -359,8 +359,9 @@ class BamlProgram:
             if isinstance(v, dict):
                 cdef = self._p.index.classes.get(t[1])
                 vals = []
+                targs = dict(zip((g.name for g in cdef.decl.generics), t[2])) if cdef and len(t) > 2 else None
                 for f in (cdef.fields if cdef else []):
-                    ft = self._test_in(cdef, f.type)
+                    ft = self._test_in(cdef, f.type, targs)
                     if f.name in v:
                         vals.append(self.from_python(v[f.name], ft, f"{where}.{f.name}"))
                     elif ft in (("null",), JSON_TEST) or (ft[0] == "union" and (
@@ -371,7 +372,10 @@ class BamlProgram:
                 extra = set(v) - {f.name for f in (cdef.fields if cdef else [])}
                 if extra:
                     raise ArgumentError(f"argument `{where}`: unknown field `{sorted(extra)[0]}`")
-                return info.py(*vals)
+                inst = info.py(*vals)
+                if len(t) > 2:  # a generic class's instance records its type arguments (`Box<int?>`)
+                    inst._targs = repr(t[2])
+                return inst
         elif k in ("enum", "variant"):
             e = rt.enums[t[1]]
             name = v.name if isinstance(v, (enum.Enum, Variant)) else v
@@ -411,9 +415,10 @@ class BamlProgram:
             return v
         raise ArgumentError(f"argument `{where}`: {jsonvalue.display(v)} does not fit baml.json.json")
 
-    def _test_in(self, cdef, texpr):
+    def _test_in(self, cdef, texpr, targs: dict | None = None):
+        """A field's test; a generic class's at the type arguments `targs` (`Box<int>`'s `value`: int)."""
         generics = {g.name for g in cdef.decl.generics}
-        return self._p.type_test(cdef.namespace, texpr, generics)
+        return self._p.type_test(cdef.namespace, texpr, generics, targs)
 
     def _unknown_arg(self, v, declared: bool = False):
         """A value passed where `unknown` is declared: a host callable (a Python function,
@@ -767,10 +772,17 @@ class _Entry:
         return lambda v: prog.from_python(v, t, where)
 
 
-def _records_unknown(t: tuple) -> bool:
-    """Whether a host container of element type test `t` records it (a declared `unknown`
-    inside: the checker cannot tell it from the elements)."""
-    return t == ("unknown",) or (t[0] == "union" and ("unknown",) in t[1])
+def _untold_by_items(t: tuple) -> bool:
+    """Whether a host array or map of element type test `t` records it, as the engine's do:
+    where its items cannot tell it (`int?[]` of ints, `unknown[]`, nested containers, generic
+    classes); `int[]` of ints stays a plain list (the VM's fast one), its items decide alike."""
+    k = t[0]
+    if k == "array":  # `int[][]`: its (plain or, when empty, recorded) items tell it
+        return _untold_by_items(t[1])
+    if k == "map":
+        return _untold_by_items(t[1]) or _untold_by_items(t[2])
+    return k not in ("int", "float", "string", "bool", "bigint", "enum", "variant", "lit", "any") and not (
+        k == "class" and len(t) == 2)
 
 
 def load(path: str, llm=None) -> BamlProgram:

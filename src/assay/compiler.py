@@ -265,10 +265,11 @@ class Program:
             raise KeyError(f"no function named {name!r}")  # a `const` global is no function
         return item
 
-    def type_test(self, namespace, texpr, generics=frozenset()) -> tuple:
-        """The run-time test of a type written in `namespace` (host arguments)."""
+    def type_test(self, namespace, texpr, generics=frozenset(), targs: dict | None = None) -> tuple:
+        """The run-time test of a type written in `namespace` (host arguments); `targs`: tests of
+        its type variables."""
         t = self.lowering.tested_types.resolve(texpr, namespace, frozenset(generics))
-        return typetest.of(t, t is T.TOP)  # a declared `unknown` (not a type parameter): ('unknown',)
+        return typetest.of(t, t is T.TOP, targs)  # a declared `unknown` (not a type parameter): ('unknown',)
 
     def call_fqn(self, fqn: str, args: list):
         return self.runtime.call(fqn, args)

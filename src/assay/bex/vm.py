@@ -73,6 +73,7 @@ class Runtime:
                 self.natives[f"method:{kind}.{mname}"] = native
         self.natives["$iter_items"] = _NativeShim("$iter_items", iter_items)
         self.natives["$with_targs"] = _NativeShim("$with_targs", with_targs)
+        self.natives["$record_fresh"] = _NativeShim("$record_fresh", record_fresh)
         self.natives["$spawn"] = _NativeShim("$spawn", futures.spawn)
         self.natives["$spawn_with"] = _NativeShim("$spawn_with", futures.spawn_with)
         self.natives["$await"] = _NativeShim("$await", futures.await_)
@@ -339,6 +340,8 @@ class Runtime:
             return lambda v: type(v) is TypedList and v.elem == JSON_TEST
         if k == "map" and (t[1], t[2]) == JSON_ENTRY:
             return lambda v: type(v) is TypedMap and v.elem == JSON_ENTRY
+        if k == "array" and t[1] == ("unknown",):  # only a recorded `unknown[]`: a plain list
+            return lambda v: type(v) is TypedList and v.elem == ("unknown",)  # is its elements' type
         if k == "array":  # by the element type it recorded, else by its elements
             el, want = self.type_predicate(t[1]), typetest.key(t[1])
             return lambda v: (elem_key(v.elem) == want if type(v) is TypedList else
@@ -352,6 +355,8 @@ class Runtime:
                 return lambda v: (all(w == ("any",) or a == w for a, w in zip(elem_key(v.elem), want))
                                   if type(v) is TypedMap else
                                   type(v) is dict and all(kp(ops.unkey(a)) and vp(b) for a, b in v.items()))
+            if ("unknown",) in want:  # only a recorded `map<K, unknown>` (as arrays, above)
+                return lambda v: type(v) is TypedMap and elem_key(v.elem) == want
             return lambda v: (elem_key(v.elem) == want if type(v) is TypedMap else
                               type(v) is dict and all(kp(ops.unkey(a)) and vp(b) for a, b in v.items()))
         if k in ("arrays", "maps"):  # the element type it recorded, else the first of the
@@ -930,6 +935,17 @@ def _targ_fits(a: tuple, b: tuple) -> bool:
 
 
 _TARGS: dict[str, tuple] = {}
+
+
+def record_fresh(v, rec: str):
+    """A new array or map from a builtin (`xs.map(f)`), recording the type the checker gave it
+    (a recorded one, `filter` of a recorded array, stays as it is)."""
+    t = type(v)
+    if t is list:
+        return typed_list(v, _literal(rec))
+    if t is dict:
+        return typed_map(v, _literal(rec))
+    return v
 
 
 def _literal(text: str):

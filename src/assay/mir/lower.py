@@ -663,6 +663,10 @@ class FnLowerer:
             raise LowerError(e.span, f"{_describe(e)} is not supported yet")
         outer, self.at = self.at, e.span
         v = self.chain(e, m) if ast.chain_end(e) else m(e)
+        if getattr(e, "records", False) and type(e) is ast.Call and _fresh_container(e):  # records its type
+            rec = _recorded_result(e.ty)
+            if rec is not None:
+                v = self.native("$record_fresh", v, ir.Const(repr(rec)), span=e.span)
         self.at = outer
         return self.typed(v, e.ty) if isinstance(v, ir.Copy) and e.ty is not None else v
 
@@ -926,7 +930,7 @@ class FnLowerer:
             obj = self.native("$with_reified_targs", obj, ir.Const(repr(descs)), self.targs(), span=e.span)
         elif cls.decl.generics:
             # a generic instance records its type arguments (`Box<string>` is not `Box<int>`)
-            targs = _type_args(cls, e)
+            targs = _type_args(cls, e, self.prog.field_type)
             obj = self.native("$with_targs", obj, ir.Const(repr(targs)), span=e.span)
         return obj
 
@@ -1763,6 +1767,30 @@ def _recorded_entry(e: ast.MapLit) -> tuple | None:
     return typetest.of(t.key, True), typetest.of(t.val, True)
 
 
+# builtin methods that build a new array or map (recording its type copies nothing shared)
+_FRESH_METHODS = frozenset("map filter flat_map slice concat reverse split keys values filled generate".split())
+
+
+def _fresh_container(e: ast.Call) -> bool:
+    """`xs.map(f)`, `s.split(",")`, `baml.Array.filled(n, v)`: a builtin's new array or map."""
+    f = e.func
+    if not isinstance(f, ast.Field) or f.name not in _FRESH_METHODS or e.optional:
+        return False
+    recv = getattr(f.obj, "ty", None)
+    return isinstance(recv, (T.Arr, T.MapT)) or recv is T.STRING or (
+        isinstance(f.obj, ast.Field) and f.obj.name == "Array" and isinstance(f.obj.obj, ast.Name)
+        and f.obj.obj.name == "baml")
+
+
+def _recorded_result(t) -> tuple | None:
+    """What a new array or map built by a builtin (`xs.map(f)`) records: its static type's."""
+    if isinstance(t, T.Arr) and not T.has_tvar(t) and not _untold(t):
+        return typetest.of(t.elem, True)
+    if isinstance(t, T.MapT) and not T.has_tvar(t) and not _untold(t):
+        return typetest.of(t.key, True), typetest.of(t.val, True)
+    return None
+
+
 def _untold(t: T.Type) -> bool:
     """Whether the checker does not know all of `t` (T.has_unknown, but a declared `unknown`
     it knows: the literal records it)."""
@@ -1880,7 +1908,7 @@ def _static_type_args(cls, e: ast.ClassLit, types=None) -> tuple:
     return tuple(out)
 
 
-def _type_args(cls, e: ast.ClassLit) -> tuple:
+def _type_args(cls, e: ast.ClassLit, field_type) -> tuple:
     """The run-time tests of a generic class literal's type arguments: as written or inferred
     by the checker; else the static type of the field declared as that parameter (`v T` given
     `v: 1`); else `('field', name)`, derived at run time from that field's value (a type
@@ -1899,9 +1927,36 @@ def _type_args(cls, e: ast.ClassLit) -> tuple:
         vt = getattr(v, "ty", None)
         if vt is not None and not T.has_tvar(vt) and vt != T.UNKNOWN:
             out.append(typetest.of(T.widen(vt), True))
+        elif v is None and (b := _bound_by_fields(cls, given, g.name, field_type)) is not None:
+            out.append(typetest.of(T.widen(b), True))  # `Stack { items: ["a"] }`: `items T[]` binds T
         else:
             out.append(("field", f.name) if v is not None else ("any",))
     return tuple(out)
+
+
+def _bound_by_fields(cls, given: dict, name: str, field_type) -> "T.Type | None":
+    """What the values given for fields declared over type parameter `name` (`items T[]`,
+    `m map<string, T>`, `b Box<T>`) bind it to, where their static types tell it."""
+    for f in cls.fields:
+        v = given.get(f.name)
+        vt = getattr(v, "ty", None)
+        if vt is not None:
+            b = _bind(field_type(cls, f), vt, name)
+            if b is not None and b is not T.UNKNOWN and not T.has_tvar(b) and not T.has_unknown(b):
+                return b
+    return None
+
+
+def _bind(pt: T.Type, vt: T.Type, name: str) -> "T.Type | None":
+    if isinstance(pt, T.TVar):
+        return vt if pt.name == name else None
+    if isinstance(pt, T.Arr) and isinstance(vt, T.Arr):
+        return _bind(pt.elem, vt.elem, name)
+    if isinstance(pt, T.MapT) and isinstance(vt, T.MapT):
+        return _bind(pt.key, vt.key, name) or _bind(pt.val, vt.val, name)
+    if isinstance(pt, T.ClassT) and isinstance(vt, T.ClassT) and pt.cls is vt.cls:
+        return next((b for p, a in zip(pt.args, vt.args) if (b := _bind(p, a, name)) is not None), None)
+    return None
 
 
 def _coll_kind(e) -> str:

@@ -25,23 +25,26 @@ _PRIMS = {"int": ("int",), "float": ("float",), "string": ("string",), "bool": (
 HOST_SCALARS = ("union", (("int",), ("float",), ("string",), ("bool",), ("uint8array",), ("null",)))
 
 
-def of(t: T.Type, inner: bool = False) -> tuple:
+def of(t: T.Type, inner: bool = False, env: dict | None = None) -> tuple:
     """The run-time test of static type `t`; type variables and unknowns test as ('any',), but
     a declared `unknown` inside a container or class type (`inner`) as ('unknown',): the engine
-    records it there, and containers are invariant (an `int[]` is no `unknown[]`)."""
+    records it there, and containers are invariant (an `int[]` is no `unknown[]`). `env`: tests
+    of type variables (a generic class's fields at its instance's type arguments)."""
     if isinstance(t, T.Prim):
         return ("unknown",) if inner and t is T.TOP else _PRIMS.get(t.name, ("any",))
     if isinstance(t, T.Lit):
         return ("lit", t.value)
     if isinstance(t, T.Union):
-        return _union([of(m, inner) for m in t.members])
+        return _union([of(m, inner, env) for m in t.members])
     if isinstance(t, T.Arr):
-        return ("array", of(t.elem, True))
+        return ("array", of(t.elem, True, env))
     if isinstance(t, T.MapT):
-        return ("map", of(t.key, True), of(t.val, True))
+        return ("map", of(t.key, True, env), of(t.val, True, env))
     if isinstance(t, T.ClassT):
         # a generic class's type arguments, as recorded in its instances (`Box<string>`)
-        return ("class", t.cls.fqn, tuple(of(a, True) for a in t.args)) if t.args else ("class", t.cls.fqn)
+        return ("class", t.cls.fqn, tuple(of(a, True, env) for a in t.args)) if t.args else ("class", t.cls.fqn)
+    if isinstance(t, T.TVar) and env and t.name in env:
+        return env[t.name]
     if isinstance(t, T.EnumT):
         return ("variant", t.enum.fqn, t.variant) if t.variant else ("enum", t.enum.fqn)
     if isinstance(t, T.FuncT):  # a function value's signature within this one (R.fn_within)

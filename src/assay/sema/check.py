@@ -829,7 +829,7 @@ class Checker(LlmChecks):
 
     def _given(self, v: Var, value: ast.Expr) -> None:
         """`v` holds `value`: a container literal, or what another variable holds (an alias)."""
-        if isinstance(value, (ast.ArrayLit, ast.MapLit)):
+        if isinstance(value, (ast.ArrayLit, ast.MapLit, ast.Call)):
             v.literals.append(value)
             if _ESCAPED in v.literals:
                 _records(value)
@@ -969,16 +969,34 @@ class Checker(LlmChecks):
         return (v is not None and v.ty == tv and tv.name in self.generics
                 and not self.bounds.get(tv.name))
 
+    def untyped_empty(self, e: ast.Expr) -> None:
+        """E0155 at the empty `[]` / `{}` a value made only of empties ends in (through `if`
+        branches, blocks and match arms) where nothing can type it: an operand of `==` or
+        `is`, a template hole, an item of a literal whose other items are no container."""
+        if isinstance(e, (ast.ArrayLit, ast.MapLit)):
+            hole = _empty_hole(e)
+            if hole is not None:
+                self.err(hole, "E0155", "type annotations needed")
+        elif isinstance(e, ast.If) and e.else_ is not None:
+            for bl in (e.then, e.else_):
+                if bl.tail is not None:
+                    self.untyped_empty(bl.tail)
+        elif isinstance(e, ast.BlockExpr) and e.block.tail is not None:
+            self.untyped_empty(e.block.tail)
+
     def escape(self, e: ast.Expr) -> None:
         """`e`'s value reaches a place whose type does not tell its element types (`unknown`, a
         type parameter, several array types): the container literals it was built by record
         theirs at run time (`records`: mir/lower.py); the others need not pay for it."""
-        if isinstance(e, (ast.ArrayLit, ast.MapLit)):
+        if isinstance(e, (ast.ArrayLit, ast.MapLit, ast.Call)):
             _records(e)
         elif isinstance(e, ast.Name) and (v := self.lookup_var(e.name)) is not None:
             for lit in v.literals:
                 _records(lit)
             v.literals.append(_ESCAPED)  # literals it is given later record theirs too
+        else:  # `if (c) { a } else { b }`, a block, a match: each value it may be
+            for x in _values_of(e):
+                self.escape(x)
 
     def expr(self, e: ast.Expr, expected: T.Type) -> T.Type:
         m = getattr(self, "x_" + type(e).__name__, None)
@@ -1047,6 +1065,7 @@ class Checker(LlmChecks):
                     self.template_parts(p.else_parts)
             elif isinstance(p, ast.Expr):
                 self.open_holes(p)
+                self.untyped_empty(p)
                 t = self.soft_expr(p)
                 if t is NULL and not (isinstance(p, ast.BlockExpr) and p.block.tail is None):
                     self.err(_hole_span(p), "E0001", "cannot interpolate a value of type `null`; "
@@ -1193,6 +1212,8 @@ class Checker(LlmChecks):
         for it in filter(_hollow, items):
             if _shaped(it, one):
                 _records(it)  # its (empty) elements cannot tell the type it was given
+            elif full and not (it.items if isinstance(it, ast.ArrayLit) else it.entries):
+                self.untyped_empty(it)  # `[1, []]`, `[[1], [], ["a"]]`: no one container type to take
             rest.append(self.expr(it, one if _shaped(it, one) else UNKNOWN))
         return full + rest
 
@@ -2238,6 +2259,9 @@ class Checker(LlmChecks):
                         if isinstance(pt, TVar) and pt.name not in env:
                             self.open_holes(a.value)  # `string.from([])`: nothing fixes T
                     want = T.subst(pt, env) if T.has_tvar(pt) else pt
+                    if isinstance(pt, TVar) and pt.name not in env and not any(
+                            j != npos and _mentions(q, pt.name) for j, (_, q, _) in enumerate(params)):
+                        self.untyped_empty(a.value)  # `id([])`: nothing else binds the callee's T
                     save, self.callee_tvars = self.callee_tvars, self.callee_tvars or T.has_tvar(want)
                     self.expect(a.value, want)
                     self.callee_tvars = save
@@ -2406,6 +2430,9 @@ class Checker(LlmChecks):
         return lt
 
     def binop_type(self, op: str, lt: T.Type, rt: T.Type, e) -> T.Type:
+        if op in ("==", "!=") and isinstance(e, ast.Binary):
+            self.untyped_empty(e.left)  # `xs == []`: the other side does not type the `[]`
+            self.untyped_empty(e.right)
         if op in ("==", "!="):
             eq = _literal_equal(lt, rt, e)
             return BOOL if eq is None else T.lit_bool(eq == (op == "=="))  # folded: `1 == 1` is `true`
@@ -3618,6 +3645,19 @@ def _expected_class(ct: ClassT, expected: T.Type) -> ClassT:
     return ct
 
 
+def _values_of(e) -> list:
+    """The expressions whose value an `if` / block / match / catch expression may take."""
+    if isinstance(e, ast.If):
+        return [b.tail for b in (e.then, e.else_) if b is not None and b.tail is not None]
+    if isinstance(e, ast.BlockExpr):
+        return [e.block.tail] if e.block.tail is not None else []
+    if isinstance(e, ast.Match):
+        return [a.body for a in e.arms]
+    if isinstance(e, ast.Catch):
+        return [e.expr] + [a.body for a in e.arms]
+    return []
+
+
 def _records(e) -> None:
     """A container literal, and the literals nested in it, record their element types."""
     if isinstance(e, ast.ArrayLit):
@@ -3628,6 +3668,8 @@ def _records(e) -> None:
         e.records = True
         for _, x in e.entries:
             _records(x)
+    elif isinstance(e, ast.Call):
+        e.records = True  # `xs.map(f)`: a new array records its type (mir/lower.py `_fresh_container`)
 
 
 def _sole(t: T.Type, kind) -> T.Type:
@@ -3950,8 +3992,8 @@ def _lambda_results(ft: FuncT, e: ast.Call) -> dict:
     for (_, pt, _), a in zip(ft.params, e.args):
         at = getattr(a.value, "ty", None)
         if (a.name is None and isinstance(pt, FuncT) and isinstance(pt.ret, TVar)
-                and isinstance(at, LambdaT) and _sure_scrutinee(at.ret)):
-            env.setdefault(pt.ret.name, at.ret)
+                and isinstance(at, LambdaT) and (_sure_scrutinee(at.ret) or at.ret is T.TOP)):
+            env.setdefault(pt.ret.name, at.ret)  # a declared `-> unknown` too: `unknown[]` is its result
     return env
 
 

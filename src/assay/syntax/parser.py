@@ -1962,12 +1962,9 @@ class Parser:
                     if self.i == b:
                         self.skip_balanced()
                     continue
-                if self.at("{"):
-                    if self.is_map_literal() and self.peek().text != "}":  # `=> {}`: a block
-                        body = self.expr()
-                    else:
-                        bl = self.block()
-                        body = ast.BlockExpr(bl.span, bl)
+                if self.at("{"):  # always a block (the engine's grammar): `=> {"a": 1}` is an E0010
+                    bl = self.block()
+                    body = ast.BlockExpr(bl.span, bl)
                 else:
                     body = self.arm_expr()
                 arms.append(ast.MatchArm(self.span(s), pat, guard, body))
