@@ -206,6 +206,25 @@ class Checker(LlmChecks):
             self.finish_fn()
             self.effects.summarize(id(td), td.decl.body)
         self.effects.report(self.err)
+        self.inferred_conformance()
+
+    def inferred_conformance(self) -> None:
+        """E0120: an implementation method without a `throws` clause whose body may throw what
+        its interface's method does not declare (known once the bodies are solved)."""
+        for impl in self.index.impls:
+            if impl.iface is None:
+                continue
+            declared = {n: m for i in impl.iface.ancestors() for n, m in reversed(i.methods.items())}
+            for name, m in impl.methods.items():
+                want = declared.get(name)
+                if want is None or m.decl.throws is not None or want.decl.throws is None:
+                    continue
+                got, wt = self.effects.throws(id(m)), self.effects.declared.get(id(want))
+                if got is None or wt is None or any(T.has_unknown(x) or T.has_tvar(x) for x in (got, wt)):
+                    continue
+                if not assignable(got, wt):
+                    self.err(m.decl.span, "E0120", f"method `{name}` does not conform to interface "
+                             f"`{impl.iface.name}`'s declared signature")
 
     def json_methods(self, decl) -> None:
         """`to_json`/`from_json` belong in `implements baml.ToJson`/`baml.FromJson` blocks
@@ -222,6 +241,8 @@ class Checker(LlmChecks):
             if d.throws is None:
                 self.err(d.name_span, "E0170", f"interface method `{d.name}` on `{idef.name}` must "
                          "declare an explicit `throws` clause")
+            elif d.body is None and idef.methods.get(d.name) is not None:  # what a call through it may throw
+                self.effects.declared[id(idef.methods[d.name])] = _loose(self.resolve(d.throws, report=False))
             for p in d.params:
                 if p.default is not None:
                     self.err(p.default.span, "E0010", "parameter defaults are not supported in method "
@@ -246,6 +267,10 @@ class Checker(LlmChecks):
         if len(mp) != len(wp) or m.decl.has_self != want.decl.has_self:
             return False
         ok = lambda a, b: T.has_tvar(a) or T.has_tvar(b) or (assignable(a, b) and assignable(b, a))  # noqa: E731
+        if m.decl.throws is not None and want.decl.throws is not None:  # it may throw only what the interface says
+            mt, wt = self.resolve(m.decl.throws, report=False), self.resolve(want.decl.throws, report=False)
+            if not any(T.has_unknown(x) or T.has_tvar(x) for x in (mt, wt)) and not assignable(mt, wt):
+                return False
         return ok(mr, wr) and all(ok(a[1], b[1]) for a, b in zip(mp, wp))
 
     def attributes(self, attrs, where: str) -> None:
