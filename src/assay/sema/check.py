@@ -1145,6 +1145,9 @@ class Checker(LlmChecks):
             return self.std_class_lit(e, ct)
         if ct is UNKNOWN:
             self.class_path_error(e.type, e.span)
+        elif isinstance(ct, IfaceT):  # an interface has no literal: the engine finds no class of that name
+            p = ".".join(e.type.path)
+            self.err(e.span, "E0002", f"unresolved type: {p}. Did you mean `root.{p}`?")
         for name, val in e.entries:
             if name is None and isinstance(ct, ClassT):
                 self.expect(val, ct)  # `...p`: a value of the literal's own class
