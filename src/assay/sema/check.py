@@ -264,6 +264,8 @@ class Checker(LlmChecks):
     def conforms(self, m: FunctionDef, want: FunctionDef) -> bool:
         """False only when surely not: another arity or incompatible parameter/return types."""
         (mp, mr), (wp, wr) = self.sig(m), self.sig(want)
+        if m.impl is not None and m.impl.decl.assoc and isinstance(want.owner, InterfaceDef):
+            wp, wr = self.bound_sig(want, m.impl)
         if len(mp) != len(wp) or m.decl.has_self != want.decl.has_self:
             return False
         ok = lambda a, b: T.has_tvar(a) or T.has_tvar(b) or (assignable(a, b) and assignable(b, a))  # noqa: E731
@@ -272,6 +274,21 @@ class Checker(LlmChecks):
             if not any(T.has_unknown(x) or T.has_tvar(x) for x in (mt, wt)) and not assignable(mt, wt):
                 return False
         return ok(mr, wr) and all(ok(a[1], b[1]) for a, b in zip(mp, wp))
+
+    def bound_sig(self, want: FunctionDef, impl) -> tuple:
+        """An interface method's signature with `Self.Item` as the implementation binds it."""
+        save = (self.ns, self.generics)
+        self.ns, self.generics = impl.namespace, {g.name for g in impl.decl.generics}
+        binds = {n: self.resolve(te, report=False) for n, te in impl.decl.assoc.items()}
+        self.ns, self.generics = want.namespace, interfaces.generics_of(want)
+        self.types.assoc = binds
+        try:
+            ps = tuple((p.name, self.resolve(p.type, report=False) if p.type is not None else UNKNOWN,
+                        p.default is not None) for p in want.decl.params)
+            return ps, self.resolve(want.decl.ret, report=False) if want.decl.ret is not None else UNKNOWN
+        finally:
+            self.types.assoc = {}
+            self.ns, self.generics = save
 
     def attributes(self, attrs, where: str) -> None:
         """E0015 for an attribute the engine does not know on this kind of declaration."""

@@ -156,6 +156,10 @@ def _link_impl(index: ProgramIndex, resolver, impl: ImplDef, diags: list) -> Non
             diags.append(Diagnostic(d.interface.span, "E0001", f"missing associated type binding `{name}` "
                                     f"for interface `{r}` (add `type {name} = …` to the implements block)"))
     if isinstance(r, InterfaceDef):
+        for name, _, default in r.decl.assoc:
+            if default is None and name not in d.assoc:
+                diags.append(Diagnostic(d.interface.span, "E0001", f"missing associated type binding "
+                                        f"`{name}` for interface `{r.name}` (add `type {name} = …` to the implements block)"))
         impl.iface = r
         r.impls.append(impl)
         n = len(r.decl.generics)  # the parser keeps `Item = T` bindings after the arguments
