@@ -2230,6 +2230,8 @@ class Checker(LlmChecks):
             return
         if not (self.sure_type(wl) and self.sure_type(wr)):
             return
+        if any(isinstance(t, Union) and all(isinstance(m, Lit) for m in t.members) for t in (lt, rt)):
+            wl = lt if isinstance(lt, Union) else rt  # `1 | 2` is a union, which has no `Compare`
         if wl != wr:
             self.err(e.span, "E0004", f"cannot order `{show(lt)}` and `{show(rt)}` with `{op}`: "
                      "ordering requires both operands to have the same type")
