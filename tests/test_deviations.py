@@ -105,3 +105,14 @@ def test_allocation_failure_is_a_panic(prog):
         with pytest.raises(assay.BamlPanic) as e:
             fn(4611686018427387903)
         assert e.value.class_name == "baml.panics.AllocFailure"
+
+
+def test_bitwise_not_of_the_least_int(prog, engine):
+    """`~int.min` is int.max (bitwise complement, no overflow possible); the engine negates
+    first and panics IntegerOverflow `-(-4611686018427387904) overflows int`."""
+    least = -4611686018427387904
+    assert prog.bitnot(least) == 4611686018427387903
+    assert prog.bitnot(5) == -6
+    real = engine.call("deviations.bitnot", {"x": least})
+    assert (real.kind, real.class_name) == ("panic", "baml.panics.IntegerOverflow")
+    assert engine.call("deviations.bitnot", {"x": 5}).value == -6

@@ -2668,9 +2668,12 @@ class Checker(LlmChecks):
                 elif (m is INT and type(v) is int) or (m is STRING and isinstance(v, str)):
                     out.append((j, ("lit", v)))
             return out
-        if isinstance(p, ast.PArray):  # `[..]` matches every array
+        if isinstance(p, ast.PArray):  # `[..]` matches every array; `[_, _]` those of length 2
             full = not p.items and p.rest_index is not None and p.rest_pattern is None
-            return [(j, ALL if full else "part") for j, m in enumerate(ms) if isinstance(m, Arr)]
+            lengths = p.rest_pattern is None and all(
+                isinstance(i, ast.PWild) or (isinstance(i, ast.PBind) and i.type is None) for i in p.items)
+            a = ALL if full else ("len" if p.rest_index is None else "len+", len(p.items)) if lengths else "part"
+            return [(j, a) for j, m in enumerate(ms) if isinstance(m, Arr)]
         if isinstance(p, ast.PClass):
             part = not all(sp is None or _irrefutable(sp) for _, sp in p.fields)
             te = p.type
@@ -3340,7 +3343,19 @@ def _is_covered(left, a) -> bool:
     if isinstance(left, set):
         return not left if a is ALL else (a not in left if a != "part" else False)
     covered, seen = left
+    if isinstance(a, tuple) and a[0] in ("len", "len+"):
+        return covered or _lengths_covered(seen, a)
     return covered or (isinstance(a, tuple) and a[1] in seen)
+
+
+def _lengths_covered(seen: set, a: tuple) -> bool:
+    """Do the array patterns seen (`("len", n)` exactly n items, `("len+", n)` at least n) match
+    every array `a` matches?"""
+    exact = {x[1] for x in seen if isinstance(x, tuple) and x[0] == "len"}
+    rest = min((x[1] for x in seen if isinstance(x, tuple) and x[0] == "len+"), default=None)
+    if a[0] == "len":
+        return a[1] in exact or (rest is not None and rest <= a[1])
+    return rest is not None and all(k in exact for k in range(a[1], rest))
 
 
 def _cover(left, a) -> None:
@@ -3351,6 +3366,9 @@ def _cover(left, a) -> None:
             left.discard(a)
     elif a is ALL:
         left[0] = True
+    elif isinstance(a, tuple) and a[0] in ("len", "len+"):
+        left[1].add(a)
+        left[0] = left[0] or _lengths_covered(left[1], ("len+", 0))  # every length: every array
     elif isinstance(a, tuple):
         left[1].add(a[1])
 
