@@ -1898,7 +1898,14 @@ class Checker(LlmChecks):
             if e.type_args else _binds([(pt, widen(a.value.ty or UNKNOWN)) for a, (_, pt, _)
                                         in zip(e.args, params) if a.name is None])
         for name, bounds in bounded.items():
-            at = env.get(name) or targs.get(name, UNKNOWN)  # env: also from the expected type
+            at = env.get(name) or targs.get(name) or (None if e.type_args else _iface_arg(name, e, params))
+            at = UNKNOWN if at is None else at  # env: also from the expected type
+            if isinstance(at, IfaceT) or (isinstance(at, Union) and NULL not in at.members and _sure_scrutinee(at)):
+                self.err(e.span, "E0001", f"type argument `{show(at)}` is not concrete; a type parameter "
+                         f"bounded by `{'` & `'.join(_show_te(b) for b in bounds)}` requires a concrete type that "
+                         "implements it (a union, an interface, `unknown` or `never` has no single runtime type "
+                         "to dispatch on)")
+                return
             for b in bounds:
                 bt = self.types.resolve(b, fd.namespace, interfaces.generics_of(fd))
                 if isinstance(bt, IfaceT) and _sure_scrutinee(at) and not self.satisfies(at, bt):
@@ -3583,3 +3590,20 @@ def _is_global(fd) -> bool:
 # what checking one function sets: kept around checking a global's initializer on demand
 _FN_STATE = ("ns", "generics", "bounds", "std_bounds", "fn", "scopes", "facts", "unpinned", "llm_fn", "cur_fd",
              "fn_name", "assigned_log", "loose", "soft", "path_root", "no_expected")
+
+
+def _show_te(te) -> str:
+    """A type expression as written (a bound in a message)."""
+    return ".".join(te.path) if isinstance(te, ast.TName) else "?"
+
+
+def _iface_arg(name: str, e: ast.Call, params) -> "T.Type | None":
+    """An interface type a positional argument gives type parameter `name` (`g(x)` with `x: I`
+    for `g<T>(x: T)`, `xs: I[]` for `T[]`): no concrete type to dispatch on."""
+    for a, (_, pt, _) in zip(e.args, params):
+        at = widen(a.value.ty or UNKNOWN) if a.name is None else UNKNOWN
+        if isinstance(pt, Arr) and isinstance(at, Arr):
+            pt, at = pt.elem, at.elem
+        if pt == TVar(name) and isinstance(at, IfaceT):
+            return at
+    return None
