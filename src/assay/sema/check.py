@@ -987,7 +987,7 @@ class Checker(LlmChecks):
                 if t is NULL and not (isinstance(p, ast.BlockExpr) and p.block.tail is None):
                     self.err(_hole_span(p), "E0001", "cannot interpolate a value of type `null`; "
                              "to run the expression without rendering it, end it with `;`")
-                elif (isinstance(t, Union) and not isinstance(t, T.AliasUnion) and NULL in t.members
+                elif (isinstance(t, Union) and not isinstance(t, T.HiddenUnion) and NULL in t.members
                       and self.sure_type(widen(t))):
                     self.err(_hole_span(p), "E0001", f"cannot interpolate a value of type "
                              f"`{show(t)}` — it may be null; coalesce with `?? \"…\"` or unwrap it first")
@@ -1735,9 +1735,12 @@ class Checker(LlmChecks):
             if infer and isinstance(ret, TVar) and self.against_expected(e, ps, ret, env, expected):
                 return UNKNOWN
             if T.has_tvar(ret):
+                hidden = infer and fd.owner is None and _inferred_outside_callbacks(ret, ps)
                 ret = T.subst(ret, env)
                 if T.has_unknown(ret):
                     return UNKNOWN
+                if hidden and isinstance(ret, Union):
+                    ret = T.HiddenUnion(ret.members)
             return ret
         tb = T.base(ft)
         if isinstance(tb, FuncT):
@@ -3607,3 +3610,11 @@ def _iface_arg(name: str, e: ast.Call, params) -> "T.Type | None":
         if pt == TVar(name) and isinstance(at, IfaceT):
             return at
     return None
+
+
+def _inferred_outside_callbacks(ret: T.Type, params) -> bool:
+    """Is the result `T` or `T | …` with each such T bound by a parameter outside a function
+    type (`first<T>(xs: T[]) -> T?`, not `apply<T, U>(x: T, f: (T) -> U) -> U`)?"""
+    tops = [m for m in T.members(ret) if isinstance(m, TVar)]
+    return bool(tops) and all(any(_mentions(pt, v.name) and not isinstance(pt, FuncT) for _, pt, _ in params)
+                              for v in tops)

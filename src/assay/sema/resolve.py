@@ -50,7 +50,7 @@ class Resolver:
         t = self.resolve(ad.type, ad.namespace, frozenset(), err)  # its own namespace
         self._busy.discard(k)
         if type(t) is T.Union:
-            t = T.AliasUnion(t.members)
+            t = T.HiddenUnion(t.members)
         self._aliases[k] = t
         return t
 
