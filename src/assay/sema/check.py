@@ -1423,6 +1423,14 @@ class Checker(LlmChecks):
                     name not in STDLIB_MEMBER_NAMES or name in _ANY_CLASS_ONLY) and name not in self.impl_names):
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
+        if isinstance(tb, EnumT) and tb.variant is not None and name not in _EVERY_TYPE_METHODS:
+            self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")  # a variant's type: no impls
+            return UNKNOWN
+        if isinstance(tb, EnumT) and name in self.impl_names:
+            ms = interfaces.builtin_methods(self.index, tb, name)
+            if len(ms) == 1:
+                e.direct = ms[0]  # `level.describe()`: its `implements … for Level` block's method
+                return self.fn_type(ms[0])
         if (isinstance(tb, (EnumT, FuncT)) or tb in (_ENV_REF, T.TOP) or (tb is NEVER and isinstance(
                 getattr(e, "obj", None), ast.Name))) and name not in _EVERY_TYPE_METHODS \
                 and name not in self.impl_names:
