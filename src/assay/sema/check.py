@@ -1465,7 +1465,8 @@ class Checker(LlmChecks):
                 return UNKNOWN
             known = (_ENGINE_MEMBERS[kind] | _EVERY_TYPE_METHODS) if kind in _ENGINE_MEMBERS \
                 else STDLIB_MEMBER_NAMES
-            if name not in known and name not in self.impl_names:
+            if name not in known and (name not in self.impl_names or (  # no block for this type has it
+                    isinstance(tb, T.Prim) and self.sure_type(tb))):
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
         return UNKNOWN
