@@ -1172,6 +1172,10 @@ class Checker(LlmChecks):
                 self.expr(val, UNKNOWN)
         if not isinstance(ct, ClassT):
             return UNKNOWN
+        exp = T.base(expected) if expected is not None else None
+        if (not e.type.args and ct.cls.decl.generics and isinstance(exp, ClassT) and exp.cls is ct.cls
+                and exp.args and self.sure_type(exp) and not T.has_tvar(exp)):
+            ct = exp  # `g(Box { v: "s" })` for `g(b: Box<int>)`: the fields are checked at Box<int>
         cls = ct.cls
         env = self.class_env(ct)
         has_spread = False
@@ -1200,7 +1204,23 @@ class Checker(LlmChecks):
                         self.err(e.span, "E0001", f"class `{cls.name}` is missing required "
                                  f"field: `{f.name}`")
                         break
+        if cls.decl.generics and not e.type.args and not has_spread and ct is not exp:
+            return self.inferred_class(ct, e)
         return ct
+
+    def inferred_class(self, ct: ClassT, e) -> ClassT:
+        """`Box { v: 5 }`: a type argument is the widened type of the field declared as it
+        (`v T`), as lowering records it (mir/lower.py `_type_args`); unbound, Box stays open."""
+        given = {n: v for n, v in e.entries if n is not None}
+        args = []
+        for g in ct.cls.decl.generics:
+            f = next((f for f in ct.cls.fields if isinstance(f.type, ast.TName) and f.type.path == [g.name]
+                      and not f.type.args), None)
+            vt = widen(given[f.name].ty) if f is not None and f.name in given and given[f.name].ty else UNKNOWN
+            if vt is UNKNOWN or T.has_tvar(vt) or T.has_unknown(vt) or not _sure_scrutinee(vt):
+                return ct
+            args.append(vt)
+        return ClassT(ct.cls, tuple(args))
 
     def class_path_error(self, te: ast.TName, span: Span) -> None:
         """Report an unresolved class-literal type at the literal (the engine's location)."""
