@@ -143,3 +143,13 @@ def test_fancy_regex_named_group_in_zero_repetition(prog, engine):
     assert prog.rx_zero_named("(?<n>a){0}(?<m>b)", "b") == 3
     real = engine.call("deviations.rx_zero_named", {"p": "(?<n>a){0}(?<m>b)", "h": "b"})
     assert "index out of bounds" in (real.detail + str(real.fields) + str(real.value))
+
+def test_bitwise_not_of_the_least_int(prog, engine):
+    """`~int.min` is int.max (bitwise complement, no overflow possible); the engine negates
+    first and panics IntegerOverflow `-(-4611686018427387904) overflows int`."""
+    least = -4611686018427387904
+    assert prog.bitnot(least) == 4611686018427387903
+    assert prog.bitnot(5) == -6
+    real = engine.call("deviations.bitnot", {"x": least})
+    assert (real.kind, real.class_name) == ("panic", "baml.panics.IntegerOverflow")
+    assert engine.call("deviations.bitnot", {"x": 5}).value == -6

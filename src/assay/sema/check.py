@@ -206,6 +206,25 @@ class Checker(LlmChecks):
             self.finish_fn()
             self.effects.summarize(id(td), td.decl.body)
         self.effects.report(self.err)
+        self.inferred_conformance()
+
+    def inferred_conformance(self) -> None:
+        """E0120: an implementation method without a `throws` clause whose body may throw what
+        its interface's method does not declare (known once the bodies are solved)."""
+        for impl in self.index.impls:
+            if impl.iface is None:
+                continue
+            declared = {n: m for i in impl.iface.ancestors() for n, m in reversed(i.methods.items())}
+            for name, m in impl.methods.items():
+                want = declared.get(name)
+                if want is None or m.decl.throws is not None or want.decl.throws is None:
+                    continue
+                got, wt = self.effects.throws(id(m)), self.effects.declared.get(id(want))
+                if got is None or wt is None or any(T.has_unknown(x) or T.has_tvar(x) for x in (got, wt)):
+                    continue
+                if not assignable(got, wt):
+                    self.err(m.decl.span, "E0120", f"method `{name}` does not conform to interface "
+                             f"`{impl.iface.name}`'s declared signature")
 
     def json_methods(self, decl) -> None:
         """`to_json`/`from_json` belong in `implements baml.ToJson`/`baml.FromJson` blocks
@@ -222,6 +241,8 @@ class Checker(LlmChecks):
             if d.throws is None:
                 self.err(d.name_span, "E0170", f"interface method `{d.name}` on `{idef.name}` must "
                          "declare an explicit `throws` clause")
+            elif d.body is None and idef.methods.get(d.name) is not None:  # what a call through it may throw
+                self.effects.declared[id(idef.methods[d.name])] = _loose(self.resolve(d.throws, report=False))
             for p in d.params:
                 if p.default is not None:
                     self.err(p.default.span, "E0010", "parameter defaults are not supported in method "
@@ -243,12 +264,14 @@ class Checker(LlmChecks):
     def conforms(self, m: FunctionDef, want: FunctionDef) -> bool:
         """False only when surely not: another arity or incompatible parameter/return types."""
         (mp, mr), (wp, wr) = self.sig(m), self.sig(want)
+        if m.impl is not None and m.impl.decl.assoc and isinstance(want.owner, InterfaceDef):
+            wp, wr = self.bound_sig(want, m.impl)
         if len(mp) != len(wp) or m.decl.has_self != want.decl.has_self:
             return False
         ok = lambda a, b: T.has_tvar(a) or T.has_tvar(b) or (assignable(a, b) and assignable(b, a))  # noqa: E731
         if m.decl.throws is not None and want.decl.throws is not None:  # it may throw only what the interface says
             mt, wt = self.resolve_in(m, m.decl.throws), self.resolve_in(want, want.decl.throws)
-            if not (T.has_tvar(mt) or T.has_tvar(wt) or assignable(mt, wt)):
+            if not any(T.has_unknown(x) or T.has_tvar(x) for x in (mt, wt)) and not assignable(mt, wt):
                 return False
         return ok(mr, wr) and all(ok(a[1], b[1]) for a, b in zip(mp, wp))
 
@@ -261,6 +284,21 @@ class Checker(LlmChecks):
         try:
             return self.resolve(te, report=False)
         finally:
+            self.ns, self.generics = save
+
+    def bound_sig(self, want: FunctionDef, impl) -> tuple:
+        """An interface method's signature with `Self.Item` as the implementation binds it."""
+        save = (self.ns, self.generics)
+        self.ns, self.generics = impl.namespace, {g.name for g in impl.decl.generics}
+        binds = {n: self.resolve(te, report=False) for n, te in impl.decl.assoc.items()}
+        self.ns, self.generics = want.namespace, interfaces.generics_of(want)
+        self.types.assoc = binds
+        try:
+            ps = tuple((p.name, self.resolve(p.type, report=False) if p.type is not None else UNKNOWN,
+                        p.default is not None) for p in want.decl.params)
+            return ps, self.resolve(want.decl.ret, report=False) if want.decl.ret is not None else UNKNOWN
+        finally:
+            self.types.assoc = {}
             self.ns, self.generics = save
 
     def attributes(self, attrs, where: str) -> None:
@@ -1070,7 +1108,7 @@ class Checker(LlmChecks):
                 if t is NULL and not (isinstance(p, ast.BlockExpr) and p.block.tail is None):
                     self.err(_hole_span(p), "E0001", "cannot interpolate a value of type `null`; "
                              "to run the expression without rendering it, end it with `;`")
-                elif (isinstance(t, Union) and not isinstance(t, T.AliasUnion) and NULL in t.members
+                elif (isinstance(t, Union) and not isinstance(t, T.HiddenUnion) and NULL in t.members
                       and self.sure_type(widen(t))):
                     self.err(_hole_span(p), "E0001", f"cannot interpolate a value of type "
                              f"`{show(t)}` — it may be null; coalesce with `?? \"…\"` or unwrap it first")
@@ -1248,6 +1286,9 @@ class Checker(LlmChecks):
             return self.std_class_lit(e, ct)
         if ct is UNKNOWN:
             self.class_path_error(e.type, e.span)
+        elif isinstance(ct, IfaceT):  # an interface has no literal: the engine finds no class of that name
+            p = ".".join(e.type.path)
+            self.err(e.span, "E0002", f"unresolved type: {p}. Did you mean `root.{p}`?")
         if isinstance(ct, ClassT) and ct.cls.decl.generics and not e.type.args:
             ct = _expected_class(ct, expected)
         for name, val in e.entries:
@@ -1287,7 +1328,23 @@ class Checker(LlmChecks):
                         self.err(e.span, "E0001", f"class `{cls.name}` is missing required "
                                  f"field: `{f.name}`")
                         break
+        if cls.decl.generics and not e.type.args and not has_spread and ct is not exp:
+            return self.inferred_class(ct, e)
         return ct
+
+    def inferred_class(self, ct: ClassT, e) -> ClassT:
+        """`Box { v: 5 }`: a type argument is the widened type of the field declared as it
+        (`v T`), as lowering records it (mir/lower.py `_type_args`); unbound, Box stays open."""
+        given = {n: v for n, v in e.entries if n is not None}
+        args = []
+        for g in ct.cls.decl.generics:
+            f = next((f for f in ct.cls.fields if isinstance(f.type, ast.TName) and f.type.path == [g.name]
+                      and not f.type.args), None)
+            vt = widen(given[f.name].ty) if f is not None and f.name in given and given[f.name].ty else UNKNOWN
+            if vt is UNKNOWN or T.has_tvar(vt) or T.has_unknown(vt) or not _sure_scrutinee(vt):
+                return ct
+            args.append(vt)
+        return ClassT(ct.cls, tuple(args))
 
     def class_path_error(self, te: ast.TName, span: Span) -> None:
         """Report an unresolved class-literal type at the literal (the engine's location)."""
@@ -1520,6 +1577,14 @@ class Checker(LlmChecks):
                     name not in STDLIB_MEMBER_NAMES or name in _ANY_CLASS_ONLY) and name not in self.impl_names):
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
+        if isinstance(tb, EnumT) and tb.variant is not None and name not in _EVERY_TYPE_METHODS:
+            self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")  # a variant's type: no impls
+            return UNKNOWN
+        if isinstance(tb, EnumT) and name in self.impl_names:
+            ms = interfaces.builtin_methods(self.index, tb, name)
+            if len(ms) == 1:
+                e.direct = ms[0]  # `level.describe()`: its `implements … for Level` block's method
+                return self.fn_type(ms[0])
         if (isinstance(tb, (EnumT, FuncT)) or tb in (_ENV_REF, T.TOP) or (tb is NEVER and isinstance(
                 getattr(e, "obj", None), ast.Name))) and name not in _EVERY_TYPE_METHODS \
                 and name not in self.impl_names:
@@ -1554,7 +1619,8 @@ class Checker(LlmChecks):
                 return UNKNOWN
             known = (_ENGINE_MEMBERS[kind] | _EVERY_TYPE_METHODS) if kind in _ENGINE_MEMBERS \
                 else STDLIB_MEMBER_NAMES
-            if name not in known and name not in self.impl_names:
+            if name not in known and (name not in self.impl_names or (  # no block for this type has it
+                    isinstance(tb, T.Prim) and self.sure_type(tb))):
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
         return UNKNOWN
@@ -1890,9 +1956,12 @@ class Checker(LlmChecks):
             self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env), self.passed(e, ps))
             self.check_bounds(e, fd, ps, env)
             if T.has_tvar(ret):
+                hidden = infer and fd.owner is None and _inferred_outside_callbacks(ret, ps)
                 ret = T.subst(ret, env)
                 if T.has_unknown(ret):
                     return UNKNOWN
+                if hidden and isinstance(ret, Union):
+                    ret = T.HiddenUnion(ret.members)
             return ret
         tb = T.base(ft)
         if isinstance(tb, FuncT):
@@ -2151,7 +2220,14 @@ class Checker(LlmChecks):
             if e.type_args else _binds([(pt, widen(a.value.ty or UNKNOWN)) for a, (_, pt, _)
                                         in zip(e.args, params) if a.name is None])
         for name, bounds in bounded.items():
-            at = env.get(name) or targs.get(name, UNKNOWN)  # env: also from the expected type
+            at = env.get(name) or targs.get(name) or (None if e.type_args else _iface_arg(name, e, params))
+            at = UNKNOWN if at is None else at  # env: also from the expected type
+            if isinstance(at, IfaceT) or (isinstance(at, Union) and NULL not in at.members and _sure_scrutinee(at)):
+                self.err(e.span, "E0001", f"type argument `{show(at)}` is not concrete; a type parameter "
+                         f"bounded by `{'` & `'.join(_show_te(b) for b in bounds)}` requires a concrete type that "
+                         "implements it (a union, an interface, `unknown` or `never` has no single runtime type "
+                         "to dispatch on)")
+                return
             for b in bounds:
                 bt = self.types.resolve(b, fd.namespace, interfaces.generics_of(fd))
                 if isinstance(bt, IfaceT) and _sure_scrutinee(at) and not self.satisfies(at, bt):
@@ -2524,6 +2600,8 @@ class Checker(LlmChecks):
             return
         if not (self.sure_type(wl) and self.sure_type(wr)):
             return
+        if any(isinstance(t, Union) and all(isinstance(m, Lit) for m in t.members) for t in (lt, rt)):
+            wl = lt if isinstance(lt, Union) else rt  # `1 | 2` is a union, which has no `Compare`
         if wl != wr:
             self.err(e.span, "E0004", f"cannot order `{show(lt)}` and `{show(rt)}` with `{op}`: "
                      "ordering requires both operands to have the same type")
@@ -3004,9 +3082,12 @@ class Checker(LlmChecks):
                 elif (m is INT and type(v) is int) or (m is STRING and isinstance(v, str)):
                     out.append((j, ("lit", v)))
             return out
-        if isinstance(p, ast.PArray):  # `[..]` matches every array
+        if isinstance(p, ast.PArray):  # `[..]` matches every array; `[_, _]` those of length 2
             full = not p.items and p.rest_index is not None and p.rest_pattern is None
-            return [(j, ALL if full else "part") for j, m in enumerate(ms) if isinstance(m, Arr)]
+            lengths = p.rest_pattern is None and all(
+                isinstance(i, ast.PWild) or (isinstance(i, ast.PBind) and i.type is None) for i in p.items)
+            a = ALL if full else ("len" if p.rest_index is None else "len+", len(p.items)) if lengths else "part"
+            return [(j, a) for j, m in enumerate(ms) if isinstance(m, Arr)]
         if isinstance(p, ast.PClass):
             part = not all(sp is None or _irrefutable(sp) for _, sp in p.fields)
             te = p.type
@@ -3757,7 +3838,19 @@ def _is_covered(left, a) -> bool:
     if isinstance(left, set):
         return not left if a is ALL else (a not in left if a != "part" else False)
     covered, seen = left
+    if isinstance(a, tuple) and a[0] in ("len", "len+"):
+        return covered or _lengths_covered(seen, a)
     return covered or (isinstance(a, tuple) and a[1] in seen)
+
+
+def _lengths_covered(seen: set, a: tuple) -> bool:
+    """Do the array patterns seen (`("len", n)` exactly n items, `("len+", n)` at least n) match
+    every array `a` matches?"""
+    exact = {x[1] for x in seen if isinstance(x, tuple) and x[0] == "len"}
+    rest = min((x[1] for x in seen if isinstance(x, tuple) and x[0] == "len+"), default=None)
+    if a[0] == "len":
+        return a[1] in exact or (rest is not None and rest <= a[1])
+    return rest is not None and all(k in exact for k in range(a[1], rest))
 
 
 def _cover(left, a) -> None:
@@ -3768,6 +3861,9 @@ def _cover(left, a) -> None:
             left.discard(a)
     elif a is ALL:
         left[0] = True
+    elif isinstance(a, tuple) and a[0] in ("len", "len+"):
+        left[1].add(a)
+        left[0] = left[0] or _lengths_covered(left[1], ("len+", 0))  # every length: every array
     elif isinstance(a, tuple):
         left[1].add(a[1])
 
@@ -4089,3 +4185,28 @@ def _is_global(fd) -> bool:
 # what checking one function sets: kept around checking a global's initializer on demand
 _FN_STATE = ("ns", "generics", "bounds", "std_bounds", "fn", "scopes", "facts", "unpinned", "llm_fn", "cur_fd",
              "fn_name", "assigned_log", "loose", "soft", "path_root", "no_expected")
+
+
+def _show_te(te) -> str:
+    """A type expression as written (a bound in a message)."""
+    return ".".join(te.path) if isinstance(te, ast.TName) else "?"
+
+
+def _iface_arg(name: str, e: ast.Call, params) -> "T.Type | None":
+    """An interface type a positional argument gives type parameter `name` (`g(x)` with `x: I`
+    for `g<T>(x: T)`, `xs: I[]` for `T[]`): no concrete type to dispatch on."""
+    for a, (_, pt, _) in zip(e.args, params):
+        at = widen(a.value.ty or UNKNOWN) if a.name is None else UNKNOWN
+        if isinstance(pt, Arr) and isinstance(at, Arr):
+            pt, at = pt.elem, at.elem
+        if pt == TVar(name) and isinstance(at, IfaceT):
+            return at
+    return None
+
+
+def _inferred_outside_callbacks(ret: T.Type, params) -> bool:
+    """Is the result `T` or `T | …` with each such T bound by a parameter outside a function
+    type (`first<T>(xs: T[]) -> T?`, not `apply<T, U>(x: T, f: (T) -> U) -> U`)?"""
+    tops = [m for m in T.members(ret) if isinstance(m, TVar)]
+    return bool(tops) and all(any(_mentions(pt, v.name) and not isinstance(pt, FuncT) for _, pt, _ in params)
+                              for v in tops)

@@ -124,8 +124,8 @@ class Effects:
             finally:
                 self._active.discard(key)
             return self.at_call(t, callee) if T.has_tvar(t) else t
-        if kind in ("fn", "lambda"):
-            t = self._values.get(id(callee[1]), UNKNOWN)
+        if kind in ("fn", "lambda"):  # a method without a body (an interface's): its declaration
+            t = self._values.get(id(callee[1]), self.declared.get(id(callee[1]), UNKNOWN))
             if T.has_tvar(t):  # a generic function's: its type arguments at this call
                 t = self.at_call(t, callee)
             if kind == "fn" and _CALLBACK in T.members(t):

@@ -13,7 +13,7 @@ and the method tables that follow (verified against baml_bridge 0.23.0).
 """
 from __future__ import annotations
 
-from ..source import Diagnostic
+from ..source import Diagnostic, Span
 from ..syntax import ast
 from . import types as T
 from .stdnames import STDLIB_TYPE_NAMES
@@ -42,6 +42,7 @@ def link(index: ProgramIndex, resolver) -> list[Diagnostic]:
                 diags.append(Diagnostic(te.span, "E0002", f"unresolved type: {_show_path(te)}"))
     for impl in list(index.impls):
         _link_impl(index, resolver, impl, diags)
+    _overlapping(index, diags)
     _expand_blankets(index, resolver)
     for impl in index.impls:
         _check_complete(impl, index, diags)
@@ -53,6 +54,22 @@ def link(index: ProgramIndex, resolver) -> list[Diagnostic]:
         _class_methods(cd)
     index.builtin_impls = [i for i in index.impls if i.cls is None and i.target is not None]
     return diags
+
+
+def _overlapping(index: ProgramIndex, diags: list) -> None:
+    """E0132: one type implementing one interface (at the same type arguments) twice, reported
+    at the later block."""
+    seen: dict = {}
+    for impl in index.impls:
+        if impl.iface is None or impl.target is None:
+            continue
+        key = (id(impl.iface), impl.args, impl.cls.fqn if impl.cls is not None else impl.target)
+        first = seen.setdefault(key, impl)
+        if first is not impl:
+            later = max((first, impl), key=lambda i: (i.file is impl.file, i.decl.interface.span.start))
+            at = later.decl.interface.span if later.cls is not None else later.decl.span  # a builtin's: the block
+            diags.append(Diagnostic(at, "E0132", "overlapping interface implementations for the same "
+                                    "receiver/interface"))
 
 
 def _blanket_bounds(index: ProgramIndex, resolver, impl: ImplDef) -> list | None:
@@ -140,6 +157,10 @@ def _link_impl(index: ProgramIndex, resolver, impl: ImplDef, diags: list) -> Non
             diags.append(Diagnostic(d.interface.span, "E0001", f"missing associated type binding `{name}` "
                                     f"for interface `{r}` (add `type {name} = …` to the implements block)"))
     if isinstance(r, InterfaceDef):
+        for name, _, default in r.decl.assoc:
+            if default is None and name not in d.assoc:
+                diags.append(Diagnostic(d.interface.span, "E0001", f"missing associated type binding "
+                                        f"`{name}` for interface `{r.name}` (add `type {name} = …` to the implements block)"))
         impl.iface = r
         r.impls.append(impl)
         n = len(r.decl.generics)  # the parser keeps `Item = T` bindings after the arguments
@@ -162,6 +183,8 @@ def _link_impl(index: ProgramIndex, resolver, impl: ImplDef, diags: list) -> Non
     if impl.cls is not None:
         impl.cls.impls.append(impl)
         impl.target = T.ClassT(impl.cls, tuple(T.TVar(g.name) for g in impl.cls.decl.generics))
+        if isinstance(r, InterfaceDef) and d.target is None:
+            _class_fields(resolver, impl, r, diags)
     for m in d.methods:
         if m.name in impl.methods:
             diags.append(Diagnostic(m.name_span, "E0012", f"duplicate method `{m.name}`"))
@@ -169,6 +192,32 @@ def _link_impl(index: ProgramIndex, resolver, impl: ImplDef, diags: list) -> Non
         impl.methods[m.name] = FunctionDef(_method_fqn(index, impl, m.name), m.name, impl.namespace, m,
                                            impl.cls or impl, impl.file, impl)
         index.functions[impl.methods[m.name].fqn] = impl.methods[m.name]
+
+
+def _class_fields(resolver, impl: ImplDef, r: InterfaceDef, diags: list) -> None:
+    """The class has each field the interface declares (E0124), at exactly its type (E0116)."""
+    at = impl.decl.interface.span
+    targs = dict(zip((g.name for g in r.decl.generics), impl.args))
+    for f in r.fields:
+        cf = impl.cls.field(impl.field_name(f.name))
+        link = impl.decl.aliases.get(f.name)
+        if cf is None and link is not None:  # `name as label`: at `label`
+            sp = link[1]
+            diags.append(Diagnostic(Span(sp.file, sp.end - len(link[0]), sp.end), "E0129",
+                                    f"class `{impl.cls.name}` has no field `{link[0]}` to link for interface `{r.name}`"))
+            continue
+        if cf is None:
+            diags.append(Diagnostic(at, "E0124", f"missing field `{f.name}` required by interface `{r.name}` "
+                                    f"(add a class field named `{f.name}` or link one with `{f.name} as <class_field>`)"))
+            continue
+        ft = T.subst(resolver.resolve(f.type, r.namespace, frozenset(targs)), targs) if targs else \
+            resolver.resolve(f.type, r.namespace, frozenset())
+        ct = resolver.resolve(cf.type, impl.cls.namespace, frozenset(g.name for g in impl.cls.decl.generics))
+        if T.has_tvar(ft) or T.has_tvar(ct) or T.has_unknown(ft) or T.has_unknown(ct):
+            continue
+        if ft != ct:
+            diags.append(Diagnostic(at, "E0116", f"field `{f.name}` has type {T.show(ct)}, but interface "
+                                    f"`{r.name}` declares it as {T.show(ft)}"))
 
 
 def _method_fqn(index: ProgramIndex, impl: ImplDef, name: str) -> str:

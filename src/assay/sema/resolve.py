@@ -37,6 +37,7 @@ class Resolver:
         self.std = std or {}
         self.top = top  # `unknown` as written is T.TOP (the checker's reading of user code)
         self._aliases: dict[int, T.Type] = {}
+        self.assoc: dict[str, T.Type] = {}  # `Self.Item` as an implementation binds it (conformance)
         self._busy: set[int] = set()
 
     def alias(self, ad: AliasDef, err=None) -> T.Type:
@@ -50,7 +51,7 @@ class Resolver:
         t = self.resolve(ad.type, ad.namespace, frozenset(), err)  # its own namespace
         self._busy.discard(k)
         if type(t) is T.Union:
-            t = T.AliasUnion(t.members)
+            t = T.HiddenUnion(t.members)
         self._aliases[k] = t
         return t
 
@@ -79,6 +80,8 @@ class Resolver:
         if len(path) == 1:
             return self._bare(te, ns, generics, args, err)
         head = path[0]
+        if head == "Self" and len(path) == 2 and path[1] in self.assoc:
+            return self.assoc[path[1]]
         if head == "root" or head in self.index.items_in(ns) or head in self.index.packages:
             item, k = self.index.resolve_prefix(ns, path)
             if item is not None:

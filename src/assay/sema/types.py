@@ -90,9 +90,11 @@ class Union(Type):
         return hash(frozenset(self.members))
 
 
-class AliasUnion(Union):
-    """A union as a type alias names it (`type O = int?`): the engine's interpolation check
-    does not look through the name (`${v}` with `v: O` is accepted)."""
+class HiddenUnion(Union):
+    """A union whose nullability the engine's interpolation check does not see: one a type
+    alias names (`type O = int?`; `${v}` with `v: O` is accepted), and the result of a generic
+    function whose type arguments are inferred (`${first(xs)}` for `first<T>(xs: T[]) -> T?`:
+    the engine checks it while its type is still an inference variable)."""
     __slots__ = ()
 
 
@@ -288,8 +290,12 @@ def widen(t: Type) -> Type:
     if isinstance(t, EnumT) and t.variant is not None:
         return EnumT(t.enum)
     if isinstance(t, Union):
-        return union(*(widen(m) for m in t.members))
+        return _hidden_as(t, union(*(widen(m) for m in t.members)))
     return t
+
+
+def _hidden_as(t: Union, r: Type) -> Type:
+    return HiddenUnion(r.members) if isinstance(t, HiddenUnion) and isinstance(r, Union) else r
 
 
 def widen_scalar(t: Type) -> Type:
@@ -298,7 +304,7 @@ def widen_scalar(t: Type) -> Type:
     if isinstance(t, Lit):
         return t.base
     if isinstance(t, Union):
-        return union(*(widen_scalar(m) for m in t.members))
+        return _hidden_as(t, union(*(widen_scalar(m) for m in t.members)))
     return t
 
 

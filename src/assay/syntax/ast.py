@@ -617,7 +617,7 @@ class InterfaceDecl:
     requires: list[TypeExpr]
     fields: list[ClassField]
     methods: list[Function]
-    assoc: list[tuple[str, Span]]  # associated types (`type Item`)
+    assoc: list[tuple]  # associated types (`type Item`): (name, span, default type or None)
     attrs: list[Attribute] = field(default_factory=list)
     doc: str | None = None
 

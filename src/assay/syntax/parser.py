@@ -672,9 +672,8 @@ class Parser:
             elif self.at("type") and self.peek().kind == "ident":
                 self.advance()
                 at = self.advance()
-                d.assoc.append((at.text, self.sp(at.start, at.end)))
-                if self.eat("="):  # a default binding: `type Error = never`
-                    self.type_expr()
+                default = self.type_expr() if self.eat("=") else None  # `type Error = never`
+                d.assoc.append((at.text, self.sp(at.start, at.end), default))
                 self.eat(";")
             elif t.kind == "ident":
                 self.advance()
