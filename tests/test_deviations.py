@@ -153,3 +153,19 @@ def test_bitwise_not_of_the_least_int(prog, engine):
     real = engine.call("deviations.bitnot", {"x": least})
     assert (real.kind, real.class_name) == ("panic", "baml.panics.IntegerOverflow")
     assert engine.call("deviations.bitnot", {"x": 5}).value == -6
+
+
+def test_unresolved_type_in_a_catch_arm():
+    """An unresolved type in a `catch` arm (`baml.json.JsonParseError`, newer than 0.23.0): the
+    engine's checker says nothing and its lowering crashes; Assay reports E0002 at the type."""
+    from assay.compiler import analyze
+    from assay.source import SourceFile
+    bb = pytest.importorskip("baml_bridge")
+    text = ('function f() -> int { throw "x" }\n'
+            'function g() -> int { f() catch (e) { baml.json.JsonParseError => 1, _ => 2 } }\n')
+    with pytest.raises(BaseException) as e:
+        bb.BamlRuntime.initialize_runtime(".", {"main.baml": "", "ns_catchtype/catchtype.baml": text})
+    assert "error-recovery type reached runtime lowering" in str(e.value)
+    assert "E0002" not in str(e.value)
+    _, diags = analyze([SourceFile("x.baml", text, "x")])
+    assert [(d.code, d.span.line_col) for d in diags if d.severity == "error"] == [("E0002", (2, 39))]

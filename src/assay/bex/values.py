@@ -60,7 +60,7 @@ class Instance:
     unless recorded) the type arguments of a generic class's instance as built, the repr of their
     run-time tests (mir/typetest.py): `Box<string> { … }` is not a `Box<int>`."""
 
-    __slots__ = ("_targs",)
+    __slots__ = ("_targs", "_cleaned")  # _cleaned: the `cleanup` method has run (mir/lower.py)
     _class: ClassInfo
 
     def __repr__(self) -> str:  # for debugging only; BAML rendering lives in the stdlib

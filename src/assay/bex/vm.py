@@ -74,6 +74,7 @@ class Runtime:
         self.natives["$iter_items"] = _NativeShim("$iter_items", iter_items)
         self.natives["$with_targs"] = _NativeShim("$with_targs", with_targs)
         self.natives["$record_fresh"] = _NativeShim("$record_fresh", record_fresh)
+        self.natives["$cleanup_begin"] = _NativeShim("$cleanup_begin", cleanup_begin)
         self.natives["$spawn"] = _NativeShim("$spawn", futures.spawn)
         self.natives["$spawn_with"] = _NativeShim("$spawn_with", futures.spawn_with)
         self.natives["$await"] = _NativeShim("$await", futures.await_)
@@ -871,6 +872,14 @@ def call_n(f, args):
     if n == 4:
         return f(args[0], args[1], args[2], args[3])
     return f(*args)
+
+
+def cleanup_begin(obj) -> bool:
+    """`$cleanup_begin`: whether `obj`'s `cleanup` already ran; the first call sets the latch."""
+    if getattr(obj, "_cleaned", False):
+        return True
+    obj._cleaned = True
+    return False
 
 
 def with_targs(obj, targs: str):

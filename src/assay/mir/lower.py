@@ -9,6 +9,7 @@ from ..sema import reflect as sreflect
 from ..sema import stdsigs
 from ..sema import types as T
 from ..sema.resolve import Resolver, carrier_path
+from ..sema.check import is_cleanup_shape
 from ..source import Span
 from ..syntax import ast
 from . import ir
@@ -342,6 +343,8 @@ class FnLowerer:
                 self.fill_default(p)
         if len(has_default) < len(self.param_names):
             has_default.append(True)  # `$targs`: absent when called through a value
+        if _is_cleanup(self):
+            self.cleanup_latch()
         value = self.lower_block_value(self.body)
         if not self.terminated():
             end = _value_span(self.body)
@@ -602,6 +605,17 @@ class FnLowerer:
         self.exit_scopes_to(depth)
         self.goto(brk if how == "break" else cont)
         self.switch(self.new_block())
+
+    def cleanup_latch(self) -> None:
+        """A class's `cleanup(self) -> void` runs its body at most once per instance (explicit
+        calls and `defer`s alike): the first call sets the instance's latch, later ones return."""
+        done = self.native("$cleanup_begin", self.read_local(self.lookup_local("self")))
+        ret, body = self.new_block(), self.new_block()
+        self.terminate(ir.Branch(done, ret, body, "if"))
+        self.switch(ret)
+        self.emit(ir.Local(0), ir.Use(ir.Const(None)))
+        self.terminate(ir.Return(), self.span)
+        self.switch(body)
 
     def stmt_Return(self, s: ast.Return) -> None:
         value = self.lower_expr(s.value) if s.value is not None else ir.Const(None)
@@ -1833,6 +1847,16 @@ def _pattern_names(pat) -> list[str]:
     if isinstance(pat, ast.PAnd):
         return [n for sub in pat.pats for n in _pattern_names(sub)]
     return []
+
+
+def _is_cleanup(lw) -> bool:
+    """The magic `cleanup` method: a class's `function cleanup(self) -> void` (no other
+    parameter, at most `throws never`)."""
+    o = lw.owner
+    if lw.parent is not None or o is None or type(o).__name__ != "ClassDef" or not lw.has_self:
+        return False
+    fdef = lw.prog.index.functions.get(lw.fqn)
+    return fdef is not None and fdef.decl.name == "cleanup" and is_cleanup_shape(fdef.decl)
 
 
 def _catches_anything(pat) -> bool:

@@ -339,6 +339,9 @@ class Checker(LlmChecks):
         self.types.top = fd.decl.name != "__session_eval"
         d = fd.decl
         self.ns = fd.namespace
+        if d.name == "cleanup" and isinstance(fd.owner, ClassDef) and not is_cleanup_shape(d):
+            self.err(d.name_span, "E0144", f"`cleanup` on class `{fd.owner.name}` must have the "
+                     "signature `cleanup(self) -> void`; it is a reserved magic finalizer name")
         self.generics = interfaces.generics_of(fd)
         gens = d.generics + list(getattr(fd.owner, "decl", d).generics)
         self.bounds = {g.name: [self.resolve(b) for b in g.bounds] for g in gens if g.bounds}
@@ -3800,6 +3803,15 @@ def _opaque(t: T.Type) -> bool:
     ms = T.members(t)
     return (T.has_unknown(t) or T.has_tvar(t) or any(isinstance(m, T.IfaceT) for m in ms)
             or sum(isinstance(m, T.Arr) for m in ms) > 1 or sum(isinstance(m, T.MapT) for m in ms) > 1)
+
+
+def is_cleanup_shape(d: ast.Function) -> bool:
+    """A class's magic finalizer `function cleanup(self) -> void` (`-> null` too; at most
+    `throws never`): its body runs once per instance (mir/lower.py)."""
+    void = (isinstance(d.ret, ast.TName) and d.ret.path == ["void"] and not d.ret.args) or (
+        isinstance(d.ret, ast.TLiteral) and d.ret.value is None)
+    return (d.has_self and not d.params and not d.generics and void
+            and (d.throws is None or (isinstance(d.throws, ast.TName) and d.throws.path == ["never"])))
 
 
 def _expected_instance(ct: ClassT, expected: T.Type) -> ClassT:
