@@ -44,11 +44,11 @@ def spawn(fn) -> Future:
 
 
 class CancelToken:
-    """`baml.spawn.CancelToken`: once cancelled, the futures spawned with it that have not run
-    never run (awaiting one panics `Cancelled`), nor does one spawned with it later; a token
-    made by `any` of others is cancelled with the first of them."""
+    """The handle of a `baml.spawn.CancelToken` (stdlib/future.py): once cancelled, the futures
+    spawned with it that have not run never run (awaiting one panics `Cancelled`), nor does one
+    spawned with it later; a token made by `any` of others is cancelled with the first of them."""
     __slots__ = ("cancelled", "futures", "derived")
-    BAML_TEXT = "CancelToken { _handle: <rust_data> }"
+    BAML_TEXT = "<rust_data>"
 
     def __init__(self):
         self.cancelled = False
@@ -68,11 +68,11 @@ class CancelToken:
 
 
 class Limit:
-    """`baml.spawn.Limit`: at most `capacity` of its tasks at a time. Tasks here run one by one
-    when awaited, so the counts are the engine's before it runs them: the first `capacity`
-    unsettled ones hold a slot, the rest wait."""
+    """The handle of a `baml.spawn.Limit`: at most `capacity` of its tasks at a time. Tasks here
+    run one by one when awaited, so the counts are the engine's before it runs them: the first
+    `capacity` unsettled ones hold a slot, the rest wait."""
     __slots__ = ("capacity", "futures")
-    BAML_TEXT = "Limit { _handle: <rust_data> }"
+    BAML_TEXT = "<rust_data>"
 
     def __init__(self, capacity: int):
         self.capacity = capacity
@@ -83,22 +83,20 @@ class Limit:
         return len(self.futures)
 
 
-class Root:
-    """`baml.spawn.Root`: the task outlives its spawner's cancellation (nothing here cancels a
-    spawner's tasks with it)."""
-    __slots__ = ()
-    BAML_TEXT = "Root {}"
+ROOT = "baml.spawn.Root"  # the task outlives its spawner's cancellation (none cancels it here)
 
 
 def spawn_with(fn, *modifiers) -> Future:
+    """`spawn with m1, m2 { … }` (the modifiers: `baml.spawn` instances, stdlib/future.py)."""
     f = Future(fn)
     tokens = []
     for m in modifiers:
-        if type(m) is CancelToken:
-            tokens.append(m)
-        elif type(m) is Limit:
-            m.futures.append(f)
-        elif type(m) is not Root:
+        h = getattr(m, "f__handle", None)
+        if type(h) is CancelToken:
+            tokens.append(h)
+        elif type(h) is Limit:
+            h.futures.append(f)
+        elif getattr(getattr(m, "_class", None), "fqn", None) != ROOT:
             raise BamlRaise(make_builtin("baml.errors.Unsupported",
                                          message="spawn modifiers other than CancelToken, Limit and Root"))
     if any(t.cancelled for t in tokens):

@@ -748,8 +748,7 @@ class _LazyMethod:
 
 _KINDS = {int: "int", float: "float", str: "string", bool: "bool", list: "array", TypedList: "array", dict: "map", TypedMap: "map",
           bytearray: "uint8array", BigInt: "bigint", RType: "type", RView: "typeview",
-          futures.Future: "future", futures.CancelToken: "cancel_token", futures.Limit: "limit",
-          randomlib.SystemRandom: "rng",
+          futures.Future: "future", randomlib.SystemRandom: "rng",
           randomlib.Xoshiro256PlusPlus: "rng", randomlib.ChaCha20: "rng"}
 
 

@@ -396,13 +396,7 @@ baml.spawn.CancelToken.any(tokens: unknown[]) -> unknown
 baml.spawn.Limit.new(capacity: int) -> unknown throws baml.errors.InvalidArgument
 baml.spawn.Root.new() -> unknown
 """
-# `spawn with m { … }`'s modifiers (bex/stdlib/future.py): opaque to sema like futures
-_METHODS += """cancel_token.cancel() -> int
-cancel_token.is_cancelled() -> bool
-limit.capacity() -> int
-limit.active_count() -> int
-limit.queued_count() -> int
-"""
+
 
 # `baml.Hash` (bex/stdlib/hashing.py): every value's structural `hash(state)`.
 _METHODS += "".join(f"{k}.hash(state: unknown) -> null\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import futures, ops
 from ..futures import Future
-from ..values import BamlRaise, EnumInfo
+from ..values import BamlRaise, ClassInfo, EnumInfo
 from ._registry import _KIND_OF, METHODS, STD_ENUMS, function, method
 
 STATE = EnumInfo("baml.future.State", "State", ["Pending", "Ready", "Error", "Cancelled"])
@@ -46,63 +46,46 @@ def state(self):
     return STATE.variants[name]
 
 
-# `spawn with …`'s modifiers (bex/futures.py)
-METHODS.setdefault("cancel_token", {})
-METHODS.setdefault("limit", {})
-_KIND_OF[futures.CancelToken] = "cancel_token"
-_KIND_OF[futures.Limit] = "limit"
+# `spawn with …`'s modifiers: instances of the stdlib's classes, a token's and a limit's state
+# in their `_handle` (bex/futures.py)
+for _fqn, _fields in (("baml.spawn.CancelToken", ["_handle"]), ("baml.spawn.Limit", ["_handle"]),
+                      (futures.ROOT, [])):
+    ops.BUILTIN_CLASSES.setdefault(_fqn, ClassInfo(_fqn, _fqn.rpartition(".")[2], _fields))
+_TOKEN = ops.BUILTIN_CLASSES["baml.spawn.CancelToken"]
+_LIMIT = ops.BUILTIN_CLASSES["baml.spawn.Limit"]
+_TOKEN.py.m_cancel = lambda self: self.f__handle.cancel()
+_TOKEN.py.m_is_cancelled = lambda self: self.f__handle.cancelled
+_LIMIT.py.m_capacity = lambda self: self.f__handle.capacity
+_LIMIT.py.m_active_count = lambda self: min(self.f__handle.capacity, self.f__handle.unsettled())
+_LIMIT.py.m_queued_count = lambda self: max(0, self.f__handle.unsettled() - self.f__handle.capacity)
 
 
 @function("baml.spawn.CancelToken.new")
 def cancel_token_new():
-    return futures.CancelToken()
+    return _TOKEN.new(futures.CancelToken())
 
 
 @function("baml.spawn.CancelToken.any")
 def cancel_token_any(tokens):
     out = futures.CancelToken()
     for t in tokens:
+        t = t.f__handle
         if t.cancelled:
             out.cancelled = True
         t.derived.append(out)
-    return out
-
-
-@method("cancel_token", "cancel")
-def token_cancel(self):
-    return self.cancel()
-
-
-@method("cancel_token", "is_cancelled")
-def token_is_cancelled(self):
-    return self.cancelled
+    return _TOKEN.new(out)
 
 
 @function("baml.spawn.Limit.new")
 def limit_new(capacity):
     if capacity <= 0:
         ops.throw_error("InvalidArgument", message=f"baml.spawn.Limit.new: capacity must be positive, got {capacity}")
-    return futures.Limit(capacity)
+    return _LIMIT.new(futures.Limit(capacity))
 
 
 @function("baml.spawn.Root.new")
 def root_new():
-    return futures.Root()
-
-
-@method("limit")
-def capacity(self):
-    return self.capacity
-
-
-@method("limit")
-def active_count(self):
-    return min(self.capacity, self.unsettled())
-
-
-@method("limit")
-def queued_count(self):
-    return max(0, self.unsettled() - self.capacity)
+    return ops.BUILTIN_CLASSES[futures.ROOT].new()
 
 
 @function("baml.future.all")
