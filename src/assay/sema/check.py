@@ -1762,9 +1762,12 @@ class Checker(LlmChecks):
                 gens and not e.type_args and not env else None
             if literal is not None:
                 return self.literal_call(e, fd, ps, ret, literal)
+            whole: frozenset = frozenset()
             if infer and isinstance(ret, (Arr, MapT)) and _sure_scrutinee(expected):
-                env = {**_binds([(ret, expected)]), **env}  # `-> T[]`: T from the expected type
-            self.check_args(e, ps, env)
+                got = _binds([(ret, expected)])  # `-> T[]`: T from the expected type
+                whole = frozenset(got) - set(env)
+                env = {**got, **env}
+            self.check_args(e, ps, env, whole=whole)
             if fd.decl.generics and not e.type_args:
                 self.conflicting_args(e, ps)
             if infer:  # the rest from the arguments: `id(1)` is `1`, `wrap(1)` an `int[]`
@@ -2093,7 +2096,11 @@ class Checker(LlmChecks):
         for a in e.args:
             self.expr(a.value, UNKNOWN)
 
-    def check_args(self, e: ast.Call, params, env, allow_named=True, native=False) -> None:
+    def check_args(self, e: ast.Call, params, env, allow_named=True, native=False,
+                   whole: frozenset = frozenset()) -> None:
+        """`whole`: type parameters bound by the expected result; a container literal for a
+        parameter that is one of them is typed alone, then checked whole (`wrap([1])` as a
+        `string[][]`: `int[]` is no `string[]`)."""
         names = {p[0]: i for i, p in enumerate(params) if p[0] is not None}
         got = [False] * len(params)
         npos = 0
@@ -2110,6 +2117,12 @@ class Checker(LlmChecks):
                     if T.has_tvar(pt):
                         self.escape(a.value)
                     want = T.subst(pt, env) if T.has_tvar(pt) else pt
+                    if isinstance(pt, TVar) and pt.name in whole and isinstance(a.value, (ast.ArrayLit, ast.MapLit)):
+                        at = self.expr(a.value, UNKNOWN)
+                        if not assignable(at, want):
+                            self.mismatch(a.value.span, want, at)
+                        npos += 1
+                        continue
                     save, self.callee_tvars = self.callee_tvars, self.callee_tvars or T.has_tvar(want)
                     self.expect(a.value, want)
                     self.callee_tvars = save
