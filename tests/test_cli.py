@@ -565,7 +565,7 @@ def test_run_panic_prints_a_baml_traceback(tmp_path):
     p = tmp_path / "tb.baml"
     p.write_text("function a(x: int) -> int {\n  let y = x + 1;\n  b(y)\n}\n"
                  "function b(z: int) -> int {\n  let w = [1, 2];\n  w[z] + 1\n}\n"
-                 'test "fails" {\n  a(5)\n}\n')
+                 'test "fails" {\n  a(5);\n}\n')
     r = subprocess_assay("run", p, "a", "--args", '{"x": 5}')
     assert r.returncode == 1
     assert (f'Traceback (most recent call last):\n  File "{p}", line 3, in user.a\n'
