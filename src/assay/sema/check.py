@@ -1865,6 +1865,10 @@ class Checker(LlmChecks):
                 return None
         sure = expected is not UNKNOWN and _sure_scrutinee(expected) and not T.has_tvar(expected)
         env: dict = {}
+        holes = seen.pop("$holes", {})
+        for n, hole in holes.items():
+            if n not in seen and not (sure and isinstance(ret, TVar) and n == ret.name):
+                env["$hole"] = hole
         for n, ts in seen.items():
             if not (sure and isinstance(ret, TVar) and n == ret.name):  # nothing expects T:
                 ts = [T.widen_scalar(t) for t in ts]  # a literal leaf is its type (`[1]`: `int`)
@@ -1885,8 +1889,12 @@ class Checker(LlmChecks):
             if isinstance(v, (ast.ArrayLit, ast.MapLit)):
                 if pt.name not in seen:
                     lt = _tree_type(v, self.literal_leaf)
-                    if lt is None:
+                    hole = _only_empty(v) if lt is None else None
+                    if lt is None and hole is None:
                         return False
+                    if hole is not None:  # `id([])`: the literal's element type is open
+                        seen.setdefault("$holes", {}).setdefault(pt.name, hole)
+                        return True
                     seen[pt.name] = [lt]
                 return True  # checked against the binding with the arguments (E0001 inside)
             t = self.literal_leaf(v)
@@ -1918,6 +1926,12 @@ class Checker(LlmChecks):
 
     def literal_call(self, e: ast.Call, fd: FunctionDef, ps, ret, env: dict) -> T.Type:
         """A generic call typed by literal_targs' type arguments."""
+        hole = env.pop("$hole", None)
+        if hole is not None and getattr(e, "plain_let", False):
+            self.err(hole.span, "E0155", "type annotations needed")
+            self.check_args(e, ps, {})
+            self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, {}), self.passed(e, ps))
+            return UNKNOWN
         bad = next((n for n, t in env.items() if t is None or t is False), None)
         if bad is not None:  # False: the types seen are not the expected type's
             self.err(e.span, "E0002", f"cannot infer type parameter `{bad}`" + (
@@ -3637,6 +3651,18 @@ def _literal_tree(v) -> bool:
     if isinstance(v, ast.MapLit):
         return all(isinstance(k, ast.StrLit) and _literal_tree(x) for k, x in v.entries)
     return isinstance(v, _LEAVES)
+
+
+def _only_empty(v):
+    """The first empty literal of a tree of container literals that holds nothing else
+    (`[]`, `[[]]`), or None."""
+    if isinstance(v, (ast.ArrayLit, ast.MapLit)):
+        items = v.items if isinstance(v, ast.ArrayLit) else [x for _, x in v.entries]
+        if not items:
+            return v
+        holes = [_only_empty(x) for x in items]
+        return holes[0] if all(h is not None for h in holes) else None
+    return None
 
 
 def _tree_type(v, leaf_type) -> T.Type | None:
