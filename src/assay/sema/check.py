@@ -579,6 +579,7 @@ class Checker(LlmChecks):
             it = self.soft_expr(s.iterable) if v is not None and v.branch_hole else \
                 self.expr(s.iterable, UNKNOWN)
             elem = self.iter_elem(it, s.iterable)
+            self.for_pattern(s.pattern, elem)
             self.scopes.append({})
             self.pattern(s.pattern, elem, refutable_ok=True)
             breaks = self.loop_body(s.body, head)
@@ -610,6 +611,20 @@ class Checker(LlmChecks):
             self.fn.defer = saved
             return False
         return False
+
+    def for_pattern(self, p, elem: T.Type) -> None:
+        """E0111: a `for` binding that may not match every element (`[a, b]`, `x: string`
+        over `int`s); E0001 for a written type no element has."""
+        if isinstance(p, ast.PArray) and (p.items or p.rest_index is None):
+            self.err(p.span, "E0111", "refutable pattern in for-let binding; refutable patterns "
+                     "belong in `match`")
+        elif isinstance(p, ast.PBind) and p.type is not None and _sure_scrutinee(elem):
+            bt = self.resolve(p.type, report=False)
+            if _sure_scrutinee(bt) and not assignable(elem, bt):
+                self.err(p.span, "E0111", "refutable pattern in for-let binding; refutable patterns "
+                         "belong in `match`")  # at its `let`
+                if not _overlaps(elem, bt):
+                    self.mismatch(p.type.span, elem, bt)
 
     def loop_head(self, body: ast.Block) -> dict:
         """The facts at a loop's head: a variable the body writes holds its declared type there
