@@ -1904,7 +1904,7 @@ class Checker(LlmChecks):
             if isinstance(v, (ast.ArrayLit, ast.MapLit)):
                 if pt.name not in seen:
                     lt = _tree_type(v, self.literal_leaf)
-                    hole = _only_empty(v) if lt is None else None
+                    hole = _empty_hole(v) if lt is None else None
                     if lt is None and hole is None:
                         return False
                     if hole is not None:  # `id([])`: the literal's element type is open
@@ -1943,7 +1943,7 @@ class Checker(LlmChecks):
         """A generic call typed by literal_targs' type arguments."""
         hole = env.pop("$hole", None)
         if hole is not None and getattr(e, "plain_let", False):
-            self.err(hole.span, "E0155", "type annotations needed")
+            self.err(hole, "E0155", "type annotations needed")
             self.check_args(e, ps, {})
             self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, {}), self.passed(e, ps))
             return UNKNOWN
@@ -3666,18 +3666,6 @@ def _literal_tree(v) -> bool:
     if isinstance(v, ast.MapLit):
         return all(isinstance(k, ast.StrLit) and _literal_tree(x) for k, x in v.entries)
     return isinstance(v, _LEAVES)
-
-
-def _only_empty(v):
-    """The first empty literal of a tree of container literals that holds nothing else
-    (`[]`, `[[]]`), or None."""
-    if isinstance(v, (ast.ArrayLit, ast.MapLit)):
-        items = v.items if isinstance(v, ast.ArrayLit) else [x for _, x in v.entries]
-        if not items:
-            return v
-        holes = [_only_empty(x) for x in items]
-        return holes[0] if all(h is not None for h in holes) else None
-    return None
 
 
 def _tree_type(v, leaf_type) -> T.Type | None:
