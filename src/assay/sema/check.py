@@ -636,6 +636,7 @@ class Checker(LlmChecks):
             it = self.soft_expr(s.iterable) if v is not None and v.branch_hole else \
                 self.expr(s.iterable, UNKNOWN)
             elem = self.iter_elem(it, s.iterable)
+            self.for_pattern(s.pattern, elem)
             self.scopes.append({})
             self.pattern(s.pattern, elem, refutable_ok=True)
             breaks = self.loop_body(s.body, head)
@@ -667,6 +668,20 @@ class Checker(LlmChecks):
             self.fn.defer = saved
             return False
         return False
+
+    def for_pattern(self, p, elem: T.Type) -> None:
+        """E0111: a `for` binding that may not match every element (`[a, b]`, `x: string`
+        over `int`s); E0001 for a written type no element has."""
+        if isinstance(p, ast.PArray) and (p.items or p.rest_index is None):
+            self.err(p.span, "E0111", "refutable pattern in for-let binding; refutable patterns "
+                     "belong in `match`")
+        elif isinstance(p, ast.PBind) and p.type is not None and _sure_scrutinee(elem):
+            bt = self.resolve(p.type, report=False)
+            if _sure_scrutinee(bt) and not assignable(elem, bt):
+                self.err(p.span, "E0111", "refutable pattern in for-let binding; refutable patterns "
+                         "belong in `match`")  # at its `let`
+                if not _overlaps(elem, bt):
+                    self.mismatch(p.type.span, elem, bt)
 
     def loop_head(self, body: ast.Block) -> dict:
         """The facts at a loop's head: a variable the body writes holds its declared type there
@@ -1947,9 +1962,12 @@ class Checker(LlmChecks):
                 gens and not e.type_args and not env else None
             if literal is not None:
                 return self.literal_call(e, fd, ps, ret, literal)
+            whole: frozenset = frozenset()
             if infer and isinstance(ret, (Arr, MapT)) and _sure_scrutinee(expected):
-                env = {**_binds([(ret, expected)]), **env}  # `-> T[]`: T from the expected type
-            self.check_args(e, ps, env)
+                got = _binds([(ret, expected)])  # `-> T[]`: T from the expected type
+                whole = frozenset(got) - set(env)
+                env = {**got, **env}
+            self.check_args(e, ps, env, whole=whole)
             if fd.decl.generics and not e.type_args:
                 self.conflicting_args(e, ps, env)
             if infer:  # the rest from the arguments: `id(1)` is `1`, `wrap(1)` an `int[]`
@@ -2052,6 +2070,10 @@ class Checker(LlmChecks):
                 return None
         sure = expected is not UNKNOWN and _sure_scrutinee(expected) and not T.has_tvar(expected)
         env: dict = {}
+        holes = seen.pop("$holes", {})
+        for n, hole in holes.items():
+            if n not in seen and not (sure and isinstance(ret, TVar) and n == ret.name):
+                env["$hole"] = hole
         for n, ts in seen.items():
             if not (sure and isinstance(ret, TVar) and n == ret.name):  # nothing expects T:
                 ts = [T.widen_scalar(t) for t in ts]  # a literal leaf is its type (`[1]`: `int`)
@@ -2072,8 +2094,12 @@ class Checker(LlmChecks):
             if isinstance(v, (ast.ArrayLit, ast.MapLit)):
                 if pt.name not in seen:
                     lt = _tree_type(v, self.literal_leaf)
-                    if lt is None:
+                    hole = _empty_hole(v) if lt is None else None
+                    if lt is None and hole is None:
                         return False
+                    if hole is not None:  # `id([])`: the literal's element type is open
+                        seen.setdefault("$holes", {}).setdefault(pt.name, hole)
+                        return True
                     seen[pt.name] = [lt]
                 return True  # checked against the binding with the arguments (E0001 inside)
             t = self.literal_leaf(v)
@@ -2105,6 +2131,12 @@ class Checker(LlmChecks):
 
     def literal_call(self, e: ast.Call, fd: FunctionDef, ps, ret, env: dict) -> T.Type:
         """A generic call typed by literal_targs' type arguments."""
+        hole = env.pop("$hole", None)
+        if hole is not None and getattr(e, "plain_let", False):
+            self.err(hole, "E0155", "type annotations needed")
+            self.check_args(e, ps, {})
+            self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, {}), self.passed(e, ps))
+            return UNKNOWN
         bad = next((n for n, t in env.items() if t is None or t is False), None)
         if bad is not None:  # False: the types seen are not the expected type's
             self.err(e.span, "E0002", f"cannot infer type parameter `{bad}`" + (
@@ -2311,8 +2343,12 @@ class Checker(LlmChecks):
         for a in e.args:
             self.expr(a.value, UNKNOWN)
 
-    def check_args(self, e: ast.Call, params, env, allow_named=True, native=False, exact=False) -> None:
-        """`exact`: every parameter without a default is required, whatever its type."""
+    def check_args(self, e: ast.Call, params, env, allow_named=True, native=False, exact=False,
+                   whole: frozenset = frozenset()) -> None:
+        """`exact`: every parameter without a default is required, whatever its type. `whole`:
+        type parameters bound by the expected result; a container literal for a parameter that
+        is one of them is typed alone, then checked whole (`wrap([1])` as a `string[][]`:
+        `int[]` is no `string[]`)."""
         names = {p[0]: i for i, p in enumerate(params) if p[0] is not None}
         got = [False] * len(params)
         npos = 0
@@ -2341,6 +2377,12 @@ class Checker(LlmChecks):
                     if isinstance(pt, TVar) and pt.name not in env and not any(
                             j != npos and _mentions(q, pt.name) for j, (_, q, _) in enumerate(params)):
                         self.untyped_empty(a.value)  # `id([])`: nothing else binds the callee's T
+                    if isinstance(pt, TVar) and pt.name in whole and isinstance(a.value, (ast.ArrayLit, ast.MapLit)):
+                        at = self.expr(a.value, UNKNOWN)
+                        if not assignable(at, want):
+                            self.mismatch(a.value.span, want, at)
+                        npos += 1
+                        continue
                     save, self.callee_tvars = self.callee_tvars, self.callee_tvars or T.has_tvar(want)
                     self.expect(a.value, want)
                     self.callee_tvars = save

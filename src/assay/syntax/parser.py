@@ -1218,6 +1218,12 @@ class Parser:
                 return ast.ForIn(self.span(s), pat, it, body)
             # C-style with let init
             ty = self.type_expr() if self.eat(":") else None
+            if ty is not None and isinstance(pat, ast.PBind) and pat.type is None and self.eat("in"):
+                it = self.cond_expr() if not paren else self.expr()  # `for (let x: int in xs)`
+                if paren:
+                    self.expect(")")
+                body = self.body_block("block after for expression")
+                return ast.ForIn(self.span(s), ast.PBind(self.sp(ls, ty.span.end), pat.name, ty), it, body)
             if self.expect("=", "'in' or '='"):
                 v = self.expr()
             else:
