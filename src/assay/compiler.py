@@ -11,7 +11,7 @@ from .bex import ops
 from .bex import stack as bexstack
 from .bex import vm as bexvm
 from .bex.stdlib import FUNCTIONS, METHODS, TO_STRING_OVERRIDES, native_value_params, render
-from .bex.stdlib.jsontyped import ENUM_TO_JSON
+from .bex.stdlib.jsontyped import ENUM_FROM_JSON, ENUM_TO_JSON
 from .bex.llmcall import LlmCallError
 from .bex.values import BamlRaise, Instance
 from .llm import outfmt as llmformat
@@ -205,11 +205,14 @@ class Program:
                         if mname not in c.methods:
                             setattr(info.py, "m_" + mname, fn)
 
-        for impl in self.index.impls:  # an enum's `implements baml.ToJson for E`
-            m = impl.methods.get("to_json")
-            if impl.std == "baml.ToJson" and isinstance(impl.target, T.EnumT) and m is not None:
-                info = self.runtime.enums[impl.target.enum.fqn]
-                ENUM_TO_JSON[info] = lambda v, _fqn=m.fqn: self.runtime.plain.compile(_fqn)(v)
+        for impl in self.index.impls:  # an enum's `implement baml.ToJson for E` (FromJson)
+            if not isinstance(impl.target, T.EnumT):
+                continue
+            for std, name, table in (("baml.ToJson", "to_json", ENUM_TO_JSON), ("baml.FromJson", "from_json", ENUM_FROM_JSON)):
+                m = impl.methods.get(name)
+                if impl.std == std and m is not None:
+                    info = self.runtime.enums[impl.target.enum.fqn]
+                    table[info] = lambda v, _fqn=m.fqn: self.runtime.plain.compile(_fqn)(v)
 
     def _attach_json_names(self) -> None:
         """`@alias`/`@skip` of fields and variants, for `baml.json` under `Naming.Aliased`."""

@@ -182,7 +182,16 @@ def iter_(self):
 
 @method("iter")
 def peekable(self):
-    return self
+    """The engine's `Peekable { source, buffer, has_buffer }` around the iterator: its
+    look-ahead (`peek()`) is the buffer."""
+    it = Iter(self.pull)
+
+    def show():
+        held = it.ahead is not _NOTHING
+        return "Peekable", [("source", self), ("buffer", it.ahead if held else DONE), ("has_buffer", held)]
+    show.shows_ahead = True
+    it.show = show
+    return it
 
 
 @method("iter")

@@ -99,7 +99,8 @@ class _Decoder:
             own = getattr(self.ta.classes[t[1]].py, "m_from_json", None)
             return own(v) if own is not None else self.instance(t, v, path)
         if k in ("enum", "variant"):
-            return self.variant(t, v, path)
+            own = ENUM_FROM_JSON.get(self.ta.enums[t[1]]) if k == "enum" else None
+            return own(v) if own is not None else self.variant(t, v, path)
         if k == "union":
             return self.union(t[1], v, path)
         if k == "uint8array":
@@ -151,11 +152,18 @@ class _Decoder:
         return obj
 
     def variant(self, t: tuple, v, path: str) -> Variant:
+        info = self.ta.enums[t[1]]
+        rows = self.ta.variants(("enum", t[1])) or tuple((n, *info.json_names.get(n, (None, False)))
+                                                         for n in info.variants)
+        if t[0] == "variant":  # one variant's type: its JSON name, nothing else
+            key = next((self.key(*row) for row in rows if row[0] == t[2]), t[2])
+            if type(v) is str and v == key:
+                return info.variants[t[2]]
+            raise _Misfit(f"expected enum variant `{key}`", path)
         if type(v) is not str:
             raise _Misfit("expected enum variant string", path)
-        info = self.ta.enums[t[1]]
-        for name, alias, skip in self.ta.variants(("enum", t[1])) or ((n, None, False) for n in info.variants):
-            if self.key(name, alias, skip) == v and (t[0] == "enum" or name == t[2]):
+        for name, alias, skip in rows:
+            if self.key(name, alias, skip) == v:
                 return info.variants[name]
         raise _Misfit(f"unknown variant `{v}` for enum `{_display(t[1])}`", path)
 
@@ -167,6 +175,8 @@ class _Decoder:
             try:
                 if cands[i][0] == "class" and len(cands) > 1:  # fields one by one, in order
                     return self.instance(cands[i], v, path, each=True)
+                if cands[i][0] == "enum" and len(cands) > 1:  # by name: a FromJson override is not asked
+                    return self.variant(cands[i], v, path)
                 return self.walk(cands[i], v, path)
             except _Misfit as e:
                 misfits[i] = e
@@ -252,6 +262,7 @@ def to(T, j, naming=DECLARED):
 # ── from: a value's run-time type → json ──
 
 ENUM_TO_JSON: dict = {}  # EnumInfo → its `baml.ToJson` override (set by the compiler)
+ENUM_FROM_JSON: dict = {}  # EnumInfo → its `baml.FromJson` override (set by the compiler)
 
 
 class _Unencodable(Exception):

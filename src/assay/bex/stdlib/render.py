@@ -139,7 +139,7 @@ def _nested(v) -> str:
 def _iter_text(v) -> str:
     """An iterator as the engine renders its struct (adapters whose state Assay keeps as the
     engine does; others as `<iterator>`)."""
-    if v.ahead is not _NO_AHEAD or v.show is None:
+    if v.show is None or v.ahead is not _NO_AHEAD and not getattr(v.show, "shows_ahead", False):
         return "<iterator>"
     name, fields = v.show()
     return name + " { " + ", ".join(f + ": " + _nested(x) for f, x in fields) + " }"
