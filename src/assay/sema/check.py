@@ -1494,6 +1494,9 @@ class Checker(LlmChecks):
                 return val
             if kind == "unknown" and len(path) == 4 and ".".join(path[:3]) in stdsigs.STD_ENUM_VARIANTS:
                 return self.std_variant(e, path)
+            if kind == "unknown" and ".".join(path) in _STD_NON_VALUES:  # `baml.regex`, `baml.regex.Regex`
+                self.err(e.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
+                return UNKNOWN
             if kind == "global":
                 return val
             return UNKNOWN
@@ -3436,6 +3439,9 @@ def _native_sig(kind: str, name: str, checker: "Checker"):
 
 _TYPED_SIGS: dict = {}
 # stdlib functions whose signatures name `json`: their arguments are checked, they return it
+# stdlib namespaces and classes: names of no value (`let x = baml.json` is unresolved)
+_STD_NON_VALUES = frozenset({k.rsplit(".", n)[0] for k in stdsigs.FUNCTIONS for n in range(1, k.count(".") + 1)}
+                            | set(stdsigs.STD_CLASSES) | set(stdsigs.STD_ENUM_VARIANTS)) - set(stdsigs.FUNCTIONS)
 _JSON_STD = frozenset(("baml.json.parse", "baml.json.from", "baml.json.field"))
 
 

@@ -1404,11 +1404,7 @@ class Parser:
                             else:  # `v.m<int>`: a specialized method value
                                 e.type_args = targs
                                 e.span = self.span(s)
-                    elif nt.kind == "int":
-                        # tuple-ish `.0` not supported; treat as field name
-                        self.advance()
-                        e = ast.Field(self.span(s), e, nt.text)
-                    else:
+                    else:  # `xs.0` too: no member is named by a number
                         self.expected("field name after `'.'`")
                         return e
                     continue
