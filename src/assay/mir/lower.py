@@ -1939,6 +1939,9 @@ def _type_args(cls, e: ast.ClassLit, field_type) -> tuple:
     variable of the enclosing generic function); else unknown."""
     given = dict((n, v) for n, v in e.entries if n is not None)
     args = e.ty.args if isinstance(e.ty, T.ClassT) else ()
+    spread = next((getattr(v, "ty", None) for n, v in e.entries if n is None), None)
+    if all(a is T.UNKNOWN for a in args) and isinstance(spread, T.ClassT) and spread.cls is cls:
+        args = spread.args  # `Box { ...b, value: 7 }`: b's type arguments
     out = []
     for i, g in enumerate(cls.decl.generics):
         a = args[i] if i < len(args) else None
