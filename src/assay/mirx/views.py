@@ -81,7 +81,7 @@ class TypeView:
             return "enum" if t.kind in ("enum", "variant") else "class"
         if t is T.JSON:
             return "json"
-        return {T.Lit: "literal", T.Arr: "array", T.MapT: "map", T.Union: "union",
+        return {T.Lit: "literal", T.Arr: "array", T.MapT: "map", T.Union: "union", T.HiddenUnion: "union",
                 T.ClassT: "class", T.EnumT: "enum", T.FuncT: "function", T.TVar: "typevar",
                 T.IfaceT: "interface"}[T.Union if isinstance(t, T.Union) else type(t)]  # an alias's too
 

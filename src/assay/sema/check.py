@@ -1536,6 +1536,11 @@ class Checker(LlmChecks):
         return False
 
     def member_of(self, e, ot: T.Type, name: str, call: bool):
+        if isinstance(ot, Union) and all(isinstance(m, Lit) for m in ot.members) and \
+                name not in _EVERY_TYPE_METHODS:  # `1 | 2` is a union, not an int: no `abs`
+            self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`: its members "
+                     f"implement no common interface that declares `{name}`")
+            return UNKNOWN
         tb = T.base(ot)
         if (isinstance(tb, Union) and name not in _EVERY_TYPE_METHODS and self.sure_type(widen(tb))
                 and not any(self.may_compare(widen(m)) for m in tb.members)):
@@ -3016,6 +3021,11 @@ class Checker(LlmChecks):
         the members of `st` they match; unknown for any other arm."""
         alts = p.alts if isinstance(p, ast.POr) else [p]
         anything = st is None  # a caught value: the pattern's type itself
+        if len(alts) > 1 and not anything and _sure_scrutinee(st) and all(  # `1 | 2 =>`: that literal union
+                isinstance(a, ast.PLit) and type(a.value) in (int, str) for a in alts):
+            lits = [T.lit_int(a.value) if type(a.value) is int else T.lit_str(a.value) for a in alts]
+            if all(m.base in T.members(st) for m in lits):
+                return T.union(*lits)
         if not (anything or _sure_scrutinee(st)) or not all(
                 isinstance(a, ast.PType) and not _variant_like(a.type) for a in alts):
             return UNKNOWN
