@@ -4094,12 +4094,12 @@ def _lambda_results(ft: FuncT, e: ast.Call) -> dict:
 
 
 def _branch_hole(e) -> Span | None:
-    """The first branch of an `if` / `match` whose value is an empty literal: each branch's
+    """The first branch of an `if` / `match` / `catch` whose value is an empty literal: each branch's
     element type is inferred on its own, so the other branches do not fix it."""
     if isinstance(e, ast.If) and e.else_ is not None:
         blocks = [e.then, e.else_]
-    elif isinstance(e, ast.Match):
-        blocks = [a.body for a in e.arms]
+    elif isinstance(e, (ast.Match, ast.Catch)):
+        blocks = [a.body for a in e.arms]  # a catch arm is typed apart from the guarded value
     else:
         return None
     for b in blocks:
