@@ -1911,7 +1911,10 @@ class Checker(LlmChecks):
                         fd = f.direct
                     if isinstance(ft, NativeFuncT):
                         self.effects.sites[id(e)] = ("type", ft.throws or NEVER)
-                        self.check_args(e, ft.params, {}, native=not ft.strict)
+                        # what type variables are left come from the receiver (`xs: T[]`): this
+                        # body's own type parameters, rigid (`xs.push(1)` is no `T`)
+                        self.check_args(e, ft.params, {g: TVar(g) for g in self.generics},
+                                        native=not ft.strict)
                         if tb == sreflect.PACKAGE and f.name in ("get_global", "find_global") \
                                 and not e.type_args and unexpected:
                             self.err(e.span, "E0002", "cannot infer type parameter `T`")  # `<T>(name)`
