@@ -1911,10 +1911,7 @@ class Checker(LlmChecks):
                         fd = f.direct
                     if isinstance(ft, NativeFuncT):
                         self.effects.sites[id(e)] = ("type", ft.throws or NEVER)
-                        # what type variables are left come from the receiver (`xs: T[]`): this
-                        # body's own type parameters, rigid (`xs.push(1)` is no `T`)
-                        self.check_args(e, ft.params, {g: TVar(g) for g in self.generics},
-                                        native=not ft.strict)
+                        self.check_args(e, ft.params, {}, native=not ft.strict, rigid=True)
                         if tb == sreflect.PACKAGE and f.name in ("get_global", "find_global") \
                                 and not e.type_args and unexpected:
                             self.err(e.span, "E0002", "cannot infer type parameter `T`")  # `<T>(name)`
@@ -2311,8 +2308,10 @@ class Checker(LlmChecks):
         for a in e.args:
             self.expr(a.value, UNKNOWN)
 
-    def check_args(self, e: ast.Call, params, env, allow_named=True, native=False, exact=False) -> None:
-        """`exact`: every parameter without a default is required, whatever its type."""
+    def check_args(self, e: ast.Call, params, env, allow_named=True, native=False, exact=False,
+                   rigid=False) -> None:
+        """`exact`: every parameter without a default is required, whatever its type. `rigid`: a
+        stdlib method's parameters, whose type variables are the receiver's (`xs: T[]`)."""
         names = {p[0]: i for i, p in enumerate(params) if p[0] is not None}
         got = [False] * len(params)
         npos = 0
@@ -2342,8 +2341,12 @@ class Checker(LlmChecks):
                             j != npos and _mentions(q, pt.name) for j, (_, q, _) in enumerate(params)):
                         self.untyped_empty(a.value)  # `id([])`: nothing else binds the callee's T
                     save, self.callee_tvars = self.callee_tvars, self.callee_tvars or T.has_tvar(want)
-                    self.expect(a.value, want)
+                    t = self.expect(a.value, want)
                     self.callee_tvars = save
+                    if rigid and isinstance(pt, TVar) and pt.name in self.generics and not self.fits(t, pt):
+                        # a stdlib method's parameter typed by the receiver's type parameter
+                        # (`xs: T[]`) is this body's own, rigid: `xs.push(1)` is no `T`
+                        self.mismatch(a.value.span, pt, t)
                 else:
                     bad = True
                     self.expr(a.value, UNKNOWN)
@@ -3121,6 +3124,22 @@ class Checker(LlmChecks):
         t = self.pattern_type_quiet(te) if _variant_like(te) else self.resolve(te, report=False)
         return MAYBE if te is None or t is UNKNOWN else t
 
+    def panics_covered(self, e: ast.Catch) -> None:
+        """E0062: `catch_all_panics` arms must catch every panic class (`_`, a binding or
+        `baml.panics.Panic` does)."""
+        left = set(stdsigs.PANIC_CLASSES)
+        for arm in e.arms:
+            if arm.guard is not None:
+                continue
+            for p in arm.pattern.alts if isinstance(arm.pattern, ast.POr) else [arm.pattern]:
+                te = p.type if isinstance(p, (ast.PType, ast.PBind)) else None
+                name = ".".join(te.path) if isinstance(te, ast.TName) and not te.args else None
+                if _irrefutable(p) or name == "baml.panics.Panic":
+                    return
+                left.discard(name)
+        if left:
+            self.err(e.span, "E0062", f"non-exhaustive catch_all_panics; missing: {', '.join(sorted(left))}")
+
     def arm_body(self, body, expected):
         if isinstance(body, (ast.BlockExpr, ast.If, ast.IfLet, ast.Match)):
             return self.expr(body, expected)
@@ -3235,6 +3254,10 @@ class Checker(LlmChecks):
               self.expr(e.expr, expected)]
         self.fn.catch -= 1
         self.effects.catches[id(e)] = [self.arm_catches(arm) for arm in e.arms]
+        if e.kind != "catch":
+            self.effects.catch_alls.append(e)
+        if e.kind == "catch_all_panics":
+            self.panics_covered(e)
         if e.ctx is not None:  # handlers then track the error being handled (causes)
             self.index.error_contexts = True
         for arm in e.arms:
