@@ -1949,6 +1949,7 @@ class Checker(LlmChecks):
             self.check_args(e, ps, env)
             if fd.decl.generics and not e.type_args:
                 self.conflicting_args(e, ps, env)
+                self.rigid_args(e, ps, env)
             if infer:  # the rest from the arguments: `id(1)` is `1`, `wrap(1)` an `int[]`
                 direct = isinstance(ret, TVar)
                 env = {**_binds([(pt, _arg_type(a.value) if direct else widen(a.value.ty or UNKNOWN))
@@ -2286,6 +2287,23 @@ class Checker(LlmChecks):
                              f"the conflicting types `{show(bound)}` and `{show(T.widen_scalar(at))}`; write "
                              "the type argument or annotate the expected type")
                     return
+
+    def rigid_args(self, e: ast.Call, params, fixed: dict) -> None:
+        """E0001: a callee's type parameter an earlier array argument binds to this body's own
+        `T` (`h(xs, 1)` for `h<U>(xs: U[], x: U)` given `xs: T[]`) takes no other type after it."""
+        first: dict = {}
+        for (_, pt, _), a in zip(params, e.args):
+            if a.name is not None:
+                return
+            at = a.value.ty or UNKNOWN
+            if isinstance(pt, TVar) and pt.name not in fixed:
+                tv = first.get(pt.name)
+                if tv is not None and not self.fits(at, tv):
+                    self.mismatch(a.value.span, tv, at)
+                    return
+            if isinstance(pt, Arr) and isinstance(pt.elem, TVar) and isinstance(at, Arr) and isinstance(
+                    at.elem, TVar) and at.elem.name in self.generics:  # an array's item type is exact
+                first.setdefault(pt.elem.name, at.elem)
 
     def passed(self, e: ast.Call, params) -> dict:
         """Parameter name → what the function value passed for it calls (for what a function's
