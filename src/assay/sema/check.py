@@ -1937,7 +1937,7 @@ class Checker(LlmChecks):
                         fd = f.direct
                     if isinstance(ft, NativeFuncT):
                         self.effects.sites[id(e)] = ("type", ft.throws or NEVER)
-                        self.check_args(e, ft.params, {}, native=not ft.strict)
+                        self.check_args(e, ft.params, {}, native=not ft.strict, rigid=True)
                         if tb == sreflect.PACKAGE and f.name in ("get_global", "find_global") \
                                 and not e.type_args and unexpected:
                             self.err(e.span, "E0002", "cannot infer type parameter `T`")  # `<T>(name)`
@@ -1978,6 +1978,7 @@ class Checker(LlmChecks):
             self.check_args(e, ps, env, whole=whole)
             if fd.decl.generics and not e.type_args:
                 self.conflicting_args(e, ps, env)
+                self.rigid_args(e, ps, env)
             if infer:  # the rest from the arguments: `id(1)` is `1`, `wrap(1)` an `int[]`
                 direct = isinstance(ret, TVar)
                 env = {**_binds([(pt, _arg_type(a.value) if direct else widen(a.value.ty or UNKNOWN))
@@ -2330,6 +2331,23 @@ class Checker(LlmChecks):
                              "the type argument or annotate the expected type")
                     return
 
+    def rigid_args(self, e: ast.Call, params, fixed: dict) -> None:
+        """E0001: a callee's type parameter an earlier array argument binds to this body's own
+        `T` (`h(xs, 1)` for `h<U>(xs: U[], x: U)` given `xs: T[]`) takes no other type after it."""
+        first: dict = {}
+        for (_, pt, _), a in zip(params, e.args):
+            if a.name is not None:
+                return
+            at = a.value.ty or UNKNOWN
+            if isinstance(pt, TVar) and pt.name not in fixed:
+                tv = first.get(pt.name)
+                if tv is not None and not self.fits(at, tv):
+                    self.mismatch(a.value.span, tv, at)
+                    return
+            if isinstance(pt, Arr) and isinstance(pt.elem, TVar) and isinstance(at, Arr) and isinstance(
+                    at.elem, TVar) and at.elem.name in self.generics:  # an array's item type is exact
+                first.setdefault(pt.elem.name, at.elem)
+
     def passed(self, e: ast.Call, params) -> dict:
         """Parameter name → what the function value passed for it calls (for what a function's
         callbacks throw at this call)."""
@@ -2352,11 +2370,12 @@ class Checker(LlmChecks):
             self.expr(a.value, UNKNOWN)
 
     def check_args(self, e: ast.Call, params, env, allow_named=True, native=False, exact=False,
-                   whole: frozenset = frozenset()) -> None:
+                   whole: frozenset = frozenset(), rigid=False) -> None:
         """`exact`: every parameter without a default is required, whatever its type. `whole`:
         type parameters bound by the expected result; a container literal for a parameter that
         is one of them is typed alone, then checked whole (`wrap([1])` as a `string[][]`:
-        `int[]` is no `string[]`)."""
+        `int[]` is no `string[]`). `rigid`: a stdlib method's parameters, whose type variables
+        are the receiver's (`xs: T[]`)."""
         names = {p[0]: i for i, p in enumerate(params) if p[0] is not None}
         got = [False] * len(params)
         npos = 0
@@ -2392,8 +2411,12 @@ class Checker(LlmChecks):
                         npos += 1
                         continue
                     save, self.callee_tvars = self.callee_tvars, self.callee_tvars or T.has_tvar(want)
-                    self.expect(a.value, want)
+                    t = self.expect(a.value, want)
                     self.callee_tvars = save
+                    if rigid and isinstance(pt, TVar) and pt.name in self.generics and not self.fits(t, pt):
+                        # a stdlib method's parameter typed by the receiver's type parameter
+                        # (`xs: T[]`) is this body's own, rigid: `xs.push(1)` is no `T`
+                        self.mismatch(a.value.span, pt, t)
                 else:
                     bad = True
                     self.expr(a.value, UNKNOWN)
@@ -3176,6 +3199,22 @@ class Checker(LlmChecks):
         t = self.pattern_type_quiet(te) if _variant_like(te) else self.resolve(te, report=False)
         return MAYBE if te is None or t is UNKNOWN else t
 
+    def panics_covered(self, e: ast.Catch) -> None:
+        """E0062: `catch_all_panics` arms must catch every panic class (`_`, a binding or
+        `baml.panics.Panic` does)."""
+        left = set(stdsigs.PANIC_CLASSES)
+        for arm in e.arms:
+            if arm.guard is not None:
+                continue
+            for p in arm.pattern.alts if isinstance(arm.pattern, ast.POr) else [arm.pattern]:
+                te = p.type if isinstance(p, (ast.PType, ast.PBind)) else None
+                name = ".".join(te.path) if isinstance(te, ast.TName) and not te.args else None
+                if _irrefutable(p) or name == "baml.panics.Panic":
+                    return
+                left.discard(name)
+        if left:
+            self.err(e.span, "E0062", f"non-exhaustive catch_all_panics; missing: {', '.join(sorted(left))}")
+
     def arm_body(self, body, expected):
         if isinstance(body, (ast.BlockExpr, ast.If, ast.IfLet, ast.Match)):
             return self.expr(body, expected)
@@ -3290,6 +3329,10 @@ class Checker(LlmChecks):
               self.expr(e.expr, expected)]
         self.fn.catch -= 1
         self.effects.catches[id(e)] = [self.arm_catches(arm) for arm in e.arms]
+        if e.kind != "catch":
+            self.effects.catch_alls.append(e)
+        if e.kind == "catch_all_panics":
+            self.panics_covered(e)
         if e.ctx is not None:  # handlers then track the error being handled (causes)
             self.index.error_contexts = True
         for arm in e.arms:
@@ -4164,12 +4207,12 @@ def _lambda_results(ft: FuncT, e: ast.Call) -> dict:
 
 
 def _branch_hole(e) -> Span | None:
-    """The first branch of an `if` / `match` whose value is an empty literal: each branch's
+    """The first branch of an `if` / `match` / `catch` whose value is an empty literal: each branch's
     element type is inferred on its own, so the other branches do not fix it."""
     if isinstance(e, ast.If) and e.else_ is not None:
         blocks = [e.then, e.else_]
-    elif isinstance(e, ast.Match):
-        blocks = [a.body for a in e.arms]
+    elif isinstance(e, (ast.Match, ast.Catch)):
+        blocks = [a.body for a in e.arms]  # a catch arm is typed apart from the guarded value
     else:
         return None
     for b in blocks:

@@ -27,6 +27,7 @@ class Effects:
         self.sites: dict[int, tuple] = {}
         self.catches: dict[int, list] = {}  # id(Catch) -> per arm: ALL, MAYBE or the caught type
         self.declared: dict[int, T.Type] = {}  # id(fd or Lambda) -> its declared `throws`
+        self.catch_alls: list = []  # the `catch_all` / `catch_all_panics` nodes (exhaustive)
         self.declared_unknown: dict[int, object] = {}  # id(fd or Lambda) declaring `throws unknown` -> body span
         self._items: dict[int, list] = {}  # id(body owner) -> summary items
         self._values: dict[int, T.Type] = {}
@@ -192,7 +193,19 @@ class Effects:
         what the body throws is known."""
         self.solve()
         self.report_declared(err)
+        self.report_catch_alls(err)
         self.report_unknown(err)
+
+    def report_catch_alls(self, err) -> None:
+        """E0062: a `catch_all` (`catch_all_panics`) must catch all that its expression may throw."""
+        for c in self.catch_alls:
+            if self.catches_all(id(c)):
+                continue
+            t = self.thrown_in(id(c))
+            left = self.uncaught(id(c), t) if _known(t) else NEVER
+            if left is not NEVER:
+                err(c.span, "E0062", f"non-exhaustive {c.kind} on type {show(widen(t))}; "
+                    f"missing: {show(widen(left))}")
 
     def report_unknown(self, err) -> None:
         """E0097: what escapes a `throws unknown` body is known; an LLM call's errors and a

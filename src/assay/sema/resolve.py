@@ -96,6 +96,8 @@ class Resolver:
         if path == ["baml", "json", "json"]:
             return T.JSON
         std = self.std.get(".".join(path))
+        if path == ["baml", "future", "Future"] and err and len(te.args) != 2:  # `Future<T, E>`
+            err(te.span, "E0171", f"type `baml.future.Future` expects 2 type argument(s), got {len(te.args)}")
         if std is not None:
             return std
         if path[:2] == ["baml", "regex"] and self.std and err:  # a namespace the resolver models whole

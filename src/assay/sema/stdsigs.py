@@ -609,6 +609,11 @@ zoned.second() -> int throws baml.errors.InvalidArgument | baml.time.UnknownTime
 zoned.millisecond() -> int throws baml.errors.InvalidArgument | baml.time.UnknownTimezoneError
 zoned.add(other: baml.time.Duration) -> baml.time.ZonedDateTime
 """
+# the classes of `type baml.panics.Panic` (BAML's ns_panics/panics.baml)
+PANIC_CLASSES = frozenset(f"baml.panics.{n}" for n in (
+    "DivisionByZero IndexOutOfBounds InvalidFieldAccess MapKeyNotFound StackOverflow AssertionFailed "
+    "Unreachable Cancelled UserPanic Exit AllocFailure HostUnavailable NegativeBitShift SdkPanic "
+    "HostContractViolation IntegerOverflow").split())
 STD_CLASSES: dict[str, dict[str, str]] = {
     "baml.regex.Regex": {},
     "baml.regex.Group": {"text": "string", "start": "int", "end": "int"},
