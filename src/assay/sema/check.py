@@ -1299,7 +1299,7 @@ class Checker(LlmChecks):
         return t
 
     def x_ClassLit(self, e, expected):
-        ct = self.resolve(e.type, report=False)
+        ct = bare = self.resolve(e.type, report=False)
         if isinstance(ct, T.StdT) and ct.name in stdsigs.STD_CLASSES:
             return self.std_class_lit(e, ct)
         if ct is UNKNOWN:
@@ -1346,7 +1346,7 @@ class Checker(LlmChecks):
                         self.err(e.span, "E0001", f"class `{cls.name}` is missing required "
                                  f"field: `{f.name}`")
                         break
-        if cls.decl.generics and not e.type.args and not has_spread and ct is not exp:
+        if cls.decl.generics and not e.type.args and not has_spread and ct is bare:  # none expected
             return self.inferred_class(ct, e)
         return ct
 
@@ -1969,13 +1969,13 @@ class Checker(LlmChecks):
             literal = self.literal_targs(e, ps, ret, {g.name for g in gens}, expected) if \
                 gens and not e.type_args and not env else None
             if literal is not None:
-                return self.literal_call(e, fd, ps, ret, literal)
+                return self.literal_call(e, fd, ps, ret, literal, _fixed_by(ret, expected))
             whole: frozenset = frozenset()
             if infer and isinstance(ret, (Arr, MapT)) and _sure_scrutinee(expected):
                 got = _binds([(ret, expected)])  # `-> T[]`: T from the expected type
                 whole = frozenset(got) - set(env)
                 env = {**got, **env}
-            self.check_args(e, ps, env, whole=whole)
+            self.check_args(e, ps, env, whole=whole, fixed=_fixed_by(ret, expected) if infer else frozenset())
             if fd.decl.generics and not e.type_args:
                 self.conflicting_args(e, ps, env)
                 self.rigid_args(e, ps, env)
@@ -2138,7 +2138,7 @@ class Checker(LlmChecks):
                 ast.BoolLit: lambda: T.lit_bool(v.value), ast.FloatLit: lambda: FLOAT,
                 ast.NullLit: lambda: NULL}[type(v)]()
 
-    def literal_call(self, e: ast.Call, fd: FunctionDef, ps, ret, env: dict) -> T.Type:
+    def literal_call(self, e: ast.Call, fd: FunctionDef, ps, ret, env: dict, fixed=frozenset()) -> T.Type:
         """A generic call typed by literal_targs' type arguments."""
         hole = env.pop("$hole", None)
         if hole is not None and getattr(e, "plain_let", False):
@@ -2160,11 +2160,16 @@ class Checker(LlmChecks):
             self.err(e.span, "E0002", f"cannot infer type parameter `{missing}`")  # `first([])`
         # arguments are checked (and literals record their types) at the widened type arguments:
         # `["a"]` for `xs: T[]` is a `string[]` (the result keeps the types inferred)
-        self.check_args(e, ps, {n: T.widen_scalar(t) for n, t in env.items()})
+        self.check_args(e, ps, {n: T.widen_scalar(t) for n, t in env.items()}, fixed=fixed)
         self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env), self.passed(e, ps))
         self.check_bounds(e, fd, ps, env)
-        ret = T.subst(ret, env) if T.has_tvar(ret) else ret
-        return UNKNOWN if T.has_unknown(ret) or T.has_tvar(ret) else ret
+        if not T.has_tvar(ret):
+            return ret
+        hidden = fd.owner is None and _inferred_outside_callbacks(ret, ps)
+        ret = T.subst(ret, env)
+        if T.has_unknown(ret) or T.has_tvar(ret):
+            return UNKNOWN
+        return T.HiddenUnion(ret.members) if hidden and isinstance(ret, Union) else ret  # as call_type's
 
     def uninferable(self, e: ast.Call, fd: FunctionDef, with_ret: bool = False) -> None:
         """E0002: a type parameter no parameter mentions, with no expected result to fix it
@@ -2370,12 +2375,13 @@ class Checker(LlmChecks):
             self.expr(a.value, UNKNOWN)
 
     def check_args(self, e: ast.Call, params, env, allow_named=True, native=False, exact=False,
-                   whole: frozenset = frozenset(), rigid=False) -> None:
+                   whole: frozenset = frozenset(), rigid=False, fixed: frozenset = frozenset()) -> None:
         """`exact`: every parameter without a default is required, whatever its type. `whole`:
         type parameters bound by the expected result; a container literal for a parameter that
         is one of them is typed alone, then checked whole (`wrap([1])` as a `string[][]`:
         `int[]` is no `string[]`). `rigid`: a stdlib method's parameters, whose type variables
-        are the receiver's (`xs: T[]`)."""
+        are the receiver's (`xs: T[]`). `fixed`: type parameters the expected result types (an
+        empty `[]` for one needs no annotation: `let x: int[] = id([])`)."""
         names = {p[0]: i for i, p in enumerate(params) if p[0] is not None}
         got = [False] * len(params)
         npos = 0
@@ -2398,10 +2404,10 @@ class Checker(LlmChecks):
                     got[npos] = True
                     if T.has_tvar(pt):
                         self.escape(a.value)
-                        if isinstance(pt, TVar) and pt.name not in env:
+                        if isinstance(pt, TVar) and pt.name not in env and pt.name not in fixed:
                             self.open_holes(a.value)  # `string.from([])`: nothing fixes T
                     want = T.subst(pt, env) if T.has_tvar(pt) else pt
-                    if isinstance(pt, TVar) and pt.name not in env and not any(
+                    if isinstance(pt, TVar) and pt.name not in env and pt.name not in fixed and not any(
                             j != npos and _mentions(q, pt.name) for j, (_, q, _) in enumerate(params)):
                         self.untyped_empty(a.value)  # `id([])`: nothing else binds the callee's T
                     if isinstance(pt, TVar) and pt.name in whole and isinstance(a.value, (ast.ArrayLit, ast.MapLit)):
@@ -2829,6 +2835,7 @@ class Checker(LlmChecks):
         return {v: T.union(*rest)} if len(rest) < len(ms) else {}
 
     def x_Is(self, e, x):
+        self.untyped_empty(e.expr)  # `[] is int[]`: nothing types the `[]`
         t = self.expr(e.expr, UNKNOWN)
         if t == _ENV_REF or ((isinstance(t, Union) and _sure_scrutinee(t) or (
                 t is T.JSON and getattr(e, "narrows", False))) and (
@@ -3642,6 +3649,12 @@ def _std_throws(sig: str) -> T.Type:
 
 def _is_unknown(te) -> bool:
     return isinstance(te, ast.TName) and te.path == ["unknown"] and not te.args
+
+
+def _fixed_by(ret: T.Type, expected: T.Type) -> frozenset:
+    """The type parameter a `-> T` call's expected type fixes (`let x: int[] = id([])`)."""
+    return frozenset({ret.name}) if isinstance(ret, TVar) and _sure_scrutinee(expected) \
+        and not T.has_tvar(expected) else frozenset()
 
 
 def _call_env(fd: FunctionDef, params, e: ast.Call, env: dict) -> dict:
