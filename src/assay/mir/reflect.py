@@ -163,7 +163,7 @@ def bind_expected(ret, expected, env: dict, names: set) -> None:
 def _bind(pt, at, env: dict, names: set) -> None:
     if isinstance(pt, T.TVar):
         if pt.name in names and pt.name not in env and at is not T.UNKNOWN and at is not T.NEVER:
-            env[pt.name] = T.widen(at)  # `["a"]` for `xs: T[]` binds string, as `"a"` for `x: T`
+            env[pt.name] = T.widen_scalar(at)  # `["a"]` for `xs: T[]` binds string, as `"a"` for `x: T`
     elif isinstance(pt, T.Arr) and isinstance(at, T.Arr):
         _bind(pt.elem, at.elem, env, names)
     elif isinstance(pt, T.MapT) and isinstance(at, T.MapT):

@@ -2271,6 +2271,8 @@ class Checker(LlmChecks):
         for name, bounds in bounded.items():
             at = env.get(name) or targs.get(name) or (None if e.type_args else _iface_arg(name, e, params))
             at = UNKNOWN if at is None else at  # env: also from the expected type
+            if isinstance(at, Union) and targs.get(name) is not None and not isinstance(targs[name], Union):
+                at = targs[name]  # `max_of(1.5, -2.0)` where a union is expected: the arguments' float
             if isinstance(at, IfaceT) or (isinstance(at, Union) and NULL not in at.members and _sure_scrutinee(at)):
                 self.err(e.span, "E0001", f"type argument `{show(at)}` is not concrete; a type parameter "
                          f"bounded by `{'` & `'.join(_show_te(b) for b in bounds)}` requires a concrete type that "
