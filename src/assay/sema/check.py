@@ -1787,7 +1787,7 @@ class Checker(LlmChecks):
             if name not in _ITER_METHODS and not (name == "peek" and it.cls == "Peekable"):
                 self.err(e.span, "E0007", f"type `{show(it)}` has no member `{name}`")
             return UNKNOWN
-        return it.item if t == "item" else t
+        return it.item if t == "item" else Arr(it.item) if t == "items" else t
 
     def iter_method_call(self, e: ast.Call, f: ast.Field, it: T.IterT) -> T.Type:
         """A method of `baml.iter.Iterator` (ns_iter/iter.baml) on an iterator of `it.item`s: its
@@ -1960,8 +1960,8 @@ class Checker(LlmChecks):
                                 and not e.type_args and unexpected:
                             self.err(e.span, "E0002", "cannot infer type parameter `T`")  # `<T>(name)`
                         r = ft.ret
-                        if f.name == "iter" and isinstance(tb, Arr):  # `xs.iter()`: an ArrayIterator<T>
-                            return T.iter_of(tb.elem, "ArrayIterator")
+                        if f.name == "iter" and (isinstance(tb, Arr) or tb is STRING):  # `Iterable`'s
+                            return T.iter_of(tb.elem if isinstance(tb, Arr) else STRING)  # (string: code points)
                         if ft.open is not None and T.has_tvar(ft.open.ret):
                             r = T.subst(ft.open.ret, _lambda_results(ft.open, e))
                         return r
@@ -4133,12 +4133,14 @@ _ITER_METHODS = {"next": "", "iter": "", "peekable": "", "collect": "", "count":
                  "chain": "other", "take": "n", "skip": "n", "take_while": "pred", "skip_while": "pred",
                  "reduce": "reduce", "for_each": "fn", "some": "pred", "every": "pred", "find": "pred"}
 # the public fields of the iterator classes that have state of their own
-_ITER_FIELDS = {"Range": {"i": INT, "max": INT, "step": INT}, "Repeat": {"value": "item", "count": INT}}
+_ITER_FIELDS = {"Range": {"i": INT, "max": INT, "step": INT}, "Repeat": {"value": "item", "count": INT},
+                "ArrayIterator": {"arr": "items", "idx": INT}}
 _DONE = T.StdT("class", "baml.iter.Done")
 
 
 def _iter_made(e: ast.Call, path: list) -> T.Type:
-    """`baml.iter.Range.new(…)`, `Repeat.new(v)`, `ArrayIterator.new(xs)`: the iterator they make."""
+    """`baml.iter.Range.new(…)`, `Repeat.new(v)`, `ArrayIterator.new(xs)`, `flatten(it)`: the
+    iterator they make."""
     first = T.base(widen(getattr(e.args[0].value, "ty", None) or UNKNOWN)) if e.args else UNKNOWN
     if path == ["baml", "iter", "Range", "new"]:
         return T.IterT(INT, "Range")
@@ -4146,6 +4148,8 @@ def _iter_made(e: ast.Call, path: list) -> T.Type:
         return T.iter_of(first, "Repeat")
     if path == ["baml", "iter", "ArrayIterator", "new"] and isinstance(first, Arr):
         return T.iter_of(first.elem, "ArrayIterator")
+    if path == ["baml", "iter", "flatten"] and isinstance(first, T.IterT):
+        return T.iter_of(_iterable_item(first.item))
     return UNKNOWN
 
 
