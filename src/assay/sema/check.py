@@ -138,7 +138,7 @@ class Checker(LlmChecks):
         std = {**_STD_TYPES, "baml.ops.Ordering": T.StdT("enum", "baml.ops.Ordering"),
                "reflect.Type": sreflect.TYPE, "reflect.TypeKind": sreflect.KIND, "reflect.Package": sreflect.PACKAGE,
                "reflect.Session": sreflect.SESSION, **{f"reflect.{k}": sreflect.view(k) for k in sreflect.KINDS}}
-        self.types = Resolver(index, std, top=True)
+        self.types = Resolver(index, std, top=True, iters=True)
         self.std_types = Resolver(index, std)  # stdlib signatures: their `unknown` is don't-know
         self._sig_cache: dict[int, tuple] = {}
         self._native_cache: dict = {}

@@ -436,6 +436,8 @@ def assignable(src: Type, dst: Type) -> bool:
         return all(assignable(m, dst) for m in JSON_MEMBERS)
     if isinstance(dst, Union):
         return any(assignable(src, m) for m in dst.members)
+    if isinstance(dst, IterT):  # a user class implementing `Iterator` may be one too
+        return not isinstance(src, IterT) or same(src.item, dst.item)
     if isinstance(src, IfaceT) or src is TOP:
         return False  # an interface value is not known to be any one type
     if dst is JSON:
