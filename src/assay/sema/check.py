@@ -138,7 +138,7 @@ class Checker(LlmChecks):
         std = {**_STD_TYPES, "baml.ops.Ordering": T.StdT("enum", "baml.ops.Ordering"),
                "reflect.Type": sreflect.TYPE, "reflect.TypeKind": sreflect.KIND, "reflect.Package": sreflect.PACKAGE,
                "reflect.Session": sreflect.SESSION, **{f"reflect.{k}": sreflect.view(k) for k in sreflect.KINDS}}
-        self.types = Resolver(index, std, top=True)
+        self.types = Resolver(index, std, top=True, iters=True)
         self.std_types = Resolver(index, std)  # stdlib signatures: their `unknown` is don't-know
         self._sig_cache: dict[int, tuple] = {}
         self._native_cache: dict = {}
@@ -723,6 +723,8 @@ class Checker(LlmChecks):
 
     def iter_elem(self, t: T.Type, e: ast.Expr) -> T.Type:
         t0 = T.base(t)
+        if isinstance(t0, T.IterT):
+            return t0.item
         if isinstance(t0, Arr):
             return t0.elem
         if t0 is STRING:
@@ -1542,6 +1544,8 @@ class Checker(LlmChecks):
                      f"implement no common interface that declares `{name}`")
             return UNKNOWN
         tb = T.base(ot)
+        if isinstance(tb, T.IterT) and name not in _EVERY_TYPE_METHODS:
+            return self.iter_field(e, tb, name)
         if (isinstance(tb, Union) and name not in _EVERY_TYPE_METHODS and self.sure_type(widen(tb))
                 and not any(self.may_compare(widen(m)) for m in tb.members)):
             self.err(e.span, "E0007", f"type `{show(widen(ot))}` has no member `{name}`: its "
@@ -1802,6 +1806,42 @@ class Checker(LlmChecks):
         t.generic = stdsigs.METHODS[kind][name].lstrip().startswith("<")
         return t
 
+    def iter_field(self, e, it: T.IterT, name: str) -> T.Type:
+        """A field of `Range` / `Repeat` (their state is public); any other member is E0007."""
+        t = _ITER_FIELDS.get(it.cls, {}).get(name)
+        if t is None:
+            if name not in _ITER_METHODS and not (name == "peek" and it.cls == "Peekable"):
+                self.err(e.span, "E0007", f"type `{show(it)}` has no member `{name}`")
+            return UNKNOWN
+        return it.item if t == "item" else Arr(it.item) if t == "items" else t
+
+    def iter_method_call(self, e: ast.Call, f: ast.Field, it: T.IterT) -> T.Type:
+        """A method of `baml.iter.Iterator` (ns_iter/iter.baml) on an iterator of `it.item`s: its
+        arguments checked against the item type, its result the adapter's item or the terminal's."""
+        name, item = f.name, it.item
+        if name in _ITER_FIELDS.get(it.cls, {}):  # `repeat.count()`: the field, not the method
+            self.err(e.span, "E0006", f"`{show(self.iter_field(f, it, name))}` is not a function and "
+                     "cannot be called")
+            self.args_unknown(e)
+            return UNKNOWN
+        shape = _ITER_METHODS.get(name, "" if name == "peek" and it.cls == "Peekable" else None)
+        if shape is None:
+            self.err(f.span, "E0007", f"type `{show(it)}` has no member `{name}`")
+            self.args_unknown(e)
+            return UNKNOWN
+        fn = lambda ret, *ps: FuncT(tuple((None, p, False) for p in ps), ret)  # noqa: E731
+        params = {"pred": (("predicate", fn(BOOL, item), False),), "fn": (("fn", fn(UNKNOWN, item), False),),
+                  "n": (("n", INT, False),), "other": (("other", UNKNOWN, False),), "": (),
+                  "reduce": (("fn", fn(UNKNOWN, UNKNOWN, item), False), ("initial", UNKNOWN, False))}[
+            shape.partition(":")[0]]
+        self.check_args(e, params, {}, exact=True)
+        r = _callback_result(e) if params and isinstance(params[0][1], FuncT) else UNKNOWN
+        return {"next": T.union(item, _DONE), "peek": T.union(item, _DONE), "collect": Arr(item),
+                "count": INT, "some": BOOL, "every": BOOL, "for_each": VOID, "find": T.optional(item),
+                "reduce": r, "peekable": T.IterT(item, "Peekable"),
+                "map": T.iter_of(r), "filter_map": T.iter_of(T.strip_null(r)) if r is not UNKNOWN else UNKNOWN,
+                "flat_map": T.iter_of(_iterable_item(r))}.get(name, T.IterT(item))
+
     def x_Upcast(self, e, x):
         self.path_root = e.obj
         ot = self.expr(e.obj, UNKNOWN)
@@ -1910,6 +1950,8 @@ class Checker(LlmChecks):
                         gens, params, ret = _typed_sig(".".join(path), self)
                         self.check_args(e, params, {g: UNKNOWN for g in gens if expected is not UNKNOWN
                                                     and _mentions(ret, g)}, exact=True)
+                        if path[:2] == ["baml", "iter"]:
+                            return _iter_made(e, path)
                         return r or (UNKNOWN if T.has_unknown(ret) or T.has_tvar(ret) else ret)
             else:
                 ot = self.receiver(f)
@@ -1917,6 +1959,8 @@ class Checker(LlmChecks):
                 if f.optional or e.optional:
                     rt = T.strip_null(ot)
                 tb = T.base(rt)
+                if isinstance(tb, T.IterT) and f.name not in _EVERY_TYPE_METHODS:
+                    return self.iter_method_call(e, f, tb)
                 if isinstance(tb, T.StdT) and stdsigs.STD_CLASS_METHODS.get(tb.name, {}).get(f.name) is not None:
                     return self.std_method_call(e, f.name, stdsigs.STD_CLASS_METHODS[tb.name][f.name], expected)
                 if isinstance(tb, ClassT) and tb.cls.methods.get(f.name) is not None:
@@ -1942,6 +1986,8 @@ class Checker(LlmChecks):
                                 and not e.type_args and unexpected:
                             self.err(e.span, "E0002", "cannot infer type parameter `T`")  # `<T>(name)`
                         r = ft.ret
+                        if f.name == "iter" and (isinstance(tb, Arr) or tb is STRING):  # `Iterable`'s
+                            return T.iter_of(tb.elem if isinstance(tb, Arr) else STRING)  # (string: code points)
                         if ft.open is not None and T.has_tvar(ft.open.ret):
                             r = T.subst(ft.open.ret, _lambda_results(ft.open, e))
                         return r
@@ -2720,7 +2766,7 @@ class Checker(LlmChecks):
         if isinstance(t, ClassT):
             return all(map(self.sure_type, t.args))
         if isinstance(t, T.StdT):
-            return t.name in stdsigs.STD_CLASSES or t == _ENV_REF
+            return t.name in stdsigs.STD_CLASSES or t == _ENV_REF or t == _DONE
         return isinstance(t, (EnumT, TVar))
 
     def may_compare(self, t: T.Type) -> bool:
@@ -4207,6 +4253,45 @@ def _binds(pairs: list) -> dict:
               and len(pt.args) == len(at.args)):
             todo += list(zip(pt.args, at.args))
     return {k: v for k, v in out.items() if k not in bad}
+
+
+# `baml.iter.Iterator`'s methods (ns_iter/iter.baml), by the arguments they take
+_ITER_METHODS = {"next": "", "iter": "", "peekable": "", "collect": "", "count": "",
+                 "map": "fn", "filter": "pred", "filter_map": "fn", "flat_map": "fn", "step_by": "n",
+                 "chain": "other", "take": "n", "skip": "n", "take_while": "pred", "skip_while": "pred",
+                 "reduce": "reduce", "for_each": "fn", "some": "pred", "every": "pred", "find": "pred"}
+# the public fields of the iterator classes that have state of their own
+_ITER_FIELDS = {"Range": {"i": INT, "max": INT, "step": INT}, "Repeat": {"value": "item", "count": INT},
+                "ArrayIterator": {"arr": "items", "idx": INT}}
+_DONE = T.StdT("class", "baml.iter.Done")
+
+
+def _iter_made(e: ast.Call, path: list) -> T.Type:
+    """`baml.iter.Range.new(…)`, `Repeat.new(v)`, `ArrayIterator.new(xs)`, `flatten(it)`: the
+    iterator they make."""
+    first = T.base(widen(getattr(e.args[0].value, "ty", None) or UNKNOWN)) if e.args else UNKNOWN
+    if path == ["baml", "iter", "Range", "new"]:
+        return T.IterT(INT, "Range")
+    if path == ["baml", "iter", "Repeat", "new"]:
+        return T.iter_of(first, "Repeat")
+    if path == ["baml", "iter", "ArrayIterator", "new"] and isinstance(first, Arr):
+        return T.iter_of(first.elem, "ArrayIterator")
+    if path == ["baml", "iter", "flatten"] and isinstance(first, T.IterT):
+        return T.iter_of(_iterable_item(first.item))
+    return UNKNOWN
+
+
+def _callback_result(e: ast.Call) -> T.Type:
+    """The result type of the callback passed first, where the checker surely knows it."""
+    at = getattr(e.args[0].value, "ty", None) if e.args else None
+    if isinstance(at, FuncT) and (_sure_scrutinee(at.ret) or isinstance(at.ret, T.IterT)):
+        return widen(at.ret)
+    return UNKNOWN
+
+
+def _iterable_item(t: T.Type) -> T.Type:
+    """What iterating a `flat_map` callback's result yields (unknown where not known)."""
+    return t.elem if isinstance(t, Arr) else t.item if isinstance(t, T.IterT) else UNKNOWN
 
 
 def _lambda_results(ft: FuncT, e: ast.Call) -> dict:

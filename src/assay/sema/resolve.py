@@ -32,10 +32,11 @@ class Resolver:
     """`resolve(te, ns, generics, err)`; `err(span, code, message)` receives what is surely
     wrong (None: resolve quietly). Aliases are resolved once, cycles read as unknown."""
 
-    def __init__(self, index: ProgramIndex, std: dict | None = None, top: bool = False):
+    def __init__(self, index: ProgramIndex, std: dict | None = None, top: bool = False, iters: bool = False):
         self.index = index
         self.std = std or {}
         self.top = top  # `unknown` as written is T.TOP (the checker's reading of user code)
+        self.iters = iters  # `baml.iter.Iterator<Item = X>` is T.IterT (the checker's; lowering: unknown)
         self._aliases: dict[int, T.Type] = {}
         self.assoc: dict[str, T.Type] = {}  # `Self.Item` as an implementation binds it (conformance)
         self._busy: set[int] = set()
@@ -79,6 +80,9 @@ class Resolver:
         args = [self.resolve(a, ns, generics, err) for a in te.args]
         if len(path) == 1:
             return self._bare(te, ns, generics, args, err)
+        if self.iters and path == ["baml", "iter", "Iterator"] and te.names[:1] == ["Item"] and \
+                set(te.names) <= {"Item", "Error"}:
+            return T.iter_of(args[0])
         head = path[0]
         if head == "Self" and len(path) == 2 and path[1] in self.assoc:
             return self.assoc[path[1]]

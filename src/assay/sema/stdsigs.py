@@ -336,8 +336,8 @@ baml.errors.UnknownError.with_message<T>(data: unknown, message: string) -> T | 
 """
 _FUNCTIONS += _TYPED_FUNCTIONS
 
-# `baml.iter` (bex/stdlib/iters.py): iterator values are opaque to sema (type unknown), so the
-# checker stays silent on them; receiver kind "iter" is the run-time iterator.
+# `baml.iter` (bex/stdlib/iters.py): receiver kind "iter" is the run-time iterator; the checker
+# types these methods itself (check.py `iter_method_call`: item types through callbacks).
 _METHODS += """iter.next() -> unknown
 iter.peek() -> unknown
 iter.iter() -> unknown

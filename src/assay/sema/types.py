@@ -202,6 +202,27 @@ class StdT(Type):
         return hash(("std", self.kind, self.name, self.variant))
 
 
+class IterT(Type):
+    """A `baml.iter` iterator of `item`s: cls names the stdlib class it is (`Range`, `Repeat`,
+    `Peekable`, `ArrayIterator`) or `Iterator` (an adapter, known only by the interface)."""
+    __slots__ = ("item", "cls")
+
+    def __init__(self, item: Type, cls: str = "Iterator"):
+        self.item = item
+        self.cls = cls
+
+    def __eq__(self, o):
+        return isinstance(o, IterT) and o.item == self.item and o.cls == self.cls
+
+    def __hash__(self):
+        return hash(("iter", self.item, self.cls))
+
+
+def iter_of(item: Type, cls: str = "Iterator") -> Type:
+    """An iterator type, or unknown where its item is not known (the checker stays silent)."""
+    return UNKNOWN if has_unknown(item) or has_tvar(item) or item is NEVER else IterT(widen(item), cls)
+
+
 # ───────────────────────────── helpers ─────────────────────────────
 
 def lit_int(v: int) -> Lit:
@@ -415,6 +436,8 @@ def assignable(src: Type, dst: Type) -> bool:
         return all(assignable(m, dst) for m in JSON_MEMBERS)
     if isinstance(dst, Union):
         return any(assignable(src, m) for m in dst.members)
+    if isinstance(dst, IterT):  # a user class implementing `Iterator` may be one too
+        return not isinstance(src, IterT) or same(src.item, dst.item)
     if isinstance(src, IfaceT) or src is TOP:
         return False  # an interface value is not known to be any one type
     if dst is JSON:
@@ -515,6 +538,10 @@ def show(t: Type, qualified: bool = False) -> str:
         return "baml.json.json"
     if isinstance(t, StdT):
         return f"{t.name}.{t.variant}" if t.variant else t.name
+    if isinstance(t, IterT):
+        item = show(t.item, qualified)
+        return {"Range": "baml.iter.Range", "Peekable": f"baml.iter.Peekable<{item}, never>"}.get(
+            t.cls, f"baml.iter.{t.cls}<{item}>" if t.cls != "Iterator" else f"Iterator<Item = {item}>")
     return "?"
 
 
