@@ -1749,12 +1749,9 @@ class Checker(LlmChecks):
         a type parameter missing from the call is the expected type's (`let a: int =
         rec.get("age")` reads an `int`, and is an `int?`), recorded for lowering (`std_targs`)."""
         gens, params, ret = _method_sig(sig, self)
-        if e.type_args and len(e.type_args) != len(gens):
-            self.err(e.span, "E0005", f"function `{name}` expects {len(gens)} type argument(s), got "
-                     f"{len(e.type_args)}")
-            self.args_unknown(e)
+        env = self.written_targs(e, gens, name)
+        if env is None:
             return UNKNOWN
-        env = {g: self.resolve(ta, report=False) for g, ta in zip(gens, e.type_args)}
         core = T.strip_null(ret) if isinstance(ret, Union) else ret
         if isinstance(core, TVar) and core.name not in env and _sure_scrutinee(expected) \
                 and not T.has_tvar(expected):
@@ -1768,6 +1765,15 @@ class Checker(LlmChecks):
         self.effects.sites[id(e)] = ("type", _std_throws(sig))
         ret = T.subst(ret, env) if T.has_tvar(ret) else ret
         return UNKNOWN if T.has_tvar(ret) or T.has_unknown(ret) else ret
+
+    def written_targs(self, e: ast.Call, gens, name: str) -> dict | None:
+        """The type arguments written on a stdlib call (None: a wrong count, E0005)."""
+        if e.type_args and len(e.type_args) != len(gens):
+            self.err(e.span, "E0005", f"function `{name}` expects {len(gens)} type argument(s), got "
+                     f"{len(e.type_args)}")
+            self.args_unknown(e)
+            return None
+        return {g: self.resolve(ta, report=False) for g, ta in zip(gens, e.type_args)}
 
     def std_call(self, e: ast.Call, path: str) -> T.Type:
         """A call of a (non-generic) stdlib function whose types the checker models."""
@@ -2060,13 +2066,9 @@ class Checker(LlmChecks):
         missing ones (from the expected type, else from the arguments they type), record them on
         the call for lowering (`std_targs`), check the arguments; its type is the return type."""
         gens, params, ret = _typed_sig(path, self)
-        short = path.rsplit(".", 1)[-1]
-        if e.type_args and len(e.type_args) != len(gens):
-            self.err(e.span, "E0005", f"function `{short}` expects {len(gens)} type argument(s), got "
-                     f"{len(e.type_args)}")
-            self.args_unknown(e)
+        env = self.written_targs(e, gens, path.rsplit(".", 1)[-1])
+        if env is None:
             return UNKNOWN
-        env = {g: self.resolve(ta, report=False) for g, ta in zip(gens, e.type_args)}
         for g in gens:
             if g not in env and ret == TVar(g) and expected is not UNKNOWN and not T.has_tvar(expected):
                 env[g] = expected
