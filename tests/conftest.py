@@ -24,8 +24,14 @@ class EngineSession:
     """The shared engine runtime + helpers."""
 
     def __init__(self, rt, files: dict[str, str]):
-        self.rt = rt
+        self._rt = rt
         self.files = files
+
+    @property
+    def rt(self):
+        if dl.latest_runtime() is not self._rt:  # another test built a runtime since (difflib_baml)
+            self._rt = dl.build_engine_runtime(self.files)
+        return self._rt
 
     def call(self, qualified: str, args: dict) -> dl.Outcome:
         return dl.engine_call(self.rt, qualified, copy.deepcopy(args))

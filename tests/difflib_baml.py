@@ -243,6 +243,20 @@ class EngineCompileError(RuntimeError):
     pass
 
 
+# baml_bridge 0.23.0 serves calls from the runtime built last: one built after the session's
+# shared runtime makes that one lose its functions. Every runtime a test builds is noted here,
+# so that the shared one (tests/conftest.py) can tell and build itself again.
+_LATEST: list = [None]
+
+
+def note_runtime(rt) -> None:
+    _LATEST[0] = rt
+
+
+def latest_runtime():
+    return _LATEST[0]
+
+
 def build_engine_runtime(files: dict[str, str]):
     """files: {"ns_x/f.baml": text}; main.baml is added (empty) when absent."""
     import baml_bridge as bb
@@ -250,9 +264,11 @@ def build_engine_runtime(files: dict[str, str]):
     files = dict(files)
     files.setdefault("main.baml", "")
     try:
-        return bb.BamlRuntime.initialize_runtime(".", files)
+        rt = bb.BamlRuntime.initialize_runtime(".", files)
     except (bb.BamlPanic, bb.BamlError) as e:
         raise EngineCompileError(f"engine failed to build the runtime: {e}") from None
+    note_runtime(rt)
+    return rt
 
 
 def engine_diagnostics(programs: dict[str, str], pattern: "re.Pattern") -> dict[str, list]:
@@ -263,7 +279,7 @@ def engine_diagnostics(programs: dict[str, str], pattern: "re.Pattern") -> dict[
     files = {"main.baml": ""}
     files.update({f"ns_{n}/{n}.baml": t for n, t in programs.items()})
     try:
-        bb.BamlRuntime.initialize_runtime(".", files)
+        note_runtime(bb.BamlRuntime.initialize_runtime(".", files))
         text = ""
     except BaseException as e:  # noqa: BLE001 - the engine reports compile errors as a panic
         text = str(e)

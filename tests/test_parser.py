@@ -327,7 +327,7 @@ def engine_error_locations():
     files = {"main.baml": ""}
     files.update({f"ns_e{i}/e{i}.baml": src for i, (src, *_rest) in enumerate(ERRORS)})
     try:
-        bb.BamlRuntime.initialize_runtime(".", files)
+        __import__("difflib_baml").note_runtime(bb.BamlRuntime.initialize_runtime(".", files))
         text = ""
     except BaseException as e:  # noqa: BLE001 — the engine reports compile errors as a panic
         text = str(e)

@@ -396,7 +396,9 @@ def rt():
             raise bb.BamlError("loose")
 
     set_type_map(Loose())
-    return bb.BamlRuntime.initialize_runtime(".", {"main.baml": _source()})
+    rt = bb.BamlRuntime.initialize_runtime(".", {"main.baml": _source()})
+    __import__("difflib_baml").note_runtime(rt)  # the shared runtime builds itself again when next used
+    return rt
 
 
 # ----------------------------------------------------------------------------- comparison
