@@ -221,62 +221,45 @@ def expand(template: str, m, h: Handle) -> str:
     `${name}`; a group that does not exist or did not participate expands to nothing.
     fancy-regex's (`backtracking = true`): names are Unicode word characters, braced ones too
     (`${}` and `${a b}` stay literal)."""
-    if h.fancy:
-        return _expand_fancy(template, m, h)
-    out, i, n = [], 0, len(template)
-    while i < n:
-        j = template.find("$", i)
-        if j < 0:
-            out.append(template[i:])
-            break
+    ref = _ref_fancy if h.fancy else _ref_rust
+    out, i = [], 0
+    while (j := template.find("$", i)) >= 0:
         out.append(template[i:j])
-        nxt = template[j + 1:j + 2]
-        if nxt == "$":
+        if template.startswith("$$", j):
             out.append("$")
             i = j + 2
             continue
-        if nxt == "{":
-            close = template.find("}", j + 2)
-            name = template[j + 2:close] if close >= 0 else None
-            end = close + 1
-        else:
-            end = j + 1
-            while end < n and _is_name_char(template[end]):
-                end += 1
-            name = template[j + 1:end] or None
+        name, end = ref(template, j)
         if name is None:  # no reference here: a literal `$`
             out.append("$")
             i = j + 1
             continue
         out.append(_group_text(m, h, name))
         i = end
+    out.append(template[i:])
     return "".join(out)
 
 
-def _expand_fancy(template: str, m, h: Handle) -> str:
-    out, i, n = [], 0, len(template)
-    while i < n:
-        j = template.find("$", i)
-        if j < 0:
-            out.append(template[i:])
-            break
-        out.append(template[i:j])
-        if template.startswith("$$", j):
-            out.append("$")
-            i = j + 2
-            continue
-        braced = template.startswith("${", j)
-        k = start = j + 2 if braced else j + 1
-        while k < n and _is_word_char(template[k]):
-            k += 1
-        name = template[start:k]
-        if not name or (braced and not template.startswith("}", k)):
-            out.append("$")  # no reference here
-            i = j + 1
-            continue
-        out.append(_group_text(m, h, name))
-        i = k + 1 if braced else k
-    return "".join(out)
+def _ref_rust(template: str, j: int) -> tuple:
+    """The group name of the reference at `$` j and where it ends (None: no reference)."""
+    if template.startswith("${", j):
+        close = template.find("}", j + 2)
+        return (template[j + 2:close], close + 1) if close >= 0 else (None, j + 1)
+    end = j + 1
+    while end < len(template) and _is_name_char(template[end]):
+        end += 1
+    return template[j + 1:end] or None, end
+
+
+def _ref_fancy(template: str, j: int) -> tuple:
+    braced = template.startswith("${", j)
+    k = start = j + 2 if braced else j + 1
+    while k < len(template) and _is_word_char(template[k]):
+        k += 1
+    name = template[start:k]
+    if not name or (braced and not template.startswith("}", k)):
+        return None, j + 1
+    return name, k + 1 if braced else k
 
 
 def _group_text(m, h: Handle, name: str) -> str:
