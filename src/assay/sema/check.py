@@ -11,7 +11,7 @@ import re
 from ..source import Diagnostic, SourceFile, Span
 from ..syntax import ast, rxsyntax
 from ..syntax.parser import parse_type
-from . import stdsigs
+from . import stdifaces, stdsigs
 from .effects import ALL, MAYBE, Effects
 from . import types as T
 from .llmcheck import LlmChecks
@@ -212,19 +212,22 @@ class Checker(LlmChecks):
         """E0120: an implementation method without a `throws` clause whose body may throw what
         its interface's method does not declare (known once the bodies are solved)."""
         for impl in self.index.impls:
-            if impl.iface is None:
+            std = stdifaces.declared(impl.std) if impl.iface is None and impl.std else None
+            if impl.iface is None and std is None:
                 continue
-            declared = {n: m for i in impl.iface.ancestors() for n, m in reversed(i.methods.items())}
+            declared = std.methods if std is not None else {
+                n: m for i in impl.iface.ancestors() for n, m in reversed(i.methods.items())}
             for name, m in impl.methods.items():
                 want = declared.get(name)
                 if want is None or m.decl.throws is not None or want.decl.throws is None:
                     continue
-                got, wt = self.effects.throws(id(m)), self.effects.declared.get(id(want))
+                got = self.effects.throws(id(m))
+                wt = self.resolve_in(want, want.decl.throws) if std is not None else self.effects.declared.get(id(want))
                 if got is None or wt is None or any(T.has_unknown(x) or T.has_tvar(x) for x in (got, wt)):
                     continue
                 if not assignable(got, wt):
                     self.err(m.decl.span, "E0120", f"method `{name}` does not conform to interface "
-                             f"`{impl.iface.name}`'s declared signature")
+                             f"`{impl.iface.name if std is None else impl.std}`'s declared signature")
 
     def json_methods(self, decl) -> None:
         """`to_json`/`from_json` belong in `implements baml.ToJson`/`baml.FromJson` blocks
@@ -251,6 +254,8 @@ class Checker(LlmChecks):
     def check_impl(self, impl) -> None:
         """Each method of an implementation belongs to the interface and has its signature."""
         if impl.iface is None:
+            if impl.std is not None:
+                self.check_std_impl(impl)
             return
         declared = {n: m for i in impl.iface.ancestors() for n, m in reversed(i.methods.items())}
         for name, m in impl.methods.items():
@@ -260,6 +265,35 @@ class Checker(LlmChecks):
             elif not self.conforms(m, want):
                 self.err(m.decl.span, "E0120", f"method `{name}` does not conform to interface "
                          f"`{impl.iface.name}`'s declared signature")
+
+    def check_std_impl(self, impl) -> None:
+        """The same for a stdlib interface (sema/stdifaces.py): its declared signatures with
+        `Self` the implementing type, `Rhs` the block's type argument; a method may return a
+        subtype of the declared result (`to_json(self) -> string`)."""
+        idef = stdifaces.declared(impl.std)
+        for name, m in impl.methods.items():
+            if not stdifaces.is_member(impl.std, name):
+                self.err(m.decl.span, "E0115", f"`{name}` is not a method of interface `{impl.std}`")
+                continue
+            want = idef.methods.get(name) if idef is not None else None
+            if want is None:
+                continue
+            args = [a for a in impl.decl.interface.args if getattr(a, "binds", None) is None]
+            env = {"Self": impl.target or UNKNOWN}
+            if args and len(idef.decl.generics) > 1:
+                env[idef.decl.generics[0].name] = self.resolve_in(m, args[0])
+            (mp, mr), (wp, wr) = self.sig(m), self.bound_sig(want, impl)
+            wp = [(n, T.subst(t, env), d) for n, t, d in wp]
+            wr = T.subst(wr, env)
+            same = lambda a, b: T.has_tvar(a) or T.has_tvar(b) or (assignable(a, b) and assignable(b, a))  # noqa: E731
+            ok = (len(mp) == len(wp) and m.decl.has_self == want.decl.has_self
+                  and (T.has_tvar(mr) or assignable(mr, wr)) and all(same(a[1], b[1]) for a, b in zip(mp, wp)))
+            if ok and m.decl.throws is not None:
+                mt = self.resolve_in(m, m.decl.throws)
+                ok = T.has_unknown(mt) or T.has_tvar(mt) or assignable(mt, self.resolve_in(want, want.decl.throws))
+            if not ok:
+                self.err(m.decl.span, "E0120", f"method `{name}` does not conform to interface "
+                         f"`{impl.std}`'s declared signature")
 
     def conforms(self, m: FunctionDef, want: FunctionDef) -> bool:
         """False only when surely not: another arity or incompatible parameter/return types."""
@@ -944,6 +978,9 @@ class Checker(LlmChecks):
             else:
                 vt = self.expr(s.value, UNKNOWN)
                 self.binop_type(s.op, dst, vt, s.value)
+            if isinstance(tgt, ast.Index) and isinstance(tgt.obj, ast.Name) and isinstance(ob, MapT) \
+                    and ob.key is UNKNOWN:
+                self.first_key(tgt)
             return
         self.err(tgt.span, "E0010", "invalid assignment target; only a variable, a field, or an "
                  "index can be assigned to")
@@ -1288,6 +1325,7 @@ class Checker(LlmChecks):
             for k, v in e.entries:
                 self.expect(k, exp.key)
                 self.expect(v, exp.val)
+            self.hashable_key(e, exp.key)
             return exp
         ks = [self.expr(k, UNKNOWN) for k, _ in e.entries]
         vs = [self.expr(v, UNKNOWN) for _, v in e.entries]
@@ -1295,10 +1333,24 @@ class Checker(LlmChecks):
             t = MapT(UNKNOWN, UNKNOWN)
         else:
             t = MapT(T.union(*(widen(k) for k in ks)), _joined(vs))
+            self.hashable_key(e, t.key)
         if (expected is not UNKNOWN and (checked or not isinstance(expected, (TVar, Union)))
                 and not assignable(t, expected)):
             self.mismatch(e.span, expected, t)
         return t
+
+    def first_key(self, tgt: ast.Index) -> None:
+        """`let m = {}; m[k] = v`: the first write keys the empty literal (E0067 there)."""
+        v = self.lookup_var(tgt.obj.name)
+        kt = widen(tgt.index.ty or UNKNOWN)
+        if v is not None and v.unpinned is not None and kt is not UNKNOWN and not self.types.hashable(kt):
+            self.err(v.unpinned, "E0067", f"map keys must implement `baml.Hash`; got `{T.show(kt)}`")
+
+    def hashable_key(self, e: ast.MapLit, key: T.Type) -> None:
+        """E0067 at a map literal keyed by a type without `baml.Hash` (the engine reports the
+        literal as well as the type that declared it)."""
+        if key is not UNKNOWN and not self.types.hashable(key):
+            self.err(e.span, "E0067", f"map keys must implement `baml.Hash`; got `{T.show(key)}`")
 
     def x_ClassLit(self, e, expected):
         ct = bare = self.resolve(e.type, report=False)

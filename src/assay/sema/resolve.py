@@ -148,7 +148,8 @@ class Resolver:
     def hashable(self, t: T.Type, seen: frozenset = frozenset()) -> bool:
         """Whether a map may be keyed by `t` (`baml.Hash`): not by a declared `unknown`, a
         function or a `reflect.Type`, nor by containers or classes holding one (a class by its
-        fields, its type arguments substituted). What the checker does not know passes."""
+        fields, its type arguments substituted; one with its own `Equals` only with its own
+        `Hash`). What the checker does not know passes."""
         if t is T.TOP or isinstance(t, T.FuncT):
             return False
         if isinstance(t, T.StdT):
@@ -160,6 +161,11 @@ class Resolver:
         if isinstance(t, T.Union):
             return all(self.hashable(m, seen) for m in t.members)
         if isinstance(t, T.ClassT) and id(t.cls) not in seen:
+            own = {i.std for i in t.cls.impls}
+            if "baml.Hash" in own:
+                return True
+            if "baml.ops.Equals" in own:
+                return False  # a custom `eq` needs its own `Hash`
             env = {g.name: a for g, a in zip(t.cls.decl.generics, t.args)}
             gens = frozenset(env)
             inner = seen | {id(t.cls)}

@@ -1555,8 +1555,9 @@ class Parser:
         return self._key_colon_ahead()
 
     def _key_colon_ahead(self) -> bool:
-        """`{ -1: x }`, `{ n + 1: x }`: a map literal whose first key is an expression — a `:`
-        at bracket depth 0 before anything that only a block holds (`;`, `=`, `{`, `}`, `=>`)."""
+        """`{ -1: x }`, `{ n + 1: x }`, `{P { x: 1 }: 2}`: a map literal whose first key is an
+        expression — a `:` at bracket depth 0 before anything that only a block holds (`;`, `=`,
+        `{` not opening a class literal, `}`, `=>`)."""
         depth = 0
         j = self.i + 1
         toks = self.toks
@@ -1566,9 +1567,9 @@ class Parser:
                 return False
             if t.kind == "op":
                 x = t.text
-                if x in ("(", "["):
-                    depth += 1
-                elif x in (")", "]"):
+                if x in ("(", "[") or (x == "{" and toks[j - 1].kind == "ident" and j > self.i + 1):
+                    depth += 1  # `{` after a name opens a class literal (`{P { x: 1 }: 2}`)
+                elif x in (")", "]") or (x == "}" and depth > 0):
                     depth -= 1
                     if depth < 0:
                         return False
