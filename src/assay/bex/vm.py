@@ -23,6 +23,7 @@ from .stdlib._registry import EVERY_VALUE
 from .typeargs import TypeArg
 from ..extension import Run
 from ..mir import ir, typetest
+from .stdlib import future as future_std
 from .stdlib import reflect as reflect_std
 from .stdlib import reflect_session
 from .values import (JSON_ENTRY, JSON_TEST, OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, RType, RView,
@@ -76,7 +77,9 @@ class Runtime:
         self.natives["$record_fresh"] = _NativeShim("$record_fresh", record_fresh)
         self.natives["$cleanup_begin"] = _NativeShim("$cleanup_begin", cleanup_begin)
         self.natives["$spawn"] = _NativeShim("$spawn", futures.spawn)
-        self.natives["$spawn_with"] = _NativeShim("$spawn_with", futures.spawn_with)
+        self.natives["$spawn_plan"] = _NativeShim("$spawn_plan", future_std.plan_new)
+        self.natives["$spawn_apply"] = _NativeShim("$spawn_apply", future_std.plan_apply)
+        self.natives["$spawn_start"] = _NativeShim("$spawn_start", futures.start)
         self.natives["$await"] = _NativeShim("$await", futures.await_)
         self.natives["$str_int"] = _NativeShim("$str_int", str)
         self.natives["$bytes"] = _NativeShim("$bytes", bytearray)

@@ -318,6 +318,8 @@ def generics_of(fd: FunctionDef) -> set[str]:
     out = {g.name for g in fd.decl.generics}
     if fd.owner is not None:
         out |= {g.name for g in fd.owner.decl.generics}
+    if fd.impl is not None and fd.impl is not fd.owner:  # `implements<T, E> I<T, E> for C`
+        out |= {g.name for g in fd.impl.decl.generics}
     return out
 
 
