@@ -250,6 +250,8 @@ class Checker(LlmChecks):
 
     def check_impl(self, impl) -> None:
         """Each method of an implementation belongs to the interface and has its signature."""
+        if impl.std == MODIFIER:
+            self.check_modifier(impl)
         if impl.iface is None:
             return
         declared = {n: m for i in impl.iface.ancestors() for n, m in reversed(i.methods.items())}
@@ -260,6 +262,41 @@ class Checker(LlmChecks):
             elif not self.conforms(m, want):
                 self.err(m.decl.span, "E0120", f"method `{name}` does not conform to interface "
                          f"`{impl.iface.name}`'s declared signature")
+
+    def check_modifier(self, impl) -> None:
+        """`implements<T, E> baml.spawn.Modifier<T, E> for C`: one method, `apply(self, plan:
+        Plan<T, E>) -> Plan<Output, Error> throws ApplyError` (the associated types default to
+        T, E and never), E0113 without it, E0115 for any other, E0120 for another signature."""
+        for name, m in impl.methods.items():
+            if name != "apply":
+                self.err(m.decl.span, "E0115", f"`{name}` is not a method of interface `{MODIFIER}`")
+        m = impl.methods.get("apply")
+        if m is None:
+            self.err(impl.decl.interface.span, "E0113", f"missing implementation of method `apply` "
+                     f"required by interface `{MODIFIER}`")
+            return
+        save = (self.ns, self.generics)
+        self.ns, self.generics = impl.namespace, interfaces.generics_of(m)
+        try:
+            args = [self.resolve(a, report=False) for a in impl.decl.interface.args
+                    if getattr(a, "binds", None) is None]
+            if len(args) != 2:
+                return  # (E0001 at the interface already)
+            assoc = {n: self.resolve(te, report=False) for n, te in impl.decl.assoc.items()}
+            d = m.decl
+            plan_of = lambda te: [self.resolve(a, report=False) for a in te.args] \
+                if isinstance(te, ast.TName) and te.path == ["baml", "spawn", "Plan"] and len(te.args) == 2 \
+                else None  # noqa: E731
+            ok = d.has_self and len(d.params) == 1 and d.params[0].type is not None \
+                and _same_types(plan_of(d.params[0].type), args) and d.ret is not None \
+                and _same_types(plan_of(d.ret), [assoc.get("Output", args[0]), assoc.get("Error", args[1])]) \
+                and (d.throws is None or _same_types([self.resolve(d.throws, report=False)],
+                                                     [assoc.get("ApplyError", NEVER)]))
+        finally:
+            self.ns, self.generics = save
+        if not ok:
+            self.err(m.decl.span, "E0120", f"method `apply` does not conform to interface `{MODIFIER}`'s "
+                     "declared signature")
 
     def conforms(self, m: FunctionDef, want: FunctionDef) -> bool:
         """False only when surely not: another arity or incompatible parameter/return types."""
@@ -2980,15 +3017,24 @@ class Checker(LlmChecks):
         return NEVER
 
     def x_Spawn(self, e, expected):
+        out = None  # the value type a modifier's `type Output = …` makes it (UNKNOWN: unsure)
         for m in e.modifiers:
             t = self.expr(m, UNKNOWN)
-            if T.base(t) in (INT, FLOAT, STRING, BOOL, NULL) or isinstance(t, (T.Arr, T.MapT)):
+            impl = next((i for i in t.cls.impls if i.std == MODIFIER), None) if isinstance(t, ClassT) else None
+            if T.base(t) in (INT, FLOAT, STRING, BOOL, NULL) or t is T.TOP or \
+                    isinstance(t, (T.Arr, T.MapT, ClassT)) and impl is None:
                 self.err(m.span, "E0001", f"type `{show(t)}` does not implement interface "
-                         "`baml.spawn.Modifier`")  # (a token, a limit or `Root` does)
+                         f"`{MODIFIER}`")  # (a token, a limit or `Root` does)
+            if impl is not None and "Output" in impl.decl.assoc:
+                save = (self.ns, self.generics)
+                self.ns, self.generics = impl.namespace, {g.name for g in impl.decl.generics}
+                o = self.resolve(impl.decl.assoc["Output"], report=False)
+                self.ns, self.generics = save
+                out = o if not T.has_tvar(o) else UNKNOWN
         self.x_Lambda(e.fn, UNKNOWN)
         v = widen(getattr(e.fn, "value_ty", UNKNOWN))
         sure = v is NULL or (self.sure_type(v) and not _returns(e.fn.body))
-        return FutureT(v if sure else UNKNOWN)
+        return FutureT(out if out is not None else v if sure else UNKNOWN)
 
     def x_Await(self, e, expected):
         t = self.expr(e.value, UNKNOWN)
@@ -3452,6 +3498,16 @@ _LISTED_PACKAGES = {"yaml": (), "toml": (), "hash": (), "crypto": (), "json": ()
 _REGEX_NAMES = frozenset("Regex Match Group Error ErrorKind new _compile escape _replace "
                          "_replace_literal_with _replace_pattern_with _literal_match _index_of_from".split())
 _DURATION = T.StdT("class", "baml.time.Duration")
+MODIFIER = "baml.spawn.Modifier"  # what `spawn with` takes
+
+
+def _same_types(got, want) -> bool:
+    """Types resolved from two signatures are the same (None: not the shape wanted); what the
+    checker does not know passes."""
+    return got is not None and len(got) == len(want) and all(
+        a == b or T.has_unknown(a) or T.has_unknown(b) for a, b in zip(got, want))
+
+
 _OP_METHOD_OF = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem"}
 
 
