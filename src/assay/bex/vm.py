@@ -90,6 +90,7 @@ class Runtime:
         self.natives["$bind_method_or"] = _NativeShim("$bind_method_or", bind_method_or)
         self.natives["$bind_fn"] = _NativeShim("$bind_fn", lambda recv, fn: partial(fn, recv))
         self.natives["$builtin_at"] = _NativeShim("$builtin_at", builtin_at)
+        self.natives["$fn_targs"] = _NativeShim("$fn_targs", fn_targs)
         self.natives["$array_slice"] = _NativeShim("$array_slice", lambda a, s, e: a[s:e])
         # reflection: type values share the program's Reflector (set by the compiler)
         self.reflection = reflect_std.Reflection(None, self.classes, self.enums, self.function_fqn, self.mir)
@@ -1130,6 +1131,14 @@ def specialize(f, n: int, targs: tuple):
 
 
 CLOSURE_CODES.update(c for c in specialize.__code__.co_consts if hasattr(c, "co_code"))
+
+
+def fn_targs(f, targs):
+    """`$fn_targs`: a lambda just made (a fresh Python function) in a generic function, its
+    signature at the maker's type arguments `targs` (reflect's targs_of)."""
+    if targs is not None:
+        f.baml_targs = targs
+    return f
 
 
 def is_baml_function(rt: "Runtime", v) -> bool:

@@ -1312,7 +1312,10 @@ class FnLowerer:
         fn.is_lambda = True
         self.lambdas.append(fn)
         self.lambdas.extend(child.lambdas)
-        return self.to_temp(ir.MakeClosure(fqn, [ir.Local(c) for c in child.captures]), e.span)
+        f = self.to_temp(ir.MakeClosure(fqn, [ir.Local(c) for c in child.captures]), e.span)
+        if self.tparams and mreflect.lambda_reifies(e, self.tparams) and self.lookup_local(mreflect.TARGS) is not None:
+            return self.native("$fn_targs", f, self.targs(), span=e.span)  # its signature's
+        return f
 
     # ── calls ──
 
