@@ -421,6 +421,8 @@ class Checker(LlmChecks):
         self.unpinned = []
         for p, (_, pt, _) in zip(d.params, params):
             if p.default is not None:
+                if _holds_container(pt):
+                    self.escape(p.default)  # the parameter's type, recorded
                 self.expect(p.default, pt)
         self.llm_fn = self.cur_fd = fd
         if d.body is not None:
@@ -559,6 +561,8 @@ class Checker(LlmChecks):
                     diverges = True
             if b.tail is not None:
                 tail = b.tail
+                if is_body and _holds_container(expected):
+                    self.escape(tail)  # a returned literal records its declared type
                 if isinstance(tail, (ast.If, ast.IfLet, ast.Match, ast.BlockExpr)):
                     t = self.expr(tail, expected)
                     self.scoped_leak(tail, t, expected, self.generics - generics)
@@ -629,6 +633,8 @@ class Checker(LlmChecks):
                 self.err(s.span, "E0141", "`return` cannot leave a `defer` body; only `throw` may "
                          "propagate out of a defer")
             ret = self.fn.ret
+            if s.value is not None and _holds_container(ret):
+                self.escape(s.value)  # a returned literal records its declared type
             if s.value is not None:
                 self.scoped_leak(s.value, self.expect(s.value, ret), ret, self.type_bound)
             elif ret not in (UNKNOWN, VOID, NULL) and (ret is T.TOP or not T.has_unknown(ret)):  # even `int?`
@@ -977,6 +983,8 @@ class Checker(LlmChecks):
                     isinstance(ob, T.StdT) and ob.name in stdsigs.STD_CLASSES):
                 dst = UNKNOWN
             if s.op is None:
+                if _holds_container(dst):
+                    self.escape(s.value)  # stored in a field or an element: it records its type
                 self.expect(s.value, dst)
             else:
                 vt = self.expr(s.value, UNKNOWN)
@@ -1375,6 +1383,8 @@ class Checker(LlmChecks):
                 self.expr(val, UNKNOWN)
                 continue
             ft = self.field_type(ct, name, env)
+            if _holds_container(ft):
+                self.escape(val)  # a field's literal records the field's type
             self.expect(val, ft)
         if not has_spread:
             for f in cls.fields:
@@ -2064,7 +2074,8 @@ class Checker(LlmChecks):
                 got = _binds([(ret, expected)])  # `-> T[]`: T from the expected type
                 whole = frozenset(got) - set(env)
                 env = {**got, **env}
-            self.check_args(e, ps, env, whole=whole, fixed=_fixed_by(ret, expected) if infer else frozenset())
+            self.check_args(e, ps, env, whole=whole, fixed=_fixed_by(ret, expected) if infer else frozenset(),
+                            user=True)
             if fd.decl.generics and not e.type_args:
                 self.conflicting_args(e, ps, env)
                 self.rigid_args(e, ps, env)
@@ -2086,7 +2097,7 @@ class Checker(LlmChecks):
         if isinstance(tb, FuncT):
             self.effects.sites[id(e)] = self.value_callee(f, tb)
             named = all(n is not None for n, _, _ in tb.params)
-            self.check_args(e, tb.params, {}, allow_named=named)
+            self.check_args(e, tb.params, {}, allow_named=named, user=True)
             return tb.ret if not T.has_tvar(tb.ret) else UNKNOWN
         if tb in (INT, FLOAT, STRING, BOOL, NULL, T.TOP) or isinstance(tb, (Arr, MapT, ClassT, EnumT, IfaceT)):
             self.err(e.span, "E0006", f"`{show(widen(ft))}` is not a function and cannot be called")
@@ -2245,7 +2256,7 @@ class Checker(LlmChecks):
             self.err(e.span, "E0002", f"cannot infer type parameter `{missing}`")  # `first([])`
         # arguments are checked (and literals record their types) at the widened type arguments:
         # `["a"]` for `xs: T[]` is a `string[]` (the result keeps the types inferred)
-        self.check_args(e, ps, {n: T.widen_scalar(t) for n, t in env.items()}, fixed=fixed)
+        self.check_args(e, ps, {n: T.widen_scalar(t) for n, t in env.items()}, fixed=fixed, user=True)
         self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env), self.passed(e, ps))
         self.check_bounds(e, fd, ps, env)
         if not T.has_tvar(ret):
@@ -2462,8 +2473,11 @@ class Checker(LlmChecks):
             self.expr(a.value, UNKNOWN)
 
     def check_args(self, e: ast.Call, params, env, allow_named=True, native=False, exact=False,
-                   whole: frozenset = frozenset(), rigid=False, fixed: frozenset = frozenset()) -> None:
-        """`exact`: every parameter without a default is required, whatever its type. `whole`:
+                   whole: frozenset = frozenset(), rigid=False, fixed: frozenset = frozenset(),
+                   user=False) -> None:
+        """`exact`: every parameter without a default is required, whatever its type. `user`: a
+        function of the program (or a function value): a container literal for a parameter
+        records the parameter's type (the callee may keep it; a builtin's does not). `whole`:
         type parameters bound by the expected result; a container literal for a parameter that
         is one of them is typed alone, then checked whole (`wrap([1])` as a `string[][]`:
         `int[]` is no `string[]`). `rigid`: a stdlib method's parameters, whose type variables
@@ -2489,7 +2503,7 @@ class Checker(LlmChecks):
                         self.err(a.value.span, "E0005", f"defaulted parameter `{pname}` must be "
                                  "passed by name")
                     got[npos] = True
-                    if T.has_tvar(pt):
+                    if T.has_tvar(pt) or user and _holds_container(pt):  # the callee's: it records
                         self.escape(a.value)
                         if isinstance(pt, TVar) and pt.name not in env and pt.name not in fixed:
                             self.open_holes(a.value)  # `string.from([])`: nothing fixes T
@@ -2524,7 +2538,7 @@ class Checker(LlmChecks):
                 else:
                     got[i] = True
                     pt = params[i][1]
-                    if T.has_tvar(pt):
+                    if T.has_tvar(pt) or user and _holds_container(pt):
                         self.escape(a.value)
                     want = T.subst(pt, env) if T.has_tvar(pt) else pt
                     save, self.callee_tvars = self.callee_tvars, self.callee_tvars or T.has_tvar(want)
@@ -4015,6 +4029,12 @@ def _shaped(e, t: T.Type) -> bool:
     return isinstance(t, MapT) and all(
         (isinstance(k, ast.StrLit) and t.key is STRING or isinstance(k, ast.IntLit) and t.key is INT)
         and _shaped(v, t.val) for k, v in e.entries)
+
+
+def _holds_container(t: T.Type) -> bool:
+    """Whether a value of type `t` may be an array or map: a literal given where `t` is declared
+    (returned, a field's, an argument's) records it, as the engine's does (Checker.escape)."""
+    return any(isinstance(m, (T.Arr, T.MapT)) for m in T.members(t))
 
 
 def _opaque(t: T.Type) -> bool:
