@@ -1040,7 +1040,7 @@ def _alloc_failure() -> BamlRaise:
 
 
 _HELPERS = {
-    "partial": partial, "BamlRaise": BamlRaise, "typed_list": typed_list, "typed_map": typed_map, "load_index": load_index, "store_index": store_index,
+    "partial": partial, "BamlRaise": BamlRaise, "typed_list": typed_list, "typed_map": typed_map, "TypedList": TypedList, "TypedMap": TypedMap, "load_index": load_index, "store_index": store_index,
     "bind_method": bind_method,
     "overflow": overflow, "is_panic": is_panic, "rethrow": rethrow, "unreachable": unreachable,
     "call_kw": call_kw, "truthy": ops.truthy, "neg": ops.neg,
