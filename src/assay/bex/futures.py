@@ -86,19 +86,15 @@ class Limit:
 ROOT = "baml.spawn.Root"  # the task outlives its spawner's cancellation (none cancels it here)
 
 
-def spawn_with(fn, *modifiers) -> Future:
-    """`spawn with m1, m2 { … }` (the modifiers: `baml.spawn` instances, stdlib/future.py)."""
-    f = Future(fn)
-    tokens = []
-    for m in modifiers:
-        h = getattr(m, "f__handle", None)
-        if type(h) is CancelToken:
-            tokens.append(h)
-        elif type(h) is Limit:
-            h.futures.append(f)
-        elif getattr(getattr(m, "_class", None), "fqn", None) != ROOT:
-            raise BamlRaise(make_builtin("baml.errors.Unsupported",
-                                         message="spawn modifiers other than CancelToken, Limit and Root"))
+def start(plan) -> Future:
+    """`__spawn(plan)`: the task of a `baml.spawn.Plan` (stdlib/future.py) once its modifiers
+    have applied: its body, waiting on its limits, cancelled by its tokens (`root`: nothing
+    here cancels a spawner, so nothing to do)."""
+    f = Future(plan.f_body)
+    tokens = [t.f__handle for t in plan.f_cancel_tokens]
+    for lim in plan.f_limits:
+        if f not in lim.f__handle.futures:  # a limit listed twice takes one slot
+            lim.f__handle.futures.append(f)
     if any(t.cancelled for t in tokens):
         f.done = f.cancelled = True  # never starts
         f.error = BamlRaise(make_builtin("baml.panics.Cancelled", message="operation cancelled"), panic=True)

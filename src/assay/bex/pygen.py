@@ -994,8 +994,13 @@ class FunctionGen:
         self.result("[" + ", ".join(self.popn(n)) + "]")
 
     def op_alloc_typed_array(self, arg) -> None:
+        # two statements, no call of `typed_list`: an empty one costs half as much (returned
+        # and field literals record their types: mir/lower.py `_recorded_elem`)
         n, elem = arg
-        self.result(f"typed_list([{', '.join(self.popn(n))}], {self.names.const(elem)})")
+        items = self.popn(n)
+        t = self.target()
+        self.line(f"{t} = TypedList(({', '.join(items)},))" if items else f"{t} = TypedList()")
+        self.line(f"{t}.elem = {self.names.const(elem)}")
 
     def op_concat(self, n) -> None:
         parts = self.popn(n)
@@ -1006,7 +1011,10 @@ class FunctionGen:
 
     def op_alloc_typed_map(self, arg) -> None:
         n, elem = arg
-        self.result(f"typed_map({self.map_literal(n)}, {self.names.const(elem)})")
+        entries = self.map_literal(n)
+        t = self.target()
+        self.line(f"{t} = TypedMap({entries})" if n else f"{t} = TypedMap()")
+        self.line(f"{t}.elem = {self.names.const(elem)}")
 
     def map_literal(self, n: int) -> str:
         items = self.popn(2 * n)

@@ -23,6 +23,7 @@ from .stdlib._registry import EVERY_VALUE
 from .typeargs import TypeArg
 from ..extension import Run
 from ..mir import ir, typetest
+from .stdlib import future as future_std
 from .stdlib import reflect as reflect_std
 from .stdlib import reflect_session
 from .values import (JSON_ENTRY, JSON_TEST, OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, RType, RView,
@@ -76,7 +77,9 @@ class Runtime:
         self.natives["$record_fresh"] = _NativeShim("$record_fresh", record_fresh)
         self.natives["$cleanup_begin"] = _NativeShim("$cleanup_begin", cleanup_begin)
         self.natives["$spawn"] = _NativeShim("$spawn", futures.spawn)
-        self.natives["$spawn_with"] = _NativeShim("$spawn_with", futures.spawn_with)
+        self.natives["$spawn_plan"] = _NativeShim("$spawn_plan", future_std.plan_new)
+        self.natives["$spawn_apply"] = _NativeShim("$spawn_apply", future_std.plan_apply)
+        self.natives["$spawn_start"] = _NativeShim("$spawn_start", futures.start)
         self.natives["$await"] = _NativeShim("$await", futures.await_)
         self.natives["$str_int"] = _NativeShim("$str_int", str)
         self.natives["$bytes"] = _NativeShim("$bytes", bytearray)
@@ -87,6 +90,7 @@ class Runtime:
         self.natives["$bind_method_or"] = _NativeShim("$bind_method_or", bind_method_or)
         self.natives["$bind_fn"] = _NativeShim("$bind_fn", lambda recv, fn: partial(fn, recv))
         self.natives["$builtin_at"] = _NativeShim("$builtin_at", builtin_at)
+        self.natives["$fn_targs"] = _NativeShim("$fn_targs", fn_targs)
         self.natives["$array_slice"] = _NativeShim("$array_slice", lambda a, s, e: a[s:e])
         # reflection: type values share the program's Reflector (set by the compiler)
         self.reflection = reflect_std.Reflection(None, self.classes, self.enums, self.function_fqn, self.mir)
@@ -1036,7 +1040,7 @@ def _alloc_failure() -> BamlRaise:
 
 
 _HELPERS = {
-    "partial": partial, "BamlRaise": BamlRaise, "typed_list": typed_list, "typed_map": typed_map, "load_index": load_index, "store_index": store_index,
+    "partial": partial, "BamlRaise": BamlRaise, "typed_list": typed_list, "typed_map": typed_map, "TypedList": TypedList, "TypedMap": TypedMap, "load_index": load_index, "store_index": store_index,
     "bind_method": bind_method,
     "overflow": overflow, "is_panic": is_panic, "rethrow": rethrow, "unreachable": unreachable,
     "call_kw": call_kw, "truthy": ops.truthy, "neg": ops.neg,
@@ -1127,6 +1131,14 @@ def specialize(f, n: int, targs: tuple):
 
 
 CLOSURE_CODES.update(c for c in specialize.__code__.co_consts if hasattr(c, "co_code"))
+
+
+def fn_targs(f, targs):
+    """`$fn_targs`: a lambda just made (a fresh Python function) in a generic function, its
+    signature at the maker's type arguments `targs` (reflect's targs_of)."""
+    if targs is not None:
+        f.baml_targs = targs
+    return f
 
 
 def is_baml_function(rt: "Runtime", v) -> bool:

@@ -903,10 +903,8 @@ class FnLowerer:
         if cls is None and ".".join(e.type.path) == "baml.iter.Done" and not e.entries:
             return self.to_temp(ir.ClassAgg("baml.iter.Done", []), e.span)  # an iterator's end
         fqn = ".".join(e.type.path)
-        if cls is None and fqn.startswith("baml.regex.") and fqn in self.prog.builtin_classes:
-            given = {n: self.lower_expr(v) for n, v in e.entries if n is not None}  # `Match { … }`
-            return self.to_temp(ir.ClassAgg(fqn, [given.get(f, ir.Const(None))
-                                                  for f in self.prog.builtin_classes[fqn].fields]), e.span)
+        if cls is None and fqn.startswith(("baml.regex.", "baml.spawn.Plan")) and fqn in self.prog.builtin_classes:
+            return self.builtin_class_lit(fqn, e)  # `Match { … }`, `baml.spawn.Plan { ...plan, root: true }`
         if cls is None:
             std = self.std_class_lit(e)
             if std is not None:
@@ -947,6 +945,20 @@ class FnLowerer:
             targs = _type_args(cls, e, self.prog.field_type)
             obj = self.native("$with_targs", obj, ir.Const(repr(targs)), span=e.span)
         return obj
+
+    def builtin_class_lit(self, fqn: str, e: ast.ClassLit) -> ir.Operand:
+        """A stdlib class's literal, fields in order: those given, else the spread's, else null."""
+        given: dict[str, ir.Operand] = {}
+        spread = None
+        for name, value in e.entries:
+            v = self.to_temp(ir.Use(self.lower_expr(value)))
+            if name is None:
+                spread, given = v, {}  # later explicit fields override the spread
+            else:
+                given[name] = v
+        fields = [given[f] if f in given else self.to_temp(ir.Load(ir.FieldPlace(spread, f)))
+                  if spread is not None else ir.Const(None) for f in self.prog.builtin_classes[fqn].fields]
+        return self.to_temp(ir.ClassAgg(fqn, fields), e.span)
 
     def std_class_lit(self, e: ast.ClassLit):
         """`baml.toml.Table { items: m }`, `baml.csv.ReaderOptions { has_header: false }`: a
@@ -1265,9 +1277,11 @@ class FnLowerer:
         return ir.Copy(result)
 
     def expr_Spawn(self, e: ast.Spawn):
-        if e.modifiers:  # evaluated left to right, before the body's closure
-            mods = [self.to_temp(ir.Use(self.lower_expr(m))) for m in e.modifiers]
-            return self.native("$spawn_with", self.expr_Lambda(e.fn), *mods, span=e.span)
+        if e.modifiers:  # `__spawn(Plan.new(body).with(m1).with(m2))`: each evaluated, then applied
+            plan = self.to_temp(ir.Use(self.native("$spawn_plan", self.expr_Lambda(e.fn), span=e.span)))
+            for m in e.modifiers:
+                plan = self.to_temp(ir.Use(self.native("$spawn_apply", plan, self.lower_expr(m), span=m.span)))
+            return self.native("$spawn_start", plan, span=e.span)
         return self.native("$spawn", self.expr_Lambda(e.fn), span=e.span)
 
     def expr_Await(self, e: ast.Await):
@@ -1298,7 +1312,10 @@ class FnLowerer:
         fn.is_lambda = True
         self.lambdas.append(fn)
         self.lambdas.extend(child.lambdas)
-        return self.to_temp(ir.MakeClosure(fqn, [ir.Local(c) for c in child.captures]), e.span)
+        f = self.to_temp(ir.MakeClosure(fqn, [ir.Local(c) for c in child.captures]), e.span)
+        if self.tparams and mreflect.lambda_reifies(e, self.tparams) and self.lookup_local(mreflect.TARGS) is not None:
+            return self.native("$fn_targs", f, self.targs(), span=e.span)  # its signature's
+        return f
 
     # ── calls ──
 

@@ -9,7 +9,9 @@ types), made from the caller's own `$targs` where they mention the caller's type
 a specialized function value (`id<int>`) carries them. A call that passes none (through an
 unspecialized function value, from the host) leaves them unknown. A method of a generic class
 reads its class's from its receiver: in its body `$targs` is the class's type arguments, then
-its own (its hidden parameter `$own_targs`)."""
+its own (its hidden parameter `$own_targs`). A lambda whose signature mentions a type parameter
+carries its maker's `$targs` (`$fn_targs`): `reflect.signature`, `call_any` and function-type
+tests see it at them."""
 from __future__ import annotations
 
 from ..sema import reflect as R
@@ -46,8 +48,8 @@ def call_path_of(e: ast.Call) -> list[str] | None:
 class Reifying:
     """Which generic functions need their type arguments at run time (memoised; a cycle
     counts as not): those whose body, lambdas included, reifies a type parameter (`x is T`, a
-    typed pattern on T, `decode<T>`, `reflect.Type.of<T>()`, `Box<T> { … }`, `f<T>(…)`) or
-    calls such a function. `__call__`: takes the hidden `$targs` (its own type parameters);
+    typed pattern on T, `decode<T>`, `reflect.Type.of<T>()`, `Box<T> { … }`, `f<T>(…)`, a
+    lambda typed by T) or calls such a function. `__call__`: takes the hidden `$targs` (its own type parameters);
     `reads`: needs `$targs` in its body (a method of a generic class: also its class's, from
     the receiver)."""
 
@@ -122,8 +124,18 @@ def reified_names(n, names: set) -> set:
         tes += getattr(n, "type_args", None) or ()  # `id<T>` as a value
     elif isinstance(n, ast.ArrayLit) and getattr(n, "reify_elem", False):
         return set(names)  # `[]` as a `T[]` records T (which one is not said)
+    elif isinstance(n, ast.Lambda) and lambda_reifies(n, names):
+        return set(names)  # its signature is at its maker's type arguments (`reflect.signature`)
     return {x.path[0] for te in tes for x in walk(te)
             if isinstance(x, ast.TName) and len(x.path) == 1 and x.path[0] in names}
+
+
+def lambda_reifies(n: ast.Lambda, names) -> bool:
+    """A lambda whose signature (as the checker typed it, or its written `-> R`) mentions one
+    of type parameters `names`: its value carries its maker's type arguments."""
+    ft = getattr(n, "ty", None)
+    return isinstance(ft, T.FuncT) and T.has_tvar(ft) or n.ret is not None and any(
+        isinstance(x, ast.TName) and len(x.path) == 1 and x.path[0] in names for x in walk(n.ret))
 
 
 def infer_targs(generics: list[str], params: list[T.Type], args: list) -> dict:

@@ -254,7 +254,9 @@ class Checker(LlmChecks):
     def check_impl(self, impl) -> None:
         """Each method of an implementation belongs to the interface and has its signature."""
         if impl.iface is None:
-            if impl.std is not None:
+            if impl.std == MODIFIER:
+                self.check_modifier(impl)
+            elif impl.std is not None:
                 self.check_std_impl(impl)
             return
         declared = {n: m for i in impl.iface.ancestors() for n, m in reversed(i.methods.items())}
@@ -294,6 +296,41 @@ class Checker(LlmChecks):
             if not ok:
                 self.err(m.decl.span, "E0120", f"method `{name}` does not conform to interface "
                          f"`{impl.std}`'s declared signature")
+
+    def check_modifier(self, impl) -> None:
+        """`implements<T, E> baml.spawn.Modifier<T, E> for C`: one method, `apply(self, plan:
+        Plan<T, E>) -> Plan<Output, Error> throws ApplyError` (the associated types default to
+        T, E and never), E0113 without it, E0115 for any other, E0120 for another signature."""
+        for name, m in impl.methods.items():
+            if name != "apply":
+                self.err(m.decl.span, "E0115", f"`{name}` is not a method of interface `{MODIFIER}`")
+        m = impl.methods.get("apply")
+        if m is None:
+            self.err(impl.decl.interface.span, "E0113", f"missing implementation of method `apply` "
+                     f"required by interface `{MODIFIER}`")
+            return
+        save = (self.ns, self.generics)
+        self.ns, self.generics = impl.namespace, interfaces.generics_of(m)
+        try:
+            args = [self.resolve(a, report=False) for a in impl.decl.interface.args
+                    if getattr(a, "binds", None) is None]
+            if len(args) != 2:
+                return  # (E0001 at the interface already)
+            assoc = {n: self.resolve(te, report=False) for n, te in impl.decl.assoc.items()}
+            d = m.decl
+            plan_of = lambda te: [self.resolve(a, report=False) for a in te.args] \
+                if isinstance(te, ast.TName) and te.path == ["baml", "spawn", "Plan"] and len(te.args) == 2 \
+                else None  # noqa: E731
+            ok = d.has_self and len(d.params) == 1 and d.params[0].type is not None \
+                and _same_types(plan_of(d.params[0].type), args) and d.ret is not None \
+                and _same_types(plan_of(d.ret), [assoc.get("Output", args[0]), assoc.get("Error", args[1])]) \
+                and (d.throws is None or _same_types([self.resolve(d.throws, report=False)],
+                                                     [assoc.get("ApplyError", NEVER)]))
+        finally:
+            self.ns, self.generics = save
+        if not ok:
+            self.err(m.decl.span, "E0120", f"method `apply` does not conform to interface `{MODIFIER}`'s "
+                     "declared signature")
 
     def conforms(self, m: FunctionDef, want: FunctionDef) -> bool:
         """False only when surely not: another arity or incompatible parameter/return types."""
@@ -418,6 +455,8 @@ class Checker(LlmChecks):
         self.unpinned = []
         for p, (_, pt, _) in zip(d.params, params):
             if p.default is not None:
+                if _holds_container(pt):
+                    self.escape(p.default)  # the parameter's type, recorded
                 self.expect(p.default, pt)
         self.llm_fn = self.cur_fd = fd
         if d.body is not None:
@@ -556,6 +595,8 @@ class Checker(LlmChecks):
                     diverges = True
             if b.tail is not None:
                 tail = b.tail
+                if is_body and _holds_container(expected):
+                    self.escape(tail)  # a returned literal records its declared type
                 if isinstance(tail, (ast.If, ast.IfLet, ast.Match, ast.BlockExpr)):
                     t = self.expr(tail, expected)
                     self.scoped_leak(tail, t, expected, self.generics - generics)
@@ -626,6 +667,8 @@ class Checker(LlmChecks):
                 self.err(s.span, "E0141", "`return` cannot leave a `defer` body; only `throw` may "
                          "propagate out of a defer")
             ret = self.fn.ret
+            if s.value is not None and _holds_container(ret):
+                self.escape(s.value)  # a returned literal records its declared type
             if s.value is not None:
                 self.scoped_leak(s.value, self.expect(s.value, ret), ret, self.type_bound)
             elif ret not in (UNKNOWN, VOID, NULL) and (ret is T.TOP or not T.has_unknown(ret)):  # even `int?`
@@ -974,6 +1017,8 @@ class Checker(LlmChecks):
                     isinstance(ob, T.StdT) and ob.name in stdsigs.STD_CLASSES):
                 dst = UNKNOWN
             if s.op is None:
+                if _holds_container(dst):
+                    self.escape(s.value)  # stored in a field or an element: it records its type
                 self.expect(s.value, dst)
             else:
                 vt = self.expr(s.value, UNKNOWN)
@@ -1390,6 +1435,8 @@ class Checker(LlmChecks):
                 self.expr(val, UNKNOWN)
                 continue
             ft = self.field_type(ct, name, env)
+            if _holds_container(ft):
+                self.escape(val)  # a field's literal records the field's type
             self.expect(val, ft)
         if not has_spread:
             for f in cls.fields:
@@ -2079,7 +2126,8 @@ class Checker(LlmChecks):
                 got = _binds([(ret, expected)])  # `-> T[]`: T from the expected type
                 whole = frozenset(got) - set(env)
                 env = {**got, **env}
-            self.check_args(e, ps, env, whole=whole, fixed=_fixed_by(ret, expected) if infer else frozenset())
+            self.check_args(e, ps, env, whole=whole, fixed=_fixed_by(ret, expected) if infer else frozenset(),
+                            user=True)
             if fd.decl.generics and not e.type_args:
                 self.conflicting_args(e, ps, env)
                 self.rigid_args(e, ps, env)
@@ -2101,7 +2149,7 @@ class Checker(LlmChecks):
         if isinstance(tb, FuncT):
             self.effects.sites[id(e)] = self.value_callee(f, tb)
             named = all(n is not None for n, _, _ in tb.params)
-            self.check_args(e, tb.params, {}, allow_named=named)
+            self.check_args(e, tb.params, {}, allow_named=named, user=True)
             return tb.ret if not T.has_tvar(tb.ret) else UNKNOWN
         if tb in (INT, FLOAT, STRING, BOOL, NULL, T.TOP) or isinstance(tb, (Arr, MapT, ClassT, EnumT, IfaceT)):
             self.err(e.span, "E0006", f"`{show(widen(ft))}` is not a function and cannot be called")
@@ -2260,7 +2308,7 @@ class Checker(LlmChecks):
             self.err(e.span, "E0002", f"cannot infer type parameter `{missing}`")  # `first([])`
         # arguments are checked (and literals record their types) at the widened type arguments:
         # `["a"]` for `xs: T[]` is a `string[]` (the result keeps the types inferred)
-        self.check_args(e, ps, {n: T.widen_scalar(t) for n, t in env.items()}, fixed=fixed)
+        self.check_args(e, ps, {n: T.widen_scalar(t) for n, t in env.items()}, fixed=fixed, user=True)
         self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env), self.passed(e, ps))
         self.check_bounds(e, fd, ps, env)
         if not T.has_tvar(ret):
@@ -2477,8 +2525,11 @@ class Checker(LlmChecks):
             self.expr(a.value, UNKNOWN)
 
     def check_args(self, e: ast.Call, params, env, allow_named=True, native=False, exact=False,
-                   whole: frozenset = frozenset(), rigid=False, fixed: frozenset = frozenset()) -> None:
-        """`exact`: every parameter without a default is required, whatever its type. `whole`:
+                   whole: frozenset = frozenset(), rigid=False, fixed: frozenset = frozenset(),
+                   user=False) -> None:
+        """`exact`: every parameter without a default is required, whatever its type. `user`: a
+        function of the program (or a function value): a container literal for a parameter
+        records the parameter's type (the callee may keep it; a builtin's does not). `whole`:
         type parameters bound by the expected result; a container literal for a parameter that
         is one of them is typed alone, then checked whole (`wrap([1])` as a `string[][]`:
         `int[]` is no `string[]`). `rigid`: a stdlib method's parameters, whose type variables
@@ -2504,7 +2555,7 @@ class Checker(LlmChecks):
                         self.err(a.value.span, "E0005", f"defaulted parameter `{pname}` must be "
                                  "passed by name")
                     got[npos] = True
-                    if T.has_tvar(pt):
+                    if T.has_tvar(pt) or user and _holds_container(pt):  # the callee's: it records
                         self.escape(a.value)
                         if isinstance(pt, TVar) and pt.name not in env and pt.name not in fixed:
                             self.open_holes(a.value)  # `string.from([])`: nothing fixes T
@@ -2539,7 +2590,7 @@ class Checker(LlmChecks):
                 else:
                     got[i] = True
                     pt = params[i][1]
-                    if T.has_tvar(pt):
+                    if T.has_tvar(pt) or user and _holds_container(pt):
                         self.escape(a.value)
                     want = T.subst(pt, env) if T.has_tvar(pt) else pt
                     save, self.callee_tvars = self.callee_tvars, self.callee_tvars or T.has_tvar(want)
@@ -3032,15 +3083,24 @@ class Checker(LlmChecks):
         return NEVER
 
     def x_Spawn(self, e, expected):
+        out = None  # the value type a modifier's `type Output = …` makes it (UNKNOWN: unsure)
         for m in e.modifiers:
             t = self.expr(m, UNKNOWN)
-            if T.base(t) in (INT, FLOAT, STRING, BOOL, NULL) or isinstance(t, (T.Arr, T.MapT)):
+            impl = next((i for i in t.cls.impls if i.std == MODIFIER), None) if isinstance(t, ClassT) else None
+            if T.base(t) in (INT, FLOAT, STRING, BOOL, NULL) or t is T.TOP or \
+                    isinstance(t, (T.Arr, T.MapT, ClassT)) and impl is None:
                 self.err(m.span, "E0001", f"type `{show(t)}` does not implement interface "
-                         "`baml.spawn.Modifier`")  # (a token, a limit or `Root` does)
+                         f"`{MODIFIER}`")  # (a token, a limit or `Root` does)
+            if impl is not None and "Output" in impl.decl.assoc:
+                save = (self.ns, self.generics)
+                self.ns, self.generics = impl.namespace, {g.name for g in impl.decl.generics}
+                o = self.resolve(impl.decl.assoc["Output"], report=False)
+                self.ns, self.generics = save
+                out = o if not T.has_tvar(o) else UNKNOWN
         self.x_Lambda(e.fn, UNKNOWN)
         v = widen(getattr(e.fn, "value_ty", UNKNOWN))
         sure = v is NULL or (self.sure_type(v) and not _returns(e.fn.body))
-        return FutureT(v if sure else UNKNOWN)
+        return FutureT(out if out is not None else v if sure else UNKNOWN)
 
     def x_Await(self, e, expected):
         t = self.expr(e.value, UNKNOWN)
@@ -3504,6 +3564,16 @@ _LISTED_PACKAGES = {"yaml": (), "toml": (), "hash": (), "crypto": (), "json": ()
 _REGEX_NAMES = frozenset("Regex Match Group Error ErrorKind new _compile escape _replace "
                          "_replace_literal_with _replace_pattern_with _literal_match _index_of_from".split())
 _DURATION = T.StdT("class", "baml.time.Duration")
+MODIFIER = "baml.spawn.Modifier"  # what `spawn with` takes
+
+
+def _same_types(got, want) -> bool:
+    """Types resolved from two signatures are the same (None: not the shape wanted); what the
+    checker does not know passes."""
+    return got is not None and len(got) == len(want) and all(
+        a == b or T.has_unknown(a) or T.has_unknown(b) for a, b in zip(got, want))
+
+
 _OP_METHOD_OF = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem"}
 
 
@@ -4011,6 +4081,12 @@ def _shaped(e, t: T.Type) -> bool:
     return isinstance(t, MapT) and all(
         (isinstance(k, ast.StrLit) and t.key is STRING or isinstance(k, ast.IntLit) and t.key is INT)
         and _shaped(v, t.val) for k, v in e.entries)
+
+
+def _holds_container(t: T.Type) -> bool:
+    """Whether a value of type `t` may be an array or map: a literal given where `t` is declared
+    (returned, a field's, an argument's) records it, as the engine's does (Checker.escape)."""
+    return any(isinstance(m, (T.Arr, T.MapT)) for m in T.members(t))
 
 
 def _opaque(t: T.Type) -> bool:

@@ -138,7 +138,8 @@ def _interface(index: ProgramIndex, ns, te):
 _STD_SHAPE = {"baml.iter.Iterable": (0, ("Item",)), "baml.iter.Iterator": (0, ("Item",)),
               **{f"baml.ops.{n}": (1, ("Output",)) for n in (
                   "Add", "Subtract", "Multiply", "Divide", "Remainder", "BitAnd", "BitOr", "BitXor",
-                  "ShiftLeft", "ShiftRight")}}
+                  "ShiftLeft", "ShiftRight")},
+              "baml.spawn.Modifier": (2, ())}  # `Output`, `Error`, `ApplyError` have defaults
 
 
 def _link_impl(index: ProgramIndex, resolver, impl: ImplDef, diags: list) -> None:
@@ -318,6 +319,8 @@ def generics_of(fd: FunctionDef) -> set[str]:
     out = {g.name for g in fd.decl.generics}
     if fd.owner is not None:
         out |= {g.name for g in fd.owner.decl.generics}
+    if fd.impl is not None and fd.impl is not fd.owner:  # `implements<T, E> I<T, E> for C`
+        out |= {g.name for g in fd.impl.decl.generics}
     return out
 
 

@@ -685,6 +685,8 @@ class Reflector:
                 return UNKNOWN
             thrown = effects.throws(id(node)) if effects is not None else None
             ret = ft.ret if node.ret is not None or lambda_ret is None else _sorted(T.widen(lambda_ret))
+            if node.ret is not None and fdef is not None and ret is T.UNKNOWN:  # `-> T`: the checker's is unknown
+                ret = self.resolver.resolve(node.ret, fdef.namespace, frozenset(_tparams(fdef)))
             return describe(T.FuncT(ft.params, ret, _sorted(thrown) if thrown is not None else T.UNKNOWN),
                             _tparams(fdef) if tvars and fdef is not None else ())
         if fdef is None:

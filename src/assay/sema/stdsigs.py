@@ -395,6 +395,7 @@ baml.spawn.CancelToken.new() -> unknown
 baml.spawn.CancelToken.any(tokens: unknown[]) -> unknown
 baml.spawn.Limit.new(capacity: int) -> unknown throws baml.errors.InvalidArgument
 baml.spawn.Root.new() -> unknown
+baml.spawn.Plan.new(body: unknown, name: string? = null) -> unknown
 """
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import futures, ops
 from ..futures import Future
-from ..values import BamlRaise, ClassInfo, EnumInfo
+from ..values import OMITTED, BamlRaise, ClassInfo, EnumInfo
 from ._registry import _KIND_OF, METHODS, STD_ENUMS, function, method
 
 STATE = EnumInfo("baml.future.State", "State", ["Pending", "Ready", "Error", "Cancelled"])
@@ -46,10 +46,11 @@ def state(self):
     return STATE.variants[name]
 
 
+PLAN_FIELDS = ["body", "name", "limits", "cancel_tokens", "root"]
 # `spawn with …`'s modifiers: instances of the stdlib's classes, a token's and a limit's state
 # in their `_handle` (bex/futures.py)
 for _fqn, _fields in (("baml.spawn.CancelToken", ["_handle"]), ("baml.spawn.Limit", ["_handle"]),
-                      (futures.ROOT, [])):
+                      (futures.ROOT, []), ("baml.spawn.Plan", PLAN_FIELDS)):
     ops.BUILTIN_CLASSES.setdefault(_fqn, ClassInfo(_fqn, _fqn.rpartition(".")[2], _fields))
 _TOKEN = ops.BUILTIN_CLASSES["baml.spawn.CancelToken"]
 _LIMIT = ops.BUILTIN_CLASSES["baml.spawn.Limit"]
@@ -58,6 +59,46 @@ _TOKEN.py.m_is_cancelled = lambda self: self.f__handle.cancelled
 _LIMIT.py.m_capacity = lambda self: self.f__handle.capacity
 _LIMIT.py.m_active_count = lambda self: min(self.f__handle.capacity, self.f__handle.unsettled())
 _LIMIT.py.m_queued_count = lambda self: max(0, self.f__handle.unsettled() - self.f__handle.capacity)
+
+
+_PLAN = ops.BUILTIN_CLASSES["baml.spawn.Plan"]
+
+
+# `spawn with m1, m2 { body }` runs as the engine's `__spawn(Plan.new(body).with(m1).with(m2))`:
+# each modifier is evaluated, then applied, before the next (a throw from `apply` is the spawn's,
+# the modifiers to its right never evaluated); the plan the last returns starts (futures.start).
+@function("baml.spawn.Plan.new")
+def plan_new(body, name=None):
+    return _PLAN.new(body, None if name is OMITTED else name, [], [], False)
+
+
+def plan_apply(plan, modifier):
+    """`plan.with(modifier)`: `modifier.apply(plan)` (a user class implementing
+    `baml.spawn.Modifier`, or a token, a limit, a `Root`)."""
+    apply = getattr(modifier, "m_apply", None)
+    if apply is None:
+        ops.throw_error("InvalidArgument", message="spawn modifier does not implement baml.spawn.Modifier")
+    return apply(plan)
+
+
+def _plan_with(plan, **changed):
+    """A copy of `plan` (`Plan { ...plan, … }`)."""
+    out = _PLAN.new(*(getattr(plan, "f_" + f) for f in PLAN_FIELDS))
+    for f, v in changed.items():
+        setattr(out, "f_" + f, v)
+    return out
+
+
+def _plan_wrap(plan, wrapper):
+    body = plan.f_body
+    return _plan_with(plan, body=lambda: wrapper(body))
+
+
+_PLAN.py.m_wrap = _plan_wrap
+_PLAN.py.m_with = plan_apply
+_TOKEN.py.m_apply = lambda self, plan: _plan_with(plan, cancel_tokens=plan.f_cancel_tokens + [self])
+_LIMIT.py.m_apply = lambda self, plan: _plan_with(plan, limits=plan.f_limits + [self])
+ops.BUILTIN_CLASSES[futures.ROOT].py.m_apply = lambda self, plan: _plan_with(plan, root=True)
 
 
 @function("baml.spawn.CancelToken.new")
