@@ -19,7 +19,7 @@ from .checks import add_checks
 from .cleanup import cleanup
 from .localtypes import infer_locals, operand_type
 
-BUILTIN_ROOTS = {"baml", "assert", "int", "float", "string", "bool", "Array", "Map", "math", "null"}
+BUILTIN_ROOTS = {"baml", "assert", "testing", "int", "float", "string", "bool", "Array", "Map", "math", "null"}
 
 
 class LowerError(Exception):

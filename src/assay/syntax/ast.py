@@ -601,9 +601,14 @@ class TypeAlias:
 
 @dataclass(eq=False)
 class TestDecl:
+    """A top-level `test` or `testset`. A testset (or a test with a runner or a computed name)
+    has as body its registration with the collector (`testing.$register_test_set(…)`)."""
     span: Span
     name: str
     body: Block
+    is_set: bool = False
+    runner: Expr | None = None
+    name_expr: Expr | None = None  # a name computed by an expression (name is then "")
 
 
 @dataclass(eq=False)

@@ -32,10 +32,17 @@ BINOPS = {
 ASSIGN_OPS = {"=": None, "+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&",
               "|=": "|", "^=": "^", "<<=": "<<", ">>=": ">>"}
 LLM_FIELDS = ("client", "prompt", "tools")
-UNSUPPORTED_ITEMS = {
-    "client": "client declaration", "template_string": "template_string",
-    "retry_policy": "retry_policy", "generator": "generator", "testset": "testset",
+UNSUPPORTED_ITEMS = {"client": "client declaration"}
+# declarations the engine removed: E0010 over the whole block, with its advice
+REMOVED_ITEMS = {
+    "retry_policy": "`retry_policy` blocks are removed; wrap the client instead: `client Reliable = "
+                    "ai.Retry.new(<inner>, max_attempts = ...);` (`{name}` has no effect)",
+    "template_string": "`template_string` declarations are no longer supported. Use a function "
+                       "returning a backtick string instead.",
 }
+# words that start a declaration on a new line: where recovery stops skipping
+TOP_KEYWORDS = frozenset("""function class enum type test testset interface implements implement client
+retry_policy template_string generator""".split())
 MAX_DEPTH = 150
 # after `a<T>`, tokens that make it a specialized function reference rather than comparisons
 _TYPE_REF_FOLLOW = frozenset([";", ")", "]", "}", ",", ".", "==", "!=", "&&", "||", "??"])
@@ -74,6 +81,7 @@ class Parser:
         self.clients: list[ast.ClientDecl] = []
         self.depth = 0
         self.no_struct = False
+        self.in_testset = False  # in a testset's body (not one of its tests'): `test` is allowed
         self.no_catch = -1  # parser depth at which a postfix `catch` is left to a throw/return
         self._match: dict[int, int] | None = None
         self.last_err = -1
@@ -214,8 +222,7 @@ class Parser:
     def recover_top(self):
         while self.tok.kind != "eof":
             t = self.tok
-            if t.kind == "ident" and t.nl and t.text in ("function", "class", "enum", "type", "test",
-                                                         "interface", "implements", "implement", "client"):
+            if t.kind == "ident" and t.nl and t.text in TOP_KEYWORDS:
                 return
             if t.kind == "op" and t.text in ("@@",) and t.nl:
                 return
@@ -282,21 +289,10 @@ class Parser:
                                          "feature: legacy test declarations were removed; use an "
                                          'expression-body test with a quoted name: `test "Name" { … }`'))
             self.skip_balanced()
-        elif kw == "test":
-            self.advance()
-            name = ""
-            if self.tok.kind in ("str", "rawstr"):
-                name = self.advance().value
-            else:
-                self.expected("test name string")
-                if self.at_ident():
-                    self.advance()
-            if self.at("{"):
-                body = self.block()
-                items.append(ast.TestDecl(self.span(s), name, body))
-            else:
-                self.expected("'{'")
-                self.recover_top()
+        elif kw in ("test", "testset"):
+            d = self.test_decl(s, kw == "testset")
+            if d is not None:
+                items.append(d)
         elif kw == "interface":
             items.append(self.interface_decl(s, attrs, doc))
         elif kw in ("implements", "implement"):
@@ -311,6 +307,14 @@ class Parser:
             c = self.client_decl(s)
             if c is not None:
                 self.clients.append(c)
+        elif kw in REMOVED_ITEMS:
+            self.advance()
+            name = self.tok.text if self.tok.kind == "ident" else ""
+            self.skip_item()
+            self.error(REMOVED_ITEMS[kw].format(name=name), start=s, end=self.prev_end)
+        elif kw == "generator":  # code-generation settings: accepted, no effect on the program
+            self.advance()
+            self.skip_item()
         elif kw in UNSUPPORTED_ITEMS:
             self.advance()
             self.skip_item()
@@ -319,6 +323,73 @@ class Parser:
             self.expected("top-level declaration")
             self.advance()
             self.recover_top()
+
+    # ───────────── tests and testsets ─────────────
+    def test_head(self, is_set: bool, top: bool):
+        """`test NAME [with RUNNER]` / `testset NAME [with RUNNER]` (the keyword is next):
+        (name, runner). A top-level testset's name must be a quoted string."""
+        self.advance()
+        save, self.no_struct = self.no_struct, True
+        try:
+            t = self.tok
+            if top and is_set and t.kind == "ident" and t.text != "with":
+                self.error('invalid syntax: testset names must be quoted strings: '
+                           f'`testset "{t.text}"`', t)
+            name = self.expr()
+            runner = self.expr() if self.eat("with") else None
+        finally:
+            self.no_struct = save
+        return name, runner
+
+    def test_body(self, is_set: bool) -> ast.Block | None:
+        """A test's body (where `test` is not allowed) or a testset's (where it is)."""
+        if not self.at("{"):
+            self.expected("testset body" if is_set else "test body")
+            return None
+        save, self.in_testset = self.in_testset, is_set
+        try:
+            return self.block()
+        finally:
+            self.in_testset = save
+
+    def test_decl(self, s: int, is_set: bool):
+        """A top-level `test`/`testset`."""
+        name, runner = self.test_head(is_set, top=True)
+        body = self.test_body(is_set)
+        if body is None:
+            self.recover_top()
+            return None
+        literal = name.value if isinstance(name, ast.StrLit) else None
+        d = ast.TestDecl(self.span(s), literal or "", body, is_set=is_set, runner=runner,
+                         name_expr=None if literal is not None else name)
+        if is_set or runner is not None or literal is None:
+            d.body = ast.Block(body.span, [self.registration(d.span, is_set, name, runner, body)], None)
+        return d
+
+    def test_stmt(self, s: int, is_set: bool):
+        """A `test`/`testset` inside a testset: its registration with the testset being
+        collected; anywhere else the engine's E0010."""
+        kw = self.tok
+        allowed = self.in_testset
+        if not allowed:
+            self.error(f"invalid syntax: {kw.text} blocks are only allowed at the top level or inside "
+                       "a testset", kw)
+        name, runner = self.test_head(is_set, top=False)
+        body = self.test_body(is_set)
+        if body is None or not allowed:
+            return None
+        return self.registration(self.span(s), is_set, name, runner, body)
+
+    def registration(self, span: Span, is_set: bool, name, runner, body: ast.Block) -> ast.ExprStmt:
+        """`testing.$register_test[_set](name, () -> void { body }, runner)`: as the engine's
+        `$init_test`, a testset's body runs when it is collected, a test's when it is run."""
+        fn = "$register_test_set" if is_set else "$register_test"
+        void = ast.TName(body.span, ["void"])
+        args = [ast.Arg(name.span, None, name),
+                ast.Arg(body.span, None, ast.Lambda(body.span, [], void, None, body)),
+                ast.Arg(span, None, runner if runner is not None else ast.NullLit(span))]
+        callee = ast.Field(span, ast.Name(span, "testing"), fn)
+        return ast.ExprStmt(span, ast.Call(span, callee, args))
 
     def skip_item(self):
         """Skip an unsupported item: up to and including its first top-level `{…}` group or `;`."""
@@ -330,8 +401,7 @@ class Parser:
             if self.at(";"):
                 self.advance()
                 return
-            if self.tok.nl and self.tok.kind == "ident" and self.tok.text in (
-                    "function", "class", "enum", "type", "test", "interface", "implements", "client"):
+            if self.tok.nl and self.tok.kind == "ident" and self.tok.text in TOP_KEYWORDS:
                 return
             self.skip_balanced()
 
@@ -1067,6 +1137,8 @@ class Parser:
                 body = self.block()
                 self.eat(";")
                 return ast.Defer(self.span(s), body), False
+            if x == "test" or (x == "testset" and self.peek().kind != "op"):
+                return self.test_stmt(s, x == "testset"), False
             if x == "function":
                 self.expected("expression")
                 self.advance()
