@@ -317,7 +317,7 @@ class Program:
 
         def run_body(body):
             self._for_test(t.name)
-            return self._guarded(body, None)
+            return self._guarded(body, None, invalid_name=False)
         top = bextesting.TopLevel(run_body, lambda name: matches(name, path))
         report = None
         error = self._guarded(lambda: bextesting.run_top(top, lambda: self.runtime.call(key, [], extensions)),
@@ -334,8 +334,9 @@ class Program:
         if start_test is not None:  # a replay file keyed by test names (assay.llm.client.Replay)
             start_test(name)
 
-    def _guarded(self, run, timeout: float | None) -> dict | None:
-        """run(): None when it returns, else the error it stopped with (one error document)."""
+    def _guarded(self, run, timeout: float | None, invalid_name: bool = True) -> dict | None:
+        """run(): None when it returns, else the error it stopped with (one error document).
+        `invalid_name` False: a `::` in a test's name goes on up (it stops the whole run)."""
         try:
             with bexstack.time_limit(timeout):
                 run()
@@ -350,7 +351,9 @@ class Program:
             return {"type": "CompileError", "message": str(e), "fields": {}}
         except LlmCallError as e:
             return {"type": type(e).__name__, "message": str(e), "fields": {"function": e.function}}
-        except bextesting.InvalidTestName as e:  # the engine stops the run; here: this test fails
+        except bextesting.InvalidTestName as e:  # the engine stops the run; here: this declaration fails
+            if not invalid_name:
+                raise
             return {"type": "testing.InvalidTestName", "message": str(e), "fields": {"message": str(e)}}
         except Exception as e:  # noqa: BLE001 — an internal error fails only this test
             return {"type": "InternalError", "message": f"{type(e).__name__}: {e}", "fields": {}}

@@ -6,7 +6,7 @@ the collector of the testset being expanded (the engine's `TestCollector`). `run
 runs the tree as the engine's `TestRegistry` does: a leaf through its `TestRunner`
 (`Retry`, `Quorum`), a testset's children through its `TestSetRunner` (`PassRate`,
 `Sequential`, `FailFast`; none: all of them), a testset that fails to expand as one failed
-leaf `<set>::(testset error)`. Ids are `set::child` (the engine prefixes `root[.ns]::`).
+leaf `<set>::(failed to expand)`. Ids are `set::child` (the engine prefixes `root[.ns]::`).
 """
 from __future__ import annotations
 
@@ -207,7 +207,7 @@ def run_set(prefix: str, body, runner, run_body, selected=None) -> SetReport:
     `selected(id)`: whether a leaf is to run (None: all)."""
     c, error = collect(prefix, body, run_body)
     if error is not None:  # a testset that fails to expand: one failed leaf, outcome "error"
-        return SetReport("error", 0, [(f"{prefix}::(testset error)", Leaf(False, [error]))])
+        return SetReport("error", 0, [(f"{prefix}::(failed to expand)", Leaf(False, [error]))])
     return run_collected(c, runner, run_body, selected)
 
 
