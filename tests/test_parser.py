@@ -238,12 +238,23 @@ def test_templates():
 
 
 UNSUPPORTED = [
-    "retry_policy R { max_retries 3 }",
-    "generator g { output_type \"x\" }",
-    "template_string T(x: int) #\"hi\"#",
-    "testset \"s\" { }",
     "function f() -> string { tag`hi` }",
 ]
+
+
+@pytest.mark.parametrize("src, code", [
+    ("retry_policy R { max_retries 3 }", "E0010"),
+    ("template_string T(x: int) #\"hi\"#", "E0010"),
+    ("generator g { output_type \"x\" }", None),
+    ("testset \"s\" { test \"t\" { } }", None),
+])
+def test_removed_and_ignored_declarations(src, code):
+    """`retry_policy`/`template_string` are the engine's E0010 over the whole block;
+    `generator` blocks are accepted and ignored; a testset is a declaration of its own."""
+    f, d = parse(src + "\nfunction ok() -> int { 1 }")
+    assert [x.code for x in d] == ([code] if code else []) or (code and d[0].code == code), d
+    assert d == [] or d[0].span.line_col == (1, 1)
+    assert any(isinstance(i, ast.Function) and i.name == "ok" for i in f.items)
 
 
 @pytest.mark.parametrize("src", UNSUPPORTED)

@@ -9,6 +9,7 @@ support yet).
 """
 from __future__ import annotations
 
+import copy
 import re
 
 from . import ast
@@ -82,6 +83,7 @@ class Parser:
         self.depth = 0
         self.no_struct = False
         self.in_testset = False  # in a testset's body (not one of its tests'): `test` is allowed
+        self.under_testset = False  # within a testset, its tests' bodies too: `testset` is allowed
         self.no_catch = -1  # parser depth at which a postfix `catch` is left to a throw/return
         self._match: dict[int, int] | None = None
         self.last_err = -1
@@ -329,7 +331,7 @@ class Parser:
         """`test NAME [with RUNNER]` / `testset NAME [with RUNNER]` (the keyword is next):
         (name, runner). A top-level testset's name must be a quoted string."""
         self.advance()
-        save, self.no_struct = self.no_struct, True
+        save, self.no_struct = self.no_struct, False  # as the engine: `test n { }` is `n { }`, a class literal
         try:
             t = self.tok
             if top and is_set and t.kind == "ident" and t.text != "with":
@@ -342,15 +344,17 @@ class Parser:
         return name, runner
 
     def test_body(self, is_set: bool) -> ast.Block | None:
-        """A test's body (where `test` is not allowed) or a testset's (where it is)."""
+        """A testset's body (where `test` and `testset` are allowed) or a test's (where only
+        `testset` is, and only under a testset: the engine's rule)."""
         if not self.at("{"):
             self.expected("testset body" if is_set else "test body")
             return None
-        save, self.in_testset = self.in_testset, is_set
+        save = self.in_testset, self.under_testset
+        self.in_testset, self.under_testset = is_set, self.under_testset or is_set
         try:
             return self.block()
         finally:
-            self.in_testset = save
+            self.in_testset, self.under_testset = save
 
     def test_decl(self, s: int, is_set: bool):
         """A top-level `test`/`testset`."""
@@ -370,14 +374,19 @@ class Parser:
         """A `test`/`testset` inside a testset: its registration with the testset being
         collected; anywhere else the engine's E0010."""
         kw = self.tok
-        allowed = self.in_testset
+        allowed = self.under_testset if is_set else self.in_testset
         if not allowed:
             self.error(f"invalid syntax: {kw.text} blocks are only allowed at the top level or inside "
                        "a testset", kw)
         name, runner = self.test_head(is_set, top=False)
         body = self.test_body(is_set)
-        if body is None or not allowed:
+        if not allowed:
             return None
+        if body is None:  # its name and runner are still checked (`with r { }`: a class literal)
+            body = ast.Block(self.span(s), [], None)
+        if runner is not None:  # the engine reports a nested runner's type at the statement
+            runner = copy.copy(runner)
+            runner.span = self.span(s)
         return self.registration(self.span(s), is_set, name, runner, body)
 
     def registration(self, span: Span, is_set: bool, name, runner, body: ast.Block) -> ast.ExprStmt:

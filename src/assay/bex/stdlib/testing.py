@@ -64,6 +64,7 @@ class TopLevel:
     def __init__(self, run_body, selected=None):
         self.run_body, self.selected = run_body, selected
         self.report: SetReport | None = None
+        self.busy = False
 
 
 _TOP: list[TopLevel] = []
@@ -84,6 +85,9 @@ def _register(name, body, runner, is_set: bool):
         _COLLECTING[-1].add(name, body, runner, is_set)
         return
     top = _TOP[-1]  # a top-level declaration: register it alone, and run it
+    if top.busy:  # a testset in a test's body, run after collection: nothing collects it
+        return
+    top.busy = True
     c = Collector("")
     c.add(name, body, runner, is_set)
     top.report = run_collected(c, None, top.run_body, top.selected)
