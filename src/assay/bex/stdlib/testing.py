@@ -84,6 +84,10 @@ def _register(name, body, runner, is_set: bool):
     if _COLLECTING:
         _COLLECTING[-1].add(name, body, runner, is_set)
         return
+    if not _TOP:  # called as a plain function (`reflect.Package.tests()`): a test's body runs once
+        if not is_set:
+            body()
+        return
     top = _TOP[-1]  # a top-level declaration: register it alone, and run it
     if top.busy:  # a testset in a test's body, run after collection: nothing collects it
         return
