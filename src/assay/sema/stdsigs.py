@@ -633,6 +633,8 @@ STD_CLASSES: dict[str, dict[str, str]] = {
     "baml.time.PlainDate": {"_days": "int"}, "baml.time.PlainDateTime": {"_nanoseconds": "bigint"},
     "baml.time.ZonedDateTime": {"_nanoseconds": "bigint", "_offset_ns": "int?", "_iana": "string?"},
     "baml.time.UnknownTimezoneError": {"timezone": "string"}, "baml.time.AmbiguousTimeError": {"message": "string"},
+    # what a tagged template's body returns (`` tag`a${x}b` ``: parts ["a", "b"], values [x])
+    "baml.TaggedString": {"parts": "string[]", "values": "unknown[]"},
 }
 # `reflect`'s plain data classes (the values its views and `reflect.signature` return)
 STD_CLASSES.update({

@@ -214,6 +214,7 @@ TemplatePart = Union[str, Expr, TFor, TIf, "Let"]
 @dataclass(eq=False)
 class Template(Expr):
     parts: list[TemplatePart]
+    tagged: bool = False  # a tagged template's body: its value is a `baml.TaggedString`
 
 
 @dataclass(eq=False)
@@ -511,6 +512,7 @@ class Function:
     attrs: list[Attribute] = field(default_factory=list)
     has_self: bool = False
     doc: str | None = None
+    tagged_string: bool = False  # marked `//baml:tagged_string`: a tagged template's tag
     llm: "LlmBody | None" = None  # an LLM function (`client: … prompt: …`); body is then
     #                              Block([], LlmCall) so that every pass sees an ordinary body
 

@@ -273,6 +273,7 @@ class Parser:
         if kw == "function":
             f = self.function(s, attrs, doc)
             if f is not None:
+                f.tagged_string = self.tagged_string_marker(s)
                 items.append(f)
         elif kw == "class":
             items.append(self.class_decl(s, attrs, doc))
@@ -325,6 +326,30 @@ class Parser:
             self.expected("top-level declaration")
             self.advance()
             self.recover_top()
+
+    def tagged_template(self, tag: ast.Expr, s: int) -> ast.Call:
+        """`` tag`…${x}…` ``: the engine's `tag(body = () -> baml.TaggedString { … })`, the
+        template's literal parts and values collected instead of rendered."""
+        tpl = self.primary()
+        if isinstance(tpl, ast.Template):
+            tpl.tagged = True
+        else:  # a template without interpolations reads as a string literal
+            tpl = ast.Template(tpl.span, [tpl.value] if isinstance(tpl, ast.StrLit) else [], True)
+        ret = ast.TName(tpl.span, ["baml", "TaggedString"])
+        body = ast.Lambda(tpl.span, [], ret, None, ast.Block(tpl.span, [], tpl))
+        call = ast.Call(self.span(s), tag, [ast.Arg(tpl.span, "body", body)])
+        call.tagged = True
+        return call
+
+    def tagged_string_marker(self, s: int) -> bool:
+        """Is `//baml:tagged_string` among the comment lines right above offset s?"""
+        for line in reversed(self.file.text[:s].splitlines()):
+            text = line.strip()
+            if text == "//baml:tagged_string":
+                return True
+            if not text.startswith("//"):
+                return False
+        return False
 
     # ───────────── tests and testsets ─────────────
     def test_head(self, is_set: bool, top: bool):
@@ -1743,9 +1768,7 @@ class Parser:
             e: ast.Expr = ast.Name(self.span(s), x)
             nt = self.tok
             if nt.kind == "template" and not nt.nl:
-                self.advance()
-                self.unsupported("tagged template", s, self.prev_end)
-                return ast.NullLit(self.span(s))
+                return self.tagged_template(e, s)
             # class literal / generic call: Name(.Name)* <T>? { … }
             return self.maybe_class_lit(e, s)
         if k == "int":
