@@ -1094,19 +1094,25 @@ class Checker(LlmChecks):
         """A tagged template's tag: a function marked `//baml:tagged_string` whose first
         parameter is `body: (...) -> baml.TaggedString` (E0001 at the tag, as the engine)."""
         f = e.func
-        fd = self.index.lookup(self.ns, [f.name]) if isinstance(f, ast.Name) and self.lookup_var(f.name) is None \
-            else None
+        path, x = [], f
+        while isinstance(x, ast.Field):
+            path.insert(0, x.name)
+            x = x.obj
+        fd = None
+        if isinstance(x, ast.Name) and self.lookup_var(x.name) is None:
+            fd = self.index.lookup(self.ns, [x.name, *path])
         if not isinstance(fd, FunctionDef):
             return  # unresolved (E0003) or a value: the call reports it
+        name = ([x.name] + path)[-1]
         if not fd.decl.tagged_string:
-            self.err(f.span, "E0001", f"`{f.name}` is not a tagged-string function — only functions marked "
+            self.err(f.span, "E0001", f"`{name}` is not a tagged-string function — only functions marked "
                      "`//baml:tagged_string` can be used as a tagged-template tag")
             return
         ps = fd.decl.params
         first = ps[0].type if ps else None
         if not (ps and ps[0].name == "body" and isinstance(first, ast.TFunc)
                 and isinstance(first.ret, ast.TName) and first.ret.path == ["baml", "TaggedString"]):
-            self.err(f.span, "E0001", f"the first parameter of tagged-string function `{f.name}` must be "
+            self.err(f.span, "E0001", f"the first parameter of tagged-string function `{name}` must be "
                      "`body: (...) -> baml.TaggedString`")
 
     def template_parts(self, parts) -> None:

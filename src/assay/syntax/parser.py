@@ -1502,6 +1502,9 @@ class Parser:
                     if nt.kind == "ident":
                         self.advance()
                         e = ast.mark_link(ast.Field(self.span(s), e, nt.text))
+                        if self.tok.kind == "template" and not self.tok.nl:  # `ns.tag`…``
+                            e = self.tagged_template(e, s)
+                            continue
                         kind = self.at("<") and self.generic_call_ahead()
                         if kind:
                             targs = self.type_args()
