@@ -17,11 +17,11 @@ from .lexer import Lexer, Token, decode_escapes, I63_MAX
 from ..source import Diagnostic, Span, SourceFile
 
 RESERVED = frozenset("""if else while for let const break continue return throw defer match true
-false null function class enum in is catch catch_all catch_all_panics""".split())
+false null function class enum in is catch catch_all catch_all_panics testset""".split())
 # the engine's keywords that cannot name a parameter, field, variant or declaration (`const`,
 # `true`, `false`, `null` and `type` can)
 NAME_KEYWORDS = frozenset("""if else while for let break continue return throw defer match function
-class enum in is catch catch_all catch_all_panics test self throws interface implements implement
+class enum in is catch catch_all catch_all_panics test testset self throws interface implements implement
 instanceof spawn await""".split())
 
 # binary operator -> (precedence, right-assoc)
@@ -1171,7 +1171,7 @@ class Parser:
                 body = self.block()
                 self.eat(";")
                 return ast.Defer(self.span(s), body), False
-            if x == "test" or (x == "testset" and self.peek().kind != "op"):
+            if x == "test" or x == "testset":
                 return self.test_stmt(s, x == "testset"), False
             if x == "function":
                 self.expected("expression")
