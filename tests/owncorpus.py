@@ -161,6 +161,7 @@ def engine_program(src: str, stem: str) -> str:
 # `TestRegistry.run_filtered`: its leaf ids come back passed, failed or tolerated.
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
 @dataclass(frozen=True)
@@ -220,11 +221,11 @@ def _heads(src: str, s: int, e: int):
 
 
 def find_registered(src: str) -> list[Registered]:
-    """The top-level testsets and tests with a runner, in order."""
+    """The top-level testsets, and tests with a runner or a computed name, in order."""
     out = []
     for start, is_set, kw_end, body in _heads(src, 0, len(src)):
         name, runner, _ = _head(src, kw_end)
-        if is_set or runner is not None:
+        if is_set or runner is not None or not _LITERAL.fullmatch(name):
             out.append(Registered(name, is_set, start, _skip_braced(src, body), runner))
     return out
 
@@ -260,6 +261,15 @@ def _leaves(src: str, s: int, e: int) -> int:
     return n
 
 
+def static_name(text: str) -> str:
+    """The name a top-level declaration's name text gives: string literals joined by `+` (the
+    corpus computes no other)."""
+    lits = _LITERAL.findall(text)
+    if not lits or re.sub(r"\s*\+\s*", "", text) != "".join(lits):
+        raise ValueError(f"not a static name: {text}")
+    return "".join(lit[1:-1] for lit in lits)
+
+
 def driver_name(stem: str, k: int) -> str:
     return f"__ts_{stem}_{k}"
 
@@ -284,7 +294,7 @@ def assay_statuses(records, r_name: str) -> dict[str, str] | str:
     """Assay's outcomes of the registered item named r_name (its leaves: `name::…`)."""
     if isinstance(records, str):
         return records
-    name = r_name.strip('"')
+    name = static_name(r_name)
     return {n: "pass" if o.passed else "tolerated" if o.tolerated else "fail"
             for n, o in records.items() if n == name or n.startswith(name + "::")}
 

@@ -65,7 +65,7 @@ def _registered(engine, assay_runs, t: oc.CorpusTest):
     if out.kind == "ok":
         assert ours == oc.engine_statuses(out.value), f"{t.id}: engine {oc.engine_statuses(out.value)}; assay {ours}"
     else:
-        name = t.name.strip('"')
+        name = oc.static_name(t.name)
         assert ours == {name: "fail"} and records[name].error["type"] == out.class_name, (
             f"{t.id}: engine {out.kind} {out.class_name}; assay {ours} "
             f"{records[name].error['type'] if name in records else ''}")

@@ -161,7 +161,7 @@ def _registered_results(rt, f, recs) -> list:
     for k, r in enumerate(oc.find_registered(f.source("corpus"))):
         ct = oc.CorpusTest("corpus", f, r.name, k, True)
         o = dl.engine_call(rt, ct.engine_fn, {})
-        eng = oc.engine_statuses(o.value) if o.kind == "ok" else {r.name.strip('"'): "fail"}
+        eng = oc.engine_statuses(o.value) if o.kind == "ok" else {oc.static_name(r.name): "fail"}
         ours = oc.assay_statuses(recs, r.name)
         ours = ours if isinstance(ours, dict) else {}
         for leaf in sorted(set(eng) | set(ours)):
