@@ -137,14 +137,166 @@ def wrapper_name(stem: str, k: int) -> str:
 
 
 def engine_program(src: str, stem: str) -> str:
-    """src with each test block replaced by its wrapper function (lines kept)."""
+    """src with each test block replaced by its wrapper function and each testset (or test
+    with a runner) by its driver (lines kept)."""
+    edits = []
+    for k, t in enumerate(find_tests(src)):
+        edits.append((t.start, t.end, f"function {wrapper_name(stem, k)}() -> void {{"
+                      + src[t.body_start:t.body_end] + "}"))
+    for k, r in enumerate(find_registered(src)):
+        text = _driver(src, r, stem, k)
+        edits.append((r.start, r.end, text + "\n" * (src.count("\n", r.start, r.end) - text.count("\n"))))
     out = src
-    tests = find_tests(src)
-    for k in reversed(range(len(tests))):
-        t = tests[k]
-        out = (out[:t.start] + f"function {wrapper_name(stem, k)}() -> void {{"
-               + src[t.body_start:t.body_end] + "}" + out[t.end:])
+    for s, e, text in sorted(edits, reverse=True):
+        out = out[:s] + text + out[e:]
     return out
+
+
+# --------------------------------------------------------------------------- testsets
+# A top-level `testset`, or `test` with a runner (`with R`), runs through the `testing`
+# package's registry. Engine side: each becomes a driver `__ts_<stem>_<k>() ->
+# testing.FlatTestReport` that registers it with a fresh `testing.TestCollector` (what the
+# engine's own `$init_test` does, spelled as user code: `register_test[_set](name, lambda,
+# runner)`, nested ones inside the collector lambdas) and runs it with the engine's
+# `TestRegistry.run_filtered`: its leaf ids come back passed, failed or tolerated.
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+@dataclass(frozen=True)
+class Registered:
+    name: str         # the name's source text (a literal at the top level)
+    is_set: bool
+    start: int        # offset of the keyword
+    end: int          # offset after the closing brace
+    runner: str | None
+
+
+def _head(src: str, i: int) -> tuple[str, str | None, int]:
+    """After a `test`/`testset` keyword ending at i: (name text, runner text, offset of `{`)."""
+    depth, j, split = 0, i, None
+    while j < len(src):
+        k = _skip_atom(src, j)
+        if k is not None:
+            j = k
+            continue
+        c = src[j]
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif c == "{" and depth == 0:
+            break
+        elif depth == 0 and (m := _WORD.match(src, j)) and (j == 0 or not src[j - 1].isalnum()):
+            if m.group(0) == "with":
+                split = j
+            j = m.end()
+            continue
+        j += 1
+    if split is None:
+        return src[i:j].strip(), None, j
+    return src[i:split].strip(), src[split + 4:j].strip(), j
+
+
+def _heads(src: str, s: int, e: int):
+    """The `test`/`testset` blocks in src[s:e] (not those inside another one's body):
+    (keyword offset, is_set, keyword end, offset of the body's `{`)."""
+    i = s
+    while i < e:
+        j = _skip_atom(src, i)
+        if j is not None:
+            i = j
+            continue
+        m = _WORD.match(src, i)
+        if m is None or (i > 0 and (src[i - 1].isalnum() or src[i - 1] in "_.")):
+            i += 1
+            continue
+        if m.group(0) in ("test", "testset"):  # keywords: never a variable's name
+            _, _, body = _head(src, m.end())
+            yield i, m.group(0) == "testset", m.end(), body
+            i = _skip_braced(src, body)
+            continue
+        i = m.end()
+
+
+def find_registered(src: str) -> list[Registered]:
+    """The top-level testsets, and tests with a runner or a computed name, in order."""
+    out = []
+    for start, is_set, kw_end, body in _heads(src, 0, len(src)):
+        name, runner, _ = _head(src, kw_end)
+        if is_set or runner is not None or not _LITERAL.fullmatch(name):
+            out.append(Registered(name, is_set, start, _skip_braced(src, body), runner))
+    return out
+
+
+def _registration(src: str, start: int, is_set: bool, kw_end: int, depth: int) -> str:
+    """The engine's registration of the test/testset at start, with collector `__c<depth>`."""
+    name, runner, body = _head(src, kw_end)
+    end = _skip_braced(src, body)
+    if is_set:
+        inner = _collector_body(src, body + 1, end - 1, depth + 1)
+        fn = f"(__c{depth + 1}: testing.TestCollector) -> void {{{inner}}}"
+    else:
+        fn = f"() -> void {{{src[body + 1:end - 1]}}}"
+    method = "register_test_set" if is_set else "register_test"
+    return f"__c{depth}.{method}({name}, {fn}, {runner or 'null'});"
+
+
+def _collector_body(src: str, s: int, e: int, depth: int) -> str:
+    out, i = [], s
+    for start, is_set, kw_end, body in _heads(src, s, e):
+        out.append(src[i:start])
+        out.append(_registration(src, start, is_set, kw_end, depth))
+        i = _skip_braced(src, body)
+    out.append(src[i:e])
+    return "".join(out)
+
+
+def _leaves(src: str, s: int, e: int) -> int:
+    """The `test` blocks in src[s:e], within testsets too (each counted once, not per run)."""
+    n = 0
+    for _, is_set, _, body in _heads(src, s, e):
+        n += _leaves(src, body + 1, _skip_braced(src, body) - 1) if is_set else 1
+    return n
+
+
+def static_name(text: str) -> str:
+    """The name a top-level declaration's name text gives: string literals joined by `+` (the
+    corpus computes no other)."""
+    lits = _LITERAL.findall(text)
+    if not lits or re.sub(r"\s*\+\s*", "", text) != "".join(lits):
+        raise ValueError(f"not a static name: {text}")
+    return "".join(lit[1:-1] for lit in lits)
+
+
+def driver_name(stem: str, k: int) -> str:
+    return f"__ts_{stem}_{k}"
+
+
+def _driver(src: str, r: Registered, stem: str, k: int) -> str:
+    reg = _registration(src, r.start, r.is_set, r.start + len("testset" if r.is_set else "test"), 0)
+    return (f"function {driver_name(stem, k)}() -> testing.FlatTestReport {{ "
+            f"let __c0 = testing.TestCollector.new(\"\"); {reg} "
+            f"testing.TestRegistry.new(__c0).run_filtered([], [], [], [], 1, 60000) }}")
+
+
+def engine_statuses(flat: dict) -> dict[str, str]:
+    """A FlatTestReport as {leaf id: "pass" | "fail" | "tolerated"}."""
+    out = {}
+    for status in ("passed", "failed", "tolerated"):
+        for n in flat.get(f"{status}_names") or []:
+            out[n] = {"passed": "pass", "failed": "fail", "tolerated": "tolerated"}[status]
+    return out
+
+
+def assay_statuses(records, r_name: str) -> dict[str, str] | str:
+    """Assay's outcomes of the registered item named r_name (its leaves: `name::…`)."""
+    if isinstance(records, str):
+        return records
+    name = static_name(r_name)
+    return {n: "pass" if o.passed else "tolerated" if o.tolerated else "fail"
+            for n, o in records.items() if n == name or n.startswith(name + "::")}
 
 
 # --------------------------------------------------------------------------- mutation
@@ -284,7 +436,8 @@ class CorpusTest:
     kind: str         # "corpus" | "mutants"
     file: CorpusFile
     name: str
-    k: int            # index among the file's tests
+    k: int            # index among the file's tests (or its registered items)
+    registered: bool = False  # a testset or a test with a runner: leaves compared one by one
 
     @property
     def id(self) -> str:
@@ -292,7 +445,8 @@ class CorpusTest:
 
     @property
     def engine_fn(self) -> str:
-        return f"{self.file.namespace(self.kind)}.{wrapper_name(self.file.stem, self.k)}"
+        fn = driver_name if self.registered else wrapper_name
+        return f"{self.file.namespace(self.kind)}.{fn(self.file.stem, self.k)}"
 
 
 def corpus_files(root: Path = CORPUS_DIR) -> list[CorpusFile]:
@@ -305,6 +459,8 @@ def corpus_tests(root: Path = CORPUS_DIR) -> list[CorpusTest]:
         for f in corpus_files(root):
             src = f.source(kind)
             out += [CorpusTest(kind, f, t.name, k) for k, t in enumerate(find_tests(src))]
+            if kind == "corpus":  # (mutants mutate plain tests only)
+                out += [CorpusTest(kind, f, r.name, k, True) for k, r in enumerate(find_registered(src))]
     return out
 
 
@@ -343,7 +499,9 @@ def counts(root: Path = CORPUS_DIR) -> dict[str, int]:
     """Test blocks per construct."""
     out: dict[str, int] = {}
     for f in corpus_files(root):
-        out[f.construct] = out.get(f.construct, 0) + len(find_tests(f.path.read_text(encoding="utf-8")))
+        src = f.path.read_text(encoding="utf-8")
+        leaves = sum(_leaves(src, r.start, r.end) for r in find_registered(src))
+        out[f.construct] = out.get(f.construct, 0) + len(find_tests(src)) + leaves
     return out
 
 

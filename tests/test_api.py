@@ -300,3 +300,18 @@ function keys() -> map<K | int[] | bool, string> {
     f, g = p.call("fns")
     assert (f(1), g(2)) == (2, 6)
     assert p.call("keys") == {(("a", 1),): "k", (1, 2): "a", False: "b"}
+
+
+def test_run_tests_covers_testsets(tmp_path):
+    """Testset leaves come out as outcomes of their own, a tolerated failure marked so."""
+    (tmp_path / "t.baml").write_text(
+        'test "top" { assert.equal(1, 1) }\n'
+        'testset "rate" with testing.PassRate(0.5) {\n'
+        '  test "ok" { assert.equal(2, 2) }\n'
+        '  test "off" { assert.equal(2, 3) }\n'
+        '}\n')
+    outs = assay.load(str(tmp_path)).run_tests()
+    assert [(o.name, o.passed, o.tolerated) for o in outs] == [
+        ("top", True, False), ("rate::ok", True, False), ("rate::off", False, True)]
+    assert outs[2].error["type"] == "baml.panics.AssertionFailed"
+    assert [o.name for o in assay.load(str(tmp_path)).run_tests("ok")] == ["rate::ok"]

@@ -454,6 +454,72 @@ def test_test_compile_error(tmp_path):
     assert r.exit_code == 1 and f"{p}:1:" in r.stderr and "error[E" in r.stderr
 
 
+TESTSETS = """function Half(n: int) -> int { n / 2 }
+test "plain" { assert.equal(Half(4), 2) }
+testset "halves" with testing.PassRate(0.5) {
+  let cases = [2, 4, 5]
+  for (let n in cases) {
+    test "half of " + n.to_string() { assert.equal(Half(n) * 2, n) }
+  }
+  testset "nested" {
+    test "zero" { assert.equal(Half(0), 0) }
+  }
+}
+test "retried" with testing.Retry(2) { assert.equal(Half(3), 1) }
+"""
+
+
+def test_test_testsets(tmp_path):
+    """Leaves of a testset are `set::…::test`; a failure a passing `PassRate` tolerates is
+    shown, counted apart and does not fail the run."""
+    p = tmp_path / "ts.baml"
+    p.write_text(TESTSETS)
+    r = invoke("test", p)
+    assert r.exit_code == 0, r.output
+    assert r.stdout.splitlines() == [
+        f"PASS {p}::plain",
+        f"PASS {p}::halves::half of 2",
+        f"PASS {p}::halves::half of 4",
+        f"TOLERATED {p}::halves::half of 5 — baml.panics.AssertionFailed: assertion failed: "
+        f"left = 4, right = 5 (at {p}:6)",
+        f"PASS {p}::halves::nested::zero",
+        f"PASS {p}::retried",
+        "5 passed, 0 failed, 1 tolerated",
+    ]
+    r = invoke("test", p, "-k", "nested or plain")
+    assert r.exit_code == 0 and r.stdout.splitlines()[-1] == "2 passed, 0 failed"
+    doc = json.loads(invoke("test", p, "--json").stdout)
+    assert (doc["passed"], doc["failed"], doc["tolerated"], doc["ok"]) == (5, 0, 1, True)
+    assert [t["name"] for t in doc["tests"] if t["tolerated"]] == ["halves::half of 5"]
+
+
+def test_test_testset_failures_and_fail_fast(tmp_path):
+    p = tmp_path / "ts.baml"
+    p.write_text(TESTSETS.replace("PassRate(0.5)", "PassRate(0.9)"))
+    r = invoke("test", p)
+    assert r.exit_code == 1 and r.stdout.splitlines()[-1] == "5 passed, 1 failed"
+    assert f"FAIL {p}::halves::half of 5 — " in r.stdout
+    r = invoke("test", p, "-x")
+    assert r.exit_code == 1 and r.stdout.splitlines()[-1] == "3 passed, 1 failed"
+    junit = tmp_path / "j.xml"
+    invoke("test", p, "--junit-xml", junit)
+    assert 'failures="1"' in junit.read_text()
+
+
+def test_test_testset_that_fails_to_collect(tmp_path):
+    p = tmp_path / "ts.baml"
+    p.write_text('testset "s" {\n  test "ok" { }\n  let xs: int[] = []\n  let y = xs[2]\n}\n'
+                 'testset "bad runner" with testing.PassRate(2.0) { test "x" { } }\n'
+                 'testset "sep" { test "a::b" { } }\n')
+    r = invoke("test", p)
+    assert r.exit_code == 1
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith(f"FAIL {p}::s::(failed to expand) — baml.panics.IndexOutOfBounds")
+    assert lines[1].startswith(f"FAIL {p}::bad runner — baml.panics.UserPanic: testing.PassRate requires")
+    assert lines[2] == (f"FAIL {p}::sep — testing.InvalidTestName: test name may not contain reserved "
+                        "separator `::`: a::b")
+
+
 # ── mir / dis snapshots ──
 
 

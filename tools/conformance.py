@@ -149,6 +149,24 @@ def own_results():
                     ct = oc.CorpusTest(kind, f, t.name, k)
                     out.append((ct, oc.engine_verdict(dl.engine_call(rt, ct.engine_fn, {})),
                                 oc.assay_verdict(recs, t.name)))
+                if kind == "corpus":
+                    out += _registered_results(rt, f, recs)
+    return out
+
+
+def _registered_results(rt, f, recs) -> list:
+    """Each leaf of the file's testsets (and tests with runners) as a result of its own: its
+    status on the engine (its registry's run) and on Assay ("pass", "fail" or "tolerated")."""
+    out = []
+    for k, r in enumerate(oc.find_registered(f.source("corpus"))):
+        ct = oc.CorpusTest("corpus", f, r.name, k, True)
+        o = dl.engine_call(rt, ct.engine_fn, {})
+        eng = oc.engine_statuses(o.value) if o.kind == "ok" else {oc.static_name(r.name): "fail"}
+        ours = oc.assay_statuses(recs, r.name)
+        ours = ours if isinstance(ours, dict) else {}
+        for leaf in sorted(set(eng) | set(ours)):
+            out.append((oc.CorpusTest("corpus", f, leaf, k, True), (eng.get(leaf, "missing"), None, ""),
+                        (ours.get(leaf, "missing"), None, "")))
     return out
 
 

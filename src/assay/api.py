@@ -565,6 +565,9 @@ class BamlProgram:
         return self
 
     def run_tests(self, pattern: str | None = None, fail_fast: bool = False):
+        """Run the program's `test` blocks and the tests of its testsets (ids `set::…::test`):
+        a TestOutcome (file, name, passed, error, tolerated) each. `tolerated`: failed, but
+        inside a testset whose runner passed all the same (`testing.PassRate`)."""
         return self._p.run_tests(pattern, fail_fast)
 
 

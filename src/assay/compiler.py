@@ -11,6 +11,7 @@ from .bex import ops
 from .bex import stack as bexstack
 from .bex import vm as bexvm
 from .bex.stdlib import FUNCTIONS, METHODS, TO_STRING_OVERRIDES, native_value_params, render
+from .bex.stdlib import testing as bextesting
 from .bex.stdlib.jsontyped import ENUM_FROM_JSON, ENUM_TO_JSON
 from .bex.llmcall import LlmCallError
 from .bex.values import BamlRaise, Instance
@@ -151,6 +152,7 @@ class TestOutcome:
     name: str
     passed: bool
     error: dict | None
+    tolerated: bool = False  # failed, but inside a testset whose runner passed it (`PassRate`)
 
 
 class Program:
@@ -285,38 +287,82 @@ class Program:
         """Run the `test` blocks in source order, yielding each outcome as it is known; a test
         running longer than `timeout` seconds is stopped and fails (error type Timeout).
         `starting(name)` is told each test's name before it runs."""
+        def matches(name: str, path: str) -> bool:  # a substring of the name, or a predicate
+            return not pattern or (pattern(name, path) if callable(pattern) else pattern in name)
+
         for key, t in self.tests.items():
-            if pattern and not (pattern(t.name, t.file.source.path) if callable(pattern) else pattern in t.name):
-                continue  # `pattern`: a substring of the name, or a predicate (name, file)
+            registered = _registered(t)
+            if not registered and not matches(t.name, t.file.source.path):
+                continue
             if starting is not None:
                 starting(t.name)
-            out = self._run_test(key, t, extensions, timeout)
-            yield out
-            if fail_fast and not out.passed:
-                break
+            outs = (self._run_registered(key, t, matches, extensions, timeout) if registered
+                    else [self._run_test(key, t, extensions, timeout)])
+            for out in outs:
+                yield out
+                if fail_fast and not out.passed and not out.tolerated:
+                    return
 
     def _run_test(self, key: str, t, extensions=(), timeout: float | None = None) -> TestOutcome:
         """A test passes iff its body runs without an uncaught throw or panic."""
         path = t.file.source.path
+        self._for_test(t.name)
+        error = self._guarded(lambda: self.runtime.call(key, [], extensions), timeout)
+        return TestOutcome(path, t.name, error is None, error)
+
+    def _run_registered(self, key: str, t, matches, extensions=(), timeout: float | None = None):
+        """A testset, or a test with a runner or a computed name: its leaves' outcomes (ids
+        `set::…::test`), as `testing` runs them; `timeout` bounds the whole declaration."""
+        path = t.file.source.path
+
+        def run_body(body):
+            self._for_test(t.name)
+            return self._guarded(body, None, invalid_name=False)
+        top = bextesting.TopLevel(run_body, lambda name: matches(name, path))
+        report = None
+        error = self._guarded(lambda: bextesting.run_top(top, lambda: self.runtime.call(key, [], extensions)),
+                              timeout)
+        if error is None:
+            report = top.report
+        if report is None:  # stopped before it ran: its registration threw, or time ran out
+            return [TestOutcome(path, t.name or "(test)", False, error)]
+        return [TestOutcome(path, name, ok, err, tolerated)
+                for name, ok, tolerated, err in bextesting.leaves(report)]
+
+    def _for_test(self, name: str) -> None:
         start_test = getattr(getattr(self.runtime.llm, "client", None), "for_test", None)
         if start_test is not None:  # a replay file keyed by test names (assay.llm.client.Replay)
-            start_test(t.name)
+            start_test(name)
+
+    def _guarded(self, run, timeout: float | None, invalid_name: bool = True) -> dict | None:
+        """run(): None when it returns, else the error it stopped with (one error document).
+        `invalid_name` False: a `::` in a test's name goes on up (it stops the whole run)."""
         try:
             with bexstack.time_limit(timeout):
-                self.runtime.call(key, [], extensions)
-            return TestOutcome(path, t.name, True, None)
+                run()
+            return None
         except bexstack.TimeLimit:
-            error = {"type": "Timeout", "message": f"test did not finish within {timeout:g} s", "fields": {}}
+            return {"type": "Timeout", "message": f"test did not finish within {timeout:g} s", "fields": {}}
         except BamlRaise as e:
             error = describe_error(e.value, e.panic)
             error["traceback"] = bexvm.baml_traceback(self.runtime, e)
+            return error
         except CompileError as e:
-            error = {"type": "CompileError", "message": str(e), "fields": {}}
+            return {"type": "CompileError", "message": str(e), "fields": {}}
         except LlmCallError as e:
-            error = {"type": type(e).__name__, "message": str(e), "fields": {"function": e.function}}
+            return {"type": type(e).__name__, "message": str(e), "fields": {"function": e.function}}
+        except bextesting.InvalidTestName as e:  # the engine stops the run; here: this declaration fails
+            if not invalid_name:
+                raise
+            return {"type": "testing.InvalidTestName", "message": str(e), "fields": {"message": str(e)}}
         except Exception as e:  # noqa: BLE001 — an internal error fails only this test
-            error = {"type": "InternalError", "message": f"{type(e).__name__}: {e}", "fields": {}}
-        return TestOutcome(path, t.name, False, error)
+            return {"type": "InternalError", "message": f"{type(e).__name__}: {e}", "fields": {}}
+
+
+def _registered(t) -> bool:
+    """A test that runs through `testing`'s registration (else its body is the test)."""
+    d = t.decl
+    return d.is_set or d.runner is not None or d.name_expr is not None
 
 
 def describe_error(value, panic: bool) -> dict:

@@ -18,7 +18,7 @@ from .emit import emit_function
 from .instrument import InstrumentedGen, Node, compile_half, mir_nodes
 from .llmcall import call_llm
 from .pygen import CLOSURE_NAME, FunctionGen, mangle
-from .stdlib import FUNCTIONS, METHODS, STD_ENUMS, hashing, iters, randomlib
+from .stdlib import FUNCTIONS, METHODS, STD_ENUMS, core, hashing, iters, randomlib
 from .stdlib._registry import EVERY_VALUE
 from .typeargs import TypeArg
 from ..extension import Run
@@ -92,6 +92,9 @@ class Runtime:
         self.natives["$builtin_at"] = _NativeShim("$builtin_at", builtin_at)
         self.natives["$fn_targs"] = _NativeShim("$fn_targs", fn_targs)
         self.natives["$array_slice"] = _NativeShim("$array_slice", lambda a, s, e: a[s:e])
+        for name, fn in (("$tagged_new", core.tagged_new), ("$tagged_text", core.tagged_text),
+                         ("$tagged_value", core.tagged_value), ("$tagged_end", core.tagged_end)):
+            self.natives[name] = _NativeShim(name, fn)  # a tagged template's body (lowering's)
         # reflection: type values share the program's Reflector (set by the compiler)
         self.reflection = reflect_std.Reflection(None, self.classes, self.enums, self.function_fqn, self.mir)
         refl = self.reflection

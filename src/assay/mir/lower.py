@@ -19,7 +19,7 @@ from .checks import add_checks
 from .cleanup import cleanup
 from .localtypes import infer_locals, operand_type
 
-BUILTIN_ROOTS = {"baml", "assert", "int", "float", "string", "bool", "Array", "Map", "math", "null"}
+BUILTIN_ROOTS = {"baml", "assert", "testing", "int", "float", "string", "bool", "Array", "Map", "math", "null"}
 
 
 class LowerError(Exception):
@@ -977,6 +977,12 @@ class FnLowerer:
         return self.to_temp(ir.ClassAgg(name, fields), e.span)
 
     def expr_Template(self, e: ast.Template):
+        if e.tagged:  # collected, not rendered: a `baml.TaggedString`
+            b = self.native("$tagged_new")
+            self.push_scope()
+            self.template_parts(e.parts, None, b)
+            self.pop_scope()
+            return self.native("$tagged_end", b, span=e.span)
         if all(isinstance(p, str) or (isinstance(p, ast.Expr) and not (
                 isinstance(p, ast.BlockExpr) and p.block.tail is None)) for p in e.parts):
             parts = [ir.Const(p) if isinstance(p, str) else self.rendered(p) for p in e.parts if p != ""]
@@ -998,15 +1004,18 @@ class FnLowerer:
             return v
         return self.native("$str_int" if kind == "int" else "string.from", v)
 
-    def template_parts(self, parts, acc: ir.Local) -> None:
+    def template_parts(self, parts, acc: ir.Local | None, tagged=None) -> None:
+        """Render `parts` onto `acc`, or (a tagged template) collect them into `tagged`."""
         for p in parts:
             if isinstance(p, str):
-                if p:
+                if p and tagged is not None:
+                    self.native("$tagged_text", tagged, ir.Const(p))
+                elif p:
                     self.emit(acc, ir.BinaryOp("+", ir.Copy(acc), ir.Const(p), "string"))
             elif isinstance(p, ast.Let):
                 self.stmt_Let(p)
             elif isinstance(p, ast.TFor):
-                self.for_in(p.pattern, p.iterable, lambda head, exit_, p=p: self.template_parts(p.parts, acc))
+                self.for_in(p.pattern, p.iterable, lambda head, exit_, p=p: self.template_parts(p.parts, acc, tagged))
             elif isinstance(p, ast.TForC):
                 self.push_scope()
                 if p.init is not None:
@@ -1020,7 +1029,7 @@ class FnLowerer:
                     self.goto(body)
                 self.switch(body)
                 self.push_scope()
-                self.template_parts(p.parts, acc)
+                self.template_parts(p.parts, acc, tagged)
                 self.pop_scope()
                 if p.update is not None:
                     self.lower_stmt(p.update)
@@ -1036,16 +1045,18 @@ class FnLowerer:
                     self.branch_on(cond, yes, no)
                     self.switch(yes)
                     self.push_scope()
-                    self.template_parts(body, acc)
+                    self.template_parts(body, acc, tagged)
                     self.pop_scope()
                     self.goto(join)
                     self.switch(no)
                 if p.else_parts is not None:
                     self.push_scope()
-                    self.template_parts(p.else_parts, acc)
+                    self.template_parts(p.else_parts, acc, tagged)
                     self.pop_scope()
                 self.goto(join)
                 self.switch(join)
+            elif tagged is not None:
+                self.native("$tagged_value", tagged, self.lower_expr(p))
             else:
                 self.emit(acc, ir.BinaryOp("+", ir.Copy(acc), self.rendered(p), "string"))
 

@@ -1170,7 +1170,32 @@ class Checker(LlmChecks):
         self.scopes.append({})
         self.template_parts(e.parts)
         self.scopes.pop()
-        return STRING
+        return _STD_TYPES["baml.TaggedString"] if e.tagged else STRING
+
+    def tag_check(self, e: ast.Call) -> None:
+        """A tagged template's tag: a function marked `//baml:tagged_string` whose first
+        parameter is `body: (...) -> baml.TaggedString` (E0001 at the tag, as the engine)."""
+        f = e.func
+        path, x = [], f
+        while isinstance(x, ast.Field):
+            path.insert(0, x.name)
+            x = x.obj
+        fd = None
+        if isinstance(x, ast.Name) and self.lookup_var(x.name) is None:
+            fd = self.index.lookup(self.ns, [x.name, *path])
+        if not isinstance(fd, FunctionDef):
+            return  # unresolved (E0003) or a value: the call reports it
+        name = ([x.name] + path)[-1]
+        if not fd.decl.tagged_string:
+            self.err(f.span, "E0001", f"`{name}` is not a tagged-string function — only functions marked "
+                     "`//baml:tagged_string` can be used as a tagged-template tag")
+            return
+        ps = fd.decl.params
+        first = ps[0].type if ps else None
+        if not (ps and ps[0].name == "body" and isinstance(first, ast.TFunc)
+                and isinstance(first.ret, ast.TName) and first.ret.path == ["baml", "TaggedString"]):
+            self.err(f.span, "E0001", f"the first parameter of tagged-string function `{name}` must be "
+                     "`body: (...) -> baml.TaggedString`")
 
     def template_parts(self, parts) -> None:
         for p in parts:
@@ -1989,6 +2014,8 @@ class Checker(LlmChecks):
 
     def call_type(self, e, expected):
         unexpected = self.no_expected is e  # nothing expects a type of the result (E0002)
+        if getattr(e, "tagged", False):
+            self.tag_check(e)
         f = e.func
         if not e.type_args and isinstance(f, ast.Field) and isinstance(f.obj, ast.Name) \
                 and getattr(f.obj, "type_args", None) and self.lookup_var(f.obj.name) is None \

@@ -253,6 +253,13 @@ assert.is_true(condition: bool) -> void
 assert.not_null(value: unknown?) -> void
 assert.approx_equal(actual: float, expected: float, eps: float) -> void
 assert.contains(haystack: string, needle: string) -> void
+testing.Retry(max_attempts: int) -> testing.TestRunner
+testing.Quorum(n: int, m: int) -> testing.TestRunner
+testing.PassRate(threshold: float) -> testing.TestSetRunner
+testing.Sequential() -> testing.TestSetRunner
+testing.FailFast() -> testing.TestSetRunner
+testing.$register_test(name: string, body: () -> void throws unknown, runner: testing.TestRunner?) -> void
+testing.$register_test_set(name: string, body: () -> void throws unknown, runner: testing.TestSetRunner?) -> void
 bigint.parse(s: string) -> bigint throws baml.errors.ParseError
 baml.io.print(s: string) -> null
 baml.io.println(s: string) -> null
@@ -627,6 +634,8 @@ STD_CLASSES: dict[str, dict[str, str]] = {
     "baml.time.PlainDate": {"_days": "int"}, "baml.time.PlainDateTime": {"_nanoseconds": "bigint"},
     "baml.time.ZonedDateTime": {"_nanoseconds": "bigint", "_offset_ns": "int?", "_iana": "string?"},
     "baml.time.UnknownTimezoneError": {"timezone": "string"}, "baml.time.AmbiguousTimeError": {"message": "string"},
+    # what a tagged template's body returns (`` tag`a${x}b` ``: parts ["a", "b"], values [x])
+    "baml.TaggedString": {"parts": "string[]", "values": "unknown[]"},
 }
 # `reflect`'s plain data classes (the values its views and `reflect.signature` return)
 STD_CLASSES.update({
@@ -662,6 +671,9 @@ STD_CLASS_METHODS: dict[str, dict] = {
                         "fields": "() -> string[]", "length": "() -> int", "position": None,
                         "decode": "<T>() -> T throws baml.csv.Error",
                         "to_map": "() -> map<string, string> throws baml.csv.Error"},
+    # `testing`'s runners (the engine's are function types over its report classes; Assay
+    # builds the built-in ones only, as opaque values)
+    "testing.TestRunner": {}, "testing.TestSetRunner": {},
     "baml.csv.Reader": {"headers": None, "rows": None, "skipped": None, "skipped_count": "() -> int",
                         "position": None, "close": None, "*": None},
 }
@@ -700,7 +712,8 @@ FUNCTIONS: dict[str, str] = _parse(_FUNCTIONS)
 # others it leaves unchecked): the data-format namespaces, declared as 0.23.0 declares them.
 CHECKED_FUNCTIONS: frozenset[str] = frozenset(
     n for n in FUNCTIONS if n.split(".")[:2] in (["baml", "yaml"], ["baml", "toml"], ["baml", "csv"],
-                                                 ["baml", "crypto"], ["baml", "hash"]))
+                                                 ["baml", "crypto"], ["baml", "hash"])
+    or n.startswith("testing."))
 TYPE_ARG_FUNCTIONS: frozenset[str] = frozenset(_parse(_TYPED_FUNCTIONS))
 METHODS: dict[str, dict[str, str]] = {}
 for _name, _sig in _parse(_METHODS).items():

@@ -214,6 +214,7 @@ TemplatePart = Union[str, Expr, TFor, TIf, "Let"]
 @dataclass(eq=False)
 class Template(Expr):
     parts: list[TemplatePart]
+    tagged: bool = False  # a tagged template's body: its value is a `baml.TaggedString`
 
 
 @dataclass(eq=False)
@@ -511,6 +512,7 @@ class Function:
     attrs: list[Attribute] = field(default_factory=list)
     has_self: bool = False
     doc: str | None = None
+    tagged_string: bool = False  # marked `//baml:tagged_string`: a tagged template's tag
     llm: "LlmBody | None" = None  # an LLM function (`client: … prompt: …`); body is then
     #                              Block([], LlmCall) so that every pass sees an ordinary body
 
@@ -601,9 +603,14 @@ class TypeAlias:
 
 @dataclass(eq=False)
 class TestDecl:
+    """A top-level `test` or `testset`. A testset (or a test with a runner or a computed name)
+    has as body its registration with the collector (`testing.$register_test_set(…)`)."""
     span: Span
     name: str
     body: Block
+    is_set: bool = False
+    runner: Expr | None = None
+    name_expr: Expr | None = None  # a name computed by an expression (name is then "")
 
 
 @dataclass(eq=False)

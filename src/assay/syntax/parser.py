@@ -9,6 +9,7 @@ support yet).
 """
 from __future__ import annotations
 
+import copy
 import re
 
 from . import ast
@@ -16,11 +17,11 @@ from .lexer import Lexer, Token, decode_escapes, I63_MAX
 from ..source import Diagnostic, Span, SourceFile
 
 RESERVED = frozenset("""if else while for let const break continue return throw defer match true
-false null function class enum in is catch catch_all catch_all_panics""".split())
+false null function class enum in is catch catch_all catch_all_panics testset""".split())
 # the engine's keywords that cannot name a parameter, field, variant or declaration (`const`,
 # `true`, `false`, `null` and `type` can)
 NAME_KEYWORDS = frozenset("""if else while for let break continue return throw defer match function
-class enum in is catch catch_all catch_all_panics test self throws interface implements implement
+class enum in is catch catch_all catch_all_panics test testset self throws interface implements implement
 instanceof spawn await""".split())
 
 # binary operator -> (precedence, right-assoc)
@@ -32,10 +33,17 @@ BINOPS = {
 ASSIGN_OPS = {"=": None, "+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&",
               "|=": "|", "^=": "^", "<<=": "<<", ">>=": ">>"}
 LLM_FIELDS = ("client", "prompt", "tools")
-UNSUPPORTED_ITEMS = {
-    "client": "client declaration", "template_string": "template_string",
-    "retry_policy": "retry_policy", "generator": "generator", "testset": "testset",
+UNSUPPORTED_ITEMS = {"client": "client declaration"}
+# declarations the engine removed: E0010 over the whole block, with its advice
+REMOVED_ITEMS = {
+    "retry_policy": "`retry_policy` blocks are removed; wrap the client instead: `client Reliable = "
+                    "ai.Retry.new(<inner>, max_attempts = ...);` (`{name}` has no effect)",
+    "template_string": "`template_string` declarations are no longer supported. Use a function "
+                       "returning a backtick string instead.",
 }
+# words that start a declaration on a new line: where recovery stops skipping
+TOP_KEYWORDS = frozenset("""function class enum type test testset interface implements implement client
+retry_policy template_string generator""".split())
 MAX_DEPTH = 150
 # after `a<T>`, tokens that make it a specialized function reference rather than comparisons
 _TYPE_REF_FOLLOW = frozenset([";", ")", "]", "}", ",", ".", "==", "!=", "&&", "||", "??"])
@@ -74,6 +82,8 @@ class Parser:
         self.clients: list[ast.ClientDecl] = []
         self.depth = 0
         self.no_struct = False
+        self.in_testset = False  # in a testset's body (not one of its tests'): `test` is allowed
+        self.under_testset = False  # within a testset, its tests' bodies too: `testset` is allowed
         self.no_catch = -1  # parser depth at which a postfix `catch` is left to a throw/return
         self._match: dict[int, int] | None = None
         self.last_err = -1
@@ -214,8 +224,7 @@ class Parser:
     def recover_top(self):
         while self.tok.kind != "eof":
             t = self.tok
-            if t.kind == "ident" and t.nl and t.text in ("function", "class", "enum", "type", "test",
-                                                         "interface", "implements", "implement", "client"):
+            if t.kind == "ident" and t.nl and t.text in TOP_KEYWORDS:
                 return
             if t.kind == "op" and t.text in ("@@",) and t.nl:
                 return
@@ -264,6 +273,7 @@ class Parser:
         if kw == "function":
             f = self.function(s, attrs, doc)
             if f is not None:
+                f.tagged_string = self.tagged_string_marker(s)
                 items.append(f)
         elif kw == "class":
             items.append(self.class_decl(s, attrs, doc))
@@ -282,21 +292,10 @@ class Parser:
                                          "feature: legacy test declarations were removed; use an "
                                          'expression-body test with a quoted name: `test "Name" { … }`'))
             self.skip_balanced()
-        elif kw == "test":
-            self.advance()
-            name = ""
-            if self.tok.kind in ("str", "rawstr"):
-                name = self.advance().value
-            else:
-                self.expected("test name string")
-                if self.at_ident():
-                    self.advance()
-            if self.at("{"):
-                body = self.block()
-                items.append(ast.TestDecl(self.span(s), name, body))
-            else:
-                self.expected("'{'")
-                self.recover_top()
+        elif kw in ("test", "testset"):
+            d = self.test_decl(s, kw == "testset")
+            if d is not None:
+                items.append(d)
         elif kw == "interface":
             items.append(self.interface_decl(s, attrs, doc))
         elif kw in ("implements", "implement"):
@@ -311,6 +310,14 @@ class Parser:
             c = self.client_decl(s)
             if c is not None:
                 self.clients.append(c)
+        elif kw in REMOVED_ITEMS:
+            self.advance()
+            name = self.tok.text if self.tok.kind == "ident" else ""
+            self.skip_item()
+            self.error(REMOVED_ITEMS[kw].format(name=name), start=s, end=self.prev_end)
+        elif kw == "generator":  # code-generation settings: accepted, no effect on the program
+            self.advance()
+            self.skip_item()
         elif kw in UNSUPPORTED_ITEMS:
             self.advance()
             self.skip_item()
@@ -319,6 +326,104 @@ class Parser:
             self.expected("top-level declaration")
             self.advance()
             self.recover_top()
+
+    def tagged_template(self, tag: ast.Expr, s: int) -> ast.Call:
+        """`` tag`…${x}…` ``: the engine's `tag(body = () -> baml.TaggedString { … })`, the
+        template's literal parts and values collected instead of rendered."""
+        tpl = self.primary()
+        if isinstance(tpl, ast.Template):
+            tpl.tagged = True
+        else:  # a template without interpolations reads as a string literal
+            tpl = ast.Template(tpl.span, [tpl.value] if isinstance(tpl, ast.StrLit) else [], True)
+        ret = ast.TName(tpl.span, ["baml", "TaggedString"])
+        body = ast.Lambda(tpl.span, [], ret, None, ast.Block(tpl.span, [], tpl))
+        call = ast.Call(self.span(s), tag, [ast.Arg(tpl.span, "body", body)])
+        call.tagged = True
+        return call
+
+    def tagged_string_marker(self, s: int) -> bool:
+        """Is `//baml:tagged_string` among the comment lines right above offset s?"""
+        for line in reversed(self.file.text[:s].splitlines()):
+            text = line.strip()
+            if text == "//baml:tagged_string":
+                return True
+            if not text.startswith("//"):
+                return False
+        return False
+
+    # ───────────── tests and testsets ─────────────
+    def test_head(self, is_set: bool, top: bool):
+        """`test NAME [with RUNNER]` / `testset NAME [with RUNNER]` (the keyword is next):
+        (name, runner). A top-level testset's name must be a quoted string."""
+        self.advance()
+        save, self.no_struct = self.no_struct, False  # as the engine: `test n { }` is `n { }`, a class literal
+        try:
+            t = self.tok
+            if top and is_set and t.kind == "ident" and t.text != "with":
+                self.error('invalid syntax: testset names must be quoted strings: '
+                           f'`testset "{t.text}"`', t)
+            name = self.expr()
+            runner = self.expr() if self.eat("with") else None
+        finally:
+            self.no_struct = save
+        return name, runner
+
+    def test_body(self, is_set: bool) -> ast.Block | None:
+        """A testset's body (where `test` and `testset` are allowed) or a test's (where only
+        `testset` is, and only under a testset: the engine's rule)."""
+        if not self.at("{"):
+            self.expected("testset body" if is_set else "test body")
+            return None
+        save = self.in_testset, self.under_testset
+        self.in_testset, self.under_testset = is_set, self.under_testset or is_set
+        try:
+            return self.block()
+        finally:
+            self.in_testset, self.under_testset = save
+
+    def test_decl(self, s: int, is_set: bool):
+        """A top-level `test`/`testset`."""
+        name, runner = self.test_head(is_set, top=True)
+        body = self.test_body(is_set)
+        if body is None:
+            self.recover_top()
+            return None
+        literal = name.value if isinstance(name, ast.StrLit) else None
+        d = ast.TestDecl(self.span(s), literal or "", body, is_set=is_set, runner=runner,
+                         name_expr=None if literal is not None else name)
+        if is_set or runner is not None or literal is None:
+            d.body = ast.Block(body.span, [self.registration(d.span, is_set, name, runner, body)], None)
+        return d
+
+    def test_stmt(self, s: int, is_set: bool):
+        """A `test`/`testset` inside a testset: its registration with the testset being
+        collected; anywhere else the engine's E0010."""
+        kw = self.tok
+        allowed = self.under_testset if is_set else self.in_testset
+        if not allowed:
+            self.error(f"invalid syntax: {kw.text} blocks are only allowed at the top level or inside "
+                       "a testset", kw)
+        name, runner = self.test_head(is_set, top=False)
+        body = self.test_body(is_set)
+        if not allowed:
+            return None
+        if body is None:  # its name and runner are still checked (`with r { }`: a class literal)
+            body = ast.Block(self.span(s), [], None)
+        if runner is not None:  # the engine reports a nested runner's type at the statement
+            runner = copy.copy(runner)
+            runner.span = self.span(s)
+        return self.registration(self.span(s), is_set, name, runner, body)
+
+    def registration(self, span: Span, is_set: bool, name, runner, body: ast.Block) -> ast.ExprStmt:
+        """`testing.$register_test[_set](name, () -> void { body }, runner)`: as the engine's
+        `$init_test`, a testset's body runs when it is collected, a test's when it is run."""
+        fn = "$register_test_set" if is_set else "$register_test"
+        void = ast.TName(body.span, ["void"])
+        args = [ast.Arg(name.span, None, name),
+                ast.Arg(body.span, None, ast.Lambda(body.span, [], void, None, body)),
+                ast.Arg(span, None, runner if runner is not None else ast.NullLit(span))]
+        callee = ast.Field(span, ast.Name(span, "testing"), fn)
+        return ast.ExprStmt(span, ast.Call(span, callee, args))
 
     def skip_item(self):
         """Skip an unsupported item: up to and including its first top-level `{…}` group or `;`."""
@@ -330,8 +435,7 @@ class Parser:
             if self.at(";"):
                 self.advance()
                 return
-            if self.tok.nl and self.tok.kind == "ident" and self.tok.text in (
-                    "function", "class", "enum", "type", "test", "interface", "implements", "client"):
+            if self.tok.nl and self.tok.kind == "ident" and self.tok.text in TOP_KEYWORDS:
                 return
             self.skip_balanced()
 
@@ -1067,6 +1171,8 @@ class Parser:
                 body = self.block()
                 self.eat(";")
                 return ast.Defer(self.span(s), body), False
+            if x == "test" or x == "testset":
+                return self.test_stmt(s, x == "testset"), False
             if x == "function":
                 self.expected("expression")
                 self.advance()
@@ -1396,6 +1502,9 @@ class Parser:
                     if nt.kind == "ident":
                         self.advance()
                         e = ast.mark_link(ast.Field(self.span(s), e, nt.text))
+                        if self.tok.kind == "template" and not self.tok.nl:  # `ns.tag`…``
+                            e = self.tagged_template(e, s)
+                            continue
                         kind = self.at("<") and self.generic_call_ahead()
                         if kind:
                             targs = self.type_args()
@@ -1663,9 +1772,7 @@ class Parser:
             e: ast.Expr = ast.Name(self.span(s), x)
             nt = self.tok
             if nt.kind == "template" and not nt.nl:
-                self.advance()
-                self.unsupported("tagged template", s, self.prev_end)
-                return ast.NullLit(self.span(s))
+                return self.tagged_template(e, s)
             # class literal / generic call: Name(.Name)* <T>? { … }
             return self.maybe_class_lit(e, s)
         if k == "int":

@@ -228,3 +228,28 @@ method("int float bigint", "neg")(ops.neg)
 @method("string", "add")
 def string_add(self, rhs):
     return self + rhs
+
+
+# ----------------------------------------------------------------------------- tagged templates
+# `` tag`a${x}b` `` passes its tag `body = () -> baml.TaggedString`: the body collects the
+# template's literal text and values (lowering's `$tagged_*` natives), literals and values
+# alternating, a literal first and last ("" where a value starts or ends the template).
+
+ops.BUILTIN_CLASSES["baml.TaggedString"] = ops.ClassInfo("baml.TaggedString", "TaggedString", ["parts", "values"])
+
+
+def tagged_new() -> list:
+    return [[""], []]  # parts, values
+
+
+def tagged_text(b: list, text: str) -> None:
+    b[0][-1] += text
+
+
+def tagged_value(b: list, value) -> None:
+    b[1].append(value)
+    b[0].append("")
+
+
+def tagged_end(b: list):
+    return ops.make_builtin("baml.TaggedString", parts=b[0], values=b[1])

@@ -293,10 +293,10 @@ def get_global(refl, pkg: RPackage, want: tuple, name: str):
 
 @method("package")
 def tests(self: RPackage) -> dict:
-    """Each test as a callable, keyed `root.<namespace>::<name>`."""
+    """Each test as a callable, keyed `root.<namespace>::<name>` (testsets are no tests)."""
     space = self.program.runtime.plain
     return {f"root{'.' + t.namespace if t.namespace else ''}::{t.decl.name}": _test_callable(space, key)
-            for key, t in self.program.tests.items()}
+            for key, t in self.program.tests.items() if not t.decl.is_set}
 
 
 def _test_callable(space, key: str):
