@@ -1515,9 +1515,10 @@ class Checker(LlmChecks):
             if not call and not (isinstance(e.obj, ast.Field) and e.obj.optional):  # `c?.e?.n` is fine
                 r = _source(e.obj)
                 self.needless_chain(e, ot, r, f"`{r}.{name}`", f"`{r}?.{name}`")
+            e.null_link = _may_be_null(ot)
             ot = T.strip_null(ot)
         t = self.member_of(e, ot, name, call)
-        if ast.chain_end(e) and t is not UNKNOWN:
+        if ast.chain_end(e) and t is not UNKNOWN and _chain_null(e):
             t = T.optional(t)
         return t
 
@@ -1865,6 +1866,7 @@ class Checker(LlmChecks):
         ot = self.expr(e.obj, UNKNOWN)
         it = self.expr(e.index, UNKNOWN)
         if e.optional:
+            e.null_link = _may_be_null(ot)
             ot = T.strip_null(ot)
         tb = T.base(ot)
         r = UNKNOWN
@@ -1880,13 +1882,13 @@ class Checker(LlmChecks):
                 isinstance(tb, (ClassT, EnumT, Union)) and self.sure_type(tb)
                 and not self.may_compare(widen(tb))):
             self.err(e.span, "E0008", f"cannot index into type `{show(widen(ot))}`")
-        if ast.chain_end(e) and r is not UNKNOWN:
+        if ast.chain_end(e) and r is not UNKNOWN and _chain_null(e):
             r = T.optional(r)
         return r
 
     def x_Call(self, e, expected):
         r = self.call_type(e, expected)
-        return T.optional(r) if ast.chain_end(e) and r is not UNKNOWN else r
+        return T.optional(r) if ast.chain_end(e) and r is not UNKNOWN and _chain_null(e) else r
 
     def call_type(self, e, expected):
         unexpected = self.no_expected is e  # nothing expects a type of the result (E0002)
@@ -1963,6 +1965,7 @@ class Checker(LlmChecks):
                 ot = self.receiver(f)
                 rt = ot
                 if f.optional or e.optional:
+                    e.null_link = _may_be_null(ot)
                     rt = T.strip_null(ot)
                 tb = T.base(rt)
                 if isinstance(tb, T.IterT) and f.name not in _EVERY_TYPE_METHODS:
@@ -4350,6 +4353,22 @@ def _arrays_left(arms) -> bool:
 def _returns(b) -> bool:
     """Does a `return` of this body (not of a nested lambda) occur in it?"""
     return _occurs(b, ast.Return, ast.Lambda)
+
+
+def _may_be_null(t: T.Type) -> bool:
+    """May a `?.` link's receiver of type t be null? (`unknown` may.)"""
+    return t is UNKNOWN or any(m is NULL for m in T.members(t))
+
+
+def _chain_null(e) -> bool:
+    """Is a chain ending at e null where one of its `?.` links finds its receiver null? A link
+    whose receiver cannot be null adds no null: the engine types `x?.abs()` on an `int` as `int`
+    (a link the checker did not see counts)."""
+    while e is not None and getattr(e, "chained", False):
+        if ast.link_optional(e) and getattr(e, "null_link", True):
+            return True
+        e = ast.chain_receiver(e)
+    return False
 
 
 def _source(e: ast.Expr) -> str:
