@@ -808,13 +808,13 @@ class Checker(LlmChecks):
                      "belong in `match`")
         if isinstance(pat, ast.PBind):
             if ann is not None:
-                self._given(self.declare(pat.name, ann, pat.span), s.value)
+                self._given(self.declare(pat.name, ann, getattr(pat, "let_at", pat.span)), s.value)
             else:
                 w = T.widen_scalar(t)
                 # assignments are checked against the initial type only when it is complete
                 at = w if not (T.has_unknown(w) or T.has_tvar(w)) else UNKNOWN
                 precise = not (isinstance(w, EnumT) and w.variant is None) and not isinstance(w, Union)
-                v = self.declare(pat.name, w, pat.span, precise=precise, assign_ty=at)
+                v = self.declare(pat.name, w, getattr(pat, "let_at", pat.span), precise=precise, assign_ty=at)
                 if w is UNKNOWN and isinstance(s.value, ast.Name):
                     src = self.lookup_var(s.value.name)
                     if src is not None and src not in self.facts:
@@ -956,7 +956,7 @@ class Checker(LlmChecks):
             self.err(p.span, "E0010", "invalid syntax", "float literal patterns are not allowed")
         elif isinstance(p, ast.PBind):
             ty = self.resolve(p.type) if p.type is not None else T.widen_scalar(t)
-            self.declare(p.name, ty, p.span)
+            self.declare(p.name, ty, getattr(p, "let_at", p.span))
         elif isinstance(p, ast.PType):
             self.require_throws(p.type)
             self.pattern_type(p.type)
@@ -3016,6 +3016,9 @@ class Checker(LlmChecks):
             else:
                 pt = UNKNOWN
             ps.append((p.name, pt, p.default is not None))
+            if p.name == "root":
+                self.err(p.span, "E0176", "`root` is the path to this package and cannot name a "
+                         "binding, an item, or a type parameter")
             scope[p.name] = Var(p.name, pt)
         ret = self.resolve(e.ret) if e.ret is not None else UNKNOWN
         throws = _loose(self.resolve(e.throws)) if e.throws is not None else None
@@ -3395,6 +3398,9 @@ class Checker(LlmChecks):
             self.panics_covered(e)
         if e.ctx is not None:  # handlers then track the error being handled (causes)
             self.index.error_contexts = True
+        if e.binding == "root" and getattr(e, "binding_at", None) is not None:
+            self.err(e.binding_at, "E0176", "`root` is the path to this package and cannot name a "
+                     "binding, an item, or a type parameter")
         for arm in e.arms:
             # the binding is what the arm's type pattern catches (`string => e`), else unknown
             self.scopes.append({e.binding: Var(e.binding, self.arm_narrows(arm.pattern, None))})

@@ -1140,7 +1140,7 @@ class Parser:
             self.advance()
             return ast.Let(self.span(s), pat, None, self.expr(), type_binding=True)
         if t.kind == "ident" and t.text not in RESERVED or t.kind == "op" and t.text in ("[", "("):
-            pat = self.pattern(True, let_ctx=True)
+            pat = self.let_bound(self.pattern(True, let_ctx=True), s)
         elif t.kind == "ident" and t.text in ("true", "false", "null") and self.peek().text in ("=", ":"):
             self.advance()  # the engine binds these names (never readable: they stay literals)
             pat = ast.PBind(self.span(t.start), t.text)
@@ -1161,7 +1161,7 @@ class Parser:
             els = self.block()
         return ast.Let(self.span(s), pat, ty, v, els, is_const)
 
-    def let_pattern(self) -> ast.Pattern:
+    def let_pattern(self, let_start: int) -> ast.Pattern:
         """Pattern after `if let` / `while let`, with an optional `: type`."""
         s = self.tok.start
         pat = self.pattern(True, let_ctx=True)
@@ -1172,6 +1172,13 @@ class Parser:
                 pat.span = self.span(s)
             else:
                 pat = ast.PAnd(self.span(s), [pat, ast.PType(ty.span, ty)])
+        return self.let_bound(pat, let_start)
+
+    def let_bound(self, pat: ast.Pattern, let_start: int) -> ast.Pattern:
+        """Record where a `let` binding a plain name starts: the engine reports a binding
+        named `root` (E0176) at its `let`."""
+        if isinstance(pat, ast.PBind):
+            pat.let_at = self.span(let_start)
         return pat
 
     def cond_expr(self) -> ast.Expr:
@@ -1185,8 +1192,7 @@ class Parser:
     def while_stmt(self):
         s = self.advance().start
         if self.at("let"):
-            self.advance()
-            pat = self.let_pattern()
+            pat = self.let_pattern(self.advance().start)
             self.expect("=")
             v = self.cond_expr()
             body = self.body_block("block after while condition")
@@ -1209,7 +1215,7 @@ class Parser:
         if self.at("let") or self.at("const"):
             ls = self.tok.start
             is_const = self.advance().text == "const"
-            pat = self.pattern(True, let_ctx=True)
+            pat = self.let_bound(self.pattern(True, let_ctx=True), ls)
             if self.eat("in"):
                 it = self.cond_expr() if not paren else self.expr()
                 if paren:
@@ -1444,9 +1450,10 @@ class Parser:
             if t.kind == "ident" and t.text in ("catch", "catch_all", "catch_all_panics") \
                     and self.depth != self.no_catch:
                 kind = self.advance().text
-                binding, ctx = "_", None
+                binding, ctx, binding_at = "_", None, None
                 if self.expect("(", "'('"):
                     if self.tok.kind == "ident":
+                        binding_at = self.sp(self.tok.start, self.tok.end)
                         binding = self.advance().text
                     else:
                         self.expected("identifier")
@@ -1458,6 +1465,7 @@ class Parser:
                     self.expect(")")
                 arms = self.arms("catch")
                 e = ast.Catch(self.span(s), e, binding, arms, kind, ctx)
+                e.binding_at = binding_at
                 continue
             return e
 
@@ -1902,8 +1910,7 @@ class Parser:
         try:
             s = self.advance().start  # if
             if self.at("let"):
-                self.advance()
-                pat = self.let_pattern()
+                pat = self.let_pattern(self.advance().start)
                 self.expect("=")
                 v = self.cond_expr()
                 then = self.body_block("block after if condition")
