@@ -103,6 +103,9 @@ class _Fn:
 def check(index: ProgramIndex) -> list[Diagnostic]:
     c = Checker(index)
     c.diags += interfaces.link(index, c.types)
+    # and the default methods those blocks' interfaces give (`e.turn_left()` on an enum)
+    c.impl_names |= {n for impl in index.builtin_impls if impl.iface is not None
+                     for i in impl.iface.ancestors() for n, d in i.methods.items() if d.decl.body is not None}
     c.run()
     index.effects = c.effects  # what each body may throw (reflected function signatures)
     return c.diags
