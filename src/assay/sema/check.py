@@ -964,6 +964,11 @@ class Checker(LlmChecks):
             self.require_throws(p.type)
             self.pattern_type(p.type)
         elif isinstance(p, ast.POr):
+            names = [set(bindings.pattern_names(a)) for a in p.alts]
+            odd = set.union(*names) - set.intersection(*names)
+            if odd:
+                self.err(p.span, "E0094", "or-pattern alternatives must bind the same names. "
+                         f"Inconsistent across branches: {', '.join(sorted(odd))}")
             for a in p.alts:
                 self.pattern(a, t)
         elif isinstance(p, ast.PClass):

@@ -831,8 +831,8 @@ class Parser:
         p = self.pattern_chain(let_ctx)
         if allow_or and self.at("|"):
             alts = [p]
-            while self.eat("|"):
-                alts.append(self.pattern_chain(let_ctx))
+            while self.eat("|"):  # after `let`, only the first alternative's name is a binding
+                alts.append(self.pattern_chain(False))
             return ast.POr(self.span(s), alts)
         return p
 
@@ -865,13 +865,14 @@ class Parser:
                 self.advance()
                 name = self.ident("identifier after 'let'") or "_"
                 if self.at(":") and not let_ctx:
+                    # the engine reads a pattern after `let n:`, alternatives included:
+                    # `let a: int | string` binds a of either type
                     self.advance()
-                    if self.at("let") or self.at("_") or self.at("["):
-                        b = ast.PBind(self.span(s), name)
-                        q = self.pattern_chain(let_ctx)
-                        return ast.PAnd(self.span(s), [b, q])
-                    ty = self.type_expr(union=False)
-                    return ast.PBind(self.span(s), name, ty)
+                    q = self.pattern(True, let_ctx)
+                    ty = _pattern_type(q)
+                    if ty is not None:
+                        return ast.PBind(self.span(s), name, ty)
+                    return ast.PAnd(self.span(s), [ast.PBind(self.span(s), name), q])
                 return ast.PBind(self.span(s), name)
             if x in ("true", "false"):
                 self.advance()
@@ -1179,6 +1180,8 @@ class Parser:
         named `root` (E0176) at its `let`."""
         if isinstance(pat, ast.PBind):
             pat.let_at = self.span(let_start)
+        elif isinstance(pat, ast.POr):  # and its alternatives' names (E0094) from there too
+            pat.span = self.span(let_start)
         return pat
 
     def cond_expr(self) -> ast.Expr:
