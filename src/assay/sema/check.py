@@ -628,6 +628,7 @@ class Checker(LlmChecks):
             head = self.loop_head(s.body)
             t = self.expr(s.value, UNKNOWN)
             self.scopes.append({})
+            self.pattern_fits(s.pattern, t)  # `while let v: string = x` on an `int?`: E0001
             self.pattern(s.pattern, UNKNOWN if t is UNKNOWN else t, refutable_ok=True)
             breaks = self.loop_body(s.body, head)
             self.scopes.pop()
@@ -791,6 +792,8 @@ class Checker(LlmChecks):
             self.uninferable_lambda(s.value)
         if ann is not None and s.else_block is not None:
             t = self.expr(s.value, UNKNOWN)  # `let n: int = v else { … }` tests v's type
+            if s.type is not None and isinstance(pat, ast.PBind):  # one v never has: E0001
+                self.pattern_fits(ast.PBind(pat.span, pat.name, s.type), t)
         elif ann is not None:
             t = self.expect(s.value, ann)
         else:
@@ -2969,6 +2972,7 @@ class Checker(LlmChecks):
         saved, saved_exact = dict(self.facts), set(self.exact)
         mark = len(self.assigned_log)
         self.scopes.append({})
+        self.pattern_fits(e.pattern, vt)  # `if let v: string = x` on an `int?`: E0001
         self.pattern(e.pattern, vt)
         tt = self.block(e.then, expected)
         self.scopes.pop()

@@ -874,6 +874,9 @@ class Parser:
                         return ast.PBind(self.span(s), name, ty)
                     return ast.PAnd(self.span(s), [ast.PBind(self.span(s), name), q])
                 return ast.PBind(self.span(s), name)
+            if let_ctx and x in ("true", "false", "null") and self.peek().text in ("=", ":"):
+                self.advance()  # `if let null = x`: the engine binds the name (never readable)
+                return ast.PBind(self.span(s), x)
             if x in ("true", "false"):
                 self.advance()
                 return ast.PLit(self.span(s), x == "true")
@@ -1175,6 +1178,18 @@ class Parser:
                 pat = ast.PAnd(self.span(s), [pat, ast.PType(ty.span, ty)])
         return self.let_bound(pat, let_start)
 
+    def let_head(self, what: str) -> bool:
+        """The engine's `if let` / `while let` pattern starts with a name or `[` (no literal,
+        no parenthesis), and a name is no path (`E.A`)."""
+        t = self.tok
+        if not (t.kind == "ident" and t.text not in RESERVED or t.text in ("true", "false", "null")
+                or t.kind == "op" and t.text == "["):
+            self.expected("identifier after 'let'")
+            return False
+        if t.kind == "ident" and self.peek().kind == "op" and self.peek().text == ".":
+            self.expected(f"'=' after {what} pattern", self.peek())
+        return True
+
     def let_bound(self, pat: ast.Pattern, let_start: int) -> ast.Pattern:
         """Record where a `let` binding a plain name starts: the engine reports a binding
         named `root` (E0176) at its `let`."""
@@ -1195,7 +1210,10 @@ class Parser:
     def while_stmt(self):
         s = self.advance().start
         if self.at("let"):
-            pat = self.let_pattern(self.advance().start)
+            ls = self.advance().start
+            if not self.let_head("while-let"):
+                self.advance()
+            pat = self.let_pattern(ls)
             self.expect("=")
             v = self.cond_expr()
             body = self.body_block("block after while condition")
@@ -1913,7 +1931,15 @@ class Parser:
         try:
             s = self.advance().start  # if
             if self.at("let"):
-                pat = self.let_pattern(self.advance().start)
+                ls = self.advance().start
+                if not self.let_head("if-let"):
+                    # the engine's `if let` ends before the next `=`, `;` or brace (then `= v`
+                    # is an assignment to it at statement start)
+                    while self.tok.kind != "eof" and not (
+                            self.tok.kind == "op" and self.tok.text in ("=", "{", "}", ";")):
+                        self.advance()
+                    return ast.NullLit(self.span(s))
+                pat = self.let_pattern(ls)
                 self.expect("=")
                 v = self.cond_expr()
                 then = self.body_block("block after if condition")
