@@ -1819,6 +1819,7 @@ class Checker(LlmChecks):
         ps = tuple((n, T.subst(p, env), d) for n, p, d in raw.params)
         t = NativeFuncT(ps, T.subst(raw.ret, env), _std_throws(stdsigs.METHODS[kind][name]))
         t.strict = True  # its signature is exact: arity checked as declared
+        t.through = _callback_throws(stdsigs.METHODS[kind][name])
         env = {**{v: TVar(v) for v in ("U", "R", "A", "B")}, **env}  # the method's own
         t.open = FuncT(tuple((n, T.subst(p, env), d) for n, p, d in raw.params), T.subst(raw.ret, env))
         t.generic = stdsigs.METHODS[kind][name].lstrip().startswith("<")
@@ -1969,6 +1970,8 @@ class Checker(LlmChecks):
                         gens, params, ret = _typed_sig(".".join(path), self)
                         self.check_args(e, params, {g: UNKNOWN for g in gens if expected is not UNKNOWN
                                                     and _mentions(ret, g)}, exact=True)
+                        if _callback_throws(std):  # `baml.Array.generate(n, f)` throws what f throws
+                            self.effects.sites[id(e)] = self.through(e)
                         if path[:2] == ["baml", "iter"]:
                             return _iter_made(e, path)
                         return r or (UNKNOWN if T.has_unknown(ret) or T.has_tvar(ret) else ret)
@@ -2002,6 +2005,8 @@ class Checker(LlmChecks):
                     if isinstance(ft, NativeFuncT):
                         self.effects.sites[id(e)] = ("type", ft.throws or NEVER)
                         self.check_args(e, ft.params, {}, native=not ft.strict, rigid=True)
+                        if ft.through:  # `xs.map(f)` throws what f throws
+                            self.effects.sites[id(e)] = self.through(e)
                         if tb == sreflect.PACKAGE and f.name in ("get_global", "find_global") \
                                 and not e.type_args and unexpected:
                             self.err(e.span, "E0002", "cannot infer type parameter `T`")  # `<T>(name)`
@@ -2359,6 +2364,18 @@ class Checker(LlmChecks):
                 and self.lookup_var(f.name) is self.scopes[0].get(f.name)):
             return ("callback", f.name)
         return ("type", UNKNOWN)
+
+    def through(self, e: ast.Call) -> tuple:
+        """The site of a stdlib call that throws what its callbacks throw: what each function
+        passed to it calls (an argument of unknown type may throw anything)."""
+        out = []
+        for a in e.args:
+            t = T.base(a.value.ty or UNKNOWN)
+            if isinstance(t, FuncT):
+                out.append(self.value_callee(a.value, t))
+            elif t is UNKNOWN:
+                out.append(("type", UNKNOWN))
+        return ("through", tuple(out))
 
     def generic_result(self, e) -> bool:
         """`e` calls a generic function declared `-> T`, its type arguments inferred."""
@@ -3450,14 +3467,16 @@ class FnRefT(FuncT):
 class NativeFuncT(FuncT):
     """A stdlib method's type (its defaults are unknown: only excess arguments are errors);
     `open` keeps the method's own type parameters (`map<U>`), which the type leaves unknown;
-    `strict`: its declared signature is exact (missing arguments are errors too)."""
-    __slots__ = ("open", "strict", "generic")
+    `strict`: its declared signature is exact (missing arguments are errors too); `through`:
+    it throws what its callbacks throw (`map<U, E>(f: (T) -> U throws E) -> U[] throws E`)."""
+    __slots__ = ("open", "strict", "generic", "through")
 
     def __init__(self, params, ret, throws=None):
         super().__init__(params, ret, throws)
         self.open = None
         self.strict = False
         self.generic = False  # declared with type parameters (`filter<E>`, `map<U, E>`)
+        self.through = False
 
 
 REFLECT_TYPE = sreflect.TYPE  # a `reflect.Type` value
@@ -3703,6 +3722,14 @@ def _hole_span(p: ast.Expr) -> Span:
 
 
 _STD_THROWS: dict = {}
+
+
+def _callback_throws(sig: str) -> bool:
+    """Does a stdlib signature throw just what its callbacks do (`map<U, E>(f: (T) -> U
+    throws E) -> U[] throws E`)?"""
+    head, found, th = sig.rpartition(" throws ")
+    return bool(found) and all(re.search(rf"throws {re.escape(n.strip())}\b", head)
+                               for n in th.split("|"))
 
 
 def _std_throws(sig: str) -> T.Type:
