@@ -103,6 +103,9 @@ class _Fn:
 def check(index: ProgramIndex) -> list[Diagnostic]:
     c = Checker(index)
     c.diags += interfaces.link(index, c.types)
+    # and the default methods those blocks' interfaces give (`e.turn_left()` on an enum)
+    c.impl_names |= {n for impl in index.builtin_impls if impl.iface is not None
+                     for i in impl.iface.ancestors() for n, d in i.methods.items() if d.decl.body is not None}
     c.run()
     index.effects = c.effects  # what each body may throw (reflected function signatures)
     return c.diags
@@ -702,6 +705,7 @@ class Checker(LlmChecks):
             head = self.loop_head(s.body)
             t = self.expr(s.value, UNKNOWN)
             self.scopes.append({})
+            self.pattern_fits(s.pattern, t)  # `while let v: string = x` on an `int?`: E0001
             self.pattern(s.pattern, UNKNOWN if t is UNKNOWN else t, refutable_ok=True)
             breaks = self.loop_body(s.body, head)
             self.scopes.pop()
@@ -865,6 +869,8 @@ class Checker(LlmChecks):
             self.uninferable_lambda(s.value)
         if ann is not None and s.else_block is not None:
             t = self.expr(s.value, UNKNOWN)  # `let n: int = v else { … }` tests v's type
+            if s.type is not None and isinstance(pat, ast.PBind):  # one v never has: E0001
+                self.pattern_fits(ast.PBind(pat.span, pat.name, s.type), t)
         elif ann is not None:
             t = self.expect(s.value, ann)
         else:
@@ -885,13 +891,13 @@ class Checker(LlmChecks):
                      "belong in `match`")
         if isinstance(pat, ast.PBind):
             if ann is not None:
-                self._given(self.declare(pat.name, ann, pat.span), s.value)
+                self._given(self.declare(pat.name, ann, getattr(pat, "let_at", pat.span)), s.value)
             else:
                 w = T.widen_scalar(t)
                 # assignments are checked against the initial type only when it is complete
                 at = w if not (T.has_unknown(w) or T.has_tvar(w)) else UNKNOWN
                 precise = not (isinstance(w, EnumT) and w.variant is None) and not isinstance(w, Union)
-                v = self.declare(pat.name, w, pat.span, precise=precise, assign_ty=at)
+                v = self.declare(pat.name, w, getattr(pat, "let_at", pat.span), precise=precise, assign_ty=at)
                 if w is UNKNOWN and isinstance(s.value, ast.Name):
                     src = self.lookup_var(s.value.name)
                     if src is not None and src not in self.facts:
@@ -1038,11 +1044,16 @@ class Checker(LlmChecks):
             self.err(p.span, "E0010", "invalid syntax", "float literal patterns are not allowed")
         elif isinstance(p, ast.PBind):
             ty = self.resolve(p.type) if p.type is not None else T.widen_scalar(t)
-            self.declare(p.name, ty, p.span)
+            self.declare(p.name, ty, getattr(p, "let_at", p.span))
         elif isinstance(p, ast.PType):
             self.require_throws(p.type)
             self.pattern_type(p.type)
         elif isinstance(p, ast.POr):
+            names = [set(bindings.pattern_names(a)) for a in p.alts]
+            odd = set.union(*names) - set.intersection(*names)
+            if odd:
+                self.err(p.span, "E0094", "or-pattern alternatives must bind the same names. "
+                         f"Inconsistent across branches: {', '.join(sorted(odd))}")
             for a in p.alts:
                 self.pattern(a, t)
         elif isinstance(p, ast.PClass):
@@ -1639,9 +1650,10 @@ class Checker(LlmChecks):
             if not call and not (isinstance(e.obj, ast.Field) and e.obj.optional):  # `c?.e?.n` is fine
                 r = _source(e.obj)
                 self.needless_chain(e, ot, r, f"`{r}.{name}`", f"`{r}?.{name}`")
+            e.null_link = _may_be_null(ot)
             ot = T.strip_null(ot)
         t = self.member_of(e, ot, name, call)
-        if ast.chain_end(e) and t is not UNKNOWN:
+        if ast.chain_end(e) and t is not UNKNOWN and _chain_null(e):
             t = T.optional(t)
         return t
 
@@ -1931,6 +1943,7 @@ class Checker(LlmChecks):
         ps = tuple((n, T.subst(p, env), d) for n, p, d in raw.params)
         t = NativeFuncT(ps, T.subst(raw.ret, env), _std_throws(stdsigs.METHODS[kind][name]))
         t.strict = True  # its signature is exact: arity checked as declared
+        t.through = _callback_throws(stdsigs.METHODS[kind][name])
         env = {**{v: TVar(v) for v in ("U", "R", "A", "B")}, **env}  # the method's own
         t.open = FuncT(tuple((n, T.subst(p, env), d) for n, p, d in raw.params), T.subst(raw.ret, env))
         t.generic = stdsigs.METHODS[kind][name].lstrip().startswith("<")
@@ -1989,6 +2002,7 @@ class Checker(LlmChecks):
         ot = self.expr(e.obj, UNKNOWN)
         it = self.expr(e.index, UNKNOWN)
         if e.optional:
+            e.null_link = _may_be_null(ot)
             ot = T.strip_null(ot)
         tb = T.base(ot)
         r = UNKNOWN
@@ -2004,13 +2018,13 @@ class Checker(LlmChecks):
                 isinstance(tb, (ClassT, EnumT, Union)) and self.sure_type(tb)
                 and not self.may_compare(widen(tb))):
             self.err(e.span, "E0008", f"cannot index into type `{show(widen(ot))}`")
-        if ast.chain_end(e) and r is not UNKNOWN:
+        if ast.chain_end(e) and r is not UNKNOWN and _chain_null(e):
             r = T.optional(r)
         return r
 
     def x_Call(self, e, expected):
         r = self.call_type(e, expected)
-        return T.optional(r) if ast.chain_end(e) and r is not UNKNOWN else r
+        return T.optional(r) if ast.chain_end(e) and r is not UNKNOWN and _chain_null(e) else r
 
     def call_type(self, e, expected):
         unexpected = self.no_expected is e  # nothing expects a type of the result (E0002)
@@ -2082,6 +2096,8 @@ class Checker(LlmChecks):
                         gens, params, ret = _typed_sig(".".join(path), self)
                         self.check_args(e, params, {g: UNKNOWN for g in gens if expected is not UNKNOWN
                                                     and _mentions(ret, g)}, exact=True)
+                        if _callback_throws(std):  # `baml.Array.generate(n, f)` throws what f throws
+                            self.effects.sites[id(e)] = self.through(e)
                         if path[:2] == ["baml", "iter"]:
                             return _iter_made(e, path)
                         return r or (UNKNOWN if T.has_unknown(ret) or T.has_tvar(ret) else ret)
@@ -2089,6 +2105,7 @@ class Checker(LlmChecks):
                 ot = self.receiver(f)
                 rt = ot
                 if f.optional or e.optional:
+                    e.null_link = _may_be_null(ot)
                     rt = T.strip_null(ot)
                 tb = T.base(rt)
                 if isinstance(tb, T.IterT) and f.name not in _EVERY_TYPE_METHODS:
@@ -2114,6 +2131,8 @@ class Checker(LlmChecks):
                     if isinstance(ft, NativeFuncT):
                         self.effects.sites[id(e)] = ("type", ft.throws or NEVER)
                         self.check_args(e, ft.params, {}, native=not ft.strict, rigid=True)
+                        if ft.through:  # `xs.map(f)` throws what f throws
+                            self.effects.sites[id(e)] = self.through(e)
                         if tb == sreflect.PACKAGE and f.name in ("get_global", "find_global") \
                                 and not e.type_args and unexpected:
                             self.err(e.span, "E0002", "cannot infer type parameter `T`")  # `<T>(name)`
@@ -2472,6 +2491,18 @@ class Checker(LlmChecks):
                 and self.lookup_var(f.name) is self.scopes[0].get(f.name)):
             return ("callback", f.name)
         return ("type", UNKNOWN)
+
+    def through(self, e: ast.Call) -> tuple:
+        """The site of a stdlib call that throws what its callbacks throw: what each function
+        passed to it calls (an argument of unknown type may throw anything)."""
+        out = []
+        for a in e.args:
+            t = T.base(a.value.ty or UNKNOWN)
+            if isinstance(t, FuncT):
+                out.append(self.value_callee(a.value, t))
+            elif t is UNKNOWN:
+                out.append(("type", UNKNOWN))
+        return ("through", tuple(out))
 
     def generic_result(self, e) -> bool:
         """`e` calls a generic function declared `-> T`, its type arguments inferred."""
@@ -3088,6 +3119,7 @@ class Checker(LlmChecks):
         saved, saved_exact = dict(self.facts), set(self.exact)
         mark = len(self.assigned_log)
         self.scopes.append({})
+        self.pattern_fits(e.pattern, vt)  # `if let v: string = x` on an `int?`: E0001
         self.pattern(e.pattern, vt)
         tt = self.block(e.then, expected)
         self.scopes.pop()
@@ -3152,6 +3184,9 @@ class Checker(LlmChecks):
             else:
                 pt = UNKNOWN
             ps.append((p.name, pt, p.default is not None))
+            if p.name == "root":
+                self.err(p.span, "E0176", "`root` is the path to this package and cannot name a "
+                         "binding, an item, or a type parameter")
             scope[p.name] = Var(p.name, pt)
         ret = self.resolve(e.ret) if e.ret is not None else UNKNOWN
         throws = _loose(self.resolve(e.throws)) if e.throws is not None else None
@@ -3531,6 +3566,9 @@ class Checker(LlmChecks):
             self.panics_covered(e)
         if e.ctx is not None:  # handlers then track the error being handled (causes)
             self.index.error_contexts = True
+        if e.binding == "root" and getattr(e, "binding_at", None) is not None:
+            self.err(e.binding_at, "E0176", "`root` is the path to this package and cannot name a "
+                     "binding, an item, or a type parameter")
         for arm in e.arms:
             # the binding is what the arm's type pattern catches (`string => e`), else unknown
             self.scopes.append({e.binding: Var(e.binding, self.arm_narrows(arm.pattern, None))})
@@ -3568,14 +3606,16 @@ class FnRefT(FuncT):
 class NativeFuncT(FuncT):
     """A stdlib method's type (its defaults are unknown: only excess arguments are errors);
     `open` keeps the method's own type parameters (`map<U>`), which the type leaves unknown;
-    `strict`: its declared signature is exact (missing arguments are errors too)."""
-    __slots__ = ("open", "strict", "generic")
+    `strict`: its declared signature is exact (missing arguments are errors too); `through`:
+    it throws what its callbacks throw (`map<U, E>(f: (T) -> U throws E) -> U[] throws E`)."""
+    __slots__ = ("open", "strict", "generic", "through")
 
     def __init__(self, params, ret, throws=None):
         super().__init__(params, ret, throws)
         self.open = None
         self.strict = False
         self.generic = False  # declared with type parameters (`filter<E>`, `map<U, E>`)
+        self.through = False
 
 
 REFLECT_TYPE = sreflect.TYPE  # a `reflect.Type` value
@@ -3831,6 +3871,14 @@ def _hole_span(p: ast.Expr) -> Span:
 
 
 _STD_THROWS: dict = {}
+
+
+def _callback_throws(sig: str) -> bool:
+    """Does a stdlib signature throw just what its callbacks do (`map<U, E>(f: (T) -> U
+    throws E) -> U[] throws E`)?"""
+    head, found, th = sig.rpartition(" throws ")
+    return bool(found) and all(re.search(rf"throws {re.escape(n.strip())}\b", head)
+                               for n in th.split("|"))
 
 
 def _std_throws(sig: str) -> T.Type:
@@ -4505,6 +4553,22 @@ def _arrays_left(arms) -> bool:
 def _returns(b) -> bool:
     """Does a `return` of this body (not of a nested lambda) occur in it?"""
     return _occurs(b, ast.Return, ast.Lambda)
+
+
+def _may_be_null(t: T.Type) -> bool:
+    """May a `?.` link's receiver of type t be null? (`unknown` may.)"""
+    return t is UNKNOWN or any(m is NULL for m in T.members(t))
+
+
+def _chain_null(e) -> bool:
+    """Is a chain ending at e null where one of its `?.` links finds its receiver null? A link
+    whose receiver cannot be null adds no null: the engine types `x?.abs()` on an `int` as `int`
+    (a link the checker did not see counts)."""
+    while e is not None and getattr(e, "chained", False):
+        if ast.link_optional(e) and getattr(e, "null_link", True):
+            return True
+        e = ast.chain_receiver(e)
+    return False
 
 
 def _source(e: ast.Expr) -> str:

@@ -103,6 +103,9 @@ class Effects:
         _, callee, filters, _ = item
         if passed is not None and callee[0] == "callback":
             callee = passed.get(callee[1], ("type", UNKNOWN))
+        elif passed is not None and callee[0] == "through":  # `xs.map(f)`, f a callback
+            callee = ("through", tuple(passed.get(c[1], ("type", UNKNOWN)) if c[0] == "callback"
+                                       else c for c in callee[1]))
         elif passed is not None and callee[0] == "fn" and len(callee) > 3:  # passed on
             callee = callee[:3] + ({k: passed.get(v[1], ("type", UNKNOWN)) if v[0] == "callback"
                                     else v for k, v in callee[3].items()},)
@@ -115,6 +118,8 @@ class Effects:
         kind = callee[0]
         if kind == "type":
             return callee[1]
+        if kind == "through":  # a stdlib call throws what the functions passed to it throw
+            return T.union(NEVER, *(self.throws_of(c) for c in callee[1]))
         key = id(callee[1]) if kind == "fn" else None
         if key is not None and len(callee) > 3 and key not in self.declared and self.uses_callbacks(key):
             if key in self._active:
@@ -150,7 +155,8 @@ class Effects:
     def uses_callbacks(self, key: int) -> bool:
         """Does a body call its callbacks, or pass them on to a call?"""
         return any(it[1][0] == "callback" or (it[1][0] == "fn" and len(it[1]) > 3 and any(
-            v[0] == "callback" for v in it[1][3].values())) for it in self._items.get(key, ()))
+            v[0] == "callback" for v in it[1][3].values())) or (it[1][0] == "through" and any(
+            c[0] == "callback" for c in it[1][1])) for it in self._items.get(key, ()))
 
     def thrown_in(self, catch_id: int) -> T.Type:
         """What the expression part of a catch may throw."""

@@ -333,6 +333,8 @@ def build_index(files: list[ast.File]) -> tuple[ProgramIndex, list[Diagnostic]]:
         ns = f.source.namespace or None
         for it in f.items:
             if isinstance(it, ast.Function):
+                for g in it.generics:
+                    reserved(g.name, g.span)
                 fd = FunctionDef(_fqn(ns, it.name), it.name, ns, it, None, f)
                 if add(ns, it.name, it.name_span, fd):
                     index.functions[fd.fqn] = fd
@@ -347,6 +349,8 @@ def build_index(files: list[ast.File]) -> tuple[ProgramIndex, list[Diagnostic]]:
                         seen[fl.name] = "field"
                 for m in it.methods:
                     reserved(m.name, m.name_span)
+                    for g in m.generics:
+                        reserved(g.name, g.span)
                     if m.name in seen:
                         k = seen[m.name]
                         msg = (f"duplicate method `{it.name}.{m.name}`" if k == "method"
@@ -379,6 +383,8 @@ def build_index(files: list[ast.File]) -> tuple[ProgramIndex, list[Diagnostic]]:
                     index.aliases[ad.fqn] = ad
             elif isinstance(it, ast.InterfaceDecl):
                 idef = InterfaceDef(_fqn(ns, it.name), it.name, ns, it, f)
+                for g in it.generics:
+                    reserved(g.name, g.span)
                 for m in it.methods:
                     if m.name in idef.methods:
                         diags.append(Diagnostic(m.name_span, "E0012", f"duplicate method `{it.name}.{m.name}`"))

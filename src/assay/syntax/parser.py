@@ -935,8 +935,8 @@ class Parser:
         p = self.pattern_chain(let_ctx)
         if allow_or and self.at("|"):
             alts = [p]
-            while self.eat("|"):
-                alts.append(self.pattern_chain(let_ctx))
+            while self.eat("|"):  # after `let`, only the first alternative's name is a binding
+                alts.append(self.pattern_chain(False))
             return ast.POr(self.span(s), alts)
         return p
 
@@ -969,14 +969,18 @@ class Parser:
                 self.advance()
                 name = self.ident("identifier after 'let'") or "_"
                 if self.at(":") and not let_ctx:
+                    # the engine reads a pattern after `let n:`, alternatives included:
+                    # `let a: int | string` binds a of either type
                     self.advance()
-                    if self.at("let") or self.at("_") or self.at("["):
-                        b = ast.PBind(self.span(s), name)
-                        q = self.pattern_chain(let_ctx)
-                        return ast.PAnd(self.span(s), [b, q])
-                    ty = self.type_expr(union=False)
-                    return ast.PBind(self.span(s), name, ty)
+                    q = self.pattern(True, let_ctx)
+                    ty = _pattern_type(q)
+                    if ty is not None:
+                        return ast.PBind(self.span(s), name, ty)
+                    return ast.PAnd(self.span(s), [ast.PBind(self.span(s), name), q])
                 return ast.PBind(self.span(s), name)
+            if let_ctx and x in ("true", "false", "null") and self.peek().text in ("=", ":"):
+                self.advance()  # `if let null = x`: the engine binds the name (never readable)
+                return ast.PBind(self.span(s), x)
             if x in ("true", "false"):
                 self.advance()
                 return ast.PLit(self.span(s), x == "true")
@@ -1246,7 +1250,7 @@ class Parser:
             self.advance()
             return ast.Let(self.span(s), pat, None, self.expr(), type_binding=True)
         if t.kind == "ident" and t.text not in RESERVED or t.kind == "op" and t.text in ("[", "("):
-            pat = self.pattern(True, let_ctx=True)
+            pat = self.let_bound(self.pattern(True, let_ctx=True), s)
         elif t.kind == "ident" and t.text in ("true", "false", "null") and self.peek().text in ("=", ":"):
             self.advance()  # the engine binds these names (never readable: they stay literals)
             pat = ast.PBind(self.span(t.start), t.text)
@@ -1267,7 +1271,7 @@ class Parser:
             els = self.block()
         return ast.Let(self.span(s), pat, ty, v, els, is_const)
 
-    def let_pattern(self) -> ast.Pattern:
+    def let_pattern(self, let_start: int) -> ast.Pattern:
         """Pattern after `if let` / `while let`, with an optional `: type`."""
         s = self.tok.start
         pat = self.pattern(True, let_ctx=True)
@@ -1278,6 +1282,27 @@ class Parser:
                 pat.span = self.span(s)
             else:
                 pat = ast.PAnd(self.span(s), [pat, ast.PType(ty.span, ty)])
+        return self.let_bound(pat, let_start)
+
+    def let_head(self, what: str) -> bool:
+        """The engine's `if let` / `while let` pattern starts with a name or `[` (no literal,
+        no parenthesis), and a name is no path (`E.A`)."""
+        t = self.tok
+        if not (t.kind == "ident" and t.text not in RESERVED or t.text in ("true", "false", "null")
+                or t.kind == "op" and t.text == "["):
+            self.expected("identifier after 'let'")
+            return False
+        if t.kind == "ident" and self.peek().kind == "op" and self.peek().text == ".":
+            self.expected(f"'=' after {what} pattern", self.peek())
+        return True
+
+    def let_bound(self, pat: ast.Pattern, let_start: int) -> ast.Pattern:
+        """Record where a `let` binding a plain name starts: the engine reports a binding
+        named `root` (E0176) at its `let`."""
+        if isinstance(pat, ast.PBind):
+            pat.let_at = self.span(let_start)
+        elif isinstance(pat, ast.POr):  # and its alternatives' names (E0094) from there too
+            pat.span = self.span(let_start)
         return pat
 
     def cond_expr(self) -> ast.Expr:
@@ -1291,8 +1316,10 @@ class Parser:
     def while_stmt(self):
         s = self.advance().start
         if self.at("let"):
-            self.advance()
-            pat = self.let_pattern()
+            ls = self.advance().start
+            if not self.let_head("while-let"):
+                self.advance()
+            pat = self.let_pattern(ls)
             self.expect("=")
             v = self.cond_expr()
             body = self.body_block("block after while condition")
@@ -1315,7 +1342,7 @@ class Parser:
         if self.at("let") or self.at("const"):
             ls = self.tok.start
             is_const = self.advance().text == "const"
-            pat = self.pattern(True, let_ctx=True)
+            pat = self.let_bound(self.pattern(True, let_ctx=True), ls)
             if self.eat("in"):
                 it = self.cond_expr() if not paren else self.expr()
                 if paren:
@@ -1553,9 +1580,10 @@ class Parser:
             if t.kind == "ident" and t.text in ("catch", "catch_all", "catch_all_panics") \
                     and self.depth != self.no_catch:
                 kind = self.advance().text
-                binding, ctx = "_", None
+                binding, ctx, binding_at = "_", None, None
                 if self.expect("(", "'('"):
                     if self.tok.kind == "ident":
+                        binding_at = self.sp(self.tok.start, self.tok.end)
                         binding = self.advance().text
                     else:
                         self.expected("identifier")
@@ -1567,6 +1595,7 @@ class Parser:
                     self.expect(")")
                 arms = self.arms("catch")
                 e = ast.Catch(self.span(s), e, binding, arms, kind, ctx)
+                e.binding_at = binding_at
                 continue
             return e
 
@@ -2010,8 +2039,15 @@ class Parser:
         try:
             s = self.advance().start  # if
             if self.at("let"):
-                self.advance()
-                pat = self.let_pattern()
+                ls = self.advance().start
+                if not self.let_head("if-let"):
+                    # the engine's `if let` ends before the next `=`, `;` or brace (then `= v`
+                    # is an assignment to it at statement start)
+                    while self.tok.kind != "eof" and not (
+                            self.tok.kind == "op" and self.tok.text in ("=", "{", "}", ";")):
+                        self.advance()
+                    return ast.NullLit(self.span(s))
+                pat = self.let_pattern(ls)
                 self.expect("=")
                 v = self.cond_expr()
                 then = self.body_block("block after if condition")
