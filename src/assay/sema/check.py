@@ -6,6 +6,7 @@ primary location. It also annotates `expr.ty` on every expression it could type.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from ..source import Diagnostic, SourceFile, Span
@@ -961,10 +962,15 @@ class Checker(LlmChecks):
             self.require_throws(p.type)
             self.pattern_type(p.type)
         elif isinstance(p, ast.POr):
-            for a in p.alts:
-                self.pattern(a, t)
+            self.or_pattern(p, t)
         elif isinstance(p, ast.PClass):
-            ct = self.pattern_type(p.type)
+            ls = getattr(p, "let_span", None)
+            te = p.type if ls is None else dataclasses.replace(p.type, span=ls)
+            ct = self.pattern_type(te)
+            if (isinstance(ct, EnumT) and ct.variant is not None or len(te.path) == 1 and
+                    te.path[0] not in self.index.items_in(self.ns) and te.path[0] not in self.generics
+                    and ct is not UNKNOWN):  # `E.A { }`, `int { }`: the path names no class
+                self.err(te.span, "E0002", f"unresolved type: {'.'.join(te.path)}")
             for name, sub in p.fields:
                 if isinstance(ct, ClassT) and ct.cls.field(name) is None:
                     self.err(getattr(p, "let_span", p.span), "E0007",
@@ -991,13 +997,33 @@ class Checker(LlmChecks):
             for q in p.pats:
                 self.pattern(q, t)
 
+    def or_pattern(self, p: ast.POr, t: T.Type) -> None:
+        """Every alternative binds the same names, each of one type in all of them."""
+        names = [set(bindings.pattern_names(a)) for a in p.alts]
+        odd = set.union(*names) - set.intersection(*names)
+        if odd:
+            self.err(getattr(p, "let_span", p.span), "E0094", "or-pattern alternatives must bind the same names. "
+                     f"Inconsistent across branches: {', '.join(sorted(odd))}")
+        seen: dict = {}
+        for a in p.alts:
+            self.pattern(a, t)
+            for n in names[0] - odd:
+                v = self.scopes[-1].get(n)
+                if v is None or v.ty is UNKNOWN:
+                    continue
+                first = seen.setdefault(n, v.ty)
+                if not odd and T.show(first) != T.show(v.ty):
+                    self.err(getattr(p, "let_span", p.span), "E0001", f"or-pattern binding `{n}` has conflicting types: "
+                             f"{T.show(first)} and {T.show(v.ty)}")
+                    odd = {n}
+
     def pattern_type(self, te) -> T.Type:
         if isinstance(te, ast.TName) and len(te.path) == 2 and te.path[0] != "root":
             item = self.index.items_in(self.ns).get(te.path[0])
             if isinstance(item, EnumDef):
                 if te.path[1] in item.variants:
                     return EnumT(item, te.path[1])
-                self.err(te.span, "E0003", f"unresolved name: `{te.path[1]}`")
+                self.err(te.span, "E0002", f"unresolved type: {'.'.join(te.path)}")
                 return UNKNOWN
         return self.resolve(te)
 

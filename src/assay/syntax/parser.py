@@ -831,8 +831,8 @@ class Parser:
         p = self.pattern_chain(let_ctx)
         if allow_or and self.at("|"):
             alts = [p]
-            while self.eat("|"):
-                alts.append(self.pattern_chain(let_ctx))
+            while self.eat("|"):  # after `let`, only the first alternative's bare name binds
+                alts.append(self.pattern_chain(False))
             return ast.POr(self.span(s), alts)
         return p
 
@@ -871,7 +871,16 @@ class Parser:
                         q = self.pattern_chain(let_ctx)
                         return ast.PAnd(self.span(s), [b, q])
                     ty = self.type_expr(union=False)
-                    return ast.PBind(self.span(s), name, ty)
+                    if not self.at("|"):
+                        return ast.PBind(self.span(s), name, ty)
+                    alts = [ast.PType(ty.span, ty)]  # `let a: int | string`: `a` binds the whole
+                    while self.eat("|"):
+                        alts.append(self.pattern_chain(False))
+                    if all(isinstance(a, ast.PType) for a in alts):
+                        ut = ast.TUnion(self.sp(ty.span.start, self.prev_end), [a.type for a in alts])
+                        return ast.PBind(self.span(s), name, ut)
+                    b = ast.PBind(self.sp(s, ty.span.start), name)
+                    return ast.PAnd(self.span(s), [b, ast.POr(self.sp(ty.span.start, self.prev_end), alts)])
                 return ast.PBind(self.span(s), name)
             if x in ("true", "false"):
                 self.advance()
@@ -879,8 +888,9 @@ class Parser:
             if x == "null":
                 self.advance()
                 return ast.PLit(self.span(s), None)
-            if let_ctx and self.peek().text not in (".", "{", "<") and x not in RESERVED:
-                self.advance()
+            if let_ctx and x not in RESERVED and (self.peek().text not in (".", "{", "<") or (
+                    self.peek().text == "." and not self._path_then_brace())):
+                self.advance()  # after `let` a dotted path is only a class pattern's (`let a.B = e`: `a`)
                 return ast.PBind(self.span(s), x)
             if x in RESERVED:
                 self.expected("pattern")
@@ -891,6 +901,9 @@ class Parser:
             return ast.PType(self.span(s), ty)
         if k == "rawstr":  # no raw strings in patterns: the engine reads `r` as a type name
             self.diags.append(Diagnostic(self.sp(s, s + 1), "E0002", "unresolved type: r"))
+        if let_ctx and (k in ("int", "str", "rawstr", "float", "bigint") or k == "op" and t.text == "-"):
+            self.expected("identifier after 'let'")  # no literal patterns after `let`
+            return ast.PWild(self.sp(s, s))
         if k in ("int", "str", "rawstr", "float", "bigint"):
             self.advance()
             return ast.PLit(self.span(s), t.value if k != "bigint" else ast.BigLit(t.value))
@@ -918,6 +931,13 @@ class Parser:
                 return p
         self.expected("pattern")
         return ast.PWild(self.sp(s, s))
+
+    def _path_then_brace(self) -> bool:
+        """Is the dotted path at the cursor (`a.b.C`) followed by `{`?"""
+        j = self.i
+        while self.toks[j].kind == "ident" and self.toks[j + 1].text == "." and self.toks[j + 1].kind == "op":
+            j += 2
+        return self.toks[j].kind == "ident" and self.toks[j + 1].kind == "op" and self.toks[j + 1].text == "{"
 
     def class_pattern(self, s: int, ty: ast.TName, let_ctx: bool) -> ast.PClass:
         self.advance()  # {
@@ -1161,8 +1181,14 @@ class Parser:
             els = self.block()
         return ast.Let(self.span(s), pat, ty, v, els, is_const)
 
-    def let_pattern(self) -> ast.Pattern:
-        """Pattern after `if let` / `while let`, with an optional `: type`."""
+    def let_pattern(self, let_start: int) -> ast.Pattern:
+        """Pattern after `if let` / `while let`, with an optional `: type`. The engine reports a
+        class or or-pattern from the `let` (`let_span`)."""
+        pat = self._let_pattern()
+        pat.let_span = self.sp(let_start, pat.span.end)
+        return pat
+
+    def _let_pattern(self) -> ast.Pattern:
         s = self.tok.start
         pat = self.pattern(True, let_ctx=True)
         if self.eat(":"):
@@ -1173,6 +1199,18 @@ class Parser:
             else:
                 pat = ast.PAnd(self.span(s), [pat, ast.PType(ty.span, ty)])
         return pat
+
+    def broken_scrutinee(self) -> ast.Expr:
+        """After a broken `if let` pattern the engine reads the scrutinee from there, up to an
+        `=` (`if let 1 = p {`: the scrutinee is `1`, and the statement becomes an assignment
+        to the `if`)."""
+        save = self.no_struct
+        self.no_struct = True
+        try:
+            s = self.tok.start
+            return self.binary_rest(self.unary(), 0, s)
+        finally:
+            self.no_struct = save
 
     def cond_expr(self) -> ast.Expr:
         save = self.no_struct
@@ -1185,8 +1223,7 @@ class Parser:
     def while_stmt(self):
         s = self.advance().start
         if self.at("let"):
-            self.advance()
-            pat = self.let_pattern()
+            pat = self.let_pattern(self.advance().start)
             self.expect("=")
             v = self.cond_expr()
             body = self.body_block("block after while condition")
@@ -1902,10 +1939,14 @@ class Parser:
         try:
             s = self.advance().start  # if
             if self.at("let"):
-                self.advance()
-                pat = self.let_pattern()
-                self.expect("=")
-                v = self.cond_expr()
+                ls = self.advance().start
+                nd = len(self.diags)
+                pat = self.let_pattern(ls)
+                if len(self.diags) > nd and not self.at("="):
+                    v = self.broken_scrutinee()
+                else:
+                    self.expect("=")
+                    v = self.cond_expr()
                 then = self.body_block("block after if condition")
                 els = self.else_part()
                 return ast.IfLet(self.span(s), pat, v, then, els)
