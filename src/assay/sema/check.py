@@ -1874,6 +1874,20 @@ class Checker(LlmChecks):
                 "map": T.iter_of(r), "filter_map": T.iter_of(T.strip_null(r)) if r is not UNKNOWN else UNKNOWN,
                 "flat_map": T.iter_of(_iterable_item(r))}.get(name, T.IterT(item))
 
+    def native_targs(self, ft: FuncT, e: ast.Call) -> dict:
+        """The type arguments of a generic stdlib method call: the plain arguments' first (the
+        engine infers `reduce`'s `A` from `initial`), then the callbacks' declared results,
+        a lambda whose result does not fit being a mismatch (E0001 at the lambda)."""
+        given, made = _value_targs(ft, e), _lambda_results(ft, e)
+        for (_, pt, _), a in zip(ft.params, e.args):
+            if (isinstance(pt, FuncT) and isinstance(pt.ret, TVar) and pt.ret.name in given
+                    and pt.ret.name in made and isinstance(a.value, ast.Lambda)
+                    and not assignable(made[pt.ret.name], given[pt.ret.name])):
+                self.err(a.value.span, "E0001", "mismatched types",
+                         f"expected a callback returning `{show(given[pt.ret.name])}`, found "
+                         f"`{show(made[pt.ret.name])}`")
+        return {**made, **given}
+
     def x_Upcast(self, e, x):
         self.path_root = e.obj
         ot = self.expr(e.obj, UNKNOWN)
@@ -2013,7 +2027,7 @@ class Checker(LlmChecks):
                         fd = f.direct
                     if isinstance(ft, NativeFuncT):
                         self.effects.sites[id(e)] = ("type", ft.throws or NEVER)
-                        self.check_args(e, ft.params, {}, native=not ft.strict, rigid=True)
+                        self.check_args(e, ft.params, {}, native=not ft.strict, rigid=True, exact=ft.strict)
                         if tb == sreflect.PACKAGE and f.name in ("get_global", "find_global") \
                                 and not e.type_args and unexpected:
                             self.err(e.span, "E0002", "cannot infer type parameter `T`")  # `<T>(name)`
@@ -2021,7 +2035,7 @@ class Checker(LlmChecks):
                         if f.name == "iter" and (isinstance(tb, Arr) or tb is STRING):  # `Iterable`'s
                             return T.iter_of(tb.elem if isinstance(tb, Arr) else STRING)  # (string: code points)
                         if ft.open is not None and T.has_tvar(ft.open.ret):
-                            r = T.subst(ft.open.ret, _lambda_results(ft.open, e))
+                            r = T.subst(ft.open.ret, self.native_targs(ft.open, e))
                         return r
         else:
             ft = self.expr(f, UNKNOWN)
@@ -4320,6 +4334,18 @@ def _callback_result(e: ast.Call) -> T.Type:
 def _iterable_item(t: T.Type) -> T.Type:
     """What iterating a `flat_map` callback's result yields (unknown where not known)."""
     return t.elem if isinstance(t, Arr) else t.item if isinstance(t, T.IterT) else UNKNOWN
+
+
+def _value_targs(ft: FuncT, e: ast.Call) -> dict:
+    """A stdlib method's type parameters that a plain argument gives (`reduce`'s `initial: A`)."""
+    env: dict = {}
+    for (_, pt, _), a in zip(ft.params, e.args):
+        at = getattr(a.value, "ty", None)
+        if a.name is None and isinstance(pt, TVar) and at is not None and not isinstance(at, LambdaT):
+            at = widen(at)
+            if _sure_scrutinee(at) and not T.has_unknown(at):
+                env.setdefault(pt.name, at)
+    return env
 
 
 def _lambda_results(ft: FuncT, e: ast.Call) -> dict:
