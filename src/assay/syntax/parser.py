@@ -74,6 +74,7 @@ class Parser:
         self.clients: list[ast.ClientDecl] = []
         self.depth = 0
         self.no_struct = False
+        self.in_step = False  # parsing a C-style `for`'s step
         self.no_catch = -1  # parser depth at which a postfix `catch` is left to a throw/return
         self._match: dict[int, int] | None = None
         self.last_err = -1
@@ -546,6 +547,8 @@ class Parser:
         elif typed and self.tok.kind in ("ident", "str", "int") or self.at("("):
             if typed:
                 ty = self.type_expr()
+        elif typed:
+            self.expected("type annotation")  # a function's parameters are typed (a lambda's need not be)
         default = None
         if self.at("="):
             self.advance()
@@ -596,7 +599,7 @@ class Parser:
                         ty = self.type_expr()
                     fattrs = self.attrs(allow2=False) if self.at("@") else []
                     fields.append(ast.ClassField(self.span(fs), fname, ty, fattrs, fdoc))
-                    self.eat(",")
+                    self.eat(",") or self.eat(";")  # the engine takes either separator
                 else:
                     self.expected("class member")
                     self.skip_balanced()
@@ -679,7 +682,7 @@ class Parser:
                 self.advance()
                 self.eat(":")  # optional, as in class fields: `value string`
                 d.fields.append(ast.ClassField(self.span(t.start), t.text, self.type_expr(), [], t.doc))
-                self.eat(",")
+                self.eat(",") or self.eat(";")
             else:
                 self.expected("interface member")
                 self.skip_balanced()
@@ -701,7 +704,7 @@ class Parser:
                     self.advance()
                     va = self.attrs(allow2=False) if self.at("@") else []
                     variants.append(ast.EnumVariant(self.span(t.start), t.text, va, t.doc))
-                    self.eat(",")
+                    self.eat(",") or self.eat(";")
                 else:
                     self.expected("Unexpected token in enum body")
                     self.skip_balanced()
@@ -1299,7 +1302,11 @@ class Parser:
             if self.at("let") or self.at("const"):
                 upd = self.let_stmt()
             else:
-                upd = self.simple_stmt()
+                self.in_step = True  # `i ++`: the engine ends the step before a `++` / `--`
+                try:
+                    upd = self.simple_stmt()
+                finally:
+                    self.in_step = False
         if paren:
             self.expect(")")
         body = self.body_block("block after for expression")
@@ -1351,7 +1358,7 @@ class Parser:
             if op in ("-", "--") and t.nl and self.statement_level():
                 return left  # `x⏎- 1`: the engine reads the `-` as the next statement's
             prec = BINOPS.get(op)
-            if prec is None or prec <= min_prec:
+            if prec is None or prec <= min_prec or self.in_step and op in ("++", "--"):
                 return left
             self.advance()
             if op == "is":
