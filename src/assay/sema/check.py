@@ -618,6 +618,7 @@ class Checker(LlmChecks):
             return True
         if isinstance(s, ast.While):
             head = self.loop_head(s.body)
+            _mark_narrowing(s.cond)
             self.expr(s.cond, UNKNOWN)  # at the head: `while (x > 0) { x = null; }` reads an `int?`
             pos, neg = self.cond_facts(s.cond)
             self.loop_exit(head, self.loop_body(s.body, head, pos), neg)
@@ -2867,6 +2868,12 @@ class Checker(LlmChecks):
                     else:
                         pos, neg = {}, {**neg, **n2}
                 return pos, neg
+        if isinstance(c, ast.Name):  # `if (x)`: a truthy value is not null (a falsy one may be `0`)
+            v = self.lookup_var(c.name)
+            t = self.tested_type(v) if v is not None else UNKNOWN
+            if isinstance(t, Union) and NULL in t.members:
+                return {v: T.strip_null(t)}, {}
+            return {}, {}
         if isinstance(c, ast.Is) and isinstance(c.expr, ast.Name):
             v = self.lookup_var(c.expr.name)
             if v is not None:
@@ -2927,8 +2934,10 @@ class Checker(LlmChecks):
     def x_Is(self, e, x):
         self.untyped_empty(e.expr)  # `[] is int[]`: nothing types the `[]`
         t = self.expr(e.expr, UNKNOWN)
-        if t == _ENV_REF or ((isinstance(t, Union) and _sure_scrutinee(t) or (
-                t is T.JSON and getattr(e, "narrows", False))) and (
+        # a test that narrows (an `if`/`while` condition) is checked as a match arm; elsewhere
+        # the engine lets any type be tested (`return x is float` of an `int | string`)
+        if t == _ENV_REF or (getattr(e, "narrows", False) and (
+                isinstance(t, Union) and _sure_scrutinee(t) or t is T.JSON) and (
                 isinstance(e.pattern, ast.PType) and not _variant_like(e.pattern.type)
                 or isinstance(e.pattern, ast.PLit) and e.pattern.value is None)):
             rt = self.resolve(e.pattern.type, report=False) if isinstance(e.pattern, ast.PType) else NULL
@@ -4124,10 +4133,15 @@ def _empty_hole(e) -> Span | None:
 def _mark_narrowing(c) -> None:
     """An `is` test an `if` narrows by: the engine checks its pattern against the tested type
     as a match arm's (`u is (int | string)[]` of an `int[] | string` is E0001 there only)."""
-    while isinstance(c, ast.Unary) and c.op == "!":
-        c = c.operand
-    if isinstance(c, ast.Is):
-        c.narrows = True
+    todo = [c]
+    while todo:
+        c = todo.pop()
+        if isinstance(c, ast.Unary) and c.op == "!":
+            todo.append(c.operand)
+        elif isinstance(c, ast.Binary) and c.op in ("&&", "||"):
+            todo += [c.left, c.right]
+        elif isinstance(c, ast.Is):
+            c.narrows = True
 
 
 def _overlaps(a: T.Type, b: T.Type) -> bool:

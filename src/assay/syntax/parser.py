@@ -274,7 +274,13 @@ class Parser:
             self.advance()
             nt = self.advance()
             self.expect("=")
+            nd, st, pe = len(self.diags), self.tok, self.prev_end
             ty = self.type_expr()
+            if any(d.span.start == st.start and d.code == "E0010" for d in self.diags[nd:]):
+                # nothing type-like after `=`: reported at the `[` the engine takes in, else after `=`
+                sp = self.sp(st.start, st.end) if st.text == "[" else self.sp(pe, pe)
+                self.diags.append(Diagnostic(sp, "E0108", "could not parse type expression for type "
+                                             f"alias `{nt.text}`"))
             self.eat(";")
             items.append(ast.TypeAlias(self.span(s), nt.text, self.sp(nt.start, nt.end), ty))
         elif kw == "test" and self.peek().kind == "ident" and self.peek(2).text == "{":
@@ -765,7 +771,7 @@ class Parser:
     def type_atom(self) -> ast.TypeExpr:
         t = self.tok
         s = t.start
-        if t.kind == "ident":
+        if t.kind == "ident" and (t.text not in RESERVED or t.text in ("true", "false", "null")):
             if t.text in ("true", "false"):
                 self.advance()
                 return ast.TLiteral(self.span(s), t.text == "true")
