@@ -169,3 +169,21 @@ def test_unresolved_type_in_a_catch_arm():
     assert "E0002" not in str(e.value)
     _, diags = analyze([SourceFile("x.baml", text, "x")])
     assert [(d.code, d.span.line_col) for d in diags if d.severity == "error"] == [("E0002", (2, 39))]
+
+
+def test_unresolved_name_in_a_c_for_step():
+    """`i--` is one word to BAML's lexer (words may hold `-`), so `for (…; i > 0; i--)` steps by
+    an unresolved name: the engine's checker does not resolve a C-style `for`'s step, says
+    nothing, and the step does nothing at run time (the loop runs until a `break`); Assay
+    reports E0003 at the name, as the engine does for `i--` anywhere else."""
+    from assay.compiler import analyze
+    from assay.source import SourceFile
+    bb = pytest.importorskip("baml_bridge")
+    text = ("function f(n: int) -> int {\n"
+            "  let c = 0;\n"
+            "  for (let i = n; i > 0; i--) { c += 1; if (c > 5) { break; } }\n"
+            "  c\n}\n")
+    rt = bb.BamlRuntime.initialize_runtime(".", {"main.baml": text})
+    assert bb.call_function_sync(rt, "f", {"n": 3}).result() == 6  # i stays 3: six rounds to the break
+    _, diags = analyze([SourceFile("x.baml", text, "x")])
+    assert [(d.code, d.span.line_col) for d in diags if d.severity == "error"] == [("E0003", (3, 26))]

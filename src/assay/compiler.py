@@ -3,6 +3,7 @@ generates each function on its first call."""
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from types import SimpleNamespace
 
@@ -128,10 +129,17 @@ def analyze(sources: list[SourceFile], packages=()):
 
 def _follows_from(d: Diagnostic, errors: list, files) -> bool:
     """Could this checker diagnostic be a consequence of an earlier error? Yes when it lies in
-    an item that holds a syntax error, or names something unresolved (the broken item may be
-    the one it refers to)."""
-    if d.span is None or d.code in ("E0002", "E0003"):
+    an item that holds a syntax error, or names something a broken text may declare (the
+    parser may have lost that declaration). The engine resolves type names even in a broken
+    item: an unresolved type is reported there too."""
+    if d.span is None:
         return True
+    if d.code in ("E0002", "E0003"):
+        name = _unresolved_name(d)
+        if name is None or _declared_in_broken(name, errors):
+            return True
+        if d.message.startswith("unresolved type:"):
+            return False
     if d.code == "E0170":  # a method declared without `throws`: its own text says so
         return False
     for f in files:
@@ -144,6 +152,22 @@ def _follows_from(d: Diagnostic, errors: list, files) -> bool:
                     for e in errors):
                 return True
     return False
+
+
+_UNRESOLVED = re.compile(r"unresolved (?:type|name): `?([\w.]+)")
+
+
+def _unresolved_name(d: Diagnostic) -> str | None:
+    m = _UNRESOLVED.match(d.message)
+    return m.group(1).split(".")[-1] if m else None
+
+
+def _declared_in_broken(name: str, errors: list) -> bool:
+    """Does a file holding a syntax error declare `name` somewhere (maybe where it broke)?"""
+    pat = re.compile(rf"\b{re.escape(name)}\b")
+    return any(e.span is not None and pat.search(e.span.file.text) and re.search(
+        rf"\b(?:class|enum|type|interface|function|client)\s+{re.escape(name)}\b", e.span.file.text)
+        for e in errors)
 
 
 @dataclass

@@ -6,6 +6,7 @@ primary location. It also annotates `expr.ty` on every expression it could type.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from ..source import Diagnostic, SourceFile, Span
@@ -697,6 +698,7 @@ class Checker(LlmChecks):
             return True
         if isinstance(s, ast.While):
             head = self.loop_head(s.body)
+            _mark_narrowing(s.cond)
             self.expr(s.cond, UNKNOWN)  # at the head: `while (x > 0) { x = null; }` reads an `int?`
             pos, neg = self.cond_facts(s.cond)
             self.loop_exit(head, self.loop_body(s.body, head, pos), neg)
@@ -1049,15 +1051,15 @@ class Checker(LlmChecks):
             self.require_throws(p.type)
             self.pattern_type(p.type)
         elif isinstance(p, ast.POr):
-            names = [set(bindings.pattern_names(a)) for a in p.alts]
-            odd = set.union(*names) - set.intersection(*names)
-            if odd:
-                self.err(p.span, "E0094", "or-pattern alternatives must bind the same names. "
-                         f"Inconsistent across branches: {', '.join(sorted(odd))}")
-            for a in p.alts:
-                self.pattern(a, t)
+            self.or_pattern(p, t)
         elif isinstance(p, ast.PClass):
-            ct = self.pattern_type(p.type)
+            ls = getattr(p, "let_span", None)
+            te = p.type if ls is None else dataclasses.replace(p.type, span=ls)
+            ct = self.pattern_type(te)
+            if (isinstance(ct, EnumT) and ct.variant is not None or len(te.path) == 1 and
+                    te.path[0] not in self.index.items_in(self.ns) and te.path[0] not in self.generics
+                    and ct is not UNKNOWN):  # `E.A { }`, `int { }`: the path names no class
+                self.err(te.span, "E0002", f"unresolved type: {'.'.join(te.path)}")
             for name, sub in p.fields:
                 if isinstance(ct, ClassT) and ct.cls.field(name) is None:
                     self.err(getattr(p, "let_span", p.span), "E0007",
@@ -1084,13 +1086,33 @@ class Checker(LlmChecks):
             for q in p.pats:
                 self.pattern(q, t)
 
+    def or_pattern(self, p: ast.POr, t: T.Type) -> None:
+        """Every alternative binds the same names, each of one type in all of them."""
+        names = [set(bindings.pattern_names(a)) for a in p.alts]
+        odd = set.union(*names) - set.intersection(*names)
+        if odd:
+            self.err(getattr(p, "let_span", p.span), "E0094", "or-pattern alternatives must bind the same names. "
+                     f"Inconsistent across branches: {', '.join(sorted(odd))}")
+        seen: dict = {}
+        for a in p.alts:
+            self.pattern(a, t)
+            for n in names[0] - odd:
+                v = self.scopes[-1].get(n)
+                if v is None or v.ty is UNKNOWN:
+                    continue
+                first = seen.setdefault(n, v.ty)
+                if not odd and T.show(first) != T.show(v.ty):
+                    self.err(getattr(p, "let_span", p.span), "E0001", f"or-pattern binding `{n}` has conflicting types: "
+                             f"{T.show(first)} and {T.show(v.ty)}")
+                    odd = {n}
+
     def pattern_type(self, te) -> T.Type:
         if isinstance(te, ast.TName) and len(te.path) == 2 and te.path[0] != "root":
             item = self.index.items_in(self.ns).get(te.path[0])
             if isinstance(item, EnumDef):
                 if te.path[1] in item.variants:
                     return EnumT(item, te.path[1])
-                self.err(te.span, "E0003", f"unresolved name: `{te.path[1]}`")
+                self.err(te.span, "E0002", f"unresolved type: {'.'.join(te.path)}")
                 return UNKNOWN
         return self.resolve(te)
 
@@ -1985,6 +2007,20 @@ class Checker(LlmChecks):
                 "map": T.iter_of(r), "filter_map": T.iter_of(T.strip_null(r)) if r is not UNKNOWN else UNKNOWN,
                 "flat_map": T.iter_of(_iterable_item(r))}.get(name, T.IterT(item))
 
+    def native_targs(self, ft: FuncT, e: ast.Call) -> dict:
+        """The type arguments of a generic stdlib method call: the plain arguments' first (the
+        engine infers `reduce`'s `A` from `initial`), then the callbacks' declared results,
+        a lambda whose result does not fit being a mismatch (E0001 at the lambda)."""
+        given, made = _value_targs(ft, e), _lambda_results(ft, e)
+        for (_, pt, _), a in zip(ft.params, e.args):
+            if (isinstance(pt, FuncT) and isinstance(pt.ret, TVar) and pt.ret.name in given
+                    and pt.ret.name in made and isinstance(a.value, ast.Lambda)
+                    and not assignable(made[pt.ret.name], given[pt.ret.name])):
+                self.err(a.value.span, "E0001", "mismatched types",
+                         f"expected a callback returning `{show(given[pt.ret.name])}`, found "
+                         f"`{show(made[pt.ret.name])}`")
+        return {**made, **given}
+
     def x_Upcast(self, e, x):
         self.path_root = e.obj
         ot = self.expr(e.obj, UNKNOWN)
@@ -2130,7 +2166,7 @@ class Checker(LlmChecks):
                         fd = f.direct
                     if isinstance(ft, NativeFuncT):
                         self.effects.sites[id(e)] = ("type", ft.throws or NEVER)
-                        self.check_args(e, ft.params, {}, native=not ft.strict, rigid=True)
+                        self.check_args(e, ft.params, {}, native=not ft.strict, rigid=True, exact=ft.strict)
                         if ft.through:  # `xs.map(f)` throws what f throws
                             self.effects.sites[id(e)] = self.through(e)
                         if tb == sreflect.PACKAGE and f.name in ("get_global", "find_global") \
@@ -2140,7 +2176,7 @@ class Checker(LlmChecks):
                         if f.name == "iter" and (isinstance(tb, Arr) or tb is STRING):  # `Iterable`'s
                             return T.iter_of(tb.elem if isinstance(tb, Arr) else STRING)  # (string: code points)
                         if ft.open is not None and T.has_tvar(ft.open.ret):
-                            r = T.subst(ft.open.ret, _lambda_results(ft.open, e))
+                            r = T.subst(ft.open.ret, self.native_targs(ft.open, e))
                         return r
         else:
             ft = self.expr(f, UNKNOWN)
@@ -2988,6 +3024,12 @@ class Checker(LlmChecks):
                     else:
                         pos, neg = {}, {**neg, **n2}
                 return pos, neg
+        if isinstance(c, ast.Name):  # `if (x)`: a truthy value is not null (a falsy one may be `0`)
+            v = self.lookup_var(c.name)
+            t = self.tested_type(v) if v is not None else UNKNOWN
+            if isinstance(t, Union) and NULL in t.members:
+                return {v: T.strip_null(t)}, {}
+            return {}, {}
         if isinstance(c, ast.Is) and isinstance(c.expr, ast.Name):
             v = self.lookup_var(c.expr.name)
             if v is not None:
@@ -3048,8 +3090,10 @@ class Checker(LlmChecks):
     def x_Is(self, e, x):
         self.untyped_empty(e.expr)  # `[] is int[]`: nothing types the `[]`
         t = self.expr(e.expr, UNKNOWN)
-        if t == _ENV_REF or ((isinstance(t, Union) and _sure_scrutinee(t) or (
-                t is T.JSON and getattr(e, "narrows", False))) and (
+        # a test that narrows (an `if`/`while` condition) is checked as a match arm; elsewhere
+        # the engine lets any type be tested (`return x is float` of an `int | string`)
+        if t == _ENV_REF or (getattr(e, "narrows", False) and (
+                isinstance(t, Union) and _sure_scrutinee(t) or t is T.JSON) and (
                 isinstance(e.pattern, ast.PType) and not _variant_like(e.pattern.type)
                 or isinstance(e.pattern, ast.PLit) and e.pattern.value is None)):
             rt = self.resolve(e.pattern.type, report=False) if isinstance(e.pattern, ast.PType) else NULL
@@ -4287,10 +4331,15 @@ def _empty_hole(e) -> Span | None:
 def _mark_narrowing(c) -> None:
     """An `is` test an `if` narrows by: the engine checks its pattern against the tested type
     as a match arm's (`u is (int | string)[]` of an `int[] | string` is E0001 there only)."""
-    while isinstance(c, ast.Unary) and c.op == "!":
-        c = c.operand
-    if isinstance(c, ast.Is):
-        c.narrows = True
+    todo = [c]
+    while todo:
+        c = todo.pop()
+        if isinstance(c, ast.Unary) and c.op == "!":
+            todo.append(c.operand)
+        elif isinstance(c, ast.Binary) and c.op in ("&&", "||"):
+            todo += [c.left, c.right]
+        elif isinstance(c, ast.Is):
+            c.narrows = True
 
 
 def _overlaps(a: T.Type, b: T.Type) -> bool:
@@ -4497,6 +4546,18 @@ def _callback_result(e: ast.Call) -> T.Type:
 def _iterable_item(t: T.Type) -> T.Type:
     """What iterating a `flat_map` callback's result yields (unknown where not known)."""
     return t.elem if isinstance(t, Arr) else t.item if isinstance(t, T.IterT) else UNKNOWN
+
+
+def _value_targs(ft: FuncT, e: ast.Call) -> dict:
+    """A stdlib method's type parameters that a plain argument gives (`reduce`'s `initial: A`)."""
+    env: dict = {}
+    for (_, pt, _), a in zip(ft.params, e.args):
+        at = getattr(a.value, "ty", None)
+        if a.name is None and isinstance(pt, TVar) and at is not None and not isinstance(at, LambdaT):
+            at = widen(at)
+            if _sure_scrutinee(at) and not T.has_unknown(at):
+                env.setdefault(pt.name, at)
+    return env
 
 
 def _lambda_results(ft: FuncT, e: ast.Call) -> dict:

@@ -93,6 +93,8 @@ class Resolver:
                     return self.item_type(item, args, err, te)
                 if isinstance(item, EnumDef) and k == len(path) - 1 and path[k] in item.variants:
                     return T.EnumT(item, path[k])
+                if err and isinstance(item, (EnumDef, ClassDef)):  # `E.Missing`, `E.A.b`, `P.x`
+                    err(te.span, "E0002", f"unresolved type: {'.'.join(path)}")
                 return T.UNKNOWN
             if head == "root" and err:
                 err(te.span, "E0002", f"unresolved type: {'.'.join(path)}")

@@ -47,7 +47,7 @@ _MASTER = re.compile(
     r"|(?P<bcmt>/\*(?:[^*]|\*(?!/))*(?:\*/)?)"
     r"|(?P<str>[rb]?\"(?:[^\"\\]|\\.)*\")"
     r"|(?P<ustr>[rb]?\")"
-    r"|(?P<ident>(?:[A-Za-z_]|\$+[A-Za-z0-9_])[A-Za-z0-9_$]*(?:-[A-Za-z0-9_]+)*)"
+    r"|(?P<ident>(?:[A-Za-z_]|\$+[A-Za-z0-9_])[A-Za-z0-9_$]*(?:-[A-Za-z0-9_]*)*)"
     r"|(?P<num>0[xX][0-9A-Za-z_]*|0[bB][0-9A-Za-z_]*|0[oO][0-9A-Za-z_]*"
     r"|[0-9][0-9_]*(?:\.[0-9][0-9_]*)?(?:[eE][+-]?_*[0-9][0-9_]*)?n?)"
     r"|(?P<tick>`+)"
@@ -228,7 +228,8 @@ class Lexer:
                 continue
             s = m.group()
             if kind == "ustr":
-                self.err(n, n, "unexpected token: expected `Unclosed string literal`, found `EOF`")
+                e = len(text.rstrip())  # the engine places EOF after the text's last non-blank
+                self.err(e, e, "unexpected token: expected `Unclosed string literal`, found `EOF`")
                 val = s[:-1] == "" and decode_escapes(text[end:], end, file, []) or text[end:]
                 append(Token("str" if s == '"' else ("rawstr" if s[0] == "r" else "bytestr"),
                              text[pos:], pos, n, nl, val))
@@ -272,7 +273,11 @@ class Lexer:
             pass
         if hole:
             self.err(n, n, "unexpected token: expected `Unclosed backtick string (expected `)`, found `EOF`")
-        append(Token("eof", "", n, n, nl))
+            append(Token("eof", "", n, n, nl))
+            return toks, n
+        # the engine places EOF right after the last token (an unclosed string's: the last non-blank)
+        e = min(toks[-1].end, len(text.rstrip())) if toks else 0
+        append(Token("eof", "", e, e, nl))
         return toks, n
 
     def template(self, start: int, ticks: int, nl: bool) -> tuple[Token, int]:

@@ -84,6 +84,7 @@ class Parser:
         self.no_struct = False
         self.in_testset = False  # in a testset's body (not one of its tests'): `test` is allowed
         self.under_testset = False  # within a testset, its tests' bodies too: `testset` is allowed
+        self.in_step = False  # parsing a C-style `for`'s step
         self.no_catch = -1  # parser depth at which a postfix `catch` is left to a throw/return
         self._match: dict[int, int] | None = None
         self.last_err = -1
@@ -283,7 +284,13 @@ class Parser:
             self.advance()
             nt = self.advance()
             self.expect("=")
+            nd, st, pe = len(self.diags), self.tok, self.prev_end
             ty = self.type_expr()
+            if any(d.span.start == st.start and d.code == "E0010" for d in self.diags[nd:]):
+                # nothing type-like after `=`: reported at the `[` the engine takes in, else after `=`
+                sp = self.sp(st.start, st.end) if st.text == "[" else self.sp(pe, pe)
+                self.diags.append(Diagnostic(sp, "E0108", "could not parse type expression for type "
+                                             f"alias `{nt.text}`"))
             self.eat(";")
             items.append(ast.TypeAlias(self.span(s), nt.text, self.sp(nt.start, nt.end), ty))
         elif kw == "test" and self.peek().kind == "ident" and self.peek(2).text == "{":
@@ -650,6 +657,8 @@ class Parser:
         elif typed and self.tok.kind in ("ident", "str", "int") or self.at("("):
             if typed:
                 ty = self.type_expr()
+        elif typed:
+            self.expected("type annotation")  # a function's parameters are typed (a lambda's need not be)
         default = None
         if self.at("="):
             self.advance()
@@ -700,7 +709,7 @@ class Parser:
                         ty = self.type_expr()
                     fattrs = self.attrs(allow2=False) if self.at("@") else []
                     fields.append(ast.ClassField(self.span(fs), fname, ty, fattrs, fdoc))
-                    self.eat(",")
+                    self.eat(",") or self.eat(";")  # the engine takes either separator
                 else:
                     self.expected("class member")
                     self.skip_balanced()
@@ -783,7 +792,7 @@ class Parser:
                 self.advance()
                 self.eat(":")  # optional, as in class fields: `value string`
                 d.fields.append(ast.ClassField(self.span(t.start), t.text, self.type_expr(), [], t.doc))
-                self.eat(",")
+                self.eat(",") or self.eat(";")
             else:
                 self.expected("interface member")
                 self.skip_balanced()
@@ -805,7 +814,7 @@ class Parser:
                     self.advance()
                     va = self.attrs(allow2=False) if self.at("@") else []
                     variants.append(ast.EnumVariant(self.span(t.start), t.text, va, t.doc))
-                    self.eat(",")
+                    self.eat(",") or self.eat(";")
                 else:
                     self.expected("Unexpected token in enum body")
                     self.skip_balanced()
@@ -866,7 +875,7 @@ class Parser:
     def type_atom(self) -> ast.TypeExpr:
         t = self.tok
         s = t.start
-        if t.kind == "ident":
+        if t.kind == "ident" and (t.text not in RESERVED or t.text in ("true", "false", "null")):
             if t.text in ("true", "false"):
                 self.advance()
                 return ast.TLiteral(self.span(s), t.text == "true")
@@ -987,8 +996,9 @@ class Parser:
             if x == "null":
                 self.advance()
                 return ast.PLit(self.span(s), None)
-            if let_ctx and self.peek().text not in (".", "{", "<") and x not in RESERVED:
-                self.advance()
+            if let_ctx and x not in RESERVED and (self.peek().text not in (".", "{", "<") or (
+                    self.peek().text == "." and not self._path_then_brace())):
+                self.advance()  # after `let` a dotted path is only a class pattern's (`let a.B = e`: `a`)
                 return ast.PBind(self.span(s), x)
             if x in RESERVED:
                 self.expected("pattern")
@@ -999,6 +1009,9 @@ class Parser:
             return ast.PType(self.span(s), ty)
         if k == "rawstr":  # no raw strings in patterns: the engine reads `r` as a type name
             self.diags.append(Diagnostic(self.sp(s, s + 1), "E0002", "unresolved type: r"))
+        if let_ctx and (k in ("int", "str", "rawstr", "float", "bigint") or k == "op" and t.text == "-"):
+            self.expected("identifier after 'let'")  # no literal patterns after `let`
+            return ast.PWild(self.sp(s, s))
         if k in ("int", "str", "rawstr", "float", "bigint"):
             self.advance()
             return ast.PLit(self.span(s), t.value if k != "bigint" else ast.BigLit(t.value))
@@ -1026,6 +1039,13 @@ class Parser:
                 return p
         self.expected("pattern")
         return ast.PWild(self.sp(s, s))
+
+    def _path_then_brace(self) -> bool:
+        """Is the dotted path at the cursor (`a.b.C`) followed by `{`?"""
+        j = self.i
+        while self.toks[j].kind == "ident" and self.toks[j + 1].text == "." and self.toks[j + 1].kind == "op":
+            j += 2
+        return self.toks[j].kind == "ident" and self.toks[j + 1].kind == "op" and self.toks[j + 1].text == "{"
 
     def class_pattern(self, s: int, ty: ast.TName, let_ctx: bool) -> ast.PClass:
         self.advance()  # {
@@ -1282,6 +1302,7 @@ class Parser:
                 pat.span = self.span(s)
             else:
                 pat = ast.PAnd(self.span(s), [pat, ast.PType(ty.span, ty)])
+        pat.let_span = self.sp(let_start, pat.span.end)  # a class or or-pattern is reported from the `let`
         return self.let_bound(pat, let_start)
 
     def let_head(self, what: str) -> bool:
@@ -1395,7 +1416,11 @@ class Parser:
             if self.at("let") or self.at("const"):
                 upd = self.let_stmt()
             else:
-                upd = self.simple_stmt()
+                self.in_step = True  # `i ++`: the engine ends the step before a `++` / `--`
+                try:
+                    upd = self.simple_stmt()
+                finally:
+                    self.in_step = False
         if paren:
             self.expect(")")
         body = self.body_block("block after for expression")
@@ -1447,7 +1472,7 @@ class Parser:
             if op in ("-", "--") and t.nl and self.statement_level():
                 return left  # `x⏎- 1`: the engine reads the `-` as the next statement's
             prec = BINOPS.get(op)
-            if prec is None or prec <= min_prec:
+            if prec is None or prec <= min_prec or self.in_step and op in ("++", "--"):
                 return left
             self.advance()
             if op == "is":
