@@ -26,7 +26,7 @@ from .types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, UNKNOWN, VOID, Arr, C
 # names usable as values without a user definition (packages, builtin type statics)
 BUILTIN_VALUE_ROOTS = frozenset("""
 baml assert log reflect testing ai llm env int float string bool bigint uint8array
-image audio video pdf null true false
+image audio video pdf null true false openai anthropic google aws
 """.split())
 # builtin types whose statics are reached by name (`int.parse`): a member no stdlib function has
 # is surely unresolved
@@ -3460,7 +3460,7 @@ def _is_time(t: T.Type) -> bool:
 
 # the stdlib types the checker models (sema/stdsigs.py), as the resolver names them
 _STD_TYPES = {**{c: T.StdT("class", c) for c in stdsigs.STD_CLASSES},
-              **{n: T.StdT("enum", n) for n in stdsigs.STD_ENUM_VARIANTS},
+              **{n: T.StdT("enum", n) for n in stdsigs.STD_ENUM_VARIANTS}, "ai.Client": T.CLIENT,
               **{f"{n}.{v}": T.StdT("variant", n, v) for n, vs in stdsigs.STD_ENUM_VARIANTS.items() for v in vs}}
 # The operator interfaces' methods that a builtin type implements for several right-hand types
 # (`int` is `Add<int>`, `Add<float>` and `Add<bigint>`): a direct call is ambiguous (E0121), in
