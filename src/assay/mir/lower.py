@@ -784,6 +784,8 @@ class FnLowerer:
             return ir.Const(found)
         if path[0] == "reflect" and item is None:
             raise LowerError(e.span, f"`{name}` is not supported yet")
+        if path[0] == "env" and len(path) == 2 and item is None:  # `env.NAME`: a reference, read later
+            return self.to_temp(ir.ClassAgg("baml.env.Ref", [ir.Const(path[1])]), e.span)
         raise LowerError(e.span, f"unresolved name: {name}")
 
     def dotted(self, e: ast.Expr) -> list[str] | None:
@@ -1351,6 +1353,9 @@ class FnLowerer:
             return self.native(f"$reflect.{owner}.{name}", recv, ir.Const(repr(want)), *pos, span=e.span)
         if isinstance(rt, T.StdT) and rt.name.startswith("baml.time.") and name in stdsigs.CLOCK_READERS:
             raise LowerError(e.func.span, f"`{rt.name}.{name}` is not supported yet: it reads the clock")
+        if isinstance(rt, T.StdT) and (rt == T.CLIENT or rt.name in stdsigs.CLIENT_CLASSES) \
+                and name not in stdsigs.CLIENT_METHODS:  # the LLM layer's, not a concrete run's
+            raise LowerError(e.func.span, f"`{rt.name}.{name}` is not supported yet: it renders or sends an LLM request")
         cls = _static_class(recv_expr)
         if cls is not None and name in cls.methods and not e.func.optional:
             return self.call_user(cls.methods[name], e, [recv])

@@ -1582,7 +1582,7 @@ class Checker(LlmChecks):
             return self.iface_member(e, tb, name)
         if sreflect.is_reflect(tb):
             return self.reflect_member(e, tb, name)
-        if isinstance(tb, T.StdT) and tb.name in stdsigs.STD_CLASSES:
+        if isinstance(tb, T.StdT) and (tb.name in stdsigs.STD_CLASSES or tb == T.CLIENT):
             return self.std_member(e, tb, name)
         if isinstance(tb, ClassT):
             cls = tb.cls
@@ -1698,7 +1698,12 @@ class Checker(LlmChecks):
 
     def std_member(self, e, tb: T.StdT, name: str) -> T.Type:
         """A field or method of a stdlib class the checker models (sema/stdsigs.STD_CLASSES)."""
-        field = stdsigs.STD_CLASSES[tb.name].get(name)
+        if tb == T.CLIENT or tb.name in stdsigs.CLIENT_CLASSES:  # `ai.Client`'s methods
+            if name in stdsigs.CLIENT_METHODS:
+                return NativeFuncT((), STRING, NEVER)
+            if name in _CLIENT_SENDS:
+                return UNKNOWN  # lowering: not supported (it renders or sends a request)
+        field = stdsigs.STD_CLASSES.get(tb.name, {}).get(name)
         if field is not None:
             return self.resolve(_parse_std_type(field), report=False)
         methods = stdsigs.STD_CLASS_METHODS.get(tb.name, {})
@@ -3452,6 +3457,8 @@ _LISTED_PACKAGES = {"yaml": (), "toml": (), "hash": (), "crypto": (), "json": ()
 _REGEX_NAMES = frozenset("Regex Match Group Error ErrorKind new _compile escape _replace "
                          "_replace_literal_with _replace_pattern_with _literal_match _index_of_from".split())
 _DURATION = T.StdT("class", "baml.time.Duration")
+# `ai.Client`'s and `ai.stream.StreamingClient`'s methods that render or send a request
+_CLIENT_SENDS = frozenset(("render", "invoke", "invoke_stream", "default_cache_args"))
 _OP_METHOD_OF = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem"}
 
 

@@ -786,6 +786,13 @@ FUNCTIONS.update({
 # `ai.Client`: the interface every client class implements (a value of another type is surely not one)
 CLIENT_CLASSES = frozenset(CLIENT_NEW) - {"ai.clients.Backoff", "google.SafetySetting"} | {
     "ai.clients.Retry", "ai.clients.RoundRobin", "ai.clients.Fallback"}
-# `ai.Client`'s methods that only read the client (the others send or render a request)
-CLIENT_METHODS = {"provider": "() -> string", "requested_model": "() -> string"}
+# `ai.Client`'s methods that only read the client (the others render or send a request)
+CLIENT_METHODS = frozenset(("provider", "requested_model"))
+# what each provider client's `provider()` answers (its `requested_model()` is its `model`)
+CLIENT_PROVIDERS = {"openai.ResponsesClient": "openai", "openai.ChatClient": "openai-chat",
+                    "openai.GenericClient": "openai-generic", "openai.AzureClient": "azure",
+                    "openai.OllamaClient": "ollama", "openai.OpenRouterClient": "openrouter",
+                    "openai.ImageClient": "openai-images", "anthropic.Client": "anthropic",
+                    "google.GeminiClient": "google", "google.VertexClient": "vertex",
+                    "aws.BedrockClient": "aws-bedrock"}
 del _line, _cls, _rest, _FUNCTIONS_CLIENT

@@ -4,7 +4,6 @@ Their constructors are pure (no environment is read: `env.NAME` is a `baml.env.R
 written); what would send or render a request belongs to the LLM layer and is not run here."""
 from __future__ import annotations
 
-import inspect
 import json
 
 from ...sema import stdsigs
@@ -23,16 +22,14 @@ BUILTIN_CLASSES.setdefault("ai.errors.InvalidRequest", ClassInfo(
 
 def _constructor(fqn: str):
     """`X.new(…)`: each field its argument, or the declared default (a literal)."""
-    info = BUILTIN_CLASSES[fqn]
-    defaults = [None if d is None else json.loads(d) for _, _, d in stdsigs.CLIENT_NEW[fqn]]
-    n = len(defaults)
-
-    def new(*args):
-        vals = list(args) + [OMITTED] * (n - len(args))
-        return info.py(*[d if v is OMITTED else v for v, d in zip(vals, defaults)])
-    new.__signature__ = inspect.Signature([inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-                                           for p, _, _ in stdsigs.CLIENT_NEW[fqn]])  # named arguments bind by it
-    return new
+    params = stdsigs.CLIENT_NEW[fqn]
+    env = {"make": BUILTIN_CLASSES[fqn].py, "OMITTED": OMITTED,
+           **{f"d_{p}": None if d is None else json.loads(d) for p, _, d in params}}
+    names = [p for p, _, _ in params]
+    # a Python function whose parameters are BAML's (named arguments bind by them)
+    exec(f"def new({', '.join(n + '=OMITTED' for n in names)}):\n"
+         f"    return make({', '.join(f'd_{n} if {n} is OMITTED else {n}' for n in names)})", env)
+    return env["new"]
 
 
 for _fqn in stdsigs.CLIENT_NEW:
@@ -89,3 +86,34 @@ def _tool(name, disable_parallel_tool_use=OMITTED):
 
 
 function("anthropic.ToolChoice.none")(lambda: _choice("none", None, None))
+
+
+# ── `ai.Client`'s pure methods (`m_<name>` on the instance classes, as the VM calls methods) ──
+
+def _provider_methods(fqn: str, provider: str) -> None:
+    py = BUILTIN_CLASSES[fqn].py
+    py.m_provider = lambda self: provider
+    py.m_requested_model = lambda self: self.f_model
+
+
+for _fqn, _provider in stdsigs.CLIENT_PROVIDERS.items():
+    _provider_methods(_fqn, _provider)
+
+
+def _first(self, name: str, empty: str):
+    """A Fallback or RoundRobin answers as the member its next call goes to (RoundRobin:
+    `counter` modulo the members; Fallback: the first), or its own name when it has none."""
+    members = self.f_members
+    if not members:
+        return empty
+    i = self.f_counter % len(members) if hasattr(self, "f_counter") else 0
+    return getattr(members[i], "m_" + name)()
+
+
+_RETRY = BUILTIN_CLASSES["ai.clients.Retry"].py
+_RETRY.m_provider = lambda self: self.f_inner.m_provider()
+_RETRY.m_requested_model = lambda self: self.f_inner.m_requested_model()
+for _cls, _empty in (("ai.clients.RoundRobin", "round-robin"), ("ai.clients.Fallback", "fallback")):
+    _py = BUILTIN_CLASSES[_cls].py
+    _py.m_provider = lambda self, e=_empty: _first(self, "provider", e)
+    _py.m_requested_model = lambda self, e=_empty: _first(self, "requested_model", e)
