@@ -1353,6 +1353,8 @@ class FnLowerer:
             return self.native(f"$reflect.{owner}.{name}", recv, ir.Const(repr(want)), *pos, span=e.span)
         if isinstance(rt, T.StdT) and rt.name.startswith("baml.time.") and name in stdsigs.CLOCK_READERS:
             raise LowerError(e.func.span, f"`{rt.name}.{name}` is not supported yet: it reads the clock")
+        if rt == T.StdT("class", "baml.env.Ref") and name in ("get", "get_or_panic", "or"):
+            raise LowerError(e.func.span, f"`baml.env.Ref.{name}` is not supported yet: it reads the environment")
         if isinstance(rt, T.StdT) and (rt == T.CLIENT or rt.name in stdsigs.CLIENT_CLASSES) \
                 and name not in stdsigs.CLIENT_METHODS:  # the LLM layer's, not a concrete run's
             raise LowerError(e.func.span, f"`{rt.name}.{name}` is not supported yet: it renders or sends an LLM request")
@@ -1418,6 +1420,8 @@ class FnLowerer:
             raise LowerError(e.func.span, f"`{name}` is not a function")
         if path[:2] == ["baml", "time"] and path[-1] in stdsigs.CLOCK_READERS:
             raise LowerError(e.func.span, f"`{name}` is not supported yet: it reads the clock")
+        if path[0] in stdsigs.CLIENT_PACKAGES or path[:2] == ["ai", "clients"]:  # a provider's other items
+            raise LowerError(e.func.span, f"`{name}` is not supported yet")
         # a local function value reached by a path, e.g. `obj.f(x)` where obj is unknown
         raise LowerError(e.func.span, f"unresolved name: {name}")
 

@@ -26,7 +26,7 @@ from .types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, UNKNOWN, VOID, Arr, C
 # names usable as values without a user definition (packages, builtin type statics)
 BUILTIN_VALUE_ROOTS = frozenset("""
 baml assert log reflect testing ai llm env int float string bool bigint uint8array
-image audio video pdf null true false openai anthropic google aws
+image audio video pdf null true false openai anthropic google aws typesafeai vercel claude_code
 """.split())
 # builtin types whose statics are reached by name (`int.parse`): a member no stdlib function has
 # is surely unresolved
@@ -1416,6 +1416,8 @@ class Checker(LlmChecks):
         g = self.index.items_in(self.ns).get(e.name)
         if isinstance(g, FunctionDef) and _is_global(g):
             return None  # `NAMES.push(…)`: a global's value
+        if e.name == "env" and g is None and len(parts) >= 2 and parts[-2] in _ENV_REF_METHODS:
+            return None  # `env.HOME.get()`: a `baml.env.Ref` value's method
         parts.append(e.name)
         parts.reverse()
         return carrier_path(parts)
@@ -1698,6 +1700,8 @@ class Checker(LlmChecks):
 
     def std_member(self, e, tb: T.StdT, name: str) -> T.Type:
         """A field or method of a stdlib class the checker models (sema/stdsigs.STD_CLASSES)."""
+        if tb == _ENV_REF and name in _ENV_REF_METHODS:  # they read the environment: not run
+            return _ENV_REF_METHODS[name]
         if tb == T.CLIENT or tb.name in stdsigs.CLIENT_CLASSES:  # `ai.Client`'s methods
             if name in stdsigs.CLIENT_METHODS:
                 return NativeFuncT((), STRING, NEVER)
@@ -1939,6 +1943,8 @@ class Checker(LlmChecks):
                     std = stdsigs.FUNCTIONS.get(".".join(path))
                     if std is not None:
                         self.effects.sites[id(e)] = ("type", _std_throws(std))
+                    elif _unknown_client_item(path):
+                        self.err(f.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
                     if ".".join(path) in stdsigs.TYPE_ARG_FUNCTIONS or ".".join(path) in stdsigs.CHECKED_FUNCTIONS:
                         return self.typed_std_call(e, ".".join(path), expected)
                     if std is not None and ".".join(path) in _JSON_STD:
@@ -3457,9 +3463,21 @@ _LISTED_PACKAGES = {"yaml": (), "toml": (), "hash": (), "crypto": (), "json": ()
 _REGEX_NAMES = frozenset("Regex Match Group Error ErrorKind new _compile escape _replace "
                          "_replace_literal_with _replace_pattern_with _literal_match _index_of_from".split())
 _DURATION = T.StdT("class", "baml.time.Duration")
+# `baml.env.Ref`'s methods, each a read of the environment variable it names
+_ENV_REF_METHODS = {"get": NativeFuncT((), T.union(STRING, NULL), NEVER),
+                    "get_or_panic": NativeFuncT((), STRING, NEVER),
+                    "or": NativeFuncT((("fallback", STRING, False),), STRING, NEVER)}
 # `ai.Client`'s and `ai.stream.StreamingClient`'s methods that render or send a request
 _CLIENT_SENDS = frozenset(("render", "invoke", "invoke_stream", "default_cache_args"))
 _OP_METHOD_OF = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem"}
+
+
+def _unknown_client_item(path: list[str]) -> bool:
+    """`openai.NoSuch.new`, `ai.clients.Fallback.new`: no such item in a client package (a class
+    modelled whole has no other statics; an unmodelled one, `openai.DecisionsClient`, may)."""
+    if path[0] not in stdsigs.CLIENT_PACKAGES and path[:2] != ["ai", "clients"] or len(path) < 3:
+        return False
+    return ".".join(path[:-1]) in stdsigs.STD_CLASSES or path[-2] not in STDLIB_TYPE_NAMES
 
 
 def _is_time(t: T.Type) -> bool:

@@ -786,6 +786,8 @@ FUNCTIONS.update({
 # `ai.Client`: the interface every client class implements (a value of another type is surely not one)
 CLIENT_CLASSES = frozenset(CLIENT_NEW) - {"ai.clients.Backoff", "google.SafetySetting"} | {
     "ai.clients.Retry", "ai.clients.RoundRobin", "ai.clients.Fallback"}
+# the root packages of the provider clients (`ai.clients` holds the wrappers)
+CLIENT_PACKAGES = frozenset(("openai", "anthropic", "google", "aws", "typesafeai", "vercel", "claude_code"))
 # `ai.Client`'s methods that only read the client (the others render or send a request)
 CLIENT_METHODS = frozenset(("provider", "requested_model"))
 # what each provider client's `provider()` answers (its `requested_model()` is its `model`)
