@@ -191,7 +191,6 @@ class Checker(LlmChecks):
         for fd in idx.functions.values():
             if not _is_global(fd):
                 self.check_function(fd)
-        self.check_clients()
         self.llm_fn = None
         for td in idx.tests:
             self.ns = td.namespace
