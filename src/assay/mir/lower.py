@@ -10,8 +10,9 @@ from ..sema import stdsigs
 from ..sema import types as T
 from ..sema.resolve import Resolver, carrier_path
 from ..sema.check import is_cleanup_shape
-from ..source import Span
+from ..source import SourceFile, Span
 from ..syntax import ast
+from ..syntax.parser import parse_type
 from . import ir
 from . import reflect as mreflect
 from . import typetest
@@ -84,7 +85,11 @@ class Program:
             f for c in builtin_classes.values() for f in c.fields}
 
     def field_type(self, cls, f) -> T.Type:
-        """A class field's static type, over the class's own type parameters."""
+        """A class field's static type, over the class's own type parameters (a stdlib class's,
+        named by its fqn: the type as sema/stdsigs.py writes it)."""
+        if isinstance(cls, str):
+            te, _ = parse_type(SourceFile("<stdlib>", f))
+            return self.types.resolve(te, None)
         return self.types.resolve(f.type, cls.namespace, frozenset(g.name for g in cls.decl.generics))
 
     def lookup_type(self, namespace, path: list[str]):
@@ -114,6 +119,7 @@ def _std_types(builtin_classes, variants) -> dict:
     """The stdlib types a type expression may name, for the resolver."""
     std = {n: T.StdT("class", n) for n in builtin_classes if not n.startswith("user.")}
     std["baml.panics.Panic"] = T.StdT("panic", "baml.panics.Panic")
+    std.update({n: T.StdT("iface", n) for n in stdsigs.STD_IFACES})
     for o in (n for n in variants if n.startswith("baml.")):  # stdlib enums
         std[o] = T.StdT("enum", o)
         std.update({f"{o}.{v}": T.StdT("variant", o, v) for v in variants[o]})
@@ -1356,7 +1362,7 @@ class FnLowerer:
         if rt == T.StdT("class", "baml.env.Ref") and name in ("get", "get_or_panic", "or"):
             raise LowerError(e.func.span, f"`baml.env.Ref.{name}` is not supported yet: it reads the environment")
         if isinstance(rt, T.StdT) and (rt == T.CLIENT or rt.name in stdsigs.CLIENT_CLASSES) \
-                and name not in stdsigs.CLIENT_METHODS:  # the LLM layer's, not a concrete run's
+                and name in stdsigs.CLIENT_SENDS:  # the LLM layer's, not a concrete run's
             raise LowerError(e.func.span, f"`{rt.name}.{name}` is not supported yet: it renders or sends an LLM request")
         cls = _static_class(recv_expr)
         if cls is not None and name in cls.methods and not e.func.optional:

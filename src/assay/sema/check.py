@@ -1704,7 +1704,7 @@ class Checker(LlmChecks):
         if tb == T.CLIENT or tb.name in stdsigs.CLIENT_CLASSES:  # `ai.Client`'s methods
             if name in stdsigs.CLIENT_METHODS:
                 return NativeFuncT((), STRING, NEVER)
-            if name in _CLIENT_SENDS:
+            if name in stdsigs.CLIENT_SENDS:
                 return UNKNOWN  # lowering: not supported (it renders or sends a request)
         field = stdsigs.STD_CLASSES.get(tb.name, {}).get(name)
         if field is not None:
@@ -3466,8 +3466,6 @@ _DURATION = T.StdT("class", "baml.time.Duration")
 _ENV_REF_METHODS = {"get": NativeFuncT((), T.union(STRING, NULL), NEVER),
                     "get_or_panic": NativeFuncT((), STRING, NEVER),
                     "or": NativeFuncT((("fallback", STRING, False),), STRING, NEVER)}
-# `ai.Client`'s and `ai.stream.StreamingClient`'s methods that render or send a request
-_CLIENT_SENDS = frozenset(("render", "invoke", "invoke_stream", "default_cache_args"))
 _OP_METHOD_OF = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem"}
 
 
@@ -3484,7 +3482,8 @@ def _is_time(t: T.Type) -> bool:
 
 # the stdlib types the checker models (sema/stdsigs.py), as the resolver names them
 _STD_TYPES = {**{c: T.StdT("class", c) for c in stdsigs.STD_CLASSES},
-              **{n: T.StdT("enum", n) for n in stdsigs.STD_ENUM_VARIANTS}, "ai.Client": T.CLIENT,
+              **{n: T.StdT("enum", n) for n in stdsigs.STD_ENUM_VARIANTS}, 
+              **{n: T.StdT("iface", n) for n in stdsigs.STD_IFACES},
               **{f"{n}.{v}": T.StdT("variant", n, v) for n, vs in stdsigs.STD_ENUM_VARIANTS.items() for v in vs}}
 # The operator interfaces' methods that a builtin type implements for several right-hand types
 # (`int` is `Add<int>`, `Add<float>` and `Add<bigint>`): a direct call is ambiguous (E0121), in

@@ -74,6 +74,8 @@ def describe(t: T.Type, tparams: tuple = ()) -> tuple:
         return ("enum", t.name)
     if isinstance(t, T.StdT) and t.kind == "variant":
         return ("variant", t.name, t.variant)
+    if isinstance(t, T.StdT) and t.kind == "iface":
+        return ("iface", t.name, ())
     return UNKNOWN
 
 

@@ -762,7 +762,7 @@ for _line in filter(None, _CLIENT_NEW.strip().splitlines()):
 # the wrapper clients (`ai.clients`): fields as declared; `Retry.new` fills two of them itself
 STD_CLASSES.update({
     "ai.clients.Retry": {"inner": "ai.Client", "max_attempts": "int",
-                         "retry_if": "(unknown) -> bool", "backoff": "ai.clients.Backoff"},
+                         "retry_if": "(ai.errors.Failure) -> bool", "backoff": "ai.clients.Backoff"},
     "ai.clients.RoundRobin": {"members": "ai.Client[]", "counter": "int"},
     "ai.clients.Fallback": {"members": "ai.Client[]"},
     "ai.LlmTimeoutOptions": {"timeout": "baml.time.Duration?", "connect_timeout": "baml.time.Duration?",
@@ -773,7 +773,7 @@ STD_CLASSES.update({
     "baml.env.Ref": {"name": "string"},
 })
 FUNCTIONS.update({
-    "ai.clients.Retry.new": "(inner: ai.Client, max_attempts: int = 3, retry_if: ((unknown) -> bool)? = null, "
+    "ai.clients.Retry.new": "(inner: ai.Client, max_attempts: int = 3, retry_if: ((ai.errors.Failure) -> bool)? = null, "
                             "backoff: ai.clients.Backoff? = null) -> ai.clients.Retry",
     "ai.clients.RoundRobin.new": "(members: ai.Client[]) -> ai.clients.RoundRobin throws unknown",
     "anthropic.ThinkingConfig.enabled": "(budget_tokens: int) -> anthropic.ThinkingConfig",
@@ -788,8 +788,15 @@ CLIENT_CLASSES = frozenset(CLIENT_NEW) - {"ai.clients.Backoff", "google.SafetySe
     "ai.clients.Retry", "ai.clients.RoundRobin", "ai.clients.Fallback"}
 # the root packages of the provider clients (`ai.clients` holds the wrappers)
 CLIENT_PACKAGES = frozenset(("openai", "anthropic", "google", "aws", "typesafeai", "vercel", "claude_code"))
+# the data classes above (decoded field by field, as the engine's are)
+CLIENT_DATA_CLASSES = frozenset(c for c in STD_CLASSES if c.split(".")[0] in CLIENT_PACKAGES or c.startswith("ai."))
+# the stdlib interfaces the checker models → the classes implementing them that Assay has
+STD_IFACES = {"ai.Client": CLIENT_CLASSES, "ai.errors.Failure": frozenset(("ai.errors.InvalidRequest",))}
 # `ai.Client`'s methods that only read the client (the others render or send a request)
 CLIENT_METHODS = frozenset(("provider", "requested_model"))
+# and those that render or send one (with the credential readers): the LLM layer's, never run here
+CLIENT_SENDS = frozenset(("render", "invoke", "invoke_stream", "default_cache_args", "resolved_api_key",
+                          "resolved_base_url"))
 # what each provider client's `provider()` answers (its `requested_model()` is its `model`)
 CLIENT_PROVIDERS = {"openai.ResponsesClient": "openai", "openai.ChatClient": "openai-chat",
                     "openai.GenericClient": "openai-generic", "openai.AzureClient": "azure",

@@ -472,9 +472,9 @@ def assignable(src: Type, dst: Type) -> bool:
                 and (dst.variant is None or src.variant == dst.variant))
     if isinstance(dst, FuncT):
         return isinstance(src, FuncT) and fn_assignable(src, dst)
-    if dst == CLIENT:  # `ai.Client`: the client classes implement it; no primitive or container does
+    if isinstance(dst, StdT) and dst.kind == "iface":  # `ai.Client`: what implements it, no primitive
         return not isinstance(src, (Prim, Lit, Arr, MapT, EnumT, FuncT)) and (
-            not isinstance(src, StdT) or src == CLIENT or src.name in stdsigs.CLIENT_CLASSES)
+            not isinstance(src, StdT) or src == dst or src.name in stdsigs.STD_IFACES[dst.name])
     if isinstance(dst, StdT) and dst.kind in ("enum", "class", "reflect"):  # `baml.ops.Ordering`, `env.X`
         return isinstance(src, StdT) and src.name == dst.name
     return True
