@@ -790,8 +790,11 @@ class FnLowerer:
             return ir.Const(found)
         if path[0] == "reflect" and item is None:
             raise LowerError(e.span, f"`{name}` is not supported yet")
-        if path[0] == "env" and len(path) == 2 and item is None:  # `env.NAME`: a reference, read later
-            return self.to_temp(ir.ClassAgg("baml.env.Ref", [ir.Const(path[1])]), e.span)
+        if path[0] == "env" and len(path) >= 2 and item is None:  # `env.NAME`: a reference, read later
+            v = self.to_temp(ir.ClassAgg("baml.env.Ref", [ir.Const(path[1])]), e.span)
+            for name in path[2:]:  # `env.NAME.name`
+                v = self.to_temp(ir.Load(ir.FieldPlace(v, name)), e.span)
+            return v
         raise LowerError(e.span, f"unresolved name: {name}")
 
     def dotted(self, e: ast.Expr) -> list[str] | None:
@@ -1428,6 +1431,8 @@ class FnLowerer:
             raise LowerError(e.func.span, f"`{name}` is not supported yet: it reads the clock")
         if path[0] in stdsigs.CLIENT_PACKAGES or path[:2] == ["ai", "clients"]:  # a provider's other items
             raise LowerError(e.func.span, f"`{name}` is not supported yet")
+        if path[0] == "env" and len(path) == 3 and item is None:  # `env.HOME.get()`
+            raise LowerError(e.func.span, f"`baml.env.Ref.{path[2]}` is not supported yet: it reads the environment")
         # a local function value reached by a path, e.g. `obj.f(x)` where obj is unknown
         raise LowerError(e.func.span, f"unresolved name: {name}")
 

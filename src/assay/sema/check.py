@@ -1415,8 +1415,9 @@ class Checker(LlmChecks):
         g = self.index.items_in(self.ns).get(e.name)
         if isinstance(g, FunctionDef) and _is_global(g):
             return None  # `NAMES.push(…)`: a global's value
-        if e.name == "env" and g is None and len(parts) >= 2 and parts[-2] in _ENV_REF_METHODS:
-            return None  # `env.HOME.get()`: a `baml.env.Ref` value's method
+        if e.name == "env" and g is None and len(parts) >= 2 and (
+                parts[-2] in _ENV_REF_METHODS or parts[-2] == "name"):
+            return None  # `env.HOME.get()`, `env.HOME.name`: a `baml.env.Ref` value's members
         parts.append(e.name)
         parts.reverse()
         return carrier_path(parts)
