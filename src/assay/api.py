@@ -25,6 +25,7 @@ from .compiler import Program, SourceError, compile_sources, describe_error, dis
 from .llm.handler import LlmHandler
 from .mir import typetest
 from .bex.stdlib import reflect as reflect_std
+from .sema import stdsigs
 from .sema.reflect import UNKNOWN, describe
 from .sema.types import show as show_type, strip_null
 from .source import CompileError, SourceFile
@@ -354,6 +355,9 @@ class BamlProgram:
                     raise ArgumentError(f"argument `{where}`: unknown field `{sorted(extra)[0]}`")
                 return info.py(*(self._guess(v[f]) if f in v else None for f in info.fields))
             fields = typetest.STD_FIELDS.get(t[1])
+            if fields is None and t[1] in stdsigs.CLIENT_DATA_CLASSES:  # a client, as a dict of its fields
+                fields = tuple((n, rt.reflection.program.field_type(t[1], ft))
+                               for n, ft in stdsigs.STD_CLASSES[t[1]].items())
             if isinstance(v, dict) and fields is not None:  # `baml.time.Duration` as `{"_nanoseconds": 5}`
                 return self._std_instance(info, fields, v, where)
             if isinstance(v, dict):

@@ -24,6 +24,7 @@ from .typeargs import TypeArg
 from ..extension import Run
 from ..mir import ir, typetest
 from .stdlib import future as future_std
+from ..sema import stdsigs
 from .stdlib import reflect as reflect_std
 from .stdlib import reflect_session
 from .values import (JSON_ENTRY, JSON_TEST, OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, RType, RView,
@@ -387,6 +388,9 @@ class Runtime:
             return lambda v: type(v) is BigInt
         if k == "uint8array":
             return lambda v: type(v) is bytearray
+        if k == "iface" and t[1] in stdsigs.STD_IFACES:  # `ai.Client`: the classes implementing it
+            impls = tuple(self.classes[c].py for c in stdsigs.STD_IFACES[t[1]] if c in self.classes)
+            return lambda v: isinstance(v, impls)
         if k == "reflect":  # `reflect.Type`, or one of its kind views (`reflect.Class`)
             kind = t[1].rpartition(".")[2]
             if kind == "Type":

@@ -10,8 +10,9 @@ from ..sema import stdsigs
 from ..sema import types as T
 from ..sema.resolve import Resolver, carrier_path
 from ..sema.check import is_cleanup_shape
-from ..source import Span
+from ..source import SourceFile, Span
 from ..syntax import ast
+from ..syntax.parser import parse_type
 from . import ir
 from . import reflect as mreflect
 from . import typetest
@@ -84,7 +85,11 @@ class Program:
             f for c in builtin_classes.values() for f in c.fields}
 
     def field_type(self, cls, f) -> T.Type:
-        """A class field's static type, over the class's own type parameters."""
+        """A class field's static type, over the class's own type parameters (a stdlib class's,
+        named by its fqn: the type as sema/stdsigs.py writes it)."""
+        if isinstance(cls, str):
+            te, _ = parse_type(SourceFile("<stdlib>", f))
+            return self.types.resolve(te, None)
         return self.types.resolve(f.type, cls.namespace, frozenset(g.name for g in cls.decl.generics))
 
     def lookup_type(self, namespace, path: list[str]):
@@ -114,6 +119,7 @@ def _std_types(builtin_classes, variants) -> dict:
     """The stdlib types a type expression may name, for the resolver."""
     std = {n: T.StdT("class", n) for n in builtin_classes if not n.startswith("user.")}
     std["baml.panics.Panic"] = T.StdT("panic", "baml.panics.Panic")
+    std.update({n: T.StdT("iface", n) for n in stdsigs.STD_IFACES})
     for o in (n for n in variants if n.startswith("baml.")):  # stdlib enums
         std[o] = T.StdT("enum", o)
         std.update({f"{o}.{v}": T.StdT("variant", o, v) for v in variants[o]})
@@ -784,6 +790,11 @@ class FnLowerer:
             return ir.Const(found)
         if path[0] == "reflect" and item is None:
             raise LowerError(e.span, f"`{name}` is not supported yet")
+        if path[0] == "env" and len(path) >= 2 and item is None:  # `env.NAME`: a reference, read later
+            v = self.to_temp(ir.ClassAgg("baml.env.Ref", [ir.Const(path[1])]), e.span)
+            for name in path[2:]:  # `env.NAME.name`
+                v = self.to_temp(ir.Load(ir.FieldPlace(v, name)), e.span)
+            return v
         raise LowerError(e.span, f"unresolved name: {name}")
 
     def dotted(self, e: ast.Expr) -> list[str] | None:
@@ -1379,6 +1390,11 @@ class FnLowerer:
             return self.native(f"$reflect.{owner}.{name}", recv, ir.Const(repr(want)), *pos, span=e.span)
         if isinstance(rt, T.StdT) and rt.name.startswith("baml.time.") and name in stdsigs.CLOCK_READERS:
             raise LowerError(e.func.span, f"`{rt.name}.{name}` is not supported yet: it reads the clock")
+        if rt == T.StdT("class", "baml.env.Ref") and name in ("get", "get_or_panic", "or"):
+            raise LowerError(e.func.span, f"`baml.env.Ref.{name}` is not supported yet: it reads the environment")
+        if isinstance(rt, T.StdT) and (rt == T.CLIENT or rt.name in stdsigs.CLIENT_CLASSES) \
+                and name in stdsigs.CLIENT_SENDS:  # the LLM layer's, not a concrete run's
+            raise LowerError(e.func.span, f"`{rt.name}.{name}` is not supported yet: it renders or sends an LLM request")
         cls = _static_class(recv_expr)
         if cls is not None and name in cls.methods and not e.func.optional:
             return self.call_user(cls.methods[name], e, [recv])
@@ -1441,6 +1457,10 @@ class FnLowerer:
             raise LowerError(e.func.span, f"`{name}` is not a function")
         if path[:2] == ["baml", "time"] and path[-1] in stdsigs.CLOCK_READERS:
             raise LowerError(e.func.span, f"`{name}` is not supported yet: it reads the clock")
+        if path[0] in stdsigs.CLIENT_PACKAGES or path[:2] == ["ai", "clients"]:  # a provider's other items
+            raise LowerError(e.func.span, f"`{name}` is not supported yet")
+        if path[0] == "env" and len(path) == 3 and item is None:  # `env.HOME.get()`
+            raise LowerError(e.func.span, f"`baml.env.Ref.{path[2]}` is not supported yet: it reads the environment")
         # a local function value reached by a path, e.g. `obj.f(x)` where obj is unknown
         raise LowerError(e.func.span, f"unresolved name: {name}")
 

@@ -27,7 +27,7 @@ from .types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, UNKNOWN, VOID, Arr, C
 # names usable as values without a user definition (packages, builtin type statics)
 BUILTIN_VALUE_ROOTS = frozenset("""
 baml assert log reflect testing ai llm env int float string bool bigint uint8array
-image audio video pdf null true false
+image audio video pdf null true false openai anthropic google aws typesafeai vercel claude_code
 """.split())
 # builtin types whose statics are reached by name (`int.parse`): a member no stdlib function has
 # is surely unresolved
@@ -195,7 +195,6 @@ class Checker(LlmChecks):
         for fd in idx.functions.values():
             if not _is_global(fd):
                 self.check_function(fd)
-        self.check_clients()
         self.llm_fn = None
         for td in idx.tests:
             self.ns = td.namespace
@@ -1573,6 +1572,9 @@ class Checker(LlmChecks):
         g = self.index.items_in(self.ns).get(e.name)
         if isinstance(g, FunctionDef) and _is_global(g):
             return None  # `NAMES.push(…)`: a global's value
+        if e.name == "env" and g is None and len(parts) >= 2 and (
+                parts[-2] in _ENV_REF_METHODS or parts[-2] == "name"):
+            return None  # `env.HOME.get()`, `env.HOME.name`: a `baml.env.Ref` value's members
         parts.append(e.name)
         parts.reverse()
         return carrier_path(parts)
@@ -1740,7 +1742,7 @@ class Checker(LlmChecks):
             return self.iface_member(e, tb, name)
         if sreflect.is_reflect(tb):
             return self.reflect_member(e, tb, name)
-        if isinstance(tb, T.StdT) and tb.name in stdsigs.STD_CLASSES:
+        if isinstance(tb, T.StdT) and (tb.name in stdsigs.STD_CLASSES or tb == T.CLIENT):
             return self.std_member(e, tb, name)
         if isinstance(tb, ClassT):
             cls = tb.cls
@@ -1856,7 +1858,14 @@ class Checker(LlmChecks):
 
     def std_member(self, e, tb: T.StdT, name: str) -> T.Type:
         """A field or method of a stdlib class the checker models (sema/stdsigs.STD_CLASSES)."""
-        field = stdsigs.STD_CLASSES[tb.name].get(name)
+        if tb == _ENV_REF and name in _ENV_REF_METHODS:  # they read the environment: not run
+            return _ENV_REF_METHODS[name]
+        if tb == T.CLIENT or tb.name in stdsigs.CLIENT_CLASSES:  # `ai.Client`'s methods
+            if name in stdsigs.CLIENT_METHODS:
+                return NativeFuncT((), STRING, NEVER)
+            if name in stdsigs.CLIENT_SENDS:
+                return UNKNOWN  # lowering: not supported (it renders or sends a request)
+        field = stdsigs.STD_CLASSES.get(tb.name, {}).get(name)
         if field is not None:
             return self.resolve(_parse_std_type(field), report=False)
         methods = stdsigs.STD_CLASS_METHODS.get(tb.name, {})
@@ -2110,6 +2119,8 @@ class Checker(LlmChecks):
                     std = stdsigs.FUNCTIONS.get(".".join(path))
                     if std is not None:
                         self.effects.sites[id(e)] = ("type", _std_throws(std))
+                    elif _unknown_client_item(path):
+                        self.err(f.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
                     if ".".join(path) in stdsigs.TYPE_ARG_FUNCTIONS or ".".join(path) in stdsigs.CHECKED_FUNCTIONS:
                         return self.typed_std_call(e, ".".join(path), expected)
                     if std is not None and ".".join(path) in _JSON_STD:
@@ -3685,7 +3696,19 @@ def _same_types(got, want) -> bool:
         a == b or T.has_unknown(a) or T.has_unknown(b) for a, b in zip(got, want))
 
 
+# `baml.env.Ref`'s methods, each a read of the environment variable it names
+_ENV_REF_METHODS = {"get": NativeFuncT((), T.union(STRING, NULL), NEVER),
+                    "get_or_panic": NativeFuncT((), STRING, NEVER),
+                    "or": NativeFuncT((("fallback", STRING, False),), STRING, NEVER)}
 _OP_METHOD_OF = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem"}
+
+
+def _unknown_client_item(path: list[str]) -> bool:
+    """`openai.NoSuch.new`, `ai.clients.Fallback.new`: no such item in a client package (a class
+    modelled whole has no other statics; an unmodelled one, `openai.DecisionsClient`, may)."""
+    if path[0] not in stdsigs.CLIENT_PACKAGES and path[:2] != ["ai", "clients"] or len(path) < 3:
+        return False
+    return ".".join(path[:-1]) in stdsigs.STD_CLASSES or path[-2] not in STDLIB_TYPE_NAMES
 
 
 def _is_time(t: T.Type) -> bool:
@@ -3693,7 +3716,8 @@ def _is_time(t: T.Type) -> bool:
 
 # the stdlib types the checker models (sema/stdsigs.py), as the resolver names them
 _STD_TYPES = {**{c: T.StdT("class", c) for c in stdsigs.STD_CLASSES},
-              **{n: T.StdT("enum", n) for n in stdsigs.STD_ENUM_VARIANTS},
+              **{n: T.StdT("enum", n) for n in stdsigs.STD_ENUM_VARIANTS}, 
+              **{n: T.StdT("iface", n) for n in stdsigs.STD_IFACES},
               **{f"{n}.{v}": T.StdT("variant", n, v) for n, vs in stdsigs.STD_ENUM_VARIANTS.items() for v in vs}}
 # The operator interfaces' methods that a builtin type implements for several right-hand types
 # (`int` is `Add<int>`, `Add<float>` and `Add<bigint>`): a direct call is ambiguous (E0121), in

@@ -97,15 +97,6 @@ class LlmChecks:
                     and client_decl(self.index, self.ns, name) is None and name not in _ROOTS:
                 self.err(e.func.span, "E0003", f"unresolved name: `{name}`")
 
-    def check_clients(self) -> None:
-        for f in self.index.files:
-            self.ns = f.source.namespace or None
-            self.generics = set()
-            self.scopes = [{}]
-            for c in getattr(f, "clients", ()):
-                self.llm_loose(c.value)
-
-
 _ROOTS = frozenset("ai openai anthropic google vertex bedrock ollama openrouter typesafeai env baml".split())
 
 

@@ -74,6 +74,8 @@ def describe(t: T.Type, tparams: tuple = ()) -> tuple:
         return ("enum", t.name)
     if isinstance(t, T.StdT) and t.kind == "variant":
         return ("variant", t.name, t.variant)
+    if isinstance(t, T.StdT) and t.kind == "iface":
+        return ("iface", t.name, ())
     return UNKNOWN
 
 
@@ -516,7 +518,10 @@ class Reflector:
         return T.UNKNOWN
 
     def field_type(self, cls, f) -> T.Type:
-        """A class field's static type, over the class's own type parameters."""
+        """A class field's static type, over the class's own type parameters (a stdlib class's,
+        named by its fqn: the type as sema/stdsigs.py writes it)."""
+        if isinstance(cls, str):
+            return self.resolver.resolve(parse_type(SourceFile("<stdlib>", f))[0], None)
         return self.resolver.resolve(f.type, cls.namespace, frozenset(g.name for g in cls.decl.generics))
 
     def iface_args(self, cls_fqn: str, iface_fqn: str) -> tuple | None:

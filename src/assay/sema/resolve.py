@@ -8,11 +8,12 @@ A type alias resolves in its own namespace (`type Q = P | null` in `ns_a` means 
 from __future__ import annotations
 
 from ..syntax import ast
-from . import types as T
+from . import stdsigs, types as T
 from .program import AliasDef, ClassDef, EnumDef, FunctionDef, InterfaceDef, ProgramIndex
 from .stdnames import STDLIB_TYPE_NAMES
 
-BUILTIN_TYPE_ROOTS = frozenset("baml reflect testing ai llm env log assert".split())
+BUILTIN_TYPE_ROOTS = frozenset("baml reflect testing ai llm env log assert openai anthropic google aws typesafeai vercel "
+                               "claude_code".split())
 PRIM_TYPES = {"int": T.INT, "float": T.FLOAT, "string": T.STRING, "bool": T.BOOL, "null": T.NULL,
               "void": T.VOID, "never": T.NEVER, "unknown": T.UNKNOWN, "bigint": T.BIGINT,
               "uint8array": T.BYTES}
@@ -112,6 +113,8 @@ class Resolver:
         if head in self.index.namespaces and err and head != "reflect":  # `reflect`: the stdlib's
             p = ".".join(path)
             err(te.span, "E0002", f"unresolved type: {p}. Did you mean `root.{p}`?")
+        elif err and head in stdsigs.CLIENT_PACKAGES and path[-1] not in STDLIB_TYPE_NAMES:
+            err(te.span, "E0002", f"unresolved type: {'.'.join(path)}")  # `openai.NoSuchClient`
         elif err and misplaced_std(path):
             err(te.span, "E0002", f"unresolved type: {'.'.join(path)}")  # `baml.hash.Hash` is `baml.Hash`
         elif err and head == "baml" and len(path) > 1 and not STDLIB_TYPE_NAMES.intersection(path[-2:]):

@@ -720,3 +720,102 @@ for _name, _sig in _parse(_METHODS).items():
     _kind, _, _method = _name.partition(".")
     METHODS.setdefault(_kind, {})[_method] = _sig
 del _name, _sig, _kind, _method
+
+
+# ── LLM client classes (0.23.0's `openai`, `anthropic`, `google`, `aws` packages and `ai.clients`) ──
+# A provider client is plain data: `X.new(…)` copies its arguments into the fields of the same
+# names, in the same order, so one parameter list declares both. `env.NAME` is a `baml.env.Ref`.
+_CRED = "string | baml.env.Ref | null"  # `ai.Credential?`
+_TIMEOUT = "baml.time.Duration | ai.LlmTimeoutOptions | null"
+_PASS = "request_body: baml.json.json? = null, headers: map<string, string>? = null, " \
+        "query_params: map<string, string>? = null"
+_CHAT = "temperature: float? = null, max_tokens: int? = null, top_p: float? = null, " \
+        "stop: string[]? = null, seed: int? = null"
+_GEN = "temperature: float? = null, max_output_tokens: int? = null, top_p: float? = null, top_k: int? = null, " \
+       "stop_sequences: string[]? = null, response_modalities: string[]? = null, " \
+       "safety_settings: google.SafetySetting[]? = null"
+_CLIENT_NEW = f"""
+openai.ResponsesClient(model: string = "gpt-4o-mini", api_key: {_CRED} = null, base_url: {_CRED} = null, timeout: {_TIMEOUT} = null, temperature: float? = null, top_p: float? = null, max_output_tokens: int? = null, reasoning_effort: string? = null, reasoning_summary: string? = null, verbosity: string? = null, parallel_tool_calls: bool? = null, store: bool = false, {_PASS}, capture_wire: bool = true, structured_output: bool = false)
+openai.ChatClient(model: string = "gpt-4o-mini", api_key: {_CRED} = null, base_url: {_CRED} = null, timeout: {_TIMEOUT} = null, {_PASS}, temperature: float? = null, max_tokens: int? = null, max_completion_tokens: int? = null, top_p: float? = null, stop: string[]? = null, seed: int? = null, capture_wire: bool = true, structured_output: bool = false)
+openai.GenericClient(model: string, base_url: {_CRED} = null, api_key: {_CRED} = null, timeout: {_TIMEOUT} = null, {_PASS}, {_CHAT}, capture_wire: bool = true)
+openai.AzureClient(model: string, resource_name: string? = null, deployment_id: string? = null, api_version: string? = "2024-10-21", base_url: {_CRED} = null, api_key: {_CRED} = null, {_PASS}, temperature: float? = null, max_tokens: int? = null, max_completion_tokens: int? = null, top_p: float? = null, stop: string[]? = null, seed: int? = null, capture_wire: bool = true, timeout: {_TIMEOUT} = null)
+openai.OllamaClient(model: string, base_url: {_CRED} = null, api_key: {_CRED} = null, {_PASS}, {_CHAT}, capture_wire: bool = true, timeout: {_TIMEOUT} = null)
+openai.OpenRouterClient(model: string, api_key: {_CRED} = null, base_url: {_CRED} = null, {_PASS}, {_CHAT}, capture_wire: bool = true, timeout: {_TIMEOUT} = null)
+openai.ImageClient(model: string = "gpt-image-1", api_key: {_CRED} = null, base_url: {_CRED} = null, n: int? = null, size: string? = null, quality: string? = null, background: string? = null, output_format: string? = null, output_compression: int? = null, moderation: string? = null, style: string? = null, user: string? = null, response_format: string? = null, {_PASS}, capture_wire: bool = true, timeout: {_TIMEOUT} = null)
+anthropic.Client(model: string = "claude-haiku-4-5", api_key: {_CRED} = null, base_url: {_CRED} = null, timeout: {_TIMEOUT} = null, max_tokens: int = 8192, temperature: float? = null, top_p: float? = null, top_k: int? = null, stop_sequences: string[]? = null, thinking: anthropic.ThinkingConfig? = null, tool_choice: anthropic.ToolChoice? = null, {_PASS}, capture_wire: bool = true)
+google.GeminiClient(model: string = "gemini-2.5-flash", api_key: {_CRED} = null, base_url: {_CRED} = null, {_PASS}, {_GEN}, capture_wire: bool = true, timeout: {_TIMEOUT} = null)
+google.VertexClient(model: string = "gemini-2.5-flash", project_id: {_CRED} = null, location: string? = null, credentials_json: string? = null, credentials_file: string? = null, api_key: {_CRED} = null, base_url: {_CRED} = null, timeout: {_TIMEOUT} = null, {_PASS}, {_GEN}, capture_wire: bool = true)
+aws.BedrockClient(model: string, region: string? = null, profile: string? = null, access_key_id: string? = null, secret_access_key: string? = null, session_token: string? = null, endpoint_url: {_CRED} = null, max_tokens: int? = null, temperature: float? = null, top_p: float? = null, stop_sequences: string[]? = null, tool_choice: string? = null, cache_system_prompt: bool = false, cache_tools: bool = false, additional_model_request_fields: baml.json.json? = null, {_PASS}, capture_wire: bool = true, timeout: {_TIMEOUT} = null)
+ai.clients.Backoff(initial_ms: int = 250, multiplier: int = 2, max_ms: int = 10000)
+google.SafetySetting(category: string, threshold: string)
+"""
+
+
+def _params(text: str) -> list[tuple[str, str, str | None]]:
+    """`a: T = d, b: U` → [(name, type text, default text or None)] (commas inside `<…>` kept)."""
+    out, depth, cut = [], 0, 0
+    for i, ch in enumerate(text + ","):
+        depth += ch in "<([" and 1 or 0
+        depth -= ch in ">)]" and 1 or 0
+        if ch == "," and depth == 0 and text[cut:i].strip():
+            name, _, rest = text[cut:i].partition(":")
+            ty, eq, default = rest.partition(" = ")
+            out.append((name.strip(), ty.strip(), default.strip() if eq else None))
+            cut = i + 1
+    return out
+
+
+# class → its `new` parameters (name, type text, default text or None), fields in that order
+CLIENT_NEW: dict[str, list] = {}
+for _line in filter(None, _CLIENT_NEW.strip().splitlines()):
+    _cls, _, _rest = _line.partition("(")
+    CLIENT_NEW[_cls] = _params(_rest[:-1])
+    STD_CLASSES[_cls] = {n: t for n, t, _ in CLIENT_NEW[_cls]}
+    _FUNCTIONS_CLIENT = f"{_cls}.new({_rest[:-1]}) -> {_cls}"
+    FUNCTIONS[f"{_cls}.new"] = _FUNCTIONS_CLIENT[len(_cls) + 4:]
+# the wrapper clients (`ai.clients`): fields as declared; `Retry.new` fills two of them itself
+STD_CLASSES.update({
+    "ai.clients.Retry": {"inner": "ai.Client", "max_attempts": "int",
+                         "retry_if": "(ai.errors.Failure) -> bool", "backoff": "ai.clients.Backoff"},
+    "ai.clients.RoundRobin": {"members": "ai.Client[]", "counter": "int"},
+    "ai.clients.Fallback": {"members": "ai.Client[]"},
+    "ai.LlmTimeoutOptions": {"timeout": "baml.time.Duration?", "connect_timeout": "baml.time.Duration?",
+                             "first_token_timeout": "baml.time.Duration?",
+                             "stream_token_timeout": "baml.time.Duration?"},
+    "anthropic.ThinkingConfig": {"type": "string", "budget_tokens": "int?"},
+    "anthropic.ToolChoice": {"type": "string", "name": "string?", "disable_parallel_tool_use": "bool?"},
+    "baml.env.Ref": {"name": "string"},
+})
+FUNCTIONS.update({
+    "ai.clients.Retry.new": "(inner: ai.Client, max_attempts: int = 3, retry_if: ((ai.errors.Failure) -> bool)? = null, "
+                            "backoff: ai.clients.Backoff? = null) -> ai.clients.Retry",
+    "ai.clients.RoundRobin.new": "(members: ai.Client[]) -> ai.clients.RoundRobin throws unknown",
+    "anthropic.ThinkingConfig.enabled": "(budget_tokens: int) -> anthropic.ThinkingConfig",
+    "anthropic.ThinkingConfig.disabled": "() -> anthropic.ThinkingConfig",
+    **{f"anthropic.ToolChoice.{k}": "(disable_parallel_tool_use: bool? = null) -> anthropic.ToolChoice"
+       for k in ("auto", "any")},
+    "anthropic.ToolChoice.tool": "(name: string, disable_parallel_tool_use: bool? = null) -> anthropic.ToolChoice",
+    "anthropic.ToolChoice.none": "() -> anthropic.ToolChoice",
+})
+# `ai.Client`: the interface every client class implements (a value of another type is surely not one)
+CLIENT_CLASSES = frozenset(CLIENT_NEW) - {"ai.clients.Backoff", "google.SafetySetting"} | {
+    "ai.clients.Retry", "ai.clients.RoundRobin", "ai.clients.Fallback"}
+# the root packages of the provider clients (`ai.clients` holds the wrappers)
+CLIENT_PACKAGES = frozenset(("openai", "anthropic", "google", "aws", "typesafeai", "vercel", "claude_code"))
+# the data classes above (decoded field by field, as the engine's are)
+CLIENT_DATA_CLASSES = frozenset(c for c in STD_CLASSES if c.split(".")[0] in CLIENT_PACKAGES or c.startswith("ai."))
+# the stdlib interfaces the checker models → the classes implementing them that Assay has
+STD_IFACES = {"ai.Client": CLIENT_CLASSES, "ai.errors.Failure": frozenset(("ai.errors.InvalidRequest",))}
+# `ai.Client`'s methods that only read the client (the others render or send a request)
+CLIENT_METHODS = frozenset(("provider", "requested_model"))
+# and those that render or send one (with the credential readers): the LLM layer's, never run here
+CLIENT_SENDS = frozenset(("render", "invoke", "invoke_stream", "default_cache_args", "resolved_api_key",
+                          "resolved_base_url"))
+# what each provider client's `provider()` answers (its `requested_model()` is its `model`)
+CLIENT_PROVIDERS = {"openai.ResponsesClient": "openai", "openai.ChatClient": "openai-chat",
+                    "openai.GenericClient": "openai-generic", "openai.AzureClient": "azure",
+                    "openai.OllamaClient": "ollama", "openai.OpenRouterClient": "openrouter",
+                    "openai.ImageClient": "openai-images", "anthropic.Client": "anthropic",
+                    "google.GeminiClient": "google", "google.VertexClient": "vertex",
+                    "aws.BedrockClient": "aws-bedrock"}
+del _line, _cls, _rest, _FUNCTIONS_CLIENT

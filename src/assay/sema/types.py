@@ -2,6 +2,8 @@
 assignable both ways and silences every error that involves it."""
 from __future__ import annotations
 
+from . import stdsigs
+
 
 class Type:
     __slots__ = ()
@@ -200,6 +202,9 @@ class StdT(Type):
 
     def __hash__(self):
         return hash(("std", self.kind, self.name, self.variant))
+
+
+CLIENT = StdT("iface", "ai.Client")  # the interface every LLM client class implements
 
 
 class IterT(Type):
@@ -467,6 +472,9 @@ def assignable(src: Type, dst: Type) -> bool:
                 and (dst.variant is None or src.variant == dst.variant))
     if isinstance(dst, FuncT):
         return isinstance(src, FuncT) and fn_assignable(src, dst)
+    if isinstance(dst, StdT) and dst.kind == "iface":  # `ai.Client`: what implements it, no primitive
+        return not isinstance(src, (Prim, Lit, Arr, MapT, EnumT, FuncT)) and (
+            not isinstance(src, StdT) or src == dst or src.name in stdsigs.STD_IFACES[dst.name])
     if isinstance(dst, StdT) and dst.kind in ("enum", "class", "reflect"):  # `baml.ops.Ordering`, `env.X`
         return isinstance(src, StdT) and src.name == dst.name
     return True

@@ -228,7 +228,8 @@ def attach(file: ast.File, notes: list[Annotation]) -> tuple[list[tuple[tuple, o
     or ("variant", enum decl, name)."""
     out: list = []
     diags: list[Diagnostic] = []
-    items = [x for x in file.items] + list(file.impls) + list(getattr(file, "clients", []))
+    items = [x for x in file.items if not getattr(x, "is_client", False)] + list(file.impls) + list(
+        getattr(file, "clients", []))  # a `client`'s global (same span) is not a target of its own
     items.sort(key=lambda x: x.span.start)
     for a in notes:
         target = _target(a, items)

@@ -317,6 +317,7 @@ class Parser:
             c = self.client_decl(s)
             if c is not None:
                 self.clients.append(c)
+                items.append(_client_global(c))
         elif kw in REMOVED_ITEMS:
             self.advance()
             name = self.tok.text if self.tok.kind == "ident" else ""
@@ -2454,6 +2455,15 @@ def parse_type(source: SourceFile) -> tuple[ast.TypeExpr | None, list[Diagnostic
 
 
 # ───────────── LLM functions ─────────────
+
+def _client_global(c: ast.ClientDecl) -> ast.Function:
+    """`client C = e;` is also a global (the engine initializes it at load, like `const C = e;`):
+    C names the value, and `reflect.Package.globals()` lists it."""
+    f = ast.Function(c.span, c.name, c.name_span, [], [], None, None, ast.Block(c.value.span, [], c.value))
+    f.is_global = True
+    f.is_client = True
+    return f
+
 
 # the prefixes of the engine's "provider/model" client shorthand (0.23.0, `ai.clients.resolve`)
 LLM_PROVIDERS = ("openai", "openai-chat", "openai-decisions", "openai-images", "ollama", "openrouter",

@@ -24,6 +24,7 @@ from . import containers, core, io, numbers, strings, uint8array  # noqa: F401,E
 from . import future, hashing, iters, jsonlib, jsontyped, jsonschema, randomlib, reflect, regexlib  # noqa: F401,E402  (registration)
 from . import cryptolib, csvfmt, timelib, tomlfmt, yamllib  # noqa: F401,E402  (registration: data formats)
 from . import testing  # noqa: F401,E402  (registration: testsets and runners)
+from . import clients  # noqa: F401,E402  (registration: LLM client values)
 from .render import TO_STRING_OVERRIDES, quote, render, render_float, rust_float  # noqa: F401,E402
 
 __all__ = ["METHODS", "FUNCTIONS", "Native", "kind_of", "render", "ORDERING", "LESS", "EQUAL",
