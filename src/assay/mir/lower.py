@@ -756,7 +756,8 @@ class FnLowerer:
                 return v
         if kind == "FunctionDef":
             f = ir.Const(ir.FnRef(_target(item)))
-            if getattr(e, "type_args", None) and interfaces.call_generics(item):  # `id<int>`: it keeps them
+            if (getattr(e, "type_args", None) or getattr(e, "spec_targs", None)) and \
+                    interfaces.call_generics(item):  # `id<int>`, or as the checker specialized it: it keeps them
                 n = len(item.decl.params) if self.prog.reifying(item) else -1  # -1: for its signature only
                 return self.native("$specialize", f, ir.Const(n), self.targs_for(item, e), span=e.span)
             return f
@@ -1474,7 +1475,9 @@ class FnLowerer:
     def targs_for(self, fdef, e: ast.Call) -> ir.Operand:
         """The `$targs` a call to reifying `fdef` passes (mir/reflect.py)."""
         gens = [g.name for g in interfaces.call_generics(fdef)]
-        if e.type_args:
+        if getattr(e, "spec_targs", None):  # a function value the checker specialized
+            env = dict(zip(gens, e.spec_targs))
+        elif e.type_args:
             env = {g: self.resolve(ta) for g, ta in zip(gens, e.type_args)}
         else:
             ps = [self.prog.types.resolve(p.type, fdef.namespace, frozenset(gens)) for p in fdef.decl.params]

@@ -20,7 +20,7 @@ from . import reflect as sreflect
 from .program import AliasDef, ClassDef, EnumDef, FunctionDef, InterfaceDef, ProgramIndex
 from .resolve import BUILTIN_TYPE_ROOTS, OPAQUE_TYPES, PRIM_TYPES, Resolver, carrier_path
 from .stdnames import STDLIB_MEMBER_NAMES, STDLIB_TYPE_NAMES
-from .types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, UNKNOWN, VOID, Arr, ClassT, EnumT,
+from .types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, TOP, UNKNOWN, VOID, AnyFnT, Arr, ClassT, EnumT,
                     FuncT, IfaceT, Lit, MapT, TVar, Union, assignable, show, widen)
 
 # names usable as values without a user definition (packages, builtin type statics)
@@ -461,6 +461,25 @@ class Checker(LlmChecks):
             self._sig_cache[id(fd)] = s
             self.ns, self.generics = save
         return s
+
+    def declared_throws(self, fd: FunctionDef) -> T.Type | None:
+        """A function's written `throws` (None: inferred from its body, or `throws unknown`)."""
+        if fd.decl.throws is None:
+            return None
+        save = (self.ns, self.generics)
+        self.ns, self.generics = fd.namespace, interfaces.generics_of(fd)
+        t = _loose(self.resolve(fd.decl.throws, report=False))
+        self.ns, self.generics = save
+        return None if t is UNKNOWN else t
+
+    def throws_within(self, e, t: FuncT, expected: T.Type) -> None:
+        """A function value whose `throws` is inferred where a function type or an
+        `AnyFunction` pins what it may throw: checked once the effects are solved (E0001)."""
+        want = [m for m in T.members(expected) if isinstance(m, (FuncT, AnyFnT))]
+        if len(want) == 1 and t.throws is None and want[0].throws not in (None, TOP, UNKNOWN) \
+                and not T.has_tvar(want[0].throws):
+            owner = t.fd if isinstance(t, FnRefT) else t.node
+            self.effects.coerced.append((id(owner), want[0].throws, e.span, want[0], t))
 
     def alias_type(self, ad: AliasDef, report: bool = False) -> T.Type:
         return self.types.alias(ad, self.err if report else None)
@@ -1145,7 +1164,12 @@ class Checker(LlmChecks):
             if isinstance(item, FunctionDef) and _is_global(item):
                 return self.global_type(item, e)
             if isinstance(item, FunctionDef):
-                return self.fn_type(item, self.specialized(e, item))
+                env = self.specialized(e, item)
+                if env is None and interfaces.call_generics(item):
+                    env = self.pinned_targs(e, item, x)
+                t = self.fn_type(item, env)
+                self.throws_within(e, t, x)
+                return t
             if self.path_root is not e:  # a class, enum, interface or alias is no value
                 self.err(e.span, "E0003", f"unresolved name: `{e.name}`")
             return UNKNOWN
@@ -1215,10 +1239,33 @@ class Checker(LlmChecks):
         out.update({g.name: t for g, t in zip(gens, ts)})
         return out
 
+    def pinned_targs(self, e: ast.Name, fd: FunctionDef, expected: T.Type) -> dict | None:
+        """A generic function coerced to a function type or `reflect.AnyFunction<Returns = R>`:
+        the engine specializes it there, its type arguments bound by the parameters and result
+        (`spec_targs`, for lowering); an `AnyFunction` that cannot bind them all is E0001."""
+        want = [m for m in T.members(expected) if isinstance(m, (FuncT, AnyFnT))]
+        if len(want) != 1:
+            return None
+        want = want[0]
+        gens = [g.name for g in interfaces.call_generics(fd)]
+        ps, ret = self.sig(fd)
+        pairs = [(ret, want.ret)] if want.ret is not TOP else []
+        if isinstance(want, FuncT):
+            pairs += [(p[1], w[1]) for p, w in zip(ps, want.params)]
+        env = _binds(pairs)
+        if all(g in env for g in gens):
+            e.spec_targs = [env[g] for g in gens]
+            return env
+        if isinstance(want, AnyFnT):
+            self.err(e.span, "E0001", f"cannot determine every type argument for generic function "
+                     f"`{fd.decl.name}` from the expected function type. Specialize it explicitly, "
+                     f"for example `{fd.decl.name}<{', '.join('int' for _ in gens)}>`")
+        return None
+
     def fn_type(self, fd: FunctionDef, env=None, explicit_self=False) -> T.Type:
         """A function's type; a method named by its path (`I.m`) takes its receiver first."""
         ps, ret = self.sig(fd, explicit_self)
-        t = FuncT(ps, ret)
+        t = FuncT(ps, ret, self.declared_throws(fd))
         if T.has_tvar(t):
             t = T.subst(t, env or {})
         t = FnRefT(t.params, t.ret, t.throws)
@@ -2051,7 +2098,7 @@ class Checker(LlmChecks):
             named = all(n is not None for n, _, _ in tb.params)
             self.check_args(e, tb.params, {}, allow_named=named)
             return tb.ret if not T.has_tvar(tb.ret) else UNKNOWN
-        if tb in (INT, FLOAT, STRING, BOOL, NULL, T.TOP) or isinstance(tb, (Arr, MapT, ClassT, EnumT, IfaceT)):
+        if tb in (INT, FLOAT, STRING, BOOL, NULL, T.TOP) or isinstance(tb, (Arr, MapT, ClassT, EnumT, IfaceT, AnyFnT)):
             self.err(e.span, "E0006", f"`{show(widen(ft))}` is not a function and cannot be called")
         if isinstance(f, ast.Name) and self.lookup_var(f.name) is None and fd is None and \
                 self.index.items_in(self.ns).get(f.name) is None:
@@ -2234,6 +2281,8 @@ class Checker(LlmChecks):
         for a in e.args:  # `of_value` sees the element types a container was built with
             self.escape(a.value)
             self.uninferable_lambda(a.value)
+        if ".".join(path) in ("reflect.call_any", "reflect.signature") and e.args:
+            return self.any_function_call(e, path[1], expected)
         self.args_unknown(e)
         if ".".join(path) in sreflect.STATICS:
             return sreflect.STATICS[".".join(path)]
@@ -2258,6 +2307,31 @@ class Checker(LlmChecks):
         if name not in STDLIB_MEMBER_NAMES:
             self.err(e.func.span, "E0003", f"unresolved name: `{name}`")
         return UNKNOWN
+
+    def any_function_call(self, e: ast.Call, name: str, expected: T.Type) -> T.Type:
+        """`reflect.call_any(f, args)` / `reflect.signature(f)`: f is a `reflect.AnyFunction`
+        (a generic function there is specialized by the pins); call_any's result is f's
+        `Returns`: its declared result, or a pin, inferred from the expected type for a
+        generic function."""
+        f = e.args[0].value
+        top = AnyFnT(TOP, TOP)
+        want = AnyFnT(expected, TOP) if name == "call_any" and expected is not UNKNOWN and \
+            self.generic_fn_name(f) else top
+        ft = self.expect(f, want)
+        for a in e.args[1:]:
+            self.expr(a.value, UNKNOWN)
+        if name == "signature":
+            return sreflect.STATICS["reflect.signature"]
+        ft = T.base(ft)
+        r = ft.ret if isinstance(ft, (FuncT, AnyFnT)) else UNKNOWN
+        return UNKNOWN if r is UNKNOWN or T.has_tvar(r) else _void_is_null(r)
+
+    def generic_fn_name(self, e) -> bool:
+        """`e` names a generic function without type arguments (`id`, not `id<int>`)."""
+        if not isinstance(e, ast.Name) or getattr(e, "type_args", None) or self.lookup_var(e.name):
+            return False
+        fd = self.index.items_in(self.ns).get(e.name)
+        return isinstance(fd, FunctionDef) and bool(interfaces.call_generics(fd)) and not _is_global(fd)
 
     def std_defaults(self, e: ast.Call, path: str) -> None:
         """A stdlib function's defaulted parameters must be passed by name (E0005)."""
@@ -3040,6 +3114,7 @@ class Checker(LlmChecks):
         if isinstance(exp, FuncT) and not need <= len(exp.params) <= len(e.params):
             self.err(e.span, "E0005", f"expected {len(exp.params)} argument(s), got {len(e.params)}")
             return UNKNOWN  # one error: not also the mismatch of its type
+        self.throws_within(e, t, expected)
         return t
 
     def x_Match(self, e, expected):
@@ -4254,6 +4329,8 @@ def _binds(pairs: list) -> dict:
         elif (isinstance(pt, ClassT) and isinstance(at, ClassT) and pt.cls is at.cls
               and len(pt.args) == len(at.args)):
             todo += list(zip(pt.args, at.args))
+        elif isinstance(pt, AnyFnT) and isinstance(at, (FuncT, AnyFnT)) and not T.has_tvar(at.ret):
+            todo.append((pt.ret, _void_is_null(at.ret)))  # `Returns = T` binds T to the result
     return {k: v for k, v in out.items() if k not in bad}
 
 

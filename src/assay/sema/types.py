@@ -159,6 +159,22 @@ class FuncT(Type):
         return hash(("fn", self.params, self.ret))
 
 
+class AnyFnT(Type):
+    """`reflect.AnyFunction<Returns = R, Throws = E>`: any function value whose result is an R
+    and whose throws are within E (parameters erased); both `unknown` (TOP) when not written."""
+    __slots__ = ("ret", "throws")
+
+    def __init__(self, ret: Type, throws: Type):
+        self.ret = ret
+        self.throws = throws
+
+    def __eq__(self, o):
+        return isinstance(o, AnyFnT) and o.ret == self.ret and o.throws == self.throws
+
+    def __hash__(self):
+        return hash(("anyfn", self.ret, self.throws))
+
+
 class JsonT(Type):
     """`json` (the stdlib's `baml.json.json`): the recursive alias `null | bool | int | bigint |
     float | string | json[] | map<string, json>`, one type to the checker (the engine names it,
@@ -361,6 +377,8 @@ def has_tvar(t: Type) -> bool:
         return any(has_tvar(a) for a in t.args)
     if isinstance(t, FuncT):
         return has_tvar(t.ret) or any(has_tvar(p[1]) for p in t.params)
+    if isinstance(t, AnyFnT):
+        return has_tvar(t.ret) or has_tvar(t.throws)
     return False
 
 
@@ -377,6 +395,8 @@ def has_unknown(t: Type) -> bool:
         return any(has_unknown(a) for a in t.args)
     if isinstance(t, FuncT):
         return True
+    if isinstance(t, AnyFnT):  # its declared `unknown`s accept any function: precise
+        return t.ret is UNKNOWN or t.throws is UNKNOWN
     return False
 
 
@@ -397,6 +417,8 @@ def subst(t: Type, env: dict) -> Type:
     if isinstance(t, FuncT):
         return FuncT(tuple((n, subst(p, env), d) for n, p, d in t.params), subst(t.ret, env),
                      t.throws)
+    if isinstance(t, AnyFnT):
+        return AnyFnT(subst(t.ret, env), subst(t.throws, env))
     return t
 
 
@@ -467,6 +489,9 @@ def assignable(src: Type, dst: Type) -> bool:
                 and (dst.variant is None or src.variant == dst.variant))
     if isinstance(dst, FuncT):
         return isinstance(src, FuncT) and fn_assignable(src, dst)
+    if isinstance(dst, AnyFnT):  # any function whose result (and declared throws) fit
+        return isinstance(src, (FuncT, AnyFnT)) and assignable(src.ret, dst.ret) and (
+            src.throws is None or assignable(src.throws, dst.throws))
     if isinstance(dst, StdT) and dst.kind in ("enum", "class", "reflect"):  # `baml.ops.Ordering`, `env.X`
         return isinstance(src, StdT) and src.name == dst.name
     return True
@@ -532,6 +557,8 @@ def show(t: Type, qualified: bool = False) -> str:
         ps = ", ".join((f"{n}: " if n else "") + show(p, qualified) for n, p, _ in t.params)
         th = f" throws {show(t.throws, qualified)}" if t.throws is not None else ""
         return f"({ps}) -> {show(t.ret, qualified)}{th}"
+    if isinstance(t, AnyFnT):
+        return f"reflect.AnyFunction<Returns = {show(t.ret, qualified)}, Throws = {show(t.throws, qualified)}>"
     if isinstance(t, TVar):
         return t.name
     if t is JSON:
