@@ -169,3 +169,32 @@ def test_unresolved_type_in_a_catch_arm():
     assert "E0002" not in str(e.value)
     _, diags = analyze([SourceFile("x.baml", text, "x")])
     assert [(d.code, d.span.line_col) for d in diags if d.severity == "error"] == [("E0002", (2, 39))]
+
+
+def test_iter_of_an_iterator(tmp_path):
+    """`it.iter()` on a `baml.iter.Iterator` value (documented as handing back the same, shared
+    iterator): the engine's MIR lowering panics (`type variable not found in type args: Self`),
+    failing the whole project; Assay returns the iterator itself."""
+    bb = pytest.importorskip("baml_bridge")
+    text = ("function f() -> int[] { let it = [1, 2, 3].iter(); let a = it.iter().take(1).collect(); "
+            "a.concat(it.collect()) }\n")
+    with pytest.raises(BaseException, match="type variable not found in type args: Self"):
+        bb.BamlRuntime.initialize_runtime(".", {"main.baml": text})
+    (tmp_path / "main.baml").write_text(text)
+    assert assay.load(str(tmp_path)).f() == [1, 2, 3]
+
+
+def test_generic_iterable_parameter_given_an_iterator():
+    """`count<T>(xs: baml.iter.Iterable<Item = T>)` called with an iterator (`count([1].iter())`):
+    the engine cannot infer T from the iterator (E0006 `cannot iterate over type
+    baml.iter.Iterator<…>`, though a non-generic `Iterable<Item = int>` parameter takes it);
+    Assay infers T from the iterator's item type."""
+    bb = pytest.importorskip("baml_bridge")
+    text = ("function count<T>(xs: baml.iter.Iterable<Item = T>) -> int { xs.iter().count() }\n"
+            "function f() -> int { count([1].iter()) }\n")
+    with pytest.raises(BaseException, match=r"main.baml:2:29-2:39 error\[E0006\]"):
+        bb.BamlRuntime.initialize_runtime(".", {"main.baml": text})
+    from assay.compiler import analyze
+    from assay.source import SourceFile
+    _, diags = analyze([SourceFile("main.baml", text, "main")])
+    assert [d for d in diags if d.severity == "error"] == []

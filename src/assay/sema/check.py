@@ -331,6 +331,8 @@ class Checker(LlmChecks):
             self.diags.append(Diagnostic(span, code, msg, notes=[note] if note else []))
 
     def mismatch(self, span: Span, dst: T.Type, src: T.Type, extra: str = "") -> None:
+        if isinstance(dst, T.IterT) and dst.cls == "Iterable":  # the engine asks: can it iterate?
+            return self.err(span, "E0006", f"cannot iterate over type `{show(src)}`")
         self.err(span, "E0001", "mismatched types", f"expected `{show(dst)}`, found `{show(src)}`{extra}")
 
     def check_function(self, fd: FunctionDef) -> None:
@@ -344,6 +346,9 @@ class Checker(LlmChecks):
                      "signature `cleanup(self) -> void`; it is a reserved magic finalizer name")
         self.generics = interfaces.generics_of(fd)
         gens = d.generics + list(getattr(fd.owner, "decl", d).generics)
+        for g in gens:
+            for b in g.bounds:
+                b.bound = True  # `K extends baml.iter.Iterable`: a bound needs no associated types
         self.bounds = {g.name: [self.resolve(b) for b in g.bounds] for g in gens if g.bounds}
         self.std_bounds = {g.name: _std_bound_members(g.bounds) for g in gens if g.bounds}
         for g in d.generics:
@@ -1294,6 +1299,12 @@ class Checker(LlmChecks):
                 self.expect(it, exp.elem)
             return exp if exp.elem is not UNKNOWN or not e.items else Arr(
                 T.union(*(T.widen_scalar(it.ty or UNKNOWN) for it in e.items)))
+        its = [m for m in T.members(expected) if isinstance(m, T.IterT) and m.cls == "Iterable"]
+        if isinstance(expected, Union) and len(its) == 1 and not arrs:  # `Iterable<Item = X> | null`
+            ts = self.items_inferred(e.items)
+            if not all(assignable(t, its[0].item) for t in ts):
+                self.mismatch(e.span, expected, Arr(_joined(ts)))
+            return Arr(its[0].item)
         if isinstance(expected, Union):
             for it in e.items:
                 self.expr(it, UNKNOWN)
@@ -1863,7 +1874,8 @@ class Checker(LlmChecks):
         """A field of `Range` / `Repeat` (their state is public); any other member is E0007."""
         t = _ITER_FIELDS.get(it.cls, {}).get(name)
         if t is None:
-            if name not in _ITER_METHODS and not (name == "peek" and it.cls == "Peekable"):
+            if name not in _ITER_METHODS and not (name == "peek" and it.cls == "Peekable") or \
+                    it.cls == "Iterable" and name != "iter":  # an Iterable's one method
                 self.err(e.span, "E0007", f"type `{show(it)}` has no member `{name}`")
             return UNKNOWN
         return it.item if t == "item" else Arr(it.item) if t == "items" else t
@@ -1878,17 +1890,21 @@ class Checker(LlmChecks):
             self.args_unknown(e)
             return UNKNOWN
         shape = _ITER_METHODS.get(name, "" if name == "peek" and it.cls == "Peekable" else None)
+        if it.cls == "Iterable" and name != "iter":
+            shape = None  # `Iterable` declares `iter()` only
         if shape is None:
             self.err(f.span, "E0007", f"type `{show(it)}` has no member `{name}`")
             self.args_unknown(e)
             return UNKNOWN
         fn = lambda ret, *ps: FuncT(tuple((None, p, False) for p in ps), ret)  # noqa: E731
         params = {"pred": (("predicate", fn(BOOL, item), False),), "fn": (("fn", fn(UNKNOWN, item), False),),
-                  "n": (("n", INT, False),), "other": (("other", UNKNOWN, False),), "": (),
+                  "n": (("n", INT, False),), "other": (("other", T.iter_of(item, "Iterable"), False),), "": (),
                   "reduce": (("fn", fn(UNKNOWN, UNKNOWN, item), False), ("initial", UNKNOWN, False))}[
             shape.partition(":")[0]]
         self.check_args(e, params, {}, exact=True)
         r = _callback_result(e) if params and isinstance(params[0][1], FuncT) else UNKNOWN
+        if name == "reduce" and r is UNKNOWN:
+            r = _accumulator(e)
         return {"next": T.union(item, _DONE), "peek": T.union(item, _DONE), "collect": Arr(item),
                 "count": INT, "some": BOOL, "every": BOOL, "for_each": VOID, "find": T.optional(item),
                 "reduce": r, "peekable": T.IterT(item, "Peekable"),
@@ -1899,7 +1915,7 @@ class Checker(LlmChecks):
         self.path_root = e.obj
         ot = self.expr(e.obj, UNKNOWN)
         t = self.resolve(e.type) if e.type is not None else UNKNOWN
-        if not isinstance(t, IfaceT):
+        if not isinstance(t, (IfaceT, T.IterT)):  # `baml.iter.Iterable`/`Iterator` are interfaces
             if t is not UNKNOWN:
                 self.err(e.span, "E0001", f"`.as<{show(t)}>` needs an interface type")
             return UNKNOWN
@@ -1923,8 +1939,8 @@ class Checker(LlmChecks):
             r = INT
             if not assignable(it, INT):
                 self.mismatch(e.index.span, INT, it)
-        elif tb in (STRING, INT, FLOAT, BOOL, NULL, T.BIGINT, T.JSON, _ENV_REF, T.TOP) or (
-                isinstance(tb, (ClassT, EnumT, Union)) and self.sure_type(tb)
+        elif tb in (STRING, INT, FLOAT, BOOL, NULL, T.BIGINT, T.JSON, _ENV_REF, T.TOP) or isinstance(
+                tb, (T.IterT, AnyFnT)) or (isinstance(tb, (ClassT, EnumT, Union)) and self.sure_type(tb)
                 and not self.may_compare(widen(tb))):
             self.err(e.span, "E0008", f"cannot index into type `{show(widen(ot))}`")
         if ast.chain_end(e) and r is not UNKNOWN:
@@ -4081,6 +4097,10 @@ def _mentions(t: T.Type, name: str) -> bool:
     if isinstance(t, FuncT):  # `() -> int throws E`: a callback's `throws` binds E too
         return _mentions(t.ret, name) or any(_mentions(p[1], name) for p in t.params) or (
             t.throws is not None and t.throws is not UNKNOWN and _mentions(t.throws, name))
+    if isinstance(t, T.IterT):
+        return _mentions(t.item, name)
+    if isinstance(t, AnyFnT):
+        return _mentions(t.ret, name) or _mentions(t.throws, name)
     return t is UNKNOWN  # not read: may mention it
 
 
@@ -4329,6 +4349,8 @@ def _binds(pairs: list) -> dict:
         elif (isinstance(pt, ClassT) and isinstance(at, ClassT) and pt.cls is at.cls
               and len(pt.args) == len(at.args)):
             todo += list(zip(pt.args, at.args))
+        elif isinstance(pt, T.IterT) and pt.cls == "Iterable" and _iterable_item(at) is not UNKNOWN:
+            todo.append((pt.item, _iterable_item(at)))  # `Iterable<Item = T>` from what it iterates
         elif isinstance(pt, AnyFnT) and isinstance(at, (FuncT, AnyFnT)) and not T.has_tvar(at.ret):
             todo.append((pt.ret, _void_is_null(at.ret)))  # `Returns = T` binds T to the result
     return {k: v for k, v in out.items() if k not in bad}
@@ -4368,9 +4390,20 @@ def _callback_result(e: ast.Call) -> T.Type:
     return UNKNOWN
 
 
+def _accumulator(e: ast.Call) -> T.Type:
+    """`reduce(fn, initial)`'s accumulator type A where fn declares no result: its first
+    parameter's declared type, else the initial value's (widened), where surely known."""
+    at = getattr(e.args[0].value, "ty", None) if e.args else None
+    a = at.params[0][1] if isinstance(at, FuncT) and at.params else UNKNOWN
+    if a is UNKNOWN and len(e.args) > 1:
+        a = widen(getattr(e.args[1].value, "ty", None) or UNKNOWN)
+    return a if _sure_scrutinee(a) else UNKNOWN
+
+
 def _iterable_item(t: T.Type) -> T.Type:
     """What iterating a `flat_map` callback's result yields (unknown where not known)."""
-    return t.elem if isinstance(t, Arr) else t.item if isinstance(t, T.IterT) else UNKNOWN
+    t = T.base(t)
+    return t.elem if isinstance(t, Arr) else t.item if isinstance(t, T.IterT) else STRING if t is STRING else UNKNOWN
 
 
 def _lambda_results(ft: FuncT, e: ast.Call) -> dict:

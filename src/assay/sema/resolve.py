@@ -83,6 +83,8 @@ class Resolver:
         if self.iters and path == ["baml", "iter", "Iterator"] and te.names[:1] == ["Item"] and \
                 set(te.names) <= {"Item", "Error"}:
             return T.iter_of(args[0])
+        if self.iters and path == ["baml", "iter", "Iterable"]:
+            return self.iterable(te, args, err)
         if self.iters and path == ["reflect", "AnyFunction"]:
             return self.any_function(te, args, err)
         head = path[0]
@@ -119,6 +121,19 @@ class Resolver:
         elif err and head not in BUILTIN_TYPE_ROOTS and head not in generics and head != "Self":
             err(te.span, "E0002", f"unresolved type: {'.'.join(path)}")  # `iter.Done`: no package `iter`
         return T.UNKNOWN
+
+    def iterable(self, te: ast.TName, args: list, err) -> T.Type:
+        """`baml.iter.Iterable<Item = X>` (an existential: Item must be written)."""
+        pins = dict(zip(te.names, args)) if len(te.names) == len(args) else {}
+        if getattr(te, "bound", False):  # a bound is the interface itself (not modelled)
+            return T.UNKNOWN
+        if "Item" not in pins or not set(pins) <= {"Item", "Error"}:
+            if err and not args:
+                err(te.span, "E0001", "interface-existential type `baml.iter.Iterable` must specify "
+                    "its associated type(s) `Item`")
+            return T.UNKNOWN
+        item = pins["Item"]  # `Iterable<Item = T>` keeps T: a call binds it from what it is given
+        return T.IterT(item, "Iterable") if isinstance(item, T.TVar) else T.iter_of(item, "Iterable")
 
     def any_function(self, te: ast.TName, args: list, err) -> T.Type:
         """`reflect.AnyFunction<Returns = R, Throws = E>`; a pin not written is `unknown`."""

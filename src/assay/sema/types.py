@@ -379,6 +379,8 @@ def has_tvar(t: Type) -> bool:
         return has_tvar(t.ret) or any(has_tvar(p[1]) for p in t.params)
     if isinstance(t, AnyFnT):
         return has_tvar(t.ret) or has_tvar(t.throws)
+    if isinstance(t, IterT):
+        return has_tvar(t.item)
     return False
 
 
@@ -419,6 +421,8 @@ def subst(t: Type, env: dict) -> Type:
                      t.throws)
     if isinstance(t, AnyFnT):
         return AnyFnT(subst(t.ret, env), subst(t.throws, env))
+    if isinstance(t, IterT) and has_tvar(t.item):
+        return iter_of(subst(t.item, env), t.cls)
     return t
 
 
@@ -458,8 +462,10 @@ def assignable(src: Type, dst: Type) -> bool:
         return all(assignable(m, dst) for m in JSON_MEMBERS)
     if isinstance(dst, Union):
         return any(assignable(src, m) for m in dst.members)
+    if isinstance(dst, IterT) and dst.cls == "Iterable":
+        return _iterable(src, dst.item)
     if isinstance(dst, IterT):  # a user class implementing `Iterator` may be one too
-        return not isinstance(src, IterT) or same(src.item, dst.item)
+        return not isinstance(src, IterT) or src.cls != "Iterable" and same(src.item, dst.item)
     if isinstance(src, IfaceT) or src is TOP:
         return False  # an interface value is not known to be any one type
     if dst is JSON:
@@ -495,6 +501,20 @@ def assignable(src: Type, dst: Type) -> bool:
     if isinstance(dst, StdT) and dst.kind in ("enum", "class", "reflect"):  # `baml.ops.Ordering`, `env.X`
         return isinstance(src, StdT) and src.name == dst.name
     return True
+
+
+def _iterable(src: Type, item: Type) -> bool:
+    """`src` is a `baml.iter.Iterable<Item = item>`: an iterator, array or string of those
+    items, or a class or interface value (which may implement it)."""
+    if isinstance(src, IterT):
+        return same(src.item, item)
+    if isinstance(src, Arr):
+        return same(src.elem, item)
+    if src is STRING or isinstance(src, Lit) and src.base is STRING:
+        return same(STRING, item)
+    if isinstance(src, ClassT):  # its implementation's item is not compared
+        return any((i.std or "").startswith("baml.iter.") for i in src.cls.impls)
+    return isinstance(src, IfaceT)
 
 
 def _json_takes(src: Type) -> bool:
@@ -567,7 +587,8 @@ def show(t: Type, qualified: bool = False) -> str:
         return f"{t.name}.{t.variant}" if t.variant else t.name
     if isinstance(t, IterT):
         item = show(t.item, qualified)
-        return {"Range": "baml.iter.Range", "Peekable": f"baml.iter.Peekable<{item}, never>"}.get(
+        return {"Range": "baml.iter.Range", "Peekable": f"baml.iter.Peekable<{item}, never>",
+                "Iterable": f"baml.iter.Iterable<Error = never, Item = {item}>"}.get(
             t.cls, f"baml.iter.{t.cls}<{item}>" if t.cls != "Iterator" else f"Iterator<Item = {item}>")
     return "?"
 
