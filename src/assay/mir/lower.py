@@ -61,6 +61,7 @@ _CHILD_FIELDS: dict[type, tuple] = {}  # AST class → its fields other than the
 # Methods of stdlib handles that take their type arguments at run time (`Record.get<T>`,
 # `Reader.rows<T>`, `Writer.write_row<T>`): called on a receiver of no static type, written type
 # arguments go first, as a generic builtin function's do.
+_TYPED_READERS = frozenset(("reflect.AnyClass", "reflect.class.Field"))  # their `get<T>`/`value<T>` check T
 _TYPED_STD_METHODS = frozenset("get get_at decode rows write_row write_rows".split())
 
 
@@ -114,6 +115,7 @@ def _std_types(builtin_classes, variants) -> dict:
     """The stdlib types a type expression may name, for the resolver."""
     std = {n: T.StdT("class", n) for n in builtin_classes if not n.startswith("user.")}
     std["baml.panics.Panic"] = T.StdT("panic", "baml.panics.Panic")
+    std["reflect.AnyClass"] = T.StdT("anyclass", "reflect.AnyClass")  # any class instance
     for o in (n for n in variants if n.startswith("baml.")):  # stdlib enums
         std[o] = T.StdT("enum", o)
         std.update({f"{o}.{v}": T.StdT("variant", o, v) for v in variants[o]})
@@ -1362,7 +1364,8 @@ class FnLowerer:
         direct = getattr(e.func, "direct", None)
         if direct is not None:  # a builtin type's method from an `implements … for` block
             return self.call_user(direct, e, [recv])
-        if rt in (None, T.UNKNOWN) and name in mreflect.TYPED_READS and len(e.type_args) == 1 and not e.func.optional:
+        if (rt in (None, T.UNKNOWN) or getattr(rt, "name", None) in _TYPED_READERS) and name in mreflect.TYPED_READS \
+                and len(e.type_args) == 1 and not e.func.optional:
             # `v.get<int>("a")` on a `reflect.AnyClass`: the read is checked against T at run time
             want = mreflect.describe_written(e.type_args[0], self.prog.types, self.prog.index, self.namespace,
                                              self.generics, ())

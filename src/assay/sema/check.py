@@ -137,7 +137,8 @@ class Checker(LlmChecks):
         # the stdlib types it models (others stay unknown), with the enum `cmp` and `sort_by` speak
         std = {**_STD_TYPES, "baml.ops.Ordering": T.StdT("enum", "baml.ops.Ordering"),
                "reflect.Type": sreflect.TYPE, "reflect.TypeKind": sreflect.KIND, "reflect.Package": sreflect.PACKAGE,
-               "reflect.Session": sreflect.SESSION, **{f"reflect.{k}": sreflect.view(k) for k in sreflect.KINDS}}
+               "reflect.Session": sreflect.SESSION, "reflect.AnyClass": ANY_CLASS,
+               **{f"reflect.{k}": sreflect.view(k) for k in sreflect.KINDS}}
         self.types = Resolver(index, std, top=True, iters=True)
         self.std_types = Resolver(index, std)  # stdlib signatures: their `unknown` is don't-know
         self._sig_cache: dict[int, tuple] = {}
@@ -1604,6 +1605,9 @@ class Checker(LlmChecks):
         tb = T.base(ot)
         if isinstance(tb, T.IterT) and name not in _EVERY_TYPE_METHODS:
             return self.iter_field(e, tb, name)
+        if tb == ANY_CLASS and name not in stdsigs.ANY_CLASS_METHODS and name not in _EVERY_TYPE_METHODS:
+            self.err(e.span, "E0007", f"type `reflect.AnyClass` has no member `{name}`")  # fields: `get<T>`
+            return UNKNOWN
         if (isinstance(tb, Union) and name not in _EVERY_TYPE_METHODS and self.sure_type(widen(tb))
                 and not any(self.may_compare(widen(m)) for m in tb.members)):
             self.err(e.span, "E0007", f"type `{show(widen(ot))}` has no member `{name}`: its "
@@ -1824,6 +1828,20 @@ class Checker(LlmChecks):
         ret = T.subst(ret, env) if T.has_tvar(ret) else ret
         return UNKNOWN if T.has_tvar(ret) or T.has_unknown(ret) else ret
 
+    def any_class_call(self, e: ast.Call, f: ast.Field, expected: T.Type) -> T.Type:
+        """A method of `reflect.AnyClass` (stdsigs.ANY_CLASS_METHODS), typed by its declaration;
+        `get<T>`/`find<T>` keep their written type argument for lowering (a checked read)."""
+        got = stdsigs.ANY_CLASS_METHODS.get(f.name)
+        if got is None:
+            self.err(f.span, "E0007", f"type `reflect.AnyClass` has no member `{f.name}`")
+            self.args_unknown(e)
+            return UNKNOWN
+        sig, throws = got
+        r = self.std_method_call(e, f.name, sig, expected)
+        e.std_targs = None
+        self.effects.sites[id(e)] = ("type", UNKNOWN if throws else NEVER)
+        return r
+
     def written_targs(self, e: ast.Call, gens, name: str) -> dict | None:
         """The type arguments written on a stdlib call (None: a wrong count, E0005)."""
         if e.type_args and len(e.type_args) != len(gens):
@@ -2030,6 +2048,8 @@ class Checker(LlmChecks):
                 tb = T.base(rt)
                 if isinstance(tb, T.IterT) and f.name not in _EVERY_TYPE_METHODS:
                     return self.iter_method_call(e, f, tb)
+                if tb == ANY_CLASS and (f.name in stdsigs.ANY_CLASS_METHODS or f.name not in _EVERY_TYPE_METHODS):
+                    return self.any_class_call(e, f, expected)
                 if isinstance(tb, T.StdT) and stdsigs.STD_CLASS_METHODS.get(tb.name, {}).get(f.name) is not None:
                     return self.std_method_call(e, f.name, stdsigs.STD_CLASS_METHODS[tb.name][f.name], expected)
                 if isinstance(tb, ClassT) and tb.cls.methods.get(f.name) is not None:
@@ -3531,6 +3551,7 @@ class NativeFuncT(FuncT):
 
 
 REFLECT_TYPE = sreflect.TYPE  # a `reflect.Type` value
+ANY_CLASS = T.StdT("anyclass", "reflect.AnyClass")  # a class instance, known by that interface
 _KIND_OF = {Arr: "array", MapT: "map", INT: "int", FLOAT: "float", STRING: "string",
             BOOL: "bool", NULL: "null", T.BIGINT: "bigint", T.BYTES: "uint8array",
             **{T.StdT("class", c): k for c, k in stdsigs.STD_CLASS_KINDS.items()}}

@@ -665,6 +665,15 @@ STD_CLASS_METHODS: dict[str, dict] = {
                         "position": None, "close": None, "*": None},
 }
 STD_CLASSES.update({c: {} for c in STD_CLASS_METHODS})
+# `reflect.AnyClass`'s methods (the interface every class instance implements), as 0.23.0
+# declares them; True: it may throw (`reflect.errors.NotFound` / `TypeMismatch`)
+ANY_CLASS_METHODS: dict[str, tuple[str, bool]] = {
+    "get": ("<T>(name: string) -> T", True), "find": ("<T>(name: string) -> T?", True),
+    "get_field": ("(name: string) -> reflect.class.Field", True),
+    "find_field": ("(name: string) -> reflect.class.Field?", False),
+    "has_field": ("(name: string) -> bool", False), "list_fields": ("() -> reflect.class.Field[]", False),
+    "name": ("() -> string", False), "type": ("() -> reflect.Type", False),
+    "attributes": ("() -> reflect.Meta", False)}
 STD_ITERATES = {"baml.csv.Reader": "baml.csv.Record"}  # what a `for … in` over one yields
 STD_CLASS_KINDS = {"baml.regex.Regex": "regex",  # a class whose methods are natives of a kind
                    "baml.time.Duration": "duration", "baml.time.Instant": "instant",

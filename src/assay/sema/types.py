@@ -498,6 +498,8 @@ def assignable(src: Type, dst: Type) -> bool:
     if isinstance(dst, AnyFnT):  # any function whose result (and declared throws) fit
         return isinstance(src, (FuncT, AnyFnT)) and assignable(src.ret, dst.ret) and (
             src.throws is None or assignable(src.throws, dst.throws))
+    if isinstance(dst, StdT) and dst.kind == "anyclass":  # `reflect.AnyClass`: any class instance
+        return isinstance(src, (ClassT, IfaceT)) or isinstance(src, StdT) and src.kind in ("class", "panic", "anyclass")
     if isinstance(dst, StdT) and dst.kind in ("enum", "class", "reflect"):  # `baml.ops.Ordering`, `env.X`
         return isinstance(src, StdT) and src.name == dst.name
     return True
