@@ -994,7 +994,7 @@ class Checker(LlmChecks):
                 if isinstance(ct, ClassT) and ct.cls.field(name) is None:
                     self.err(getattr(p, "let_span", p.span), "E0007",
                              f"class `{ct.cls.name}` has no field `{name}`")
-                ft = self.field_type(ct, name) if isinstance(ct, ClassT) else UNKNOWN
+                ft = self.field_type(ct, name) if isinstance(ct, ClassT) else self.std_field(ct, name)
                 if sub is not None and ft is not UNKNOWN and (not isinstance(ct, ClassT) or ct.cls.field(name)):
                     self.pattern_fits(sub, ft)  # `P { n: "s" }` where `n` is an int
                 if sub is None:
@@ -1778,6 +1778,11 @@ class Checker(LlmChecks):
         if name not in _EVERY_TYPE_METHODS and not (_is_time(tb) and name in stdsigs.CLOCK_READERS):
             self.err(e.span, "E0007", f"type `{tb.name}` has no member `{name}`")
         return UNKNOWN
+
+    def std_field(self, ct: T.Type, name: str) -> T.Type:
+        """A field of a stdlib class the checker models (unknown for others)."""
+        ft = stdsigs.STD_CLASSES.get(ct.name, {}).get(name) if isinstance(ct, T.StdT) else None
+        return self.resolve(_parse_std_type(ft), report=False) if ft is not None else UNKNOWN
 
     def std_class_lit(self, e, ct: T.StdT) -> T.Type:
         """`baml.regex.Match { … }`: its fields typed; a class holding runtime state (`Regex`'s
@@ -3505,7 +3510,10 @@ class Checker(LlmChecks):
             self.index.error_contexts = True
         for arm in e.arms:
             # the binding is what the arm's type pattern catches (`string => e`), else unknown
-            self.scopes.append({e.binding: Var(e.binding, self.arm_narrows(arm.pattern, None))})
+            bt = self.arm_narrows(arm.pattern, None)
+            if bt is UNKNOWN and e.kind == "catch_all_panics":  # any panic: one of the panic classes
+                bt = _ANY_PANIC
+            self.scopes.append({e.binding: Var(e.binding, bt)})
             if e.ctx is not None:
                 self.scopes[-1][e.ctx] = Var(e.ctx, UNKNOWN)
             self.pattern(arm.pattern, UNKNOWN)
@@ -3552,6 +3560,7 @@ class NativeFuncT(FuncT):
 
 REFLECT_TYPE = sreflect.TYPE  # a `reflect.Type` value
 ANY_CLASS = T.StdT("anyclass", "reflect.AnyClass")  # a class instance, known by that interface
+_ANY_PANIC = T.union(*(T.StdT("class", c) for c in sorted(stdsigs.PANIC_CLASSES)))  # `baml.panics.Panic`
 _KIND_OF = {Arr: "array", MapT: "map", INT: "int", FLOAT: "float", STRING: "string",
             BOOL: "bool", NULL: "null", T.BIGINT: "bigint", T.BYTES: "uint8array",
             **{T.StdT("class", c): k for c, k in stdsigs.STD_CLASS_KINDS.items()}}

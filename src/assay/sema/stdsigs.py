@@ -627,6 +627,15 @@ STD_CLASSES: dict[str, dict[str, str]] = {
     "baml.time.ZonedDateTime": {"_nanoseconds": "bigint", "_offset_ns": "int?", "_iana": "string?"},
     "baml.time.UnknownTimezoneError": {"timezone": "string"}, "baml.time.AmbiguousTimeError": {"message": "string"},
 }
+# the panic classes' fields (BAML's ns_panics/panics.baml)
+STD_CLASSES.update({f"baml.panics.{c}": fs for c, fs in {
+    "DivisionByZero": {"dividend": "int | bigint"}, "IndexOutOfBounds": {"index": "int", "length": "int"},
+    "InvalidFieldAccess": {"field_index": "int", "field_count": "int"}, "MapKeyNotFound": {"key": "string"},
+    "Exit": {"code": "int"}, "HostUnavailable": {"resource": "string", "message": "string"},
+    "HostContractViolation": {"message": "string", "class_name": "string?", "language": "string?"},
+    **{c: {"message": "string"} for c in ("StackOverflow AssertionFailed Unreachable Cancelled UserPanic "
+                                           "AllocFailure NegativeBitShift SdkPanic IntegerOverflow").split()}}.items()})
+assert set(STD_CLASSES) >= PANIC_CLASSES
 # `reflect`'s plain data classes (the values its views and `reflect.signature` return)
 STD_CLASSES.update({
     "reflect.Arg": {"name": "string", "type": "reflect.Type"},
