@@ -176,6 +176,7 @@ def test_unresolved_name_in_a_c_for_step():
     an unresolved name: the engine's checker does not resolve a C-style `for`'s step, says
     nothing, and the step does nothing at run time (the loop runs until a `break`); Assay
     reports E0003 at the name, as the engine does for `i--` anywhere else."""
+    import difflib_baml as dl
     from assay.compiler import analyze
     from assay.source import SourceFile
     bb = pytest.importorskip("baml_bridge")
@@ -183,7 +184,36 @@ def test_unresolved_name_in_a_c_for_step():
             "  let c = 0;\n"
             "  for (let i = n; i > 0; i--) { c += 1; if (c > 5) { break; } }\n"
             "  c\n}\n")
-    rt = bb.BamlRuntime.initialize_runtime(".", {"main.baml": text})
+    rt = dl.build_engine_runtime({"main.baml": text})  # noted: the shared runtime rebuilds itself
     assert bb.call_function_sync(rt, "f", {"n": 3}).result() == 6  # i stays 3: six rounds to the break
     _, diags = analyze([SourceFile("x.baml", text, "x")])
     assert [(d.code, d.span.line_col) for d in diags if d.severity == "error"] == [("E0003", (3, 26))]
+
+
+def test_iter_of_an_iterator(tmp_path):
+    """`it.iter()` on a `baml.iter.Iterator` value (documented as handing back the same, shared
+    iterator): the engine's MIR lowering panics (`type variable not found in type args: Self`),
+    failing the whole project; Assay returns the iterator itself."""
+    bb = pytest.importorskip("baml_bridge")
+    text = ("function f() -> int[] { let it = [1, 2, 3].iter(); let a = it.iter().take(1).collect(); "
+            "a.concat(it.collect()) }\n")
+    with pytest.raises(BaseException, match="type variable not found in type args: Self"):
+        bb.BamlRuntime.initialize_runtime(".", {"main.baml": text})
+    (tmp_path / "main.baml").write_text(text)
+    assert assay.load(str(tmp_path)).f() == [1, 2, 3]
+
+
+def test_generic_iterable_parameter_given_an_iterator():
+    """`count<T>(xs: baml.iter.Iterable<Item = T>)` called with an iterator (`count([1].iter())`):
+    the engine cannot infer T from the iterator (E0006 `cannot iterate over type
+    baml.iter.Iterator<…>`, though a non-generic `Iterable<Item = int>` parameter takes it);
+    Assay infers T from the iterator's item type."""
+    bb = pytest.importorskip("baml_bridge")
+    text = ("function count<T>(xs: baml.iter.Iterable<Item = T>) -> int { xs.iter().count() }\n"
+            "function f() -> int { count([1].iter()) }\n")
+    with pytest.raises(BaseException, match=r"main.baml:2:29-2:39 error\[E0006\]"):
+        bb.BamlRuntime.initialize_runtime(".", {"main.baml": text})
+    from assay.compiler import analyze
+    from assay.source import SourceFile
+    _, diags = analyze([SourceFile("main.baml", text, "main")])
+    assert [d for d in diags if d.severity == "error"] == []

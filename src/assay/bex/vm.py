@@ -384,6 +384,8 @@ class Runtime:
             return lambda v: v is OMITTED
         if k == "panic":
             return is_panic
+        if k == "anyclass":  # `reflect.AnyClass`: every class instance implements it
+            return lambda v: isinstance(v, Instance)
         if k == "bigint":
             return lambda v: type(v) is BigInt
         if k == "uint8array":

@@ -62,6 +62,7 @@ _CHILD_FIELDS: dict[type, tuple] = {}  # AST class → its fields other than the
 # Methods of stdlib handles that take their type arguments at run time (`Record.get<T>`,
 # `Reader.rows<T>`, `Writer.write_row<T>`): called on a receiver of no static type, written type
 # arguments go first, as a generic builtin function's do.
+_TYPED_READERS = frozenset(("reflect.AnyClass", "reflect.class.Field"))  # their `get<T>`/`value<T>` check T
 _TYPED_STD_METHODS = frozenset("get get_at decode rows write_row write_rows".split())
 
 
@@ -120,6 +121,7 @@ def _std_types(builtin_classes, variants) -> dict:
     std = {n: T.StdT("class", n) for n in builtin_classes if not n.startswith("user.")}
     std["baml.panics.Panic"] = T.StdT("panic", "baml.panics.Panic")
     std.update({n: T.StdT("iface", n) for n in stdsigs.STD_IFACES})
+    std["reflect.AnyClass"] = T.StdT("anyclass", "reflect.AnyClass")  # any class instance
     for o in (n for n in variants if n.startswith("baml.")):  # stdlib enums
         std[o] = T.StdT("enum", o)
         std.update({f"{o}.{v}": T.StdT("variant", o, v) for v in variants[o]})
@@ -762,7 +764,8 @@ class FnLowerer:
                 return v
         if kind == "FunctionDef":
             f = ir.Const(ir.FnRef(_target(item)))
-            if getattr(e, "type_args", None) and interfaces.call_generics(item):  # `id<int>`: it keeps them
+            if (getattr(e, "type_args", None) or getattr(e, "spec_targs", None)) and \
+                    interfaces.call_generics(item):  # `id<int>`, or as the checker specialized it: it keeps them
                 n = len(item.decl.params) if self.prog.reifying(item) else -1  # -1: for its signature only
                 return self.native("$specialize", f, ir.Const(n), self.targs_for(item, e), span=e.span)
             return f
@@ -1405,7 +1408,8 @@ class FnLowerer:
         direct = getattr(e.func, "direct", None)
         if direct is not None:  # a builtin type's method from an `implements … for` block
             return self.call_user(direct, e, [recv])
-        if rt in (None, T.UNKNOWN) and name in mreflect.TYPED_READS and len(e.type_args) == 1 and not e.func.optional:
+        if (rt in (None, T.UNKNOWN) or getattr(rt, "name", None) in _TYPED_READERS) and name in mreflect.TYPED_READS \
+                and len(e.type_args) == 1 and not e.func.optional:
             # `v.get<int>("a")` on a `reflect.AnyClass`: the read is checked against T at run time
             want = mreflect.describe_written(e.type_args[0], self.prog.types, self.prog.index, self.namespace,
                                              self.generics, ())
@@ -1522,7 +1526,9 @@ class FnLowerer:
     def targs_for(self, fdef, e: ast.Call) -> ir.Operand:
         """The `$targs` a call to reifying `fdef` passes (mir/reflect.py)."""
         gens = [g.name for g in interfaces.call_generics(fdef)]
-        if e.type_args:
+        if getattr(e, "spec_targs", None):  # a function value the checker specialized
+            env = dict(zip(gens, e.spec_targs))
+        elif e.type_args:
             env = {g: self.resolve(ta) for g, ta in zip(gens, e.type_args)}
         else:
             ps = [self.prog.types.resolve(p.type, fdef.namespace, frozenset(gens)) for p in fdef.decl.params]

@@ -158,7 +158,7 @@ def show(t: tuple) -> str:
         return "baml.json.json"
     if k == "class" and len(t) > 2:
         return f"{t[1]}<{', '.join(show(a) for a in t[2])}>"
-    if k in ("class", "enum"):
+    if k in ("class", "enum", "anyclass"):
         return t[1]
     if k == "variant":
         return f"{t[1]}.{t[2]}"

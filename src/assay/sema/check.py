@@ -21,7 +21,7 @@ from . import reflect as sreflect
 from .program import AliasDef, ClassDef, EnumDef, FunctionDef, InterfaceDef, ProgramIndex
 from .resolve import BUILTIN_TYPE_ROOTS, OPAQUE_TYPES, PRIM_TYPES, Resolver, carrier_path
 from .stdnames import STDLIB_MEMBER_NAMES, STDLIB_TYPE_NAMES
-from .types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, UNKNOWN, VOID, Arr, ClassT, EnumT,
+from .types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, TOP, UNKNOWN, VOID, AnyFnT, Arr, ClassT, EnumT,
                     FuncT, IfaceT, Lit, MapT, TVar, Union, assignable, show, widen)
 
 # names usable as values without a user definition (packages, builtin type statics)
@@ -141,7 +141,8 @@ class Checker(LlmChecks):
         # the stdlib types it models (others stay unknown), with the enum `cmp` and `sort_by` speak
         std = {**_STD_TYPES, "baml.ops.Ordering": T.StdT("enum", "baml.ops.Ordering"),
                "reflect.Type": sreflect.TYPE, "reflect.TypeKind": sreflect.KIND, "reflect.Package": sreflect.PACKAGE,
-               "reflect.Session": sreflect.SESSION, **{f"reflect.{k}": sreflect.view(k) for k in sreflect.KINDS}}
+               "reflect.Session": sreflect.SESSION, "reflect.AnyClass": ANY_CLASS,
+               **{f"reflect.{k}": sreflect.view(k) for k in sreflect.KINDS}}
         self.types = Resolver(index, std, top=True, iters=True)
         self.std_types = Resolver(index, std)  # stdlib signatures: their `unknown` is don't-know
         self._sig_cache: dict[int, tuple] = {}
@@ -405,6 +406,8 @@ class Checker(LlmChecks):
             self.diags.append(Diagnostic(span, code, msg, notes=[note] if note else []))
 
     def mismatch(self, span: Span, dst: T.Type, src: T.Type, extra: str = "") -> None:
+        if isinstance(dst, T.IterT) and dst.cls == "Iterable":  # the engine asks: can it iterate?
+            return self.err(span, "E0006", f"cannot iterate over type `{show(src)}`")
         self.err(span, "E0001", "mismatched types", f"expected `{show(dst)}`, found `{show(src)}`{extra}")
 
     def check_function(self, fd: FunctionDef) -> None:
@@ -418,6 +421,9 @@ class Checker(LlmChecks):
                      "signature `cleanup(self) -> void`; it is a reserved magic finalizer name")
         self.generics = interfaces.generics_of(fd)
         gens = d.generics + list(getattr(fd.owner, "decl", d).generics)
+        for g in gens:
+            for b in g.bounds:
+                b.bound = True  # `K extends baml.iter.Iterable`: a bound needs no associated types
         self.bounds = {g.name: [self.resolve(b) for b in g.bounds] for g in gens if g.bounds}
         self.std_bounds = {g.name: _std_bound_members(g.bounds) for g in gens if g.bounds}
         for g in d.generics:
@@ -537,6 +543,25 @@ class Checker(LlmChecks):
             self._sig_cache[id(fd)] = s
             self.ns, self.generics = save
         return s
+
+    def declared_throws(self, fd: FunctionDef) -> T.Type | None:
+        """A function's written `throws` (None: inferred from its body, or `throws unknown`)."""
+        if fd.decl.throws is None:
+            return None
+        save = (self.ns, self.generics)
+        self.ns, self.generics = fd.namespace, interfaces.generics_of(fd)
+        t = _loose(self.resolve(fd.decl.throws, report=False))
+        self.ns, self.generics = save
+        return None if t is UNKNOWN else t
+
+    def throws_within(self, e, t: FuncT, expected: T.Type) -> None:
+        """A function value whose `throws` is inferred where a function type or an
+        `AnyFunction` pins what it may throw: checked once the effects are solved (E0001)."""
+        want = [m for m in T.members(expected) if isinstance(m, (FuncT, AnyFnT))]
+        if len(want) == 1 and t.throws is None and want[0].throws not in (None, TOP, UNKNOWN) \
+                and not T.has_tvar(want[0].throws):
+            owner = t.fd if isinstance(t, FnRefT) else t.node
+            self.effects.coerced.append((id(owner), want[0].throws, e.span, want[0], t))
 
     def alias_type(self, ad: AliasDef, report: bool = False) -> T.Type:
         return self.types.alias(ad, self.err if report else None)
@@ -1063,7 +1088,7 @@ class Checker(LlmChecks):
                 if isinstance(ct, ClassT) and ct.cls.field(name) is None:
                     self.err(getattr(p, "let_span", p.span), "E0007",
                              f"class `{ct.cls.name}` has no field `{name}`")
-                ft = self.field_type(ct, name) if isinstance(ct, ClassT) else UNKNOWN
+                ft = self.field_type(ct, name) if isinstance(ct, ClassT) else self.std_field(ct, name)
                 if sub is not None and ft is not UNKNOWN and (not isinstance(ct, ClassT) or ct.cls.field(name)):
                     self.pattern_fits(sub, ft)  # `P { n: "s" }` where `n` is an int
                 if sub is None:
@@ -1284,7 +1309,12 @@ class Checker(LlmChecks):
             if isinstance(item, FunctionDef) and _is_global(item):
                 return self.global_type(item, e)
             if isinstance(item, FunctionDef):
-                return self.fn_type(item, self.specialized(e, item))
+                env = self.specialized(e, item)
+                if env is None and interfaces.call_generics(item):
+                    env = self.pinned_targs(e, item, x)
+                t = self.fn_type(item, env)
+                self.throws_within(e, t, x)
+                return t
             if self.path_root is not e:  # a class, enum, interface or alias is no value
                 self.err(e.span, "E0003", f"unresolved name: `{e.name}`")
             return UNKNOWN
@@ -1354,10 +1384,33 @@ class Checker(LlmChecks):
         out.update({g.name: t for g, t in zip(gens, ts)})
         return out
 
+    def pinned_targs(self, e: ast.Name, fd: FunctionDef, expected: T.Type) -> dict | None:
+        """A generic function coerced to a function type or `reflect.AnyFunction<Returns = R>`:
+        the engine specializes it there, its type arguments bound by the parameters and result
+        (`spec_targs`, for lowering); an `AnyFunction` that cannot bind them all is E0001."""
+        want = [m for m in T.members(expected) if isinstance(m, (FuncT, AnyFnT))]
+        if len(want) != 1:
+            return None
+        want = want[0]
+        gens = [g.name for g in interfaces.call_generics(fd)]
+        ps, ret = self.sig(fd)
+        pairs = [(ret, want.ret)] if want.ret is not TOP else []
+        if isinstance(want, FuncT):
+            pairs += [(p[1], w[1]) for p, w in zip(ps, want.params)]
+        env = _binds(pairs)
+        if all(g in env for g in gens):
+            e.spec_targs = [env[g] for g in gens]
+            return env
+        if isinstance(want, AnyFnT):
+            self.err(e.span, "E0001", f"cannot determine every type argument for generic function "
+                     f"`{fd.decl.name}` from the expected function type. Specialize it explicitly, "
+                     f"for example `{fd.decl.name}<{', '.join('int' for _ in gens)}>`")
+        return None
+
     def fn_type(self, fd: FunctionDef, env=None, explicit_self=False) -> T.Type:
         """A function's type; a method named by its path (`I.m`) takes its receiver first."""
         ps, ret = self.sig(fd, explicit_self)
-        t = FuncT(ps, ret)
+        t = FuncT(ps, ret, self.declared_throws(fd))
         if T.has_tvar(t):
             t = T.subst(t, env or {})
         t = FnRefT(t.params, t.ret, t.throws)
@@ -1386,6 +1439,12 @@ class Checker(LlmChecks):
                 self.expect(it, exp.elem)
             return exp if exp.elem is not UNKNOWN or not e.items else Arr(
                 T.union(*(T.widen_scalar(it.ty or UNKNOWN) for it in e.items)))
+        its = [m for m in T.members(expected) if isinstance(m, T.IterT) and m.cls == "Iterable"]
+        if isinstance(expected, Union) and len(its) == 1 and not arrs:  # `Iterable<Item = X> | null`
+            ts = self.items_inferred(e.items)
+            if not all(assignable(t, its[0].item) for t in ts):
+                self.mismatch(e.span, expected, Arr(_joined(ts)))
+            return Arr(its[0].item)
         if isinstance(expected, Union):
             for it in e.items:
                 self.expr(it, UNKNOWN)
@@ -1706,6 +1765,9 @@ class Checker(LlmChecks):
         tb = T.base(ot)
         if isinstance(tb, T.IterT) and name not in _EVERY_TYPE_METHODS:
             return self.iter_field(e, tb, name)
+        if tb == ANY_CLASS and name not in stdsigs.ANY_CLASS_METHODS and name not in _EVERY_TYPE_METHODS:
+            self.err(e.span, "E0007", f"type `reflect.AnyClass` has no member `{name}`")  # fields: `get<T>`
+            return UNKNOWN
         if (isinstance(tb, Union) and name not in _EVERY_TYPE_METHODS and self.sure_type(widen(tb))
                 and not any(self.may_compare(widen(m)) for m in tb.members)):
             self.err(e.span, "E0007", f"type `{show(widen(ot))}` has no member `{name}`: its "
@@ -1884,6 +1946,11 @@ class Checker(LlmChecks):
             self.err(e.span, "E0007", f"type `{tb.name}` has no member `{name}`")
         return UNKNOWN
 
+    def std_field(self, ct: T.Type, name: str) -> T.Type:
+        """A field of a stdlib class the checker models (unknown for others)."""
+        ft = stdsigs.STD_CLASSES.get(ct.name, {}).get(name) if isinstance(ct, T.StdT) else None
+        return self.resolve(_parse_std_type(ft), report=False) if ft is not None else UNKNOWN
+
     def std_class_lit(self, e, ct: T.StdT) -> T.Type:
         """`baml.regex.Match { … }`: its fields typed; a class holding runtime state (`Regex`'s
         `_handle`) is built only by its own functions (E0173)."""
@@ -1932,6 +1999,20 @@ class Checker(LlmChecks):
         self.effects.sites[id(e)] = ("type", _std_throws(sig))
         ret = T.subst(ret, env) if T.has_tvar(ret) else ret
         return UNKNOWN if T.has_tvar(ret) or T.has_unknown(ret) else ret
+
+    def any_class_call(self, e: ast.Call, f: ast.Field, expected: T.Type) -> T.Type:
+        """A method of `reflect.AnyClass` (stdsigs.ANY_CLASS_METHODS), typed by its declaration;
+        `get<T>`/`find<T>` keep their written type argument for lowering (a checked read)."""
+        got = stdsigs.ANY_CLASS_METHODS.get(f.name)
+        if got is None:
+            self.err(f.span, "E0007", f"type `reflect.AnyClass` has no member `{f.name}`")
+            self.args_unknown(e)
+            return UNKNOWN
+        sig, throws = got
+        r = self.std_method_call(e, f.name, sig, expected)
+        e.std_targs = None
+        self.effects.sites[id(e)] = ("type", UNKNOWN if throws else NEVER)
+        return r
 
     def written_targs(self, e: ast.Call, gens, name: str) -> dict | None:
         """The type arguments written on a stdlib call (None: a wrong count, E0005)."""
@@ -1984,7 +2065,8 @@ class Checker(LlmChecks):
         """A field of `Range` / `Repeat` (their state is public); any other member is E0007."""
         t = _ITER_FIELDS.get(it.cls, {}).get(name)
         if t is None:
-            if name not in _ITER_METHODS and not (name == "peek" and it.cls == "Peekable"):
+            if name not in _ITER_METHODS and not (name == "peek" and it.cls == "Peekable") or \
+                    it.cls == "Iterable" and name != "iter":  # an Iterable's one method
                 self.err(e.span, "E0007", f"type `{show(it)}` has no member `{name}`")
             return UNKNOWN
         return it.item if t == "item" else Arr(it.item) if t == "items" else t
@@ -1999,17 +2081,21 @@ class Checker(LlmChecks):
             self.args_unknown(e)
             return UNKNOWN
         shape = _ITER_METHODS.get(name, "" if name == "peek" and it.cls == "Peekable" else None)
+        if it.cls == "Iterable" and name != "iter":
+            shape = None  # `Iterable` declares `iter()` only
         if shape is None:
             self.err(f.span, "E0007", f"type `{show(it)}` has no member `{name}`")
             self.args_unknown(e)
             return UNKNOWN
         fn = lambda ret, *ps: FuncT(tuple((None, p, False) for p in ps), ret)  # noqa: E731
         params = {"pred": (("predicate", fn(BOOL, item), False),), "fn": (("fn", fn(UNKNOWN, item), False),),
-                  "n": (("n", INT, False),), "other": (("other", UNKNOWN, False),), "": (),
+                  "n": (("n", INT, False),), "other": (("other", T.iter_of(item, "Iterable"), False),), "": (),
                   "reduce": (("fn", fn(UNKNOWN, UNKNOWN, item), False), ("initial", UNKNOWN, False))}[
             shape.partition(":")[0]]
         self.check_args(e, params, {}, exact=True)
         r = _callback_result(e) if params and isinstance(params[0][1], FuncT) else UNKNOWN
+        if name == "reduce" and r is UNKNOWN:
+            r = _accumulator(e)
         return {"next": T.union(item, _DONE), "peek": T.union(item, _DONE), "collect": Arr(item),
                 "count": INT, "some": BOOL, "every": BOOL, "for_each": VOID, "find": T.optional(item),
                 "reduce": r, "peekable": T.IterT(item, "Peekable"),
@@ -2034,7 +2120,7 @@ class Checker(LlmChecks):
         self.path_root = e.obj
         ot = self.expr(e.obj, UNKNOWN)
         t = self.resolve(e.type) if e.type is not None else UNKNOWN
-        if not isinstance(t, IfaceT):
+        if not isinstance(t, (IfaceT, T.IterT)):  # `baml.iter.Iterable`/`Iterator` are interfaces
             if t is not UNKNOWN:
                 self.err(e.span, "E0001", f"`.as<{show(t)}>` needs an interface type")
             return UNKNOWN
@@ -2059,8 +2145,8 @@ class Checker(LlmChecks):
             r = INT
             if not assignable(it, INT):
                 self.mismatch(e.index.span, INT, it)
-        elif tb in (STRING, INT, FLOAT, BOOL, NULL, T.BIGINT, T.JSON, _ENV_REF, T.TOP) or (
-                isinstance(tb, (ClassT, EnumT, Union)) and self.sure_type(tb)
+        elif tb in (STRING, INT, FLOAT, BOOL, NULL, T.BIGINT, T.JSON, _ENV_REF, T.TOP) or isinstance(
+                tb, (T.IterT, AnyFnT)) or (isinstance(tb, (ClassT, EnumT, Union)) and self.sure_type(tb)
                 and not self.may_compare(widen(tb))):
             self.err(e.span, "E0008", f"cannot index into type `{show(widen(ot))}`")
         if ast.chain_end(e) and r is not UNKNOWN and _chain_null(e):
@@ -2157,6 +2243,8 @@ class Checker(LlmChecks):
                 tb = T.base(rt)
                 if isinstance(tb, T.IterT) and f.name not in _EVERY_TYPE_METHODS:
                     return self.iter_method_call(e, f, tb)
+                if tb == ANY_CLASS and (f.name in stdsigs.ANY_CLASS_METHODS or f.name not in _EVERY_TYPE_METHODS):
+                    return self.any_class_call(e, f, expected)
                 if isinstance(tb, T.StdT) and stdsigs.STD_CLASS_METHODS.get(tb.name, {}).get(f.name) is not None:
                     return self.std_method_call(e, f.name, stdsigs.STD_CLASS_METHODS[tb.name][f.name], expected)
                 if isinstance(tb, ClassT) and tb.cls.methods.get(f.name) is not None:
@@ -2244,7 +2332,7 @@ class Checker(LlmChecks):
             named = all(n is not None for n, _, _ in tb.params)
             self.check_args(e, tb.params, {}, allow_named=named, user=True)
             return tb.ret if not T.has_tvar(tb.ret) else UNKNOWN
-        if tb in (INT, FLOAT, STRING, BOOL, NULL, T.TOP) or isinstance(tb, (Arr, MapT, ClassT, EnumT, IfaceT)):
+        if tb in (INT, FLOAT, STRING, BOOL, NULL, T.TOP) or isinstance(tb, (Arr, MapT, ClassT, EnumT, IfaceT, AnyFnT)):
             self.err(e.span, "E0006", f"`{show(widen(ft))}` is not a function and cannot be called")
         if isinstance(f, ast.Name) and self.lookup_var(f.name) is None and fd is None and \
                 self.index.items_in(self.ns).get(f.name) is None:
@@ -2427,6 +2515,8 @@ class Checker(LlmChecks):
         for a in e.args:  # `of_value` sees the element types a container was built with
             self.escape(a.value)
             self.uninferable_lambda(a.value)
+        if ".".join(path) in ("reflect.call_any", "reflect.signature") and e.args:
+            return self.any_function_call(e, path[1], expected)
         self.args_unknown(e)
         if ".".join(path) in sreflect.STATICS:
             return sreflect.STATICS[".".join(path)]
@@ -2451,6 +2541,31 @@ class Checker(LlmChecks):
         if name not in STDLIB_MEMBER_NAMES:
             self.err(e.func.span, "E0003", f"unresolved name: `{name}`")
         return UNKNOWN
+
+    def any_function_call(self, e: ast.Call, name: str, expected: T.Type) -> T.Type:
+        """`reflect.call_any(f, args)` / `reflect.signature(f)`: f is a `reflect.AnyFunction`
+        (a generic function there is specialized by the pins); call_any's result is f's
+        `Returns`: its declared result, or a pin, inferred from the expected type for a
+        generic function."""
+        f = e.args[0].value
+        top = AnyFnT(TOP, TOP)
+        want = AnyFnT(expected, TOP) if name == "call_any" and expected is not UNKNOWN and \
+            self.generic_fn_name(f) else top
+        ft = self.expect(f, want)
+        for a in e.args[1:]:
+            self.expr(a.value, UNKNOWN)
+        if name == "signature":
+            return sreflect.STATICS["reflect.signature"]
+        ft = T.base(ft)
+        r = ft.ret if isinstance(ft, (FuncT, AnyFnT)) else UNKNOWN
+        return UNKNOWN if r is UNKNOWN or T.has_tvar(r) else _void_is_null(r)
+
+    def generic_fn_name(self, e) -> bool:
+        """`e` names a generic function without type arguments (`id`, not `id<int>`)."""
+        if not isinstance(e, ast.Name) or getattr(e, "type_args", None) or self.lookup_var(e.name):
+            return False
+        fd = self.index.items_in(self.ns).get(e.name)
+        return isinstance(fd, FunctionDef) and bool(interfaces.call_generics(fd)) and not _is_global(fd)
 
     def std_defaults(self, e: ast.Call, path: str) -> None:
         """A stdlib function's defaulted parameters must be passed by name (E0005)."""
@@ -3269,6 +3384,7 @@ class Checker(LlmChecks):
         if isinstance(exp, FuncT) and not need <= len(exp.params) <= len(e.params):
             self.err(e.span, "E0005", f"expected {len(exp.params)} argument(s), got {len(e.params)}")
             return UNKNOWN  # one error: not also the mismatch of its type
+        self.throws_within(e, t, expected)
         return t
 
     def x_Match(self, e, expected):
@@ -3626,7 +3742,10 @@ class Checker(LlmChecks):
                      "binding, an item, or a type parameter")
         for arm in e.arms:
             # the binding is what the arm's type pattern catches (`string => e`), else unknown
-            self.scopes.append({e.binding: Var(e.binding, self.arm_narrows(arm.pattern, None))})
+            bt = self.arm_narrows(arm.pattern, None)
+            if bt is UNKNOWN and e.kind == "catch_all_panics":  # any panic: one of the panic classes
+                bt = _ANY_PANIC
+            self.scopes.append({e.binding: Var(e.binding, bt)})
             if e.ctx is not None:
                 self.scopes[-1][e.ctx] = Var(e.ctx, UNKNOWN)
             self.pattern(arm.pattern, UNKNOWN)
@@ -3674,6 +3793,8 @@ class NativeFuncT(FuncT):
 
 
 REFLECT_TYPE = sreflect.TYPE  # a `reflect.Type` value
+ANY_CLASS = T.StdT("anyclass", "reflect.AnyClass")  # a class instance, known by that interface
+_ANY_PANIC = T.union(*(T.StdT("class", c) for c in sorted(stdsigs.PANIC_CLASSES)))  # `baml.panics.Panic`
 _KIND_OF = {Arr: "array", MapT: "map", INT: "int", FLOAT: "float", STRING: "string",
             BOOL: "bool", NULL: "null", T.BIGINT: "bigint", T.BYTES: "uint8array",
             **{T.StdT("class", c): k for c, k in stdsigs.STD_CLASS_KINDS.items()}}
@@ -4277,6 +4398,10 @@ def _mentions(t: T.Type, name: str) -> bool:
     if isinstance(t, FuncT):  # `() -> int throws E`: a callback's `throws` binds E too
         return _mentions(t.ret, name) or any(_mentions(p[1], name) for p in t.params) or (
             t.throws is not None and t.throws is not UNKNOWN and _mentions(t.throws, name))
+    if isinstance(t, T.IterT):
+        return _mentions(t.item, name)
+    if isinstance(t, AnyFnT):
+        return _mentions(t.ret, name) or _mentions(t.throws, name)
     return t is UNKNOWN  # not read: may mention it
 
 
@@ -4530,6 +4655,10 @@ def _binds(pairs: list) -> dict:
         elif (isinstance(pt, ClassT) and isinstance(at, ClassT) and pt.cls is at.cls
               and len(pt.args) == len(at.args)):
             todo += list(zip(pt.args, at.args))
+        elif isinstance(pt, T.IterT) and pt.cls == "Iterable" and _iterable_item(at) is not UNKNOWN:
+            todo.append((pt.item, _iterable_item(at)))  # `Iterable<Item = T>` from what it iterates
+        elif isinstance(pt, AnyFnT) and isinstance(at, (FuncT, AnyFnT)) and not T.has_tvar(at.ret):
+            todo.append((pt.ret, _void_is_null(at.ret)))  # `Returns = T` binds T to the result
     return {k: v for k, v in out.items() if k not in bad}
 
 
@@ -4567,9 +4696,20 @@ def _callback_result(e: ast.Call) -> T.Type:
     return UNKNOWN
 
 
+def _accumulator(e: ast.Call) -> T.Type:
+    """`reduce(fn, initial)`'s accumulator type A where fn declares no result: its first
+    parameter's declared type, else the initial value's (widened), where surely known."""
+    at = getattr(e.args[0].value, "ty", None) if e.args else None
+    a = at.params[0][1] if isinstance(at, FuncT) and at.params else UNKNOWN
+    if a is UNKNOWN and len(e.args) > 1:
+        a = widen(getattr(e.args[1].value, "ty", None) or UNKNOWN)
+    return a if _sure_scrutinee(a) else UNKNOWN
+
+
 def _iterable_item(t: T.Type) -> T.Type:
     """What iterating a `flat_map` callback's result yields (unknown where not known)."""
-    return t.elem if isinstance(t, Arr) else t.item if isinstance(t, T.IterT) else UNKNOWN
+    t = T.base(t)
+    return t.elem if isinstance(t, Arr) else t.item if isinstance(t, T.IterT) else STRING if t is STRING else UNKNOWN
 
 
 def _value_targs(ft: FuncT, e: ast.Call) -> dict:

@@ -33,6 +33,9 @@ class Effects:
         self._values: dict[int, T.Type] = {}
         self._marked = False  # LLM calls and callbacks throw markers, not unknown
         self._active: set[int] = set()  # bodies being read at a call (their callbacks bound)
+        # (id(fd or Lambda), throws allowed, span, the function type, its type) for function
+        # values without `throws` where a function type or `AnyFunction` pins their throws
+        self.coerced: list = []
 
     # ───────────── summaries ─────────────
     def summarize(self, key: int, body, widen: bool = False) -> None:
@@ -201,6 +204,15 @@ class Effects:
         self.report_declared(err)
         self.report_catch_alls(err)
         self.report_unknown(err)
+        self.report_coerced(err)
+
+    def report_coerced(self, err) -> None:
+        """E0001: a function value passed where its inferred throws are not allowed."""
+        for key, want, span, dst, ft in self.coerced:
+            got = self.throws(key)
+            if got is not None and _known(got) and got is not NEVER and not assignable(got, want):
+                src = T.FuncT(ft.params, ft.ret, widen(got))
+                err(span, "E0001", "mismatched types", f"expected `{show(dst)}`, found `{show(src)}`")
 
     def report_catch_alls(self, err) -> None:
         """E0062: a `catch_all` (`catch_all_panics`) must catch all that its expression may throw."""

@@ -84,6 +84,10 @@ class Resolver:
         if self.iters and path == ["baml", "iter", "Iterator"] and te.names[:1] == ["Item"] and \
                 set(te.names) <= {"Item", "Error"}:
             return T.iter_of(args[0])
+        if self.iters and path == ["baml", "iter", "Iterable"]:
+            return self.iterable(te, args, err)
+        if self.iters and path == ["reflect", "AnyFunction"]:
+            return self.any_function(te, args, err)
         head = path[0]
         if head == "Self" and len(path) == 2 and path[1] in self.assoc:
             return self.assoc[path[1]]
@@ -122,6 +126,33 @@ class Resolver:
         elif err and head not in BUILTIN_TYPE_ROOTS and head not in generics and head != "Self":
             err(te.span, "E0002", f"unresolved type: {'.'.join(path)}")  # `iter.Done`: no package `iter`
         return T.UNKNOWN
+
+    def iterable(self, te: ast.TName, args: list, err) -> T.Type:
+        """`baml.iter.Iterable<Item = X>` (an existential: Item must be written)."""
+        pins = dict(zip(te.names, args)) if len(te.names) == len(args) else {}
+        if getattr(te, "bound", False):  # a bound is the interface itself (not modelled)
+            return T.UNKNOWN
+        if "Item" not in pins or not set(pins) <= {"Item", "Error"}:
+            if err and not args:
+                err(te.span, "E0001", "interface-existential type `baml.iter.Iterable` must specify "
+                    "its associated type(s) `Item`")
+            return T.UNKNOWN
+        item = pins["Item"]  # `Iterable<Item = T>` keeps T: a call binds it from what it is given
+        return T.IterT(item, "Iterable") if isinstance(item, T.TVar) else T.iter_of(item, "Iterable")
+
+    def any_function(self, te: ast.TName, args: list, err) -> T.Type:
+        """`reflect.AnyFunction<Returns = R, Throws = E>`; a pin not written is `unknown`."""
+        names = te.names if len(te.names) == len(args) else [None] * len(args)
+        bad = next((n for n in names if n not in ("Returns", "Throws")), False)
+        if bad is not False:
+            if err and bad is None:
+                err(te.span, "E0001", f"type `AnyFunction` expects 0 type argument(s), got {names.count(None)}")
+            elif err:
+                err(te.span, "E0002", f"unresolved type: {bad}. Did you mean one of these: `Returns`, `Throws`?")
+            return T.UNKNOWN
+        top = T.TOP if self.top else T.UNKNOWN
+        pins = dict(zip(names, args))
+        return T.AnyFnT(pins.get("Returns", top), pins.get("Throws", top))
 
     def _bare(self, te: ast.TName, ns, generics, args, err) -> T.Type:
         n = te.path[0]

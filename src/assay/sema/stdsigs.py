@@ -637,6 +637,15 @@ STD_CLASSES: dict[str, dict[str, str]] = {
     # what a tagged template's body returns (`` tag`a${x}b` ``: parts ["a", "b"], values [x])
     "baml.TaggedString": {"parts": "string[]", "values": "unknown[]"},
 }
+# the panic classes' fields (BAML's ns_panics/panics.baml)
+STD_CLASSES.update({f"baml.panics.{c}": fs for c, fs in {
+    "DivisionByZero": {"dividend": "int | bigint"}, "IndexOutOfBounds": {"index": "int", "length": "int"},
+    "InvalidFieldAccess": {"field_index": "int", "field_count": "int"}, "MapKeyNotFound": {"key": "string"},
+    "Exit": {"code": "int"}, "HostUnavailable": {"resource": "string", "message": "string"},
+    "HostContractViolation": {"message": "string", "class_name": "string?", "language": "string?"},
+    **{c: {"message": "string"} for c in ("StackOverflow AssertionFailed Unreachable Cancelled UserPanic "
+                                           "AllocFailure NegativeBitShift SdkPanic IntegerOverflow").split()}}.items()})
+assert set(STD_CLASSES) >= PANIC_CLASSES
 # `reflect`'s plain data classes (the values its views and `reflect.signature` return)
 STD_CLASSES.update({
     "reflect.Arg": {"name": "string", "type": "reflect.Type"},
@@ -678,6 +687,15 @@ STD_CLASS_METHODS: dict[str, dict] = {
                         "position": None, "close": None, "*": None},
 }
 STD_CLASSES.update({c: {} for c in STD_CLASS_METHODS})
+# `reflect.AnyClass`'s methods (the interface every class instance implements), as 0.23.0
+# declares them; True: it may throw (`reflect.errors.NotFound` / `TypeMismatch`)
+ANY_CLASS_METHODS: dict[str, tuple[str, bool]] = {
+    "get": ("<T>(name: string) -> T", True), "find": ("<T>(name: string) -> T?", True),
+    "get_field": ("(name: string) -> reflect.class.Field", True),
+    "find_field": ("(name: string) -> reflect.class.Field?", False),
+    "has_field": ("(name: string) -> bool", False), "list_fields": ("() -> reflect.class.Field[]", False),
+    "name": ("() -> string", False), "type": ("() -> reflect.Type", False),
+    "attributes": ("() -> reflect.Meta", False)}
 STD_ITERATES = {"baml.csv.Reader": "baml.csv.Record"}  # what a `for … in` over one yields
 STD_CLASS_KINDS = {"baml.regex.Regex": "regex",  # a class whose methods are natives of a kind
                    "baml.time.Duration": "duration", "baml.time.Instant": "instant",

@@ -161,6 +161,22 @@ class FuncT(Type):
         return hash(("fn", self.params, self.ret))
 
 
+class AnyFnT(Type):
+    """`reflect.AnyFunction<Returns = R, Throws = E>`: any function value whose result is an R
+    and whose throws are within E (parameters erased); both `unknown` (TOP) when not written."""
+    __slots__ = ("ret", "throws")
+
+    def __init__(self, ret: Type, throws: Type):
+        self.ret = ret
+        self.throws = throws
+
+    def __eq__(self, o):
+        return isinstance(o, AnyFnT) and o.ret == self.ret and o.throws == self.throws
+
+    def __hash__(self):
+        return hash(("anyfn", self.ret, self.throws))
+
+
 class JsonT(Type):
     """`json` (the stdlib's `baml.json.json`): the recursive alias `null | bool | int | bigint |
     float | string | json[] | map<string, json>`, one type to the checker (the engine names it,
@@ -366,6 +382,10 @@ def has_tvar(t: Type) -> bool:
         return any(has_tvar(a) for a in t.args)
     if isinstance(t, FuncT):
         return has_tvar(t.ret) or any(has_tvar(p[1]) for p in t.params)
+    if isinstance(t, AnyFnT):
+        return has_tvar(t.ret) or has_tvar(t.throws)
+    if isinstance(t, IterT):
+        return has_tvar(t.item)
     return False
 
 
@@ -382,6 +402,8 @@ def has_unknown(t: Type) -> bool:
         return any(has_unknown(a) for a in t.args)
     if isinstance(t, FuncT):
         return True
+    if isinstance(t, AnyFnT):  # its declared `unknown`s accept any function: precise
+        return t.ret is UNKNOWN or t.throws is UNKNOWN
     return False
 
 
@@ -402,6 +424,10 @@ def subst(t: Type, env: dict) -> Type:
     if isinstance(t, FuncT):
         return FuncT(tuple((n, subst(p, env), d) for n, p, d in t.params), subst(t.ret, env),
                      t.throws)
+    if isinstance(t, AnyFnT):
+        return AnyFnT(subst(t.ret, env), subst(t.throws, env))
+    if isinstance(t, IterT) and has_tvar(t.item):
+        return iter_of(subst(t.item, env), t.cls)
     return t
 
 
@@ -441,8 +467,10 @@ def assignable(src: Type, dst: Type) -> bool:
         return all(assignable(m, dst) for m in JSON_MEMBERS)
     if isinstance(dst, Union):
         return any(assignable(src, m) for m in dst.members)
+    if isinstance(dst, IterT) and dst.cls == "Iterable":
+        return _iterable(src, dst.item)
     if isinstance(dst, IterT):  # a user class implementing `Iterator` may be one too
-        return not isinstance(src, IterT) or same(src.item, dst.item)
+        return not isinstance(src, IterT) or src.cls != "Iterable" and same(src.item, dst.item)
     if isinstance(src, IfaceT) or src is TOP:
         return False  # an interface value is not known to be any one type
     if dst is JSON:
@@ -472,12 +500,31 @@ def assignable(src: Type, dst: Type) -> bool:
                 and (dst.variant is None or src.variant == dst.variant))
     if isinstance(dst, FuncT):
         return isinstance(src, FuncT) and fn_assignable(src, dst)
+    if isinstance(dst, AnyFnT):  # any function whose result (and declared throws) fit
+        return isinstance(src, (FuncT, AnyFnT)) and assignable(src.ret, dst.ret) and (
+            src.throws is None or assignable(src.throws, dst.throws))
+    if isinstance(dst, StdT) and dst.kind == "anyclass":  # `reflect.AnyClass`: any class instance
+        return isinstance(src, (ClassT, IfaceT)) or isinstance(src, StdT) and src.kind in ("class", "panic", "anyclass")
     if isinstance(dst, StdT) and dst.kind == "iface":  # `ai.Client`: what implements it, no primitive
         return not isinstance(src, (Prim, Lit, Arr, MapT, EnumT, FuncT)) and (
             not isinstance(src, StdT) or src == dst or src.name in stdsigs.STD_IFACES[dst.name])
     if isinstance(dst, StdT) and dst.kind in ("enum", "class", "reflect"):  # `baml.ops.Ordering`, `env.X`
         return isinstance(src, StdT) and src.name == dst.name
     return True
+
+
+def _iterable(src: Type, item: Type) -> bool:
+    """`src` is a `baml.iter.Iterable<Item = item>`: an iterator, array or string of those
+    items, or a class or interface value (which may implement it)."""
+    if isinstance(src, IterT):
+        return same(src.item, item)
+    if isinstance(src, Arr):
+        return same(src.elem, item)
+    if src is STRING or isinstance(src, Lit) and src.base is STRING:
+        return same(STRING, item)
+    if isinstance(src, ClassT):  # its implementation's item is not compared
+        return any((i.std or "").startswith("baml.iter.") for i in src.cls.impls)
+    return isinstance(src, IfaceT)
 
 
 def _json_takes(src: Type) -> bool:
@@ -540,6 +587,8 @@ def show(t: Type, qualified: bool = False) -> str:
         ps = ", ".join((f"{n}: " if n else "") + show(p, qualified) for n, p, _ in t.params)
         th = f" throws {show(t.throws, qualified)}" if t.throws is not None else ""
         return f"({ps}) -> {show(t.ret, qualified)}{th}"
+    if isinstance(t, AnyFnT):
+        return f"reflect.AnyFunction<Returns = {show(t.ret, qualified)}, Throws = {show(t.throws, qualified)}>"
     if isinstance(t, TVar):
         return t.name
     if t is JSON:
@@ -548,7 +597,8 @@ def show(t: Type, qualified: bool = False) -> str:
         return f"{t.name}.{t.variant}" if t.variant else t.name
     if isinstance(t, IterT):
         item = show(t.item, qualified)
-        return {"Range": "baml.iter.Range", "Peekable": f"baml.iter.Peekable<{item}, never>"}.get(
+        return {"Range": "baml.iter.Range", "Peekable": f"baml.iter.Peekable<{item}, never>",
+                "Iterable": f"baml.iter.Iterable<Error = never, Item = {item}>"}.get(
             t.cls, f"baml.iter.{t.cls}<{item}>" if t.cls != "Iterator" else f"Iterator<Item = {item}>")
     return "?"
 
