@@ -66,6 +66,8 @@ _UNPINNING_METHODS = frozenset("length join reverse keys values has to_string to
 # methods of the interfaces every type implements (ToString, ToJson, Equals, Hash, Concrete)
 _EVERY_TYPE_METHODS = frozenset("to_string to_json eq neq hash type".split())
 # `reflect.AnyClass`'s own methods: a class instance has them only through that interface
+# what every class declares through the stdlib's blanket impls (stdsigs.STD_CLASS_MEMBERS: the rest)
+_EVERY_CLASS_MEMBERS = frozenset("eq neq to_json from_json to_string type".split())
 _ANY_CLASS_ONLY = frozenset("list_fields get_field find_field has_field attributes".split())
 
 
@@ -1678,6 +1680,10 @@ class Checker(LlmChecks):
         if head == "env" and len(path) == 3 and head not in idx.items_in(self.ns) and \
                 path[2] not in _EVERY_TYPE_METHODS:
             self.err(e.span, "E0007", f"type `baml.env.Ref` has no member `{path[2]}`")
+            return "error", None
+        members = stdsigs.STD_CLASS_MEMBERS.get(".".join(path[:-1]))
+        if members is not None and path[-1] not in members and path[-1] not in _EVERY_CLASS_MEMBERS:
+            self.err(e.span, "E0003", f"unresolved name: `{path[-1]}`")  # `baml.regex.Regex.new`
             return "error", None
         if head in BUILTIN_VALUE_ROOTS and not (
                 (head in _CARRIERS and (path[1] not in STDLIB_MEMBER_NAMES or (

@@ -714,6 +714,44 @@ CLOCK_READERS = frozenset({"now", "now_in", "local", "system_timezone", "elapsed
 # the classes that hold runtime state only their own functions create (no class literal: E0173)
 STD_HANDLE_CLASSES = frozenset({"baml.regex.Regex", *STD_CLASS_METHODS})
 STD_ENUM_VARIANTS = {"baml.regex.ErrorKind": ("Syntax", "Unsupported", "TooLarge")}
+# Every member (static function, method, field) 0.23.0's stdlib declares on these classes, beyond
+# the ones every class has (`eq neq to_json from_json to_string type`): `baml.regex.Regex.new`
+# names nothing (the engine's E0003; the constructor is `baml.regex.new`).
+_HAS_HASH = "hash "
+STD_CLASS_MEMBERS: dict[str, frozenset] = {c: frozenset(m.split()) for c, m in {
+    "baml.time.Duration": _HAS_HASH + "abs add div mul neg rem sub from_hours from_microseconds from_milliseconds "
+                          "from_minutes from_nanoseconds from_seconds to_hours to_microseconds to_milliseconds "
+                          "to_minutes to_nanoseconds to_seconds",
+    "baml.time.Instant": _HAS_HASH + "_to_string_impl abs_diff add elapsed epoch from_timestamp_microseconds "
+                         "from_timestamp_milliseconds from_timestamp_nanoseconds from_timestamp_seconds max min "
+                         "now parse sub to_timestamp_microseconds to_timestamp_milliseconds "
+                         "to_timestamp_nanoseconds to_timestamp_seconds",
+    "baml.time.PlainDate": _HAS_HASH + "_to_plain_datetime _to_string_impl day from_components month parse "
+                           "to_plain_datetime year",
+    "baml.time.PlainDateTime": _HAS_HASH + "_from_components _to_string_impl add day from_components hour max "
+                               "millisecond min minute month parse second sub to_plain_date to_plain_time "
+                               "to_zoned year",
+    "baml.time.PlainTime": _HAS_HASH + "_from_components _to_string_impl add from_components hour millisecond "
+                           "minute parse second sub to_plain_datetime",
+    "baml.time.TimeZoneOffset": _HAS_HASH + "from_duration from_timezone hours local minutes new to_duration utc",
+    "baml.time.ZonedDateTime": _HAS_HASH + "add day from_components from_instant hour max millisecond min minute "
+                               "month now now_in parse second sub timezone timezone_offset to_instant to_plain "
+                               "with_timezone year",
+    "baml.regex.Regex": "_replace_all_template _replace_template has_match match_all match_full match_once split",
+    "baml.regex.Match": _HAS_HASH, "baml.regex.Group": _HAS_HASH, "baml.regex.Error": _HAS_HASH,
+    "baml.random.ChaCha20": "_new new random random_int",
+    "baml.random.Xoshiro256PlusPlus": "_new new random random_int",
+    "baml.random.SystemRandom": _HAS_HASH + "get random random_int",
+    "baml.crypto.Sha256": "finish new update", "baml.hash.DefaultHasher": "finish new write",
+    "baml.toml.Table": _HAS_HASH + "parse",
+    "baml.iter.Range": _HAS_HASH + "new next iter chain collect count every filter filter_map find flat_map for_each "
+                       "map peekable reduce skip skip_while some step_by take take_while",
+    "baml.spawn.CancelToken": "any cancel is_cancelled new",
+    "baml.spawn.Limit": "active_count capacity new queued_count", "baml.spawn.Root": _HAS_HASH + "new",
+    "baml.errors.UnknownError": "_preserve_context from with_message",
+    **{f"baml.crypto.{c}": "decrypt encrypt new random_key"
+       for c in ("Aes128GcmSiv", "Aes256GcmSiv", "ChaCha20Poly1305", "XChaCha20Poly1305")},
+}.items()}
 
 
 def _parse(stubs: str) -> dict[str, str]:

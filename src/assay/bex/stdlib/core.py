@@ -10,7 +10,7 @@ from ...mir import typetest
 from ..ops import eq, lt, panic
 from ..values import BigInt, Instance, TypedList, TypedMap, typed_list, typed_map
 from ._registry import EVERY_VALUE, ORDER_VARIANTS, function, method
-from .render import _nested, render, render_float
+from .render import _nested, quote, render, render_float
 
 _ALL = "int float string bool null array map bigint"
 _ORDERED = "int float string bool bigint"
@@ -217,7 +217,7 @@ _DECIMAL = re.compile(r"[+-]?[0-9]+\Z")  # ASCII digits only (Python's int() tak
 def bigint_parse(s):
     if _DECIMAL.match(s):
         return BigInt(int(s, 10))
-    ops.throw_error("baml.errors.ParseError", message=f'bigint.parse: cannot parse "{s}" as bigint')
+    ops.throw_error("baml.errors.ParseError", message=f'bigint.parse: cannot parse {quote(s)} as bigint')
 
 
 # the operator interfaces' methods a call can name unambiguously (`Negate`, `Add<string>`; the

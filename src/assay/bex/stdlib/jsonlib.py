@@ -233,11 +233,15 @@ def parse(s):
 
 
 def _float_text(x: float) -> str:
-    """Shortest round-trip digits, exponent without leading zeros (`1e-7`, `1e+20`, `1.0`)."""
+    """Shortest round-trip digits (ryu), exponent without leading zeros (`1e-7`, `1e+20`, `1.0`);
+    ryu writes 1e-5 ≤ |x| < 1e-4 positionally (`0.000015`) where repr has `1.5e-05`."""
     r = repr(x)
     if "e" not in r:
         return r
     m, e = r.split("e")
+    if e == "-05":
+        sign, digits = ("-", m[1:]) if m[0] == "-" else ("", m)
+        return f"{sign}0.0000{digits.replace('.', '')}"
     return f"{m}e{e[0]}{e[1:].lstrip('0') or '0'}"
 
 

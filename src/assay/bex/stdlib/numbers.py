@@ -12,7 +12,7 @@ from .. import ops
 from ..ops import fdiv, panic, throw_error
 from ..values import INT_MAX, INT_MIN
 from ._registry import function, method
-from .render import rust_float
+from .render import quote, rust_float  # quote: Rust's `{:?}` of the text in messages
 
 _INF = math.inf
 _NAN = math.nan
@@ -110,7 +110,7 @@ _INT_RE = re.compile(r"[+-]?[0-9]+\Z")
 def int_parse(text):
     if _INT_RE.match(text) is None or not text.isascii():
         why = "cannot parse integer from empty string" if text == "" else "invalid digit found in string"
-        throw_error("baml.errors.ParseError", message=f'int.parse: cannot parse "{text}" as int: {why}')
+        throw_error("baml.errors.ParseError", message=f'int.parse: cannot parse {quote(text)} as int: {why}')
     v = int(text)
     if not INT_MIN <= v <= INT_MAX:
         if v > 9223372036854775807:
@@ -119,9 +119,9 @@ def int_parse(text):
             why = "number too small to fit in target type"
         else:
             throw_error("baml.errors.ParseError",
-                        message=f'int.parse: "{text}" is outside the representable BAML int range '
+                        message=f'int.parse: {quote(text)} is outside the representable BAML int range '
                                 f"[{INT_MIN}, {INT_MAX}]")
-        throw_error("baml.errors.ParseError", message=f'int.parse: cannot parse "{text}" as int: {why}')
+        throw_error("baml.errors.ParseError", message=f'int.parse: cannot parse {quote(text)} as int: {why}')
     return v
 
 
@@ -437,7 +437,7 @@ def float_parse(text):
     if w is not None:
         return -w if text[0] == "-" else w
     why = "cannot parse float from empty string" if text == "" else "invalid float literal"
-    throw_error("baml.errors.ParseError", message=f'float.parse: cannot parse "{text}" as float: {why}')
+    throw_error("baml.errors.ParseError", message=f'float.parse: cannot parse {quote(text)} as float: {why}')
 
 
 for _n, _v in (("pi", math.pi), ("e", math.e), ("golden_ratio", (1 + math.sqrt(5)) / 2),

@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..values import BigInt
 
 import functools
+from decimal import Decimal
 import types
 import regex as _regex
 import unicodedata2 as unicodedata  # the engine's Unicode (17.0): stdlib/strings.py
@@ -21,7 +22,7 @@ TO_STRING_OVERRIDES: dict = {}
 def rust_float(f: float) -> str:
     """Rust's `Display` for f64: shortest round-trip digits, never an exponent,
     no trailing `.0` ("1", "0.1", "1e20" -> "100000000000000000000", NaN, inf, -inf)."""
-    r = repr(f)
+    r = _ties_up(f, repr(f))
     if "e" not in r:
         if r.endswith(".0"):
             return r[:-2]
@@ -41,6 +42,23 @@ def rust_float(f: float) -> str:
     else:
         s = digits[:point] + "." + digits[point:]
     return "-" + s if neg else s
+
+
+def _ties_up(f: float, r: str) -> str:
+    """Python's repr and Rust's Display both print the shortest digits that read back as `f`, and
+    the one nearest it; when two are equally near (1e15 + 0.3 is exactly …0.25), repr takes the
+    even last digit (…0.2) and Rust's Dragon4 the one away from zero (…0.3)."""
+    m = r.find("e")
+    i = (m if m >= 0 else len(r)) - 1
+    while i >= 0 and r[i] in "0.":
+        i -= 1
+    if i < 0 or r[i] not in "2468":  # an odd last digit, zero, nan, inf
+        return r
+    up = r[:i] + chr(ord(r[i]) + 1) + r[i + 1:]
+    if float(up) != f:
+        return r
+    exact = Decimal(f)
+    return up if exact - Decimal(r) == Decimal(up) - exact else r
 
 
 def render_float(f: float) -> str:

@@ -109,7 +109,7 @@ def from_array(array):
 
 @function("uint8array.from_hex")
 def from_hex(hex):  # noqa: A002 - BAML's parameter name
-    if len(hex) % 2:
+    if len(hex.encode("utf-8")) % 2:  # the length in bytes: "é" is two, odd one out with a digit
         _bad("hex string must have even length")
     for i, c in enumerate(hex):
         if c not in "0123456789abcdefABCDEF":
