@@ -1817,6 +1817,9 @@ class Checker(LlmChecks):
             if cls.field(name) is not None:
                 return self.field_type(tb, name)
             m = cls.methods.get(name)
+            if m is not None and m.impl is not None and _free_generics(m.impl):
+                self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
+                return UNKNOWN  # `implements<T> I<T> for C`: called through an `I<…>` value only
             if m is not None and not m.decl.has_self:
                 self.err(e.span, "E0001", f"method `{name}` has no `self` receiver, so it cannot "
                          f"be called on a value — qualify the type instead: `{cls.name}.{name}(...)`")
@@ -2253,7 +2256,8 @@ class Checker(LlmChecks):
                     return self.any_class_call(e, f, expected)
                 if isinstance(tb, T.StdT) and stdsigs.STD_CLASS_METHODS.get(tb.name, {}).get(f.name) is not None:
                     return self.std_method_call(e, f.name, stdsigs.STD_CLASS_METHODS[tb.name][f.name], expected)
-                if isinstance(tb, ClassT) and tb.cls.methods.get(f.name) is not None:
+                if isinstance(tb, ClassT) and tb.cls.methods.get(f.name) is not None and not _free_generics(
+                        tb.cls.methods[f.name].impl):  # (else member_of: E0007)
                     fd = tb.cls.methods[f.name]
                     if not fd.decl.has_self:
                         self.member_of(f, rt, f.name, call=True)  # E0001: no `self`
@@ -4351,6 +4355,16 @@ def _shaped(e, t: T.Type) -> bool:
     return isinstance(t, MapT) and all(
         (isinstance(k, ast.StrLit) and t.key is STRING or isinstance(k, ast.IntLit) and t.key is INT)
         and _shaped(v, t.val) for k, v in e.entries)
+
+
+def _free_generics(impl) -> bool:
+    """An `implements<…> I for C<…>` block with a type parameter its target does not name: the
+    engine makes its methods no members of C (a value typed `I<…>` calls them)."""
+    target = impl.decl.target if impl is not None else None
+    if target is None or not impl.decl.generics:
+        return False
+    named = {x.path[0] for x in sreflect.walk(target) if isinstance(x, ast.TName) and len(x.path) == 1}
+    return any(g.name not in named for g in impl.decl.generics)
 
 
 def _holds_container(t: T.Type) -> bool:
