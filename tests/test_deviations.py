@@ -169,3 +169,11 @@ def test_unresolved_type_in_a_catch_arm():
     assert "E0002" not in str(e.value)
     _, diags = analyze([SourceFile("x.baml", text, "x")])
     assert [(d.code, d.span.line_col) for d in diags if d.severity == "error"] == [("E0002", (2, 39))]
+
+
+def test_tag_with_a_defaulted_parameter(prog, engine):
+    """`` tag`…` `` where the tag has a defaulted parameter after `body`: the engine's VM
+    crashes ("not enough items on stack", an SdkPanic at the host); Assay passes the default."""
+    assert prog.tagged_default() == "a,b,c"
+    real = engine.call("deviations.tagged_default", {})
+    assert real.kind == "harness" and "not enough items on stack" in real.detail
