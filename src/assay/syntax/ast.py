@@ -512,9 +512,9 @@ class Function:
     attrs: list[Attribute] = field(default_factory=list)
     has_self: bool = False
     doc: str | None = None
-    tagged_string: bool = False  # marked `//baml:tagged_string`: a tagged template's tag
     llm: "LlmBody | None" = None  # an LLM function (`client: … prompt: …`); body is then
     #                              Block([], LlmCall) so that every pass sees an ordinary body
+    tagged_string: bool = False  # marked `//baml:tagged_string`: a tagged template's tag
 
 
 @dataclass(eq=False)
