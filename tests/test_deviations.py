@@ -217,3 +217,11 @@ def test_generic_iterable_parameter_given_an_iterator():
     from assay.source import SourceFile
     _, diags = analyze([SourceFile("main.baml", text, "main")])
     assert [d for d in diags if d.severity == "error"] == []
+
+
+def test_tag_with_a_defaulted_parameter(prog, engine):
+    """`` tag`…` `` where the tag has a defaulted parameter after `body`: the engine's VM
+    crashes ("not enough items on stack", an SdkPanic at the host); Assay passes the default."""
+    assert prog.tagged_default() == "a,b,c"
+    real = engine.call("deviations.tagged_default", {})
+    assert real.kind == "harness" and "not enough items on stack" in real.detail

@@ -339,8 +339,8 @@ class Program:
         `set::…::test`), as `testing` runs them; `timeout` bounds the whole declaration."""
         path = t.file.source.path
 
-        def run_body(body):
-            self._for_test(t.name)
+        def run_body(body, name: str):
+            self._for_test(name)  # a replay file keys a testset's answers by test id
             return self._guarded(body, None, invalid_name=False)
         top = bextesting.TopLevel(run_body, lambda name: matches(name, path))
         report = None

@@ -350,13 +350,17 @@ class Parser:
         return call
 
     def tagged_string_marker(self, s: int) -> bool:
-        """Is `//baml:tagged_string` among the comment lines right above offset s?"""
-        for line in reversed(self.file.text[:s].splitlines()):
-            text = line.strip()
-            if text == "//baml:tagged_string":
+        """Is `//baml:tagged_string` among the comment (and blank) lines right above offset s?"""
+        text = self.file.text
+        end = text.rfind("\n", 0, s) + 1  # the start of the declaration's line
+        while end > 0:  # line by line upwards, only through the comment lines
+            start = text.rfind("\n", 0, end - 1) + 1
+            line = text[start:end].strip()
+            if line == "//baml:tagged_string":
                 return True
-            if not text.startswith("//"):
+            if line and not line.startswith("//"):
                 return False
+            end = start
         return False
 
     # ───────────── tests and testsets ─────────────

@@ -52,7 +52,7 @@ def collect(prefix: str, body, run_body) -> tuple[Collector, dict | None]:
     c = Collector(prefix)
     _COLLECTING.append(c)
     try:
-        return c, run_body(body)
+        return c, run_body(body, prefix)
     finally:
         _COLLECTING.pop()
 
@@ -211,7 +211,7 @@ def run_children(children, stop_at_failure: bool = False) -> SetReport:
 
 def run_set(prefix: str, body, runner, run_body, selected=None) -> SetReport:
     """Expand the testset (`body` registers its children under `prefix`) and run it.
-    `run_body(body)`: None when the body ran through, else the error document;
+    `run_body(body, id)`: None when the body ran through, else the error document;
     `selected(id)`: whether a leaf is to run (None: all)."""
     c, error = collect(prefix, body, run_body)
     if error is not None:  # a testset that fails to expand: one failed leaf, outcome "error"
@@ -224,7 +224,7 @@ def run_collected(c: Collector, runner, run_body, selected) -> SetReport:
     children = []
     for name, tbody, trunner in c.tests:
         if selected is None or selected(name):
-            children.append((name, lambda b=tbody, r=trunner: run_leaf(b, r, run_body)))
+            children.append((name, lambda n=name, b=tbody, r=trunner: run_leaf(n, b, r, run_body)))
     for name, sbody, srunner in c.sets:
         children.append((name, lambda n=name, b=sbody, r=srunner: run_set(n, b, r, run_body, selected)))
     if runner is None:
@@ -232,9 +232,9 @@ def run_collected(c: Collector, runner, run_body, selected) -> SetReport:
     return runner.f__handle(children)
 
 
-def run_leaf(body, runner, run_body) -> Leaf:
+def run_leaf(name: str, body, runner, run_body) -> Leaf:
     def run_once():
-        error = run_body(body)
+        error = run_body(body, name)
         return error is None, [] if error is None else [error]
     ok, errors = run_once() if runner is None else runner.f__handle(run_once)
     return Leaf(ok, errors)
