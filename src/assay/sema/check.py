@@ -18,7 +18,7 @@ from . import types as T
 from .llmcheck import LlmChecks
 from . import bindings, interfaces
 from . import reflect as sreflect
-from .program import AliasDef, ClassDef, EnumDef, FunctionDef, InterfaceDef, ProgramIndex
+from .program import AliasDef, ClassDef, EnumDef, FunctionDef, InterfaceDef, ProgramIndex, target_matches
 from .resolve import BUILTIN_TYPE_ROOTS, OPAQUE_TYPES, PRIM_TYPES, Resolver, carrier_path
 from .stdnames import STDLIB_MEMBER_NAMES, STDLIB_TYPE_NAMES
 from .types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, TOP, UNKNOWN, VOID, AnyFnT, Arr, ClassT, EnumT,
@@ -1852,8 +1852,9 @@ class Checker(LlmChecks):
             self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
             return UNKNOWN
         if isinstance(tb, (T.Prim, Arr, MapT)) and tb not in (UNKNOWN, NEVER, VOID):
-            if (isinstance(tb, Arr) and _elem_lacks(tb.elem, name) and self.sure_type(tb.elem)
-                    and not T.has_tvar(tb.elem)):
+            if isinstance(tb, Arr) and ((_elem_lacks(tb.elem, name) and self.sure_type(tb.elem)
+                                         and not T.has_tvar(tb.elem))
+                                        or (name == "sort" and self.not_ordered(tb.elem))):
                 self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`")
                 return UNKNOWN
             nf = self.native_method(tb, name)
@@ -2650,6 +2651,25 @@ class Checker(LlmChecks):
                 if isinstance(bt, IfaceT) and _sure_scrutinee(at) and not self.satisfies(at, bt):
                     self.err(e.span, "E0001", f"type `{show(at)}` does not implement interface `{show(bt)}`")
                     return
+                ct = widen(at) if at is not UNKNOWN else _tvar_arg(name, e, params)
+                if _show_te(b) == "baml.ops.Compare" and self.not_ordered(ct):
+                    self.err(e.span, "E0001", f"type `{show(ct)}` does not implement interface "
+                             "`baml.ops.Compare`")
+                    return
+
+    def not_ordered(self, t: T.Type) -> bool:
+        """Is t sure not to implement `baml.ops.Compare` (a class without the block, an array, a
+        map, null; a builtin type's `implements … for` block may give one)?"""
+        if isinstance(t, ClassT):
+            return not any(i.std == "baml.ops.Compare" for i in t.cls.impls)
+        if isinstance(t, TVar):  # `T` unbounded, or bounded by stdlib interfaces without it
+            sb = self.std_bounds.get(t.name)
+            return t.name in self.generics and (t.name in self.unbounded_generics() or (
+                sb is not None and "cmp" not in sb))
+        if isinstance(t, (Arr, MapT, EnumT)) or t is NULL:
+            return not any(i.std == "baml.ops.Compare" and target_matches(t, i.target)
+                           for i in self.index.builtin_impls)
+        return False
 
     def value_callee(self, f, ft: FuncT) -> tuple:
         """What a call through a function value calls, for `throws` effects."""
@@ -4864,6 +4884,15 @@ def _is_global(fd) -> bool:
 # what checking one function sets: kept around checking a global's initializer on demand
 _FN_STATE = ("ns", "generics", "bounds", "std_bounds", "fn", "scopes", "facts", "unpinned", "llm_fn", "cur_fd",
              "fn_name", "assigned_log", "loose", "soft", "path_root", "no_expected")
+
+
+def _tvar_arg(name: str, e: ast.Call, params) -> T.Type:
+    """The caller's own type parameter a positional argument passes for a parameter `x: T`
+    (`mx(a, a)` with `a: U` inside `g<U>`), else unknown."""
+    for a, (_, pt, _) in zip(e.args, params):
+        if a.name is None and isinstance(pt, TVar) and pt.name == name and isinstance(a.value.ty, TVar):
+            return a.value.ty
+    return UNKNOWN
 
 
 def _show_te(te) -> str:

@@ -31,6 +31,10 @@ def dispatcher_fqn(iface: InterfaceDef, name: str, args: tuple = ()) -> str:
     return f"{iface.fqn}.{name}{DISPATCH}" + (str(k) if k else "")
 
 
+# stdlib interfaces a user interface may require (no type arguments, no associated types)
+_STD_REQUIRABLE = frozenset(("baml.ops.Equals", "baml.ops.Compare", "baml.Hash", "baml.ToString"))
+
+
 def link(index: ProgramIndex, resolver) -> list[Diagnostic]:
     diags: list[Diagnostic] = []
     for idef in index.interfaces.values():
@@ -38,6 +42,8 @@ def link(index: ProgramIndex, resolver) -> list[Diagnostic]:
             r = _interface(index, idef.namespace, te)
             if isinstance(r, InterfaceDef):
                 idef.requires.append(r)
+            elif _show_path(te) in _STD_REQUIRABLE and not te.args:
+                idef.std_requires.append(_show_path(te))
             else:
                 diags.append(Diagnostic(te.span, "E0002", f"unresolved type: {_show_path(te)}"))
     for impl in list(index.impls):
@@ -50,6 +56,13 @@ def link(index: ProgramIndex, resolver) -> list[Diagnostic]:
                 i.std == "baml.iter.Iterable" for i in impl.cls.impls):
             diags.append(Diagnostic(impl.decl.interface.span, "E0125", "implementing `baml.iter.Iterator` "
                                     "also requires implementing `baml.iter.Iterable`"))
+        if impl.iface is not None and impl.cls is not None:
+            for req in (r for i in impl.iface.ancestors() for r in i.std_requires):
+                if req == "baml.ops.Compare" and not any(i.std == req for i in impl.cls.impls):
+                    # (every class has `Equals`, `Hash` and `ToString` of its own)
+                    diags.append(Diagnostic(impl.decl.interface.span, "E0125", f"implementing "
+                                            f"`{impl.iface.name}` also requires implementing `{req}`"))
+                    break
     for cd in index.classes.values():
         _class_methods(cd)
     index.builtin_impls = [i for i in index.impls if i.cls is None and i.target is not None]

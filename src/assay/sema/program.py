@@ -73,6 +73,7 @@ class InterfaceDef:
     file: ast.File | None = None
     methods: dict[str, FunctionDef] = field(default_factory=dict)
     requires: list["InterfaceDef"] = field(default_factory=list)
+    std_requires: list[str] = field(default_factory=list)  # `requires baml.ops.Compare`
     impls: list["ImplDef"] = field(default_factory=list)
     variants: list[tuple] = field(default_factory=lambda: [()])  # type arguments seen, by number
 
