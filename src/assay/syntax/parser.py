@@ -283,7 +283,8 @@ class Parser:
                                              f"alias `{nt.text}`"))
             self.eat(";")
             items.append(ast.TypeAlias(self.span(s), nt.text, self.sp(nt.start, nt.end), ty))
-        elif kw == "test" and self.peek().kind == "ident" and self.peek(2).text == "{":
+        elif kw == "test" and self.peek().kind == "ident" and self.peek(2).text == "{" and \
+                self.peek(3).text == "functions":
             self.advance()
             self.diags.append(Diagnostic(self.sp(s, self.advance().end), "E0098", "removed language "
                                          "feature: legacy test declarations were removed; use an "
@@ -294,6 +295,9 @@ class Parser:
             name = ""
             if self.tok.kind in ("str", "rawstr"):
                 name = self.advance().value
+            elif self.tok.kind == "ident" and self.peek().text == "{":  # `test Foo { … }`
+                self.error(f'invalid syntax: test names must be quoted strings: `test "{self.tok.text}"`')
+                name = self.advance().text
             else:
                 self.expected("test name string")
                 if self.at_ident():
