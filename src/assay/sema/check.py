@@ -1971,6 +1971,10 @@ class Checker(LlmChecks):
                     e.unbound_method = path[-1]
                 elif kind == "global":  # `root.ns.F(x)`: a global holding a function
                     ft = val
+                elif kind == "type" and isinstance(val, EnumT) and val.variant is not None:
+                    self.err(f.span, "E0006", f"`{'.'.join(path)}` is not a function and cannot be called")
+                    self.args_unknown(e)  # `E.A()`
+                    return UNKNOWN
                 elif kind == "error":
                     self.args_unknown(e)
                     return UNKNOWN
