@@ -140,7 +140,7 @@ def _follows_from(d: Diagnostic, errors: list, files) -> bool:
             return True
         if d.message.startswith("unresolved type:"):
             return False
-    if d.code == "E0170":  # a method declared without `throws`: its own text says so
+    if d.code in ("E0170", "E0151"):  # a method / function type without `throws`: its own text says so
         return False
     for f in files:
         if f.source is not d.span.file:

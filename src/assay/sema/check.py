@@ -29,6 +29,11 @@ BUILTIN_VALUE_ROOTS = frozenset("""
 baml assert log reflect testing ai llm env int float string bool bigint uint8array
 image audio video pdf null true false openai anthropic google aws typesafeai vercel claude_code
 """.split())
+# the whole of the small stdlib packages (0.23.0's assert.baml, log.baml)
+_PACKAGE_MEMBERS = {
+    "assert": frozenset("equal is_true not_null approx_equal contains is_type".split()),
+    "log": frozenset("info debug warn error".split()),
+}
 # builtin types whose statics are reached by name (`int.parse`): a member no stdlib function has
 # is surely unresolved
 _CARRIERS = frozenset("int float string bool bigint".split())
@@ -1690,6 +1695,9 @@ class Checker(LlmChecks):
                     path[1] in _ANY_CARRIER_STATIC and path[1] not in _CARRIER_STATICS[head]
                     and path[1] not in stdsigs.METHODS.get(head, ()))))
                 or (head == "baml" and path[1] in _NOT_IN_BAML)):
+            if len(path) == 2 and path[1] not in _PACKAGE_MEMBERS.get(head, (path[1],)):
+                self.err(e.span, "E0003", f"unresolved name: `{'.'.join(path)}`")  # `assert.equals`
+                return "error", None
             if head in ("baml", "reflect") and path[-1] not in STDLIB_MEMBER_NAMES and \
                     not STDLIB_TYPE_NAMES.intersection(path[-2:]):
                 # no stdlib package declares anything of that name (`reflect.type_of`)
@@ -2203,6 +2211,10 @@ class Checker(LlmChecks):
                     e.unbound_method = path[-1]
                 elif kind == "global":  # `root.ns.F(x)`: a global holding a function
                     ft = val
+                elif kind == "type" and isinstance(val, EnumT) and val.variant is not None:
+                    self.err(f.span, "E0006", f"`{'.'.join(path)}` is not a function and cannot be called")
+                    self.args_unknown(e)  # `E.A()`
+                    return UNKNOWN
                 elif kind == "error":
                     self.args_unknown(e)
                     return UNKNOWN
@@ -2883,7 +2895,8 @@ class Checker(LlmChecks):
                 return Lit(ast.BigLit(-t.value), T.BIGINT)
             if tb in (INT, FLOAT, T.BIGINT) or tb == _DURATION:
                 return tb
-            if _is_time(tb) or tb in (BOOL, STRING, NULL, T.JSON, _ENV_REF, T.TOP) or isinstance(tb, (Arr, MapT)) or self.non_numeric(tb):
+            if _is_time(tb) or tb in (BOOL, STRING, NULL, T.JSON, _ENV_REF, T.TOP) or isinstance(
+                    tb, (Arr, MapT, FutureT)) or self.non_numeric(tb):
                 self.err(e.operand.span, "E0004",
                          f"operator `-` cannot be applied to `{show(widen(t))}`")
             elif isinstance(tb, Union) and self.sure_type(tb):
@@ -3054,7 +3067,7 @@ class Checker(LlmChecks):
         """An arithmetic or bitwise operator over operands the checker knows: the result type
         (per member of union operands), or E0004 where the engine has no such operator."""
         lt, rt = _void_is_null(lt), _void_is_null(rt)
-        fns = [isinstance(widen(t), FuncT) for t in (lt, rt)]
+        fns = [isinstance(widen(t), (FuncT, FutureT)) for t in (lt, rt)]  # nor has a future (`await` it)
         if any(fns) and all(f or self.sure_type(widen(t)) for f, t in zip(fns, (lt, rt))):
             self.err(e.span, "E0004", f"operator `{op}` cannot be applied to `{show(lt)}` and "
                      f"`{show(rt)}`")  # no function type has arithmetic

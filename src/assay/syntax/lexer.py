@@ -48,7 +48,7 @@ _MASTER = re.compile(
     r"|(?P<str>[rb]?\"(?:[^\"\\]|\\.)*\")"
     r"|(?P<ustr>[rb]?\")"
     r"|(?P<ident>(?:[A-Za-z_]|\$+[A-Za-z0-9_])[A-Za-z0-9_$]*(?:-[A-Za-z0-9_]*)*)"
-    r"|(?P<num>0[xX][0-9A-Za-z_]*|0[bB][0-9A-Za-z_]*|0[oO][0-9A-Za-z_]*"
+    r"|(?P<num>0[xX][0-9A-Fa-f_]*n?(?![0-9A-Za-z_])|0[xX][0-9A-Fa-f_]*|0[bB][0-9_]*n?|0[oO][0-9_]*n?"
     r"|[0-9][0-9_]*(?:\.[0-9][0-9_]*)?(?:[eE][+-]?_*[0-9][0-9_]*)?n?)"
     r"|(?P<tick>`+)"
     r"|(?P<op>" + "|".join(re.escape(o) for o in _OPS) + "|[" + re.escape(_SINGLE) + r"])",
@@ -110,6 +110,10 @@ def decode_escapes(raw: str, base: int, file: SourceFile, diags: list, extra: di
     return _ESC.sub(sub, raw)
 
 
+def _in_base(ch: str, base: int) -> bool:
+    return ch.isdigit() and int(ch) < base or base == 16 and ch.lower() in "abcdef"
+
+
 def _parse_number(text: str, start: int, file: SourceFile, diags: list):
     """Returns (kind, value)."""
     t = text
@@ -139,9 +143,10 @@ def _parse_number(text: str, start: int, file: SourceFile, diags: list):
             return "int", 0
         try:
             v = int(digits, base)
-        except ValueError:
-            diags.append(Diagnostic(Span(file, start, start + len(t)), "E0152",
-                                    f"invalid digit found in number `{t}`"))
+        except ValueError:  # at the first digit out of the base, as the engine
+            bad = next((i for i, ch in enumerate(t) if i >= 2 and ch != "_" and not _in_base(ch, base)), 0)
+            diags.append(Diagnostic(Span(file, start + bad, start + bad + 1), "E0152",
+                                    f"invalid digit for a base {base} literal"))
             return "int", 0
     elif "." in t or "e" in t or "E" in t:
         try:

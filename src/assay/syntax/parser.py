@@ -293,7 +293,8 @@ class Parser:
                                              f"alias `{nt.text}`"))
             self.eat(";")
             items.append(ast.TypeAlias(self.span(s), nt.text, self.sp(nt.start, nt.end), ty))
-        elif kw == "test" and self.peek().kind == "ident" and self.peek(2).text == "{":
+        elif kw == "test" and self.peek().kind == "ident" and self.peek(2).text == "{" and \
+                self.peek(3).text == "functions":
             self.advance()
             self.diags.append(Diagnostic(self.sp(s, self.advance().end), "E0098", "removed language "
                                          "feature: legacy test declarations were removed; use an "
