@@ -272,3 +272,13 @@ def test_cli_test_with_llm_replay(project):
     assert r.returncode == 0 and "2 passed, 0 failed" in r.stdout, r.stdout + r.stderr
     r = _assay("test", str(project))
     assert r.returncode == 1 and "NoLlmClient" in r.stdout and "0 passed, 2 failed" in r.stdout
+
+
+def test_client_values_run_under_extensions():
+    """A client value's native methods (`provider()`) are found in an instrumented space too,
+    where user methods are compiled per space (the explore and concolic runs)."""
+    v = mirx.view(assay.compile(
+        'client C = ai.clients.Retry.new(openai.ResponsesClient.new(model = "m"));\n'
+        'function Ask(q: string) -> int { client: C prompt: `${q}` }\n'
+        'function Use(q: string) -> string { `${Ask(q)} ${C.provider()} ${C.requested_model()}` }')._p)
+    assert v.run("Use", {"q": "x"}, extensions=[Fake()]) == ("21 openai m", None)

@@ -166,6 +166,14 @@ def test_extension_run_half_events(prog):
     assert ("branch", "user.shapes", ("branch", 11), True) in rec2.events
 
 
+def test_stdlib_native_methods_run_under_extensions():
+    """A stdlib class's native methods (a csv Reader's `skipped_count()`) are found where the
+    extensions' space compiles user methods itself (it used to report no such method)."""
+    p = mirx.compile('function rows() -> int {\n  let r = baml.csv.reader("a,b\\n1,2\\n");\n'
+                     '  let k = 0;\n  for (let rec in r) { k += 1; }\n  k + r.skipped_count()\n}\n')
+    assert p.call("rows", {}, extensions=[Recorder()]) == 1
+
+
 def test_extensions_need_no_recompile_and_cost_nothing_when_off(prog):
     rt = prog._p.runtime
     before = rt.plain.source("user.mk")

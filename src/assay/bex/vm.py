@@ -457,7 +457,9 @@ class CodeSpace:
         """An instance's method as compiled in this space (instrumented spaces only: the plain
         space uses the method bound on the instance's class)."""
         fqn = self.rt.method_fqns.get(recv._class.fqn, {}).get(name)
-        return None if fqn is None else partial(self.compile(fqn), recv)
+        if fqn is None:  # a stdlib class's native method (a client's `provider()`, a csv Reader's `next()`)
+            return getattr(recv, "m_" + name, None)
+        return partial(self.compile(fqn), recv)
 
     def class_global(self, fqn: str) -> str:
         return self._global("C", fqn, lambda: self.classes[fqn].py)

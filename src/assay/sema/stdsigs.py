@@ -780,7 +780,8 @@ del _name, _sig, _kind, _method
 
 # ── LLM client classes (0.23.0's `openai`, `anthropic`, `google`, `aws` packages and `ai.clients`) ──
 # A provider client is plain data: `X.new(…)` copies its arguments into the fields of the same
-# names, in the same order, so one parameter list declares both. `env.NAME` is a `baml.env.Ref`.
+# names, in the same order, so one parameter list declares both. `env.NAME` is a `baml.env.Ref`
+# (also as a default: the reference, not the variable's value).
 _CRED = "string | baml.env.Ref | null"  # `ai.Credential?`
 _TIMEOUT = "baml.time.Duration | ai.LlmTimeoutOptions | null"
 _PASS = "request_body: baml.json.json? = null, headers: map<string, string>? = null, " \
@@ -802,6 +803,9 @@ anthropic.Client(model: string = "claude-haiku-4-5", api_key: {_CRED} = null, ba
 google.GeminiClient(model: string = "gemini-2.5-flash", api_key: {_CRED} = null, base_url: {_CRED} = null, {_PASS}, {_GEN}, capture_wire: bool = true, timeout: {_TIMEOUT} = null)
 google.VertexClient(model: string = "gemini-2.5-flash", project_id: {_CRED} = null, location: string? = null, credentials_json: string? = null, credentials_file: string? = null, api_key: {_CRED} = null, base_url: {_CRED} = null, timeout: {_TIMEOUT} = null, {_PASS}, {_GEN}, capture_wire: bool = true)
 aws.BedrockClient(model: string, region: string? = null, profile: string? = null, access_key_id: string? = null, secret_access_key: string? = null, session_token: string? = null, endpoint_url: {_CRED} = null, max_tokens: int? = null, temperature: float? = null, top_p: float? = null, stop_sequences: string[]? = null, tool_choice: string? = null, cache_system_prompt: bool = false, cache_tools: bool = false, additional_model_request_fields: baml.json.json? = null, {_PASS}, capture_wire: bool = true, timeout: {_TIMEOUT} = null)
+openai.DecisionsClient(model: string = "gpt-6-luna", api_key: {_CRED} = env.OPENAI_API_KEY, base_url: {_CRED} = "https://api.openai.com/v1", timeout: {_TIMEOUT} = null, capture_wire: bool = true)
+typesafeai.Client(model: string = "jev-latest", api_key: {_CRED} = env.TYPESAFE_API_KEY, base_url: {_CRED} = "https://api.typesafe.ai/v1", timeout: {_TIMEOUT} = null, capture_wire: bool = true)
+vercel.AiGatewayImageClient(model: string = "openai/gpt-image-1", api_key: {_CRED} = null, base_url: {_CRED} = null, n: int? = null, size: string? = null, aspect_ratio: string? = null, seed: int? = null, {_PASS}, capture_wire: bool = true, timeout: {_TIMEOUT} = null)
 ai.clients.Backoff(initial_ms: int = 250, multiplier: int = 2, max_ms: int = 10000)
 google.SafetySetting(category: string, threshold: string)
 """
@@ -835,6 +839,10 @@ STD_CLASSES.update({
                          "retry_if": "(ai.errors.Failure) -> bool", "backoff": "ai.clients.Backoff"},
     "ai.clients.RoundRobin": {"members": "ai.Client[]", "counter": "int"},
     "ai.clients.Fallback": {"members": "ai.Client[]"},
+    "claude_code.ClaudeCodeClient": {"executable": "string", "model": "string", "cwd": "string?",
+                                     "timeout_ms": "int", "permission_mode": "string",
+                                     "harness_tools": "string[]", "mcp_servers": "map<string, json>",
+                                     "capture_wire": "bool"},
     "ai.LlmTimeoutOptions": {"timeout": "baml.time.Duration?", "connect_timeout": "baml.time.Duration?",
                              "first_token_timeout": "baml.time.Duration?",
                              "stream_token_timeout": "baml.time.Duration?"},
@@ -845,6 +853,10 @@ STD_CLASSES.update({
 FUNCTIONS.update({
     "ai.clients.Retry.new": "(inner: ai.Client, max_attempts: int = 3, retry_if: ((ai.errors.Failure) -> bool)? = null, "
                             "backoff: ai.clients.Backoff? = null) -> ai.clients.Retry",
+    "claude_code.ClaudeCodeClient.new": '(model: string = "haiku", executable: string = "claude", '
+                                        'cwd: string? = null, timeout_ms: int = 240000, permission_mode: string = '
+                                        '"default", harness_tools: string[] = [], mcp_servers: map<string, json>? = '
+                                        'null, capture_wire: bool = true) -> claude_code.ClaudeCodeClient',
     "ai.clients.RoundRobin.new": "(members: ai.Client[]) -> ai.clients.RoundRobin throws unknown",
     "anthropic.ThinkingConfig.enabled": "(budget_tokens: int) -> anthropic.ThinkingConfig",
     "anthropic.ThinkingConfig.disabled": "() -> anthropic.ThinkingConfig",
@@ -855,7 +867,7 @@ FUNCTIONS.update({
 })
 # `ai.Client`: the interface every client class implements (a value of another type is surely not one)
 CLIENT_CLASSES = frozenset(CLIENT_NEW) - {"ai.clients.Backoff", "google.SafetySetting"} | {
-    "ai.clients.Retry", "ai.clients.RoundRobin", "ai.clients.Fallback"}
+    "ai.clients.Retry", "ai.clients.RoundRobin", "ai.clients.Fallback", "claude_code.ClaudeCodeClient"}
 # the root packages of the provider clients (`ai.clients` holds the wrappers)
 CLIENT_PACKAGES = frozenset(("openai", "anthropic", "google", "aws", "typesafeai", "vercel", "claude_code"))
 # the data classes above (decoded field by field, as the engine's are)
@@ -873,5 +885,7 @@ CLIENT_PROVIDERS = {"openai.ResponsesClient": "openai", "openai.ChatClient": "op
                     "openai.OllamaClient": "ollama", "openai.OpenRouterClient": "openrouter",
                     "openai.ImageClient": "openai-images", "anthropic.Client": "anthropic",
                     "google.GeminiClient": "google", "google.VertexClient": "vertex",
-                    "aws.BedrockClient": "aws-bedrock"}
+                    "aws.BedrockClient": "aws-bedrock", "openai.DecisionsClient": "openai-decisions",
+                    "typesafeai.Client": "typesafeai", "vercel.AiGatewayImageClient": "ai-gateway-images",
+                    "claude_code.ClaudeCodeClient": "claude-code"}
 del _line, _cls, _rest, _FUNCTIONS_CLIENT

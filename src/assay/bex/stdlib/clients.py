@@ -8,7 +8,7 @@ import json
 
 from ...sema import stdsigs
 from ..ops import BUILTIN_CLASSES
-from ..values import BamlRaise, ClassInfo, OMITTED
+from ..values import JSON_ENTRY, OMITTED, BamlRaise, ClassInfo, typed_list, typed_map
 from ._registry import function
 from ..ops import make_builtin
 
@@ -20,15 +20,21 @@ BUILTIN_CLASSES.setdefault("ai.errors.InvalidRequest", ClassInfo(
     "ai.errors.InvalidRequest", "InvalidRequest", ["provider", "status_code", "detail", "raw_body"]))
 
 
+def _default(text: str | None) -> str:
+    """A declared default as Python source: a JSON literal, or `env.NAME` (a new reference
+    each time, as the engine evaluates the default per call)."""
+    if text is not None and text.startswith("env."):
+        return f"Ref({text[4:]!r})"
+    return repr(None if text is None else json.loads(text))
+
+
 def _constructor(fqn: str):
-    """`X.new(…)`: each field its argument, or the declared default (a literal)."""
+    """`X.new(…)`: each field its argument, or the declared default."""
     params = stdsigs.CLIENT_NEW[fqn]
-    env = {"make": BUILTIN_CLASSES[fqn].py, "OMITTED": OMITTED,
-           **{f"d_{p}": None if d is None else json.loads(d) for p, _, d in params}}
-    names = [p for p, _, _ in params]
+    env = {"make": BUILTIN_CLASSES[fqn].py, "OMITTED": OMITTED, "Ref": BUILTIN_CLASSES["baml.env.Ref"].py}
     # a Python function whose parameters are BAML's (named arguments bind by them)
-    exec(f"def new({', '.join(n + '=OMITTED' for n in names)}):\n"
-         f"    return make({', '.join(f'd_{n} if {n} is OMITTED else {n}' for n in names)})", env)
+    exec(f"def new({', '.join(p + '=OMITTED' for p, _, _ in params)}):\n"
+         f"    return make({', '.join(f'{_default(d)} if {p} is OMITTED else {p}' for p, _, d in params)})", env)
     return env["new"]
 
 
@@ -48,6 +54,19 @@ def _retry_new(inner, max_attempts=OMITTED, retry_if=OMITTED, backoff=OMITTED):
     return BUILTIN_CLASSES["ai.clients.Retry"].py(
         inner, 3 if max_attempts is OMITTED else max_attempts, retry_if or default_retry_judgment,
         backoff if backoff is not None else BUILTIN_CLASSES["ai.clients.Backoff"].py(250, 2, 10000))
+
+
+@function("claude_code.ClaudeCodeClient.new")
+def _claude_code_new(model=OMITTED, executable=OMITTED, cwd=OMITTED, timeout_ms=OMITTED, permission_mode=OMITTED,
+                     harness_tools=OMITTED, mcp_servers=OMITTED, capture_wire=OMITTED):
+    """Its fields are not in its parameters' order (`executable` first)."""
+    def given(v, default):
+        return default if v is OMITTED else v
+    servers = given(mcp_servers, None)  # `mcp_servers ?? {}`
+    return BUILTIN_CLASSES["claude_code.ClaudeCodeClient"].py(
+        given(executable, "claude"), given(model, "haiku"), given(cwd, None), given(timeout_ms, 240000),
+        given(permission_mode, "default"), given(harness_tools, typed_list([], ("string",))),
+        typed_map({}, JSON_ENTRY) if servers is None else servers, given(capture_wire, True))
 
 
 @function("ai.clients.RoundRobin.new")
