@@ -148,7 +148,7 @@ class Checker(LlmChecks):
         # the stdlib types it models (others stay unknown), with the enum `cmp` and `sort_by` speak
         std = {**_STD_TYPES, "baml.ops.Ordering": T.StdT("enum", "baml.ops.Ordering"),
                "reflect.Type": sreflect.TYPE, "reflect.TypeKind": sreflect.KIND, "reflect.Package": sreflect.PACKAGE,
-               "reflect.Session": sreflect.SESSION, "reflect.AnyClass": ANY_CLASS,
+               "reflect.Session": sreflect.SESSION, "reflect.AnyClass": ANY_CLASS, "baml.random.Rng": _RNG,
                **{f"reflect.{k}": sreflect.view(k) for k in sreflect.KINDS}}
         self.types = Resolver(index, std, top=True, iters=True)
         self.std_types = Resolver(index, std)  # stdlib signatures: their `unknown` is don't-know
@@ -3501,6 +3501,9 @@ class Checker(LlmChecks):
         for a in alts:
             rt = self.resolve(a.type, report=False)
             part = isinstance(rt, (Arr, MapT)) and not anything and rt in T.members(st)  # `json[]` of json
+            # a caught stdlib class (`baml.panics.UserPanic => e.message`), alone: the engine
+            # does not narrow a caught value to a union of them
+            part = part or anything and len(alts) == 1 and isinstance(rt, T.StdT) and rt.name in stdsigs.STD_CLASSES
             if not part and not isinstance(rt, (T.Prim, ClassT)) or rt is UNKNOWN or (
                     isinstance(rt, ClassT) and (rt.args or rt.cls.decl.generics)):
                 return UNKNOWN
@@ -3837,6 +3840,7 @@ class NativeFuncT(FuncT):
 
 REFLECT_TYPE = sreflect.TYPE  # a `reflect.Type` value
 ANY_CLASS = T.StdT("anyclass", "reflect.AnyClass")  # a class instance, known by that interface
+_RNG = T.StdT("stdiface", "baml.random.Rng")  # the interface the generators implement (methods: stdsigs)
 _ANY_PANIC = T.union(*(T.StdT("class", c) for c in sorted(stdsigs.PANIC_CLASSES)))  # `baml.panics.Panic`
 _KIND_OF = {Arr: "array", MapT: "map", INT: "int", FLOAT: "float", STRING: "string",
             BOOL: "bool", NULL: "null", T.BIGINT: "bigint", T.BYTES: "uint8array",

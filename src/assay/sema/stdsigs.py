@@ -284,7 +284,7 @@ baml.json.stringify(value: unknown, naming: baml.json.Naming = baml.json.Naming.
 baml.json.from(value: unknown, naming: baml.json.Naming = baml.json.Naming.Declared, omit_nulls: bool = false) -> json throws baml.json.SerializationError
 baml.json.field(j: json, key: string) -> json
 baml.yaml.parse(s: string) -> unknown throws baml.yaml.ParseError
-baml.crypto.Sha256.new() -> unknown
+baml.crypto.Sha256.new() -> baml.crypto.Sha256
 baml.csv.parse(source: string | uint8array, options: unknown = null) -> string[][] throws baml.csv.Error
 baml.csv.reader(source: string | uint8array, options: unknown = null) -> baml.csv.Reader throws baml.csv.Error
 baml.csv.buffer(options: unknown = null) -> unknown throws baml.csv.Error
@@ -295,14 +295,14 @@ baml.toml.Table.from_json(j: unknown) -> unknown throws baml.json.DecodeError
 baml.toml.table_from_json(j: unknown) -> unknown throws baml.json.DecodeError
 baml.toml.item_from_json(json: unknown) -> unknown throws baml.json.DecodeError
 baml.toml.item_to_json(item: unknown) -> unknown throws baml.json.SerializationError
-baml.hash.DefaultHasher.new() -> unknown
-baml.crypto.Aes256GcmSiv.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
+baml.hash.DefaultHasher.new() -> baml.hash.DefaultHasher
+baml.crypto.Aes256GcmSiv.new(key: uint8array) -> baml.crypto.Aes256GcmSiv throws baml.errors.InvalidArgument
 baml.crypto.Aes256GcmSiv.random_key(rng: unknown) -> uint8array
-baml.crypto.Aes128GcmSiv.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
+baml.crypto.Aes128GcmSiv.new(key: uint8array) -> baml.crypto.Aes128GcmSiv throws baml.errors.InvalidArgument
 baml.crypto.Aes128GcmSiv.random_key(rng: unknown) -> uint8array
-baml.crypto.ChaCha20Poly1305.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
+baml.crypto.ChaCha20Poly1305.new(key: uint8array) -> baml.crypto.ChaCha20Poly1305 throws baml.errors.InvalidArgument
 baml.crypto.ChaCha20Poly1305.random_key(rng: unknown) -> uint8array
-baml.crypto.XChaCha20Poly1305.new(key: uint8array) -> unknown throws baml.errors.InvalidArgument
+baml.crypto.XChaCha20Poly1305.new(key: uint8array) -> baml.crypto.XChaCha20Poly1305 throws baml.errors.InvalidArgument
 baml.crypto.XChaCha20Poly1305.random_key(rng: unknown) -> uint8array
 log.info(data: unknown, event_name: string? = null) -> null
 log.debug(data: unknown, event_name: string? = null) -> null
@@ -376,9 +376,9 @@ _METHODS += "".join(f"{k}.to_json() -> unknown\n" for k in "int float string boo
 _METHODS += """rng.random(bytes: int) -> uint8array
 rng.random_int() -> int
 """
-_FUNCTIONS += """baml.random.SystemRandom.get() -> unknown
-baml.random.Xoshiro256PlusPlus.new(seed: uint8array = b"") -> unknown
-baml.random.ChaCha20.new(seed: uint8array = b"") -> unknown
+_FUNCTIONS += """baml.random.SystemRandom.get() -> baml.random.SystemRandom
+baml.random.Xoshiro256PlusPlus.new(seed: uint8array = b"") -> baml.random.Xoshiro256PlusPlus
+baml.random.ChaCha20.new(seed: uint8array = b"") -> baml.random.ChaCha20
 int.random(lower: int, upper: int, rng: unknown = null) -> int throws baml.errors.InvalidArgument
 int._random_in_range(draw: int, lower: int, upper: int) -> int
 float.random(rng: unknown = null) -> float
@@ -686,6 +686,17 @@ STD_CLASS_METHODS: dict[str, dict] = {
     "baml.csv.Reader": {"headers": None, "rows": None, "skipped": None, "skipped_count": "() -> int",
                         "position": None, "close": None, "*": None},
 }
+# the stdlib's random generators, hashers and ciphers, as 0.23.0 declares their methods
+_RNG = {"random": "(bytes: int) -> uint8array", "random_int": "() -> int"}
+_AEAD = {"encrypt": "(nonce: uint8array, plaintext: uint8array, aad: uint8array) -> uint8array "
+                    "throws baml.errors.InvalidArgument",
+         "decrypt": "(nonce: uint8array, ciphertext: uint8array, aad: uint8array) -> uint8array "
+                    "throws baml.errors.InvalidArgument | baml.crypto.DecryptionFailure"}
+STD_CLASS_METHODS.update({
+    **{f"baml.random.{c}": _RNG for c in ("Rng", "SystemRandom", "Xoshiro256PlusPlus", "ChaCha20")},
+    "baml.hash.DefaultHasher": {"write": "(bytes: uint8array) -> void", "finish": "() -> int"},
+    "baml.crypto.Sha256": {"update": "(data: uint8array) -> void", "finish": "() -> uint8array"},
+    **{f"baml.crypto.{c}": _AEAD for c in ("Aes256GcmSiv", "Aes128GcmSiv", "ChaCha20Poly1305", "XChaCha20Poly1305")}})
 STD_CLASSES.update({c: {} for c in STD_CLASS_METHODS})
 # `reflect.AnyClass`'s methods (the interface every class instance implements), as 0.23.0
 # declares them; True: it may throw (`reflect.errors.NotFound` / `TypeMismatch`)

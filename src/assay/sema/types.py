@@ -481,7 +481,8 @@ def assignable(src: Type, dst: Type) -> bool:
         if dst is NEVER:
             return False
         if dst is HASHER:  # a class implementing `baml.hash.Hasher` (DefaultHasher is unknown)
-            return isinstance(src, ClassT) and any(i.std == "baml.hash.Hasher" for i in src.cls.impls)
+            return isinstance(src, ClassT) and any(i.std == "baml.hash.Hasher" for i in src.cls.impls) or \
+                src == StdT("class", "baml.hash.DefaultHasher")
         if isinstance(src, Lit):
             return src.base is dst
         return src is dst
@@ -503,6 +504,9 @@ def assignable(src: Type, dst: Type) -> bool:
     if isinstance(dst, AnyFnT):  # any function whose result (and declared throws) fit
         return isinstance(src, (FuncT, AnyFnT)) and assignable(src.ret, dst.ret) and (
             src.throws is None or assignable(src.throws, dst.throws))
+    if isinstance(dst, StdT) and dst.kind == "stdiface":  # `baml.random.Rng`: its generators, a class implementing it
+        return (isinstance(src, StdT) and src.name.rpartition(".")[0] == dst.name.rpartition(".")[0]) or (
+            isinstance(src, ClassT) and any(i.std == dst.name for i in src.cls.impls)) or isinstance(src, IfaceT)
     if isinstance(dst, StdT) and dst.kind == "anyclass":  # `reflect.AnyClass`: any class instance
         return isinstance(src, (ClassT, IfaceT)) or isinstance(src, StdT) and src.kind in ("class", "panic", "anyclass")
     if isinstance(dst, StdT) and dst.kind == "iface":  # `ai.Client`: what implements it, no primitive
