@@ -3355,7 +3355,9 @@ class Checker(LlmChecks):
         return NEVER
 
     def x_Spawn(self, e, expected):
-        out = None  # the value type a modifier's `type Output = …` makes it (UNKNOWN: unsure)
+        # the value type through the user modifiers: a `Modifier<int, E>` takes an `int` plan
+        # (the first such fixes the body's), and each gives its `Output` (default: what it took)
+        cur = need = None  # None: the body's own
         for m in e.modifiers:
             t = self.expr(m, UNKNOWN)
             impl = next((i for i in t.cls.impls if i.std == MODIFIER), None) if isinstance(t, ClassT) else None
@@ -3363,16 +3365,35 @@ class Checker(LlmChecks):
                     isinstance(t, (T.Arr, T.MapT, ClassT)) and impl is None:
                 self.err(m.span, "E0001", f"type `{show(t)}` does not implement interface "
                          f"`{MODIFIER}`")  # (a token, a limit or `Root` does)
-            if impl is not None and "Output" in impl.decl.assoc:
-                save = (self.ns, self.generics)
-                self.ns, self.generics = impl.namespace, {g.name for g in impl.decl.generics}
-                o = self.resolve(impl.decl.assoc["Output"], report=False)
-                self.ns, self.generics = save
-                out = o if not T.has_tvar(o) else UNKNOWN
+            if impl is None:
+                continue
+            took, out = self.modifier_value(impl)
+            if took is not None:
+                need = took if cur is None and need is None else need
+                cur = took
+            if out is not None:
+                cur = out
         self.x_Lambda(e.fn, UNKNOWN)
         v = widen(getattr(e.fn, "value_ty", UNKNOWN))
         sure = v is NULL or (self.sure_type(v) and not _returns(e.fn.body))
-        return FutureT(out if out is not None else v if sure else UNKNOWN)
+        if need is not None and sure and not assignable(v, need):
+            self.mismatch(e.fn.body.span, need, v)  # (the engine: at the block)
+        return FutureT(cur if cur is not None else v if sure else UNKNOWN)
+
+    def modifier_value(self, impl) -> tuple:
+        """A `baml.spawn.Modifier` implementation's value types: the one it takes (its first
+        type argument where that is a type, not its own parameter) and its `Output` (UNKNOWN
+        where that mentions a parameter); None for either where it does not say."""
+        save = (self.ns, self.generics)
+        self.ns, self.generics = impl.namespace, {g.name for g in impl.decl.generics}
+        try:
+            args = [a for a in impl.decl.interface.args if getattr(a, "binds", None) is None]
+            took = self.resolve(args[0], report=False) if args else UNKNOWN
+            out = self.resolve(impl.decl.assoc["Output"], report=False) if "Output" in impl.decl.assoc else None
+        finally:
+            self.ns, self.generics = save
+        took = None if T.has_tvar(took) or T.has_unknown(took) else took
+        return took, (UNKNOWN if out is not None and T.has_tvar(out) else out)
 
     def x_Await(self, e, expected):
         t = self.expr(e.value, UNKNOWN)
