@@ -3904,7 +3904,17 @@ def _is_time(t: T.Type) -> bool:
     return isinstance(t, T.StdT) and t.name.startswith("baml.time.")
 
 # the stdlib types the checker models (sema/stdsigs.py), as the resolver names them
-_STD_TYPES = {**{c: T.StdT("class", c) for c in stdsigs.STD_CLASSES},
+def _thrown_classes() -> set:
+    """The stdlib error classes its signatures declare they throw (`baml.json.DecodeError`):
+    types a `throws` clause or a catch arm names, though the checker models no fields of theirs."""
+    sigs = [*stdsigs.FUNCTIONS.values(), *(s for ms in stdsigs.METHODS.values() for s in ms.values()),
+            *(s for ms in stdsigs.STD_CLASS_METHODS.values() for s in ms.values() if isinstance(s, str))]
+    return {n.strip() for s in sigs if " throws " in s for n in s.rpartition(" throws ")[2].split("|")
+            if re.fullmatch(r"\w+(\.\w+)+", n.strip())}
+
+
+_STD_TYPES = {**{c: T.StdT("class", c) for c in _thrown_classes()},
+              **{c: T.StdT("class", c) for c in stdsigs.STD_CLASSES},
               **{n: T.StdT("enum", n) for n in stdsigs.STD_ENUM_VARIANTS}, 
               **{n: T.StdT("iface", n) for n in stdsigs.STD_IFACES},
               **{f"{n}.{v}": T.StdT("variant", n, v) for n, vs in stdsigs.STD_ENUM_VARIANTS.items() for v in vs}}
