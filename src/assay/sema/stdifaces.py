@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ..source import SourceFile
 from ..syntax import ast
+from ..syntax.parser import parse_file
 from .program import FunctionDef, InterfaceDef
 
 _OPS = {"Add": "add", "Subtract": "sub", "Multiply": "mul", "Divide": "div", "Remainder": "rem",
@@ -47,8 +49,6 @@ _ALSO = {"baml.iter.Iterator": "map filter filter_map flat_map step_by chain pee
 
 @lru_cache(maxsize=None)
 def _parsed(name: str) -> InterfaceDef | None:
-    from ..source import SourceFile
-    from ..syntax.parser import parse_file
     body = _SOURCE.get(name)
     if body is None:
         return None
