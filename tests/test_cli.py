@@ -493,6 +493,21 @@ def test_test_testsets(tmp_path):
     assert [t["name"] for t in doc["tests"] if t["tolerated"]] == ["halves::half of 5"]
 
 
+def test_test_testset_selection_keeps_runners(tmp_path):
+    """`-k` selects leaves; a testset runs only the children holding a selected leaf, its
+    runner judging that subset (as the engine's `run_filtered`)."""
+    p = tmp_path / "ts.baml"
+    p.write_text('testset "s" with testing.PassRate(0.5) {\n'
+                 '  test "alpha" { assert.is_true(true) }\n  test "beta" { assert.is_true(false) }\n'
+                 '  testset "inner" { test "gamma" { assert.is_true(false) } }\n  testset "empty" { }\n}\n')
+    r = invoke("test", p)  # alpha, empty pass; beta, inner fail: 2/4 passes the rate
+    assert r.exit_code == 0 and r.stdout.splitlines()[-1] == "1 passed, 0 failed, 2 tolerated"
+    r = invoke("test", p, "-k", "beta or gamma")  # beta, inner: 0/2
+    assert r.exit_code == 1 and r.stdout.splitlines()[-1] == "0 passed, 2 failed"
+    r = invoke("test", p, "-k", "alpha or gamma")  # alpha, inner: 1/2
+    assert r.exit_code == 0 and r.stdout.splitlines()[-1] == "1 passed, 0 failed, 1 tolerated"
+
+
 def test_test_testset_failures_and_fail_fast(tmp_path):
     p = tmp_path / "ts.baml"
     p.write_text(TESTSETS.replace("PassRate(0.5)", "PassRate(0.9)"))

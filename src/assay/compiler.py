@@ -320,7 +320,7 @@ class Program:
                 continue
             if starting is not None:
                 starting(t.name)
-            outs = (self._run_registered(key, t, matches, extensions, timeout) if registered
+            outs = (self._run_registered(key, t, matches if pattern else None, extensions, timeout) if registered
                     else [self._run_test(key, t, extensions, timeout)])
             for out in outs:
                 yield out
@@ -336,13 +336,14 @@ class Program:
 
     def _run_registered(self, key: str, t, matches, extensions=(), timeout: float | None = None):
         """A testset, or a test with a runner or a computed name: its leaves' outcomes (ids
-        `set::…::test`), as `testing` runs them; `timeout` bounds the whole declaration."""
+        `set::…::test`), as `testing` runs them (`matches(id, file)`: the leaves to run, None:
+        all); `timeout` bounds the whole declaration."""
         path = t.file.source.path
 
         def run_body(body, name: str):
             self._for_test(name)  # a replay file keys a testset's answers by test id
             return self._guarded(body, None, invalid_name=False)
-        top = bextesting.TopLevel(run_body, lambda name: matches(name, path))
+        top = bextesting.TopLevel(run_body, None if matches is None else lambda name: matches(name, path))
         report = None
         error = self._guarded(lambda: bextesting.run_top(top, lambda: self.runtime.call(key, [], extensions)),
                               timeout)

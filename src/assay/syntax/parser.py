@@ -17,12 +17,13 @@ from .lexer import Lexer, Token, decode_escapes, I63_MAX
 from ..source import Diagnostic, Span, SourceFile
 
 RESERVED = frozenset("""if else while for let const break continue return throw defer match true
-false null function class enum in is catch catch_all catch_all_panics testset""".split())
+false null function class enum in is catch catch_all catch_all_panics testset generator retry_policy
+template_string""".split())
 # the engine's keywords that cannot name a parameter, field, variant or declaration (`const`,
 # `true`, `false`, `null` and `type` can)
 NAME_KEYWORDS = frozenset("""if else while for let break continue return throw defer match function
 class enum in is catch catch_all catch_all_panics test testset self throws interface implements implement
-instanceof spawn await""".split())
+instanceof spawn await generator retry_policy template_string""".split())
 
 # binary operator -> (precedence, right-assoc)
 BINOPS = {

@@ -2,8 +2,9 @@
 
 A testset's body runs when it is collected: the parser turns each `test`/`testset` in it into
 `testing.$register_test[_set](name, () -> void { body }, runner)`, which records the body with
-the collector of the testset being expanded (the engine's `TestCollector`). `run_set` then
-runs the tree as the engine's `TestRegistry` does: a leaf through its `TestRunner`
+the collector of the testset being expanded (the engine's `TestCollector`). `expand` then
+expands every testset and `run_node` runs the tree as the engine's `TestRegistry` does: a
+leaf through its `TestRunner`
 (`Retry`, `Quorum`), a testset's children through its `TestSetRunner` (`PassRate`,
 `Sequential`, `FailFast`; none: all of them), a testset that fails to expand as one failed
 leaf `<set>::(failed to expand)`. Ids are `set::child` (the engine prefixes `root[.ns]::`).
@@ -94,7 +95,7 @@ def _register(name, body, runner, is_set: bool):
     top.busy = True
     c = Collector("")
     c.add(name, body, runner, is_set)
-    top.report = run_collected(c, None, top.run_body, top.selected)
+    top.report = run_node(expand(c, "", None, top.run_body), top.run_body, top.selected)
 
 
 @function("testing.$register_test")
@@ -209,27 +210,53 @@ def run_children(children, stop_at_failure: bool = False) -> SetReport:
     return SetReport(outcome, outcomes.count("pass"), results)
 
 
-def run_set(prefix: str, body, runner, run_body, selected=None) -> SetReport:
-    """Expand the testset (`body` registers its children under `prefix`) and run it.
-    `run_body(body, id)`: None when the body ran through, else the error document;
-    `selected(id)`: whether a leaf is to run (None: all)."""
-    c, error = collect(prefix, body, run_body)
-    if error is not None:  # a testset that fails to expand: one failed leaf, outcome "error"
-        return SetReport("error", 0, [(f"{prefix}::(failed to expand)", Leaf(False, [error]))])
-    return run_collected(c, runner, run_body, selected)
+class Node:
+    """An expanded testset: what its body registered (its testsets expanded too), or the
+    error its body stopped with."""
+    __slots__ = ("name", "runner", "tests", "sets", "error")
+
+    def __init__(self, name: str, runner, tests: list, sets: list, error: dict | None):
+        self.name, self.runner, self.tests, self.sets, self.error = name, runner, tests, sets, error
 
 
-def run_collected(c: Collector, runner, run_body, selected) -> SetReport:
-    """Run what a testset registered: its tests, then its testsets (the engine's order)."""
+def expand(c: Collector, name: str, runner, run_body, error=None) -> Node:
+    """The tree under what `c` collected, every testset in it expanded (as the engine's run
+    does first, to know the ids it selects from)."""
+    sets = []
+    if error is None:
+        for n, b, r in c.sets:
+            sub, err = collect(n, b, run_body)
+            sets.append(expand(sub, n, r, run_body, err))
+    return Node(name, runner, c.tests, sets, error)
+
+
+def _failed_to_expand(node: Node) -> str:
+    return f"{node.name}::(failed to expand)"
+
+
+def has_selected(node: Node, selected) -> bool:
+    """Does the testset hold a selected leaf (its expansion failure counting as one)?"""
+    if node.error is not None:
+        return selected(_failed_to_expand(node))
+    return any(selected(t[0]) for t in node.tests) or any(has_selected(n, selected) for n in node.sets)
+
+
+def run_node(node: Node, run_body, selected=None) -> SetReport:
+    """Run an expanded testset: its selected tests, then its testsets holding a selected leaf
+    (the engine's order), through its runner. `run_body(body, id)`: None when the body ran
+    through, else the error document; `selected(id)`: whether a leaf runs (None: all)."""
+    if node.error is not None:  # a testset that fails to expand: one failed leaf, outcome "error"
+        return SetReport("error", 0, [(_failed_to_expand(node), Leaf(False, [node.error]))])
     children = []
-    for name, tbody, trunner in c.tests:
+    for name, tbody, trunner in node.tests:
         if selected is None or selected(name):
             children.append((name, lambda n=name, b=tbody, r=trunner: run_leaf(n, b, r, run_body)))
-    for name, sbody, srunner in c.sets:
-        children.append((name, lambda n=name, b=sbody, r=srunner: run_set(n, b, r, run_body, selected)))
-    if runner is None:
+    for sub in node.sets:
+        if selected is None or has_selected(sub, selected):
+            children.append((sub.name, lambda n=sub: run_node(n, run_body, selected)))
+    if node.runner is None:
         return run_children(children)
-    return runner.f__handle(children)
+    return node.runner.f__handle(children)
 
 
 def run_leaf(name: str, body, runner, run_body) -> Leaf:
