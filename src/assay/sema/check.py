@@ -1741,7 +1741,9 @@ class Checker(LlmChecks):
                 i = e.span.file.text.rfind(name, e.span.start, val.span.start)
                 self.err(Span(e.span.file, i, i + len(name)) if i >= 0 else val.span, "E0007",
                          f"class `{ct.name}` has no field `{name}`")
-            if ft is None:
+            if name is None:
+                self.expect(val, ct)  # `...base`: a value of the literal's own class
+            elif ft is None:
                 self.expr(val, UNKNOWN)
             else:
                 self.expect(val, self.resolve(_parse_std_type(ft), report=False))
