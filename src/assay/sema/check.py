@@ -3485,7 +3485,7 @@ def _is_time(t: T.Type) -> bool:
 
 # the stdlib types the checker models (sema/stdsigs.py), as the resolver names them
 _STD_TYPES = {**{c: T.StdT("class", c) for c in stdsigs.STD_CLASSES},
-              **{n: T.StdT("enum", n) for n in stdsigs.STD_ENUM_VARIANTS}, 
+              **{n: T.StdT("enum", n) for n in stdsigs.STD_ENUM_VARIANTS},
               **{n: T.StdT("iface", n) for n in stdsigs.STD_IFACES},
               **{f"{n}.{v}": T.StdT("variant", n, v) for n, vs in stdsigs.STD_ENUM_VARIANTS.items() for v in vs}}
 # The operator interfaces' methods that a builtin type implements for several right-hand types
