@@ -1328,8 +1328,8 @@ class FnLowerer:
             return self.call_user(f.direct, e, [self.read_local(self.lookup_local("self"))])
         if isinstance(f, ast.Field) and not e.optional:
             path = self.dotted(f)
-            if path is not None:
-                return self.call_path(path, e)
+            if path is not None and not any(self.is_global(path[:k]) for k in range(2, len(path))):
+                return self.call_path(path, e)  # (`root.ns.CFG.m()` is a method of a global's value)
             recv = self.lower_expr(f.obj)
             if f.optional:
                 return self.null_guard(recv, lambda r: self.method_call(r, f.name, e))
