@@ -391,7 +391,9 @@ class Runtime:
         if k == "uint8array":
             return lambda v: type(v) is bytearray
         if k == "iface" and t[1] in stdsigs.STD_IFACES:  # `ai.Client`: the classes implementing it
-            impls = tuple(self.classes[c].py for c in stdsigs.STD_IFACES[t[1]] if c in self.classes)
+            index = getattr(self.reflection.program, "index", None)
+            users = [i.cls.fqn for i in (index.impls if index is not None else ()) if i.std == t[1] and i.cls]
+            impls = tuple(self.classes[c].py for c in (*stdsigs.STD_IFACES[t[1]], *users) if c in self.classes)
             return lambda v: isinstance(v, impls)
         if k == "reflect":  # `reflect.Type`, or one of its kind views (`reflect.Class`)
             kind = t[1].rpartition(".")[2]

@@ -980,14 +980,22 @@ class FnLowerer:
         None."""
         name = ".".join(e.type.path)
         info = self.prog.builtin_classes.get(name)
-        if info is None or not name.startswith("baml.") or any(f.startswith("_") for f in info.fields):
+        client = name in stdsigs.CLIENT_DATA_CLASSES  # `openai.ResponsesClient { ...Base, model: "x" }`
+        if info is None or not (name.startswith("baml.") or client) or any(f.startswith("_") for f in info.fields):
             return None
         names = [n for n, _ in e.entries]
-        if None in names or len(set(names)) != len(names) or not set(names) <= set(info.fields):
+        if None in names and not (client and names.count(None) == 1) or not set(names) - {None} <= set(info.fields) \
+                or len(set(names)) != len(names):
             return None
-        given = {n: self.lower_expr(v) for n, v in e.entries}  # evaluated in source order
-        fields = [ir.Const(None) if v is None else v if isinstance(v, ir.Const) else self.to_temp(ir.Use(v))
-                  for v in (given.get(f) for f in info.fields)]
+        given, spread = {}, None
+        for n, v in e.entries:  # evaluated in source order
+            op = self.lower_expr(v)
+            if n is None:
+                spread = self.to_temp(ir.Use(op), e.span)
+            else:
+                given[n] = op if isinstance(op, ir.Const) else self.to_temp(ir.Use(op))
+        fields = [given[f] if f in given else ir.Const(None) if spread is None else
+                  self.to_temp(ir.Load(ir.FieldPlace(spread, f)), e.span) for f in info.fields]
         return self.to_temp(ir.ClassAgg(name, fields), e.span)
 
     def expr_Template(self, e: ast.Template):
@@ -1351,8 +1359,8 @@ class FnLowerer:
             return self.call_user(f.direct, e, [self.read_local(self.lookup_local("self"))])
         if isinstance(f, ast.Field) and not e.optional:
             path = self.dotted(f)
-            if path is not None:
-                return self.call_path(path, e)
+            if path is not None and not any(self.is_global(path[:k]) for k in range(2, len(path))):
+                return self.call_path(path, e)  # (`root.ns.CFG.m()` is a method of a global's value)
             recv = self.lower_expr(f.obj)
             if f.optional:
                 return self.null_guard(recv, lambda r: self.method_call(r, f.name, e))

@@ -1984,7 +1984,9 @@ class Checker(LlmChecks):
                 i = e.span.file.text.rfind(name, e.span.start, val.span.start)
                 self.err(Span(e.span.file, i, i + len(name)) if i >= 0 else val.span, "E0007",
                          f"class `{ct.name}` has no field `{name}`")
-            if ft is None:
+            if name is None:
+                self.expect(val, ct)  # `...base`: a value of the literal's own class
+            elif ft is None:
                 self.expr(val, UNKNOWN)
             else:
                 self.expect(val, self.resolve(_parse_std_type(ft), report=False))
@@ -3903,7 +3905,6 @@ def _unknown_client_item(path: list[str]) -> bool:
 def _is_time(t: T.Type) -> bool:
     return isinstance(t, T.StdT) and t.name.startswith("baml.time.")
 
-# the stdlib types the checker models (sema/stdsigs.py), as the resolver names them
 def _thrown_classes() -> set:
     """The stdlib error classes its signatures declare they throw (`baml.json.DecodeError`):
     types a `throws` clause or a catch arm names, though the checker models no fields of theirs."""
@@ -3913,9 +3914,10 @@ def _thrown_classes() -> set:
             if re.fullmatch(r"\w+(\.\w+)+", n.strip())}
 
 
+# the stdlib types the checker models (sema/stdsigs.py), as the resolver names them
 _STD_TYPES = {**{c: T.StdT("class", c) for c in _thrown_classes()},
               **{c: T.StdT("class", c) for c in stdsigs.STD_CLASSES},
-              **{n: T.StdT("enum", n) for n in stdsigs.STD_ENUM_VARIANTS}, 
+              **{n: T.StdT("enum", n) for n in stdsigs.STD_ENUM_VARIANTS},
               **{n: T.StdT("iface", n) for n in stdsigs.STD_IFACES},
               **{f"{n}.{v}": T.StdT("variant", n, v) for n, vs in stdsigs.STD_ENUM_VARIANTS.items() for v in vs}}
 # The operator interfaces' methods that a builtin type implements for several right-hand types

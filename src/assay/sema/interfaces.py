@@ -143,6 +143,8 @@ def _interface(index: ProgramIndex, ns, te):
         return item
     if te.path[0] == "baml" and te.path[-1] in STDLIB_TYPE_NAMES and not misplaced_std(te.path):
         return ".".join(te.path)
+    if te.path == ["ai", "Client"]:  # a user LLM client (its methods' contracts are not checked)
+        return "ai.Client"
     return None
 
 

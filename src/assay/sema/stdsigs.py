@@ -789,7 +789,8 @@ for _name, _sig in _parse(_METHODS).items():
 del _name, _sig, _kind, _method
 
 
-# ── LLM client classes (0.23.0's `openai`, `anthropic`, `google`, `aws` packages and `ai.clients`) ──
+# ── LLM client classes (0.23.0's `openai`, `anthropic`, `google`, `aws`, `typesafeai`, `vercel`,
+# `claude_code` packages and `ai.clients`) ──
 # A provider client is plain data: `X.new(…)` copies its arguments into the fields of the same
 # names, in the same order, so one parameter list declares both. `env.NAME` is a `baml.env.Ref`
 # (also as a default: the reference, not the variable's value).
@@ -823,7 +824,8 @@ google.SafetySetting(category: string, threshold: string)
 
 
 def _params(text: str) -> list[tuple[str, str, str | None]]:
-    """`a: T = d, b: U` → [(name, type text, default text or None)] (commas inside `<…>` kept)."""
+    """`a: T = d, b: U` → [(name, type text, default text or None)] (commas inside `<…>` kept;
+    no function types here: their `->` would close a bracket)."""
     out, depth, cut = [], 0, 0
     for i, ch in enumerate(text + ","):
         depth += ch in "<([" and 1 or 0
@@ -842,8 +844,7 @@ for _line in filter(None, _CLIENT_NEW.strip().splitlines()):
     _cls, _, _rest = _line.partition("(")
     CLIENT_NEW[_cls] = _params(_rest[:-1])
     STD_CLASSES[_cls] = {n: t for n, t, _ in CLIENT_NEW[_cls]}
-    _FUNCTIONS_CLIENT = f"{_cls}.new({_rest[:-1]}) -> {_cls}"
-    FUNCTIONS[f"{_cls}.new"] = _FUNCTIONS_CLIENT[len(_cls) + 4:]
+    FUNCTIONS[f"{_cls}.new"] = f"({_rest[:-1]}) -> {_cls}"
 # the wrapper clients (`ai.clients`): fields as declared; `Retry.new` fills two of them itself
 STD_CLASSES.update({
     "ai.clients.Retry": {"inner": "ai.Client", "max_attempts": "int",
@@ -899,4 +900,4 @@ CLIENT_PROVIDERS = {"openai.ResponsesClient": "openai", "openai.ChatClient": "op
                     "aws.BedrockClient": "aws-bedrock", "openai.DecisionsClient": "openai-decisions",
                     "typesafeai.Client": "typesafeai", "vercel.AiGatewayImageClient": "ai-gateway-images",
                     "claude_code.ClaudeCodeClient": "claude-code"}
-del _line, _cls, _rest, _FUNCTIONS_CLIENT
+del _line, _cls, _rest

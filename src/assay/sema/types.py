@@ -510,6 +510,8 @@ def assignable(src: Type, dst: Type) -> bool:
     if isinstance(dst, StdT) and dst.kind == "anyclass":  # `reflect.AnyClass`: any class instance
         return isinstance(src, (ClassT, IfaceT)) or isinstance(src, StdT) and src.kind in ("class", "panic", "anyclass")
     if isinstance(dst, StdT) and dst.kind == "iface":  # `ai.Client`: what implements it, no primitive
+        if isinstance(src, ClassT):  # a user class implementing it (`implements ai.Client { … }`)
+            return any(getattr(i, "std", None) == dst.name for i in src.cls.impls)
         return not isinstance(src, (Prim, Lit, Arr, MapT, EnumT, FuncT)) and (
             not isinstance(src, StdT) or src == dst or src.name in stdsigs.STD_IFACES[dst.name])
     if isinstance(dst, StdT) and dst.kind in ("enum", "class", "reflect"):  # `baml.ops.Ordering`, `env.X`

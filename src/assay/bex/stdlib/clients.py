@@ -1,20 +1,20 @@
 """LLM client values (0.23.0's `openai.*`, `anthropic.Client`, `google.*`, `aws.BedrockClient`,
-`ai.clients.Retry`/`RoundRobin`/`Fallback`): plain data a `client` declaration or any code builds.
-Their constructors are pure (no environment is read: `env.NAME` is a `baml.env.Ref` kept as
-written); what would send or render a request belongs to the LLM layer and is not run here."""
+`typesafeai.Client`, `vercel.AiGatewayImageClient`, `claude_code.ClaudeCodeClient`,
+`ai.clients.Retry`/`RoundRobin`/`Fallback`): plain data a `client` declaration or any code builds,
+declared in sema/stdsigs.py. Their constructors are pure (no environment is read: `env.NAME` is a
+`baml.env.Ref` kept as written); what would send or render a request belongs to the LLM layer
+and is not run here."""
 from __future__ import annotations
 
 import json
 
 from ...sema import stdsigs
-from ..ops import BUILTIN_CLASSES
+from ..ops import BUILTIN_CLASSES, make_builtin
 from ..values import JSON_ENTRY, OMITTED, BamlRaise, ClassInfo, typed_list, typed_map
 from ._registry import function
-from ..ops import make_builtin
 
-for _fqn, _fields in stdsigs.STD_CLASSES.items():
-    if _fqn in stdsigs.CLIENT_NEW or _fqn in stdsigs.CLIENT_CLASSES or _fqn.startswith(("anthropic.", "ai.")):
-        BUILTIN_CLASSES.setdefault(_fqn, ClassInfo(_fqn, _fqn.rpartition(".")[2], list(_fields)))
+for _fqn in stdsigs.CLIENT_DATA_CLASSES:
+    BUILTIN_CLASSES.setdefault(_fqn, ClassInfo(_fqn, _fqn.rpartition(".")[2], list(stdsigs.STD_CLASSES[_fqn])))
 BUILTIN_CLASSES.setdefault("baml.env.Ref", ClassInfo("baml.env.Ref", "Ref", ["name"]))
 BUILTIN_CLASSES.setdefault("ai.errors.InvalidRequest", ClassInfo(
     "ai.errors.InvalidRequest", "InvalidRequest", ["provider", "status_code", "detail", "raw_body"]))
