@@ -3905,6 +3905,7 @@ def _unknown_client_item(path: list[str]) -> bool:
 def _is_time(t: T.Type) -> bool:
     return isinstance(t, T.StdT) and t.name.startswith("baml.time.")
 
+
 def _thrown_classes() -> set:
     """The stdlib error classes its signatures declare they throw (`baml.json.DecodeError`):
     types a `throws` clause or a catch arm names, though the checker models no fields of theirs."""
