@@ -3387,6 +3387,9 @@ class Checker(LlmChecks):
         return None
 
     def x_Catch(self, e, expected):
+        # `let d = f() catch (e) { _ => {} }`: the engine holds a valueless arm block to f()'s
+        # type wherever the value is used (not as a statement of its own)
+        held = expected is UNKNOWN and (self.no_expected is not e or getattr(e, "plain_let", False))
         self.fn.catch += 1
         ts = [self.expect(e.expr, expected) if expected not in (NULL, VOID) else
               self.expr(e.expr, expected)]
@@ -3407,6 +3410,10 @@ class Checker(LlmChecks):
             if arm.guard is not None:
                 self.expr(arm.guard, UNKNOWN)
             ts.append(self.arm_body(arm.body, expected))
+            body = arm.body
+            if (held and isinstance(body, ast.BlockExpr) and body.block.tail is None
+                    and ts[0] not in (UNKNOWN, NULL, VOID, NEVER) and not any(map(_diverges, body.block.stmts))):
+                self.missing_value(body.block, ts[0])
             self.scopes.pop()
         if UNKNOWN in ts:
             return UNKNOWN
