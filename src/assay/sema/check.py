@@ -1918,6 +1918,22 @@ class Checker(LlmChecks):
             fd = f.direct = self.default_method(f)  # `default.m()`: the interface's own body
         elif isinstance(f, ast.Field):
             path = self.item_path(f)
+            members = stdsigs.STD_CLASS_MEMBERS.get(".".join(path[:-1])) if path is not None else None
+            if members is not None and e.args and e.args[0].name is None and path[-1] in members \
+                    and ".".join(path) not in stdsigs.FUNCTIONS and not path[-1].startswith("_"):
+                # `baml.time.PlainDate.year(d)`: a stdlib method called through its class, `d.year()`
+                cls = _STD_TYPES.get(".".join(path[:-1]))
+                recv = self.soft_expr(e.args[0].value) if cls is not None else UNKNOWN
+                if cls is None or recv is UNKNOWN or assignable(recv, cls):
+                    call = ast.Call(e.span, ast.Field(f.span, e.args[0].value, path[-1]), e.args[1:], e.type_args)
+                    e.as_method = call  # lowering lowers the method call the checker typed
+                    return self.expr(call, expected)
+                mt = self.member_of(ast.Field(f.span, e.args[0].value, path[-1]), cls, path[-1], True)
+                if isinstance(mt, FuncT) and len(e.args) - 1 < sum(1 for _, _, d in mt.params if not d):
+                    self.err(e.span, "E0005", f"expected {len(mt.params) + 1} argument(s), got {len(e.args)}")
+                self.mismatch(e.args[0].value.span, cls, recv)  # the receiver passed first is no `cls`
+                self.args_unknown(e)
+                return UNKNOWN
             if path is not None:
                 kind, val = self.resolve_path_expr(f, path)
                 if kind == "fn":
