@@ -87,6 +87,16 @@ def test_negative_zero_literal_keeps_its_sign(prog, engine):
     assert [math.copysign(1, x) for x in real] == [1, 1]
 
 
+def test_equality_ignores_recorded_element_types(prog, engine):
+    """The engine's `==` compares the element types arrays and maps recorded and a generic
+    instance's type arguments before their contents: `let a: int?[] = [1]; a == [1]` is false
+    there, so are `float[]` `[]` against `int[]` `[]`, `Dir[]` `[Dir.N]` against the literal
+    `[Dir.N]` (recorded `Dir.N[]`) and `Box<int> { v: 1 }` against `Box<int?> { v: 1 }`; Assay
+    compares the values, as `baml.ops.equals_equals` documents (length and items, keys and values)."""
+    assert prog.eq_recorded() == [True, True, True, True, True]
+    assert engine.call("deviations.eq_recorded", {}).value == [False, False, False, False, False]
+
+
 def test_enum_argument_from_the_host_is_a_variant(prog, engine):
     """The engine passes an enum argument on as its variant's name (a string): matching on it
     fails with `VM internal error: type error: expected variant, got string` and a class holding

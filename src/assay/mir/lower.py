@@ -1437,6 +1437,8 @@ class FnLowerer:
         return self.call(ir.Callee("method", name), [recv] + pos, kw, e.span)
 
     def call_path(self, path: list[str], e: ast.Call) -> ir.Operand:
+        if getattr(e, "as_method", None) is not None:  # `baml.time.PlainDate.year(d)`: `d.year()`
+            return self.lower_expr(e.as_method)
         if getattr(e, "unbound_method", None) is not None and e.args:  # `P.to_string(p)`: p.to_string()
             pos, kw = self.lower_args(e.args)
             return self.call(ir.Callee("method", e.unbound_method), pos, kw, e.span)

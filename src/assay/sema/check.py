@@ -2203,6 +2203,22 @@ class Checker(LlmChecks):
             fd = f.direct = self.default_method(f)  # `default.m()`: the interface's own body
         elif isinstance(f, ast.Field):
             path = self.item_path(f)
+            members = stdsigs.STD_CLASS_MEMBERS.get(".".join(path[:-1])) if path is not None else None
+            if members is not None and e.args and e.args[0].name is None and path[-1] in members \
+                    and ".".join(path) not in stdsigs.FUNCTIONS and not path[-1].startswith("_"):
+                # `baml.time.PlainDate.year(d)`: a stdlib method called through its class, `d.year()`
+                cls = _STD_TYPES.get(".".join(path[:-1]))
+                recv = self.soft_expr(e.args[0].value) if cls is not None else UNKNOWN
+                if cls is None or recv is UNKNOWN or assignable(recv, cls):
+                    call = ast.Call(e.span, ast.Field(f.span, e.args[0].value, path[-1]), e.args[1:], e.type_args)
+                    e.as_method = call  # lowering lowers the method call the checker typed
+                    return self.expr(call, expected)
+                mt = self.member_of(ast.Field(f.span, e.args[0].value, path[-1]), cls, path[-1], True)
+                if isinstance(mt, FuncT) and len(e.args) - 1 < sum(1 for _, _, d in mt.params if not d):
+                    self.err(e.span, "E0005", f"expected {len(mt.params) + 1} argument(s), got {len(e.args)}")
+                self.mismatch(e.args[0].value.span, cls, recv)  # the receiver passed first is no `cls`
+                self.args_unknown(e)
+                return UNKNOWN
             if path is not None:
                 kind, val = self.resolve_path_expr(f, path)
                 if kind == "fn":
@@ -3795,6 +3811,9 @@ class Checker(LlmChecks):
         return None
 
     def x_Catch(self, e, expected):
+        # `let d = f() catch (e) { _ => {} }`: the engine holds a valueless arm block to f()'s
+        # type wherever the value is used (not as a statement of its own)
+        held = expected is UNKNOWN and (self.no_expected is not e or getattr(e, "plain_let", False))
         self.fn.catch += 1
         ts = [self.expect(e.expr, expected) if expected not in (NULL, VOID) else
               self.expr(e.expr, expected)]
@@ -3821,6 +3840,10 @@ class Checker(LlmChecks):
             if arm.guard is not None:
                 self.expr(arm.guard, UNKNOWN)
             ts.append(self.arm_body(arm.body, expected))
+            body = arm.body
+            if (held and isinstance(body, ast.BlockExpr) and body.block.tail is None
+                    and ts[0] not in (UNKNOWN, NULL, VOID, NEVER) and not any(map(_diverges, body.block.stmts))):
+                self.missing_value(body.block, ts[0])
             self.scopes.pop()
         if UNKNOWN in ts:
             return UNKNOWN

@@ -272,6 +272,8 @@ def union(*ts: Type) -> Type:
         return TOP
     if not out:
         return NEVER
+    if NULL in out and JSON in out:  # `json` holds null: a join with null is json (`json?` is not: optional)
+        out.remove(NULL)
     if len(out) > 1:
         out = _whole_enums(out)
     if len(out) > 1:
@@ -313,6 +315,8 @@ def has_json(t: Type) -> bool:
 
 
 def optional(t: Type) -> Type:
+    if t is JSON:  # written `json?`: the engine keeps it nullable (interpolating it is E0001)
+        return Union((JSON, NULL))
     return union(t, NULL)
 
 

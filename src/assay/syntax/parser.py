@@ -1719,15 +1719,15 @@ class Parser:
         if p1.kind == "op" and p1.text == "}":
             return True
         p2 = self.peek(2)
-        if p2.kind == "op" and p2.text == ":":
-            return p1.kind in ("str", "rawstr", "int", "float", "template") or \
-                (p1.kind == "ident" and p1.text not in RESERVED) or p1.text in ("true", "false", "null")
+        if p2.kind == "op" and p2.text == ":" and p1.kind == "ident" and p1.text in RESERVED and \
+                p1.text not in ("true", "false", "null"):
+            return False
         return self._key_colon_ahead()
 
     def _key_colon_ahead(self) -> bool:
-        """`{ -1: x }`, `{ n + 1: x }`, `{P { x: 1 }: 2}`: a map literal whose first key is an
-        expression — a `:` at bracket depth 0 before anything that only a block holds (`;`, `=`,
-        `{` not opening a class literal, `}`, `=>`)."""
+        """`{ -1: x }`, `{ Pos { x: 1 }: x }`, `{ {"a": 1}: x }`: a map literal whose first key is
+        an expression — a `:` at bracket depth 0 (braces count: a class literal, a map, an `if`'s
+        arms) before anything that only a block holds (`;`, `=`, `=>`, `let`, the block's `}`)."""
         depth = 0
         j = self.i + 1
         toks = self.toks
@@ -1737,19 +1737,19 @@ class Parser:
                 return False
             if t.kind == "op":
                 x = t.text
-                if x in ("(", "[") or (x == "{" and toks[j - 1].kind == "ident" and j > self.i + 1):
-                    depth += 1  # `{` after a name opens a class literal (`{P { x: 1 }: 2}`)
-                elif x in (")", "]") or (x == "}" and depth > 0):
+                if x in ("(", "[", "{"):
+                    depth += 1
+                elif x in (")", "]", "}"):
                     depth -= 1
                     if depth < 0:
                         return False
                 elif depth == 0:
                     if x == ":":
                         return j > self.i + 1
-                    if x in (";", "{", "}", "=>") or x in ASSIGN_OPS:
+                    if x in (";", "=>") or x in ASSIGN_OPS:
                         return False
             elif depth == 0 and t.kind == "ident" and t.text in ("let", "const", "return", "throw",
-                                                                  "while", "for", "if", "match"):
+                                                                  "while", "for", "break", "continue"):
                 return False
             j += 1
         return False
