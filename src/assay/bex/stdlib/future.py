@@ -79,7 +79,7 @@ def plan_apply(plan, modifier):
     if apply is None:
         ops.throw_error("InvalidArgument", message="spawn modifier does not implement baml.spawn.Modifier")
     out = apply(plan)
-    if type(out) is not _PLAN.py:  # (the engine's checker rejects such an `apply`; Assay's does not type plans)
+    if type(out) is not _PLAN.py:  # (the engine's checker rejects such an `apply`; Assay's types no `Plan.new`)
         ops.throw_error("InvalidArgument", message="spawn modifier's apply returned no baml.spawn.Plan")
     return out
 
