@@ -5,6 +5,7 @@ order, up to the awaited one. A block's error is thrown by `await`."""
 from __future__ import annotations
 
 import threading
+from functools import partial
 
 from .ops import make_builtin
 from .values import BamlRaise
@@ -96,13 +97,18 @@ def start(plan) -> Future:
         if f not in lim.f__handle.futures:  # a limit listed twice takes one slot
             lim.f__handle.futures.append(f)
     if any(t.cancelled for t in tokens):
-        f.done = f.cancelled = True  # never starts
-        f.error = BamlRaise(make_builtin("baml.panics.Cancelled", message="operation cancelled"), panic=True)
-        return f
-    for t in tokens:
-        t.futures.append(f)
+        f.fn = partial(_never_starts, f)  # pending until the queue reaches it, as the engine's
+    else:
+        for t in tokens:
+            t.futures.append(f)
     _queue().append(f)
     return f
+
+
+def _never_starts(f: Future):
+    """A task spawned with a cancelled token: it settles `Cancelled` without running."""
+    f.cancelled = True
+    raise BamlRaise(make_builtin("baml.panics.Cancelled", message="operation cancelled"), panic=True)
 
 
 def await_(f):

@@ -1165,6 +1165,9 @@ class Checker(LlmChecks):
                     isinstance(m, TVar) and m.name in self.generics and m != dst)
                    for m in T.members(t)):
                 return False
+        if isinstance(dst, T.PlanT) and isinstance(t, T.PlanT):  # `Plan<string, E>` is no `Plan<T, E>`
+            return T.has_unknown(t.value) or T.has_unknown(dst.value) or (
+                self.fits(t.value, dst.value) and self.fits(dst.value, t.value))
         return assignable(t, dst)
 
     def rigid_var(self, e, tv: TVar) -> bool:
@@ -1522,6 +1525,10 @@ class Checker(LlmChecks):
 
     def x_ClassLit(self, e, expected):
         ct = bare = self.resolve(e.type, report=False)
+        if isinstance(ct, T.PlanT):  # `baml.spawn.Plan { ...plan, root: true }`
+            for name, val in e.entries:
+                self.expr(val, _plan_member(ct, name) if name is not None else UNKNOWN)
+            return ct
         if isinstance(ct, T.StdT) and ct.name in stdsigs.STD_CLASSES:
             return self.std_class_lit(e, ct)
         if ct is UNKNOWN:
@@ -1816,6 +1823,8 @@ class Checker(LlmChecks):
             tb = next((b for b in ifaces if _declares(b, name)), ifaces[0] if ifaces else tb)
         if isinstance(tb, IfaceT):
             return self.iface_member(e, tb, name)
+        if isinstance(tb, T.PlanT):
+            return _plan_member(tb, name)
         if sreflect.is_reflect(tb):
             return self.reflect_member(e, tb, name)
         if isinstance(tb, T.StdT) and (tb.name in stdsigs.STD_CLASSES or tb == T.CLIENT):
@@ -2285,6 +2294,10 @@ class Checker(LlmChecks):
                     return self.iter_method_call(e, f, tb)
                 if tb == ANY_CLASS and (f.name in stdsigs.ANY_CLASS_METHODS or f.name not in _EVERY_TYPE_METHODS):
                     return self.any_class_call(e, f, expected)
+                if isinstance(tb, T.PlanT) and f.name == "wrap" and len(e.args) == 1:
+                    body = FuncT((("body", FuncT((), tb.value, tb.error), False),), UNKNOWN, None)
+                    w = self.expr(e.args[0].value, body)  # a plan of what the wrapper returns
+                    return T.PlanT(w.ret, UNKNOWN) if isinstance(w, FuncT) else T.PlanT(UNKNOWN, UNKNOWN)
                 if isinstance(tb, T.StdT) and stdsigs.STD_CLASS_METHODS.get(tb.name, {}).get(f.name) is not None:
                     return self.std_method_call(e, f.name, stdsigs.STD_CLASS_METHODS[tb.name][f.name], expected)
                 if isinstance(tb, ClassT) and tb.cls.methods.get(f.name) is not None and not _free_generics(
@@ -4449,6 +4462,12 @@ def _shaped(e, t: T.Type) -> bool:
     return isinstance(t, MapT) and all(
         (isinstance(k, ast.StrLit) and t.key is STRING or isinstance(k, ast.IntLit) and t.key is INT)
         and _shaped(v, t.val) for k, v in e.entries)
+
+
+def _plan_member(t, name: str) -> T.Type:
+    """A `baml.spawn.Plan`'s field (its methods: unknown here, but `wrap` where called)."""
+    return {"body": FuncT((), t.value, t.error), "name": T.union(STRING, NULL), "limits": Arr(UNKNOWN),
+            "cancel_tokens": Arr(UNKNOWN), "root": BOOL}.get(name, UNKNOWN)
 
 
 def _free_generics(impl) -> bool:

@@ -106,6 +106,9 @@ class Resolver:
             return T.UNKNOWN
         if path == ["baml", "json", "json"]:
             return T.JSON
+        if path == ["baml", "spawn", "Plan"]:
+            args = [self.resolve(a, ns, generics, err) for a in te.args]
+            return T.PlanT(*args) if len(args) == 2 else T.PlanT(T.UNKNOWN, T.UNKNOWN)
         std = self.std.get(".".join(path))
         if path == ["baml", "future", "Future"] and err and len(te.args) != 2:  # `Future<T, E>`
             err(te.span, "E0171", f"type `baml.future.Future` expects 2 type argument(s), got {len(te.args)}")

@@ -223,6 +223,17 @@ class StdT(Type):
 CLIENT = StdT("iface", "ai.Client")  # the interface every LLM client class implements
 
 
+class PlanT(StdT):
+    """`baml.spawn.Plan<T, E>` (a spawn's plan, `spawn with` modifiers): its value and error
+    types. Assignable as any plan (StdT); the checker's `fits` compares the value types."""
+    __slots__ = ("value", "error")
+
+    def __init__(self, value: Type, error: Type):
+        super().__init__("class", "baml.spawn.Plan")
+        self.value = value
+        self.error = error
+
+
 class IterT(Type):
     """A `baml.iter` iterator of `item`s: cls names the stdlib class it is (`Range`, `Repeat`,
     `Peekable`, `ArrayIterator`) or `Iterator` (an adapter, known only by the interface)."""

@@ -78,7 +78,10 @@ def plan_apply(plan, modifier):
     apply = getattr(modifier, "m_apply", None)
     if apply is None:
         ops.throw_error("InvalidArgument", message="spawn modifier does not implement baml.spawn.Modifier")
-    return apply(plan)
+    out = apply(plan)
+    if type(out) is not _PLAN.py:  # (the engine's checker rejects such an `apply`; Assay's types no `Plan.new`)
+        ops.throw_error("InvalidArgument", message="spawn modifier's apply returned no baml.spawn.Plan")
+    return out
 
 
 def _plan_with(plan, **changed):
