@@ -2364,6 +2364,9 @@ class Checker(LlmChecks):
         if name == "signature":
             return sreflect.STATICS["reflect.signature"]
         ft = T.base(ft)
+        th = ft.throws if isinstance(ft, (FuncT, AnyFnT)) else None
+        if th is not None and th not in (TOP, UNKNOWN) and not T.has_tvar(th):  # E, or how it was called
+            self.effects.sites[id(e)] = ("type", T.union(th, *_CALL_ANY_ERRORS))
         r = ft.ret if isinstance(ft, (FuncT, AnyFnT)) else UNKNOWN
         return UNKNOWN if r is UNKNOWN or T.has_tvar(r) else _void_is_null(r)
 
@@ -3563,6 +3566,7 @@ class NativeFuncT(FuncT):
 
 REFLECT_TYPE = sreflect.TYPE  # a `reflect.Type` value
 ANY_CLASS = T.StdT("anyclass", "reflect.AnyClass")  # a class instance, known by that interface
+_CALL_ANY_ERRORS = (T.StdT("class", "reflect.InvalidArgumentError"), T.StdT("class", "reflect.errors.CompilationError"))
 _RNG = T.StdT("stdiface", "baml.random.Rng")  # the interface the generators implement (methods: stdsigs)
 _ANY_PANIC = T.union(*(T.StdT("class", c) for c in sorted(stdsigs.PANIC_CLASSES)))  # `baml.panics.Panic`
 _KIND_OF = {Arr: "array", MapT: "map", INT: "int", FLOAT: "float", STRING: "string",
