@@ -116,6 +116,7 @@ def _std_types(builtin_classes, variants) -> dict:
     std = {n: T.StdT("class", n) for n in builtin_classes if not n.startswith("user.")}
     std["baml.panics.Panic"] = T.StdT("panic", "baml.panics.Panic")
     std["reflect.AnyClass"] = T.StdT("anyclass", "reflect.AnyClass")  # any class instance
+    std["reflect.AnyFunction"] = T.StdT("anyfunction", "reflect.AnyFunction")  # any function value
     for o in (n for n in variants if n.startswith("baml.")):  # stdlib enums
         std[o] = T.StdT("enum", o)
         std.update({f"{o}.{v}": T.StdT("variant", o, v) for v in variants[o]})

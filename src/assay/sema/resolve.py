@@ -85,7 +85,7 @@ class Resolver:
             return T.iter_of(args[0])
         if self.iters and path == ["baml", "iter", "Iterable"]:
             return self.iterable(te, args, err)
-        if self.iters and path == ["reflect", "AnyFunction"]:
+        if path == ["reflect", "AnyFunction"] and (self.iters or "reflect.AnyFunction" in self.std):
             return self.any_function(te, args, err)
         head = path[0]
         if head == "Self" and len(path) == 2 and path[1] in self.assoc:
