@@ -2886,7 +2886,7 @@ class Checker(LlmChecks):
         if isinstance(t, ClassT):
             return all(map(self.sure_type, t.args))
         if isinstance(t, T.StdT):
-            return t.name in stdsigs.STD_CLASSES or t == _ENV_REF or t == _DONE
+            return t.name in stdsigs.STD_CLASSES or t in (_ENV_REF, _DONE, ANY_CLASS)
         return isinstance(t, (EnumT, TVar))
 
     def may_compare(self, t: T.Type) -> bool:

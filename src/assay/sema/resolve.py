@@ -180,7 +180,7 @@ class Resolver:
         """Whether a map may be keyed by `t` (`baml.Hash`): not by a declared `unknown`, a
         function or a `reflect.Type`, nor by containers or classes holding one (a class by its
         fields, its type arguments substituted). What the checker does not know passes."""
-        if t is T.TOP or isinstance(t, T.FuncT):
+        if t is T.TOP or isinstance(t, (T.FuncT, T.AnyFnT)):
             return False
         if isinstance(t, T.StdT):
             return not t.name.startswith("reflect.")
