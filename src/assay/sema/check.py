@@ -1262,7 +1262,8 @@ class Checker(LlmChecks):
         if all(g in env for g in gens):
             e.spec_targs = [env[g] for g in gens]
             return env
-        if isinstance(want, AnyFnT):
+        if isinstance(want, AnyFnT) or not T.has_tvar(want) and all(  # a function type written whole
+                _sure_scrutinee(t) for t in [want.ret] + [p[1] for p in want.params]):
             self.err(e.span, "E0001", f"cannot determine every type argument for generic function "
                      f"`{fd.decl.name}` from the expected function type. Specialize it explicitly, "
                      f"for example `{fd.decl.name}<{', '.join('int' for _ in gens)}>`")
