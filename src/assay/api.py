@@ -309,7 +309,7 @@ class BamlProgram:
                 except ArgumentError:
                     continue
             raise ArgumentError(f"argument `{where}`: {jsonvalue.display(v)} does not fit {typetest.show(t)}")
-        if k == "any" or k == "unknown":
+        if k in ("any", "unknown", "anyclass", "anyfunction"):  # (the interfaces: checked in BAML)
             return self._unknown_arg(v, k == "unknown")
         if k == "json":
             return self._json(v, where)

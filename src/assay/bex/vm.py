@@ -386,6 +386,10 @@ class Runtime:
             return is_panic
         if k == "anyclass":  # `reflect.AnyClass`: every class instance implements it
             return lambda v: isinstance(v, Instance)
+        if k == "anyfunction":  # `reflect.AnyFunction<Returns = R, Throws = E>`: a function value
+            refl, pins = self.reflection, t[2:]  # whose result and throws are within R and E
+            return lambda v: callable(v) and not isinstance(v, (Instance, type)) and (
+                not pins or refl.fn_pinned(v, *pins))
         if k == "bigint":
             return lambda v: type(v) is BigInt
         if k == "uint8array":

@@ -122,6 +122,7 @@ def _std_types(builtin_classes, variants) -> dict:
     std["baml.panics.Panic"] = T.StdT("panic", "baml.panics.Panic")
     std.update({n: T.StdT("iface", n) for n in stdsigs.STD_IFACES})
     std["reflect.AnyClass"] = T.StdT("anyclass", "reflect.AnyClass")  # any class instance
+    std["reflect.AnyFunction"] = T.StdT("anyfunction", "reflect.AnyFunction")  # any function value
     for o in (n for n in variants if n.startswith("baml.")):  # stdlib enums
         std[o] = T.StdT("enum", o)
         std.update({f"{o}.{v}": T.StdT("variant", o, v) for v in variants[o]})

@@ -52,6 +52,9 @@ def of(t: T.Type, inner: bool = False, env: dict | None = None) -> tuple:
     if isinstance(t, T.IfaceT):  # any implementing type (at these type arguments)
         impls = [i for i in t.iface.impls_at(t.args) if i.target is not None]
         return _union([of(i.target) for i in impls]) if impls else ("never",)
+    if isinstance(t, T.AnyFnT):  # a function value whose result (and throws) are within the pins
+        pins = tuple(R.describe(p) if p not in (T.TOP, T.UNKNOWN) else R.UNKNOWN for p in (t.ret, t.throws))
+        return ("anyfunction", "reflect.AnyFunction") + (pins if pins != (R.UNKNOWN, R.UNKNOWN) else ())
     if isinstance(t, T.StdT):
         return _std(t)
     if t is T.JSON:
@@ -158,7 +161,7 @@ def show(t: tuple) -> str:
         return "baml.json.json"
     if k == "class" and len(t) > 2:
         return f"{t[1]}<{', '.join(show(a) for a in t[2])}>"
-    if k in ("class", "enum", "anyclass"):
+    if k in ("class", "enum", "anyclass", "anyfunction"):
         return t[1]
     if k == "variant":
         return f"{t[1]}.{t[2]}"

@@ -1411,7 +1411,8 @@ class Checker(LlmChecks):
         if all(g in env for g in gens):
             e.spec_targs = [env[g] for g in gens]
             return env
-        if isinstance(want, AnyFnT):
+        if isinstance(want, AnyFnT) or not T.has_tvar(want) and all(  # a function type written whole
+                _sure_scrutinee(t) for t in [want.ret] + [p[1] for p in want.params]):
             self.err(e.span, "E0001", f"cannot determine every type argument for generic function "
                      f"`{fd.decl.name}` from the expected function type. Specialize it explicitly, "
                      f"for example `{fd.decl.name}<{', '.join('int' for _ in gens)}>`")
@@ -2611,6 +2612,9 @@ class Checker(LlmChecks):
         if name == "signature":
             return sreflect.STATICS["reflect.signature"]
         ft = T.base(ft)
+        th = ft.throws if isinstance(ft, (FuncT, AnyFnT)) else None
+        if th is not None and th not in (TOP, UNKNOWN) and not T.has_tvar(th):  # E, or how it was called
+            self.effects.sites[id(e)] = ("type", T.union(th, *_CALL_ANY_ERRORS))
         r = ft.ret if isinstance(ft, (FuncT, AnyFnT)) else UNKNOWN
         return UNKNOWN if r is UNKNOWN or T.has_tvar(r) else _void_is_null(r)
 
@@ -3165,7 +3169,7 @@ class Checker(LlmChecks):
         if isinstance(t, ClassT):
             return all(map(self.sure_type, t.args))
         if isinstance(t, T.StdT):
-            return t.name in stdsigs.STD_CLASSES or t == _ENV_REF or t == _DONE
+            return t.name in stdsigs.STD_CLASSES or t in (_ENV_REF, _DONE, ANY_CLASS)
         return isinstance(t, (EnumT, TVar))
 
     def may_compare(self, t: T.Type) -> bool:
@@ -3899,6 +3903,7 @@ class NativeFuncT(FuncT):
 
 REFLECT_TYPE = sreflect.TYPE  # a `reflect.Type` value
 ANY_CLASS = T.StdT("anyclass", "reflect.AnyClass")  # a class instance, known by that interface
+_CALL_ANY_ERRORS = (T.StdT("class", "reflect.InvalidArgumentError"), T.StdT("class", "reflect.errors.CompilationError"))
 _RNG = T.StdT("stdiface", "baml.random.Rng")  # the interface the generators implement (methods: stdsigs)
 _ANY_PANIC = T.union(*(T.StdT("class", c) for c in sorted(stdsigs.PANIC_CLASSES)))  # `baml.panics.Panic`
 _KIND_OF = {Arr: "array", MapT: "map", INT: "int", FLOAT: "float", STRING: "string",

@@ -86,7 +86,7 @@ class Resolver:
             return T.iter_of(args[0])
         if self.iters and path == ["baml", "iter", "Iterable"]:
             return self.iterable(te, args, err)
-        if self.iters and path == ["reflect", "AnyFunction"]:
+        if path == ["reflect", "AnyFunction"] and (self.iters or "reflect.AnyFunction" in self.std):
             return self.any_function(te, args, err)
         head = path[0]
         if head == "Self" and len(path) == 2 and path[1] in self.assoc:
@@ -189,7 +189,7 @@ class Resolver:
         function or a `reflect.Type`, nor by containers or classes holding one (a class by its
         fields, its type arguments substituted; one with its own `Equals` only with its own
         `Hash`). What the checker does not know passes."""
-        if t is T.TOP or isinstance(t, T.FuncT):
+        if t is T.TOP or isinstance(t, (T.FuncT, T.AnyFnT)):
             return False
         if isinstance(t, T.StdT):
             return not t.name.startswith("reflect.")

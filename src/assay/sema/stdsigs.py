@@ -297,13 +297,13 @@ baml.toml.item_from_json(json: unknown) -> unknown throws baml.json.DecodeError
 baml.toml.item_to_json(item: unknown) -> unknown throws baml.json.SerializationError
 baml.hash.DefaultHasher.new() -> baml.hash.DefaultHasher
 baml.crypto.Aes256GcmSiv.new(key: uint8array) -> baml.crypto.Aes256GcmSiv throws baml.errors.InvalidArgument
-baml.crypto.Aes256GcmSiv.random_key(rng: unknown) -> uint8array
+baml.crypto.Aes256GcmSiv.random_key(rng: baml.random.Rng) -> uint8array
 baml.crypto.Aes128GcmSiv.new(key: uint8array) -> baml.crypto.Aes128GcmSiv throws baml.errors.InvalidArgument
-baml.crypto.Aes128GcmSiv.random_key(rng: unknown) -> uint8array
+baml.crypto.Aes128GcmSiv.random_key(rng: baml.random.Rng) -> uint8array
 baml.crypto.ChaCha20Poly1305.new(key: uint8array) -> baml.crypto.ChaCha20Poly1305 throws baml.errors.InvalidArgument
-baml.crypto.ChaCha20Poly1305.random_key(rng: unknown) -> uint8array
+baml.crypto.ChaCha20Poly1305.random_key(rng: baml.random.Rng) -> uint8array
 baml.crypto.XChaCha20Poly1305.new(key: uint8array) -> baml.crypto.XChaCha20Poly1305 throws baml.errors.InvalidArgument
-baml.crypto.XChaCha20Poly1305.random_key(rng: unknown) -> uint8array
+baml.crypto.XChaCha20Poly1305.random_key(rng: baml.random.Rng) -> uint8array
 log.info(data: unknown, event_name: string? = null) -> null
 log.debug(data: unknown, event_name: string? = null) -> null
 log.warn(data: unknown, event_name: string? = null) -> null
@@ -379,12 +379,12 @@ rng.random_int() -> int
 _FUNCTIONS += """baml.random.SystemRandom.get() -> baml.random.SystemRandom
 baml.random.Xoshiro256PlusPlus.new(seed: uint8array = b"") -> baml.random.Xoshiro256PlusPlus
 baml.random.ChaCha20.new(seed: uint8array = b"") -> baml.random.ChaCha20
-int.random(lower: int, upper: int, rng: unknown = null) -> int throws baml.errors.InvalidArgument
+int.random(lower: int, upper: int, rng: baml.random.Rng = null) -> int throws baml.errors.InvalidArgument
 int._random_in_range(draw: int, lower: int, upper: int) -> int
-float.random(rng: unknown = null) -> float
+float.random(rng: baml.random.Rng = null) -> float
 float._unit_from_draw(draw: int) -> float
-bool.random(rng: unknown = null) -> bool
-bigint.random(lower: bigint, upper: bigint, rng: unknown = null) -> bigint throws baml.errors.InvalidArgument
+bool.random(rng: baml.random.Rng = null) -> bool
+bigint.random(lower: bigint, upper: bigint, rng: baml.random.Rng = null) -> bigint throws baml.errors.InvalidArgument
 bigint._random_byte_count(lower: bigint, upper: bigint) -> int
 bigint._random_in_range(draw: uint8array, lower: bigint, upper: bigint) -> bigint
 """

@@ -951,6 +951,19 @@ class Reflection:
             own = R.subst(own, self.targs_of(v))
         return R.fn_within(own, sig, self.implements)
 
+    def fn_pinned(self, v, ret: tuple, throws: tuple) -> bool:
+        """Run-time `v is reflect.AnyFunction<Returns = ret, Throws = throws>` (unknown: any)."""
+        if self.program is None:
+            return True
+        got = self.function_fqn(v)
+        own = self.native_sig(v) if got is None else self._own_sig(got)
+        if own is None or own == R.UNKNOWN:
+            return True
+        if got is not None and R.has_tvar(own):
+            own = R.subst(own, self.targs_of(v))
+        return (ret == R.UNKNOWN or R.within(own[2], ret, self.implements)) and (
+            throws == R.UNKNOWN or own[3] == R.UNKNOWN or R.within(own[3], throws, self.implements))
+
     def native_sig(self, v) -> tuple | None:
         """The signature of a callable that is no BAML function: a builtin's method bound to its
         receiver (`"s".length`), a stdlib function (`baml.json.stringify`), or a host callable
