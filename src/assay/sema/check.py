@@ -2005,7 +2005,7 @@ class Checker(LlmChecks):
                         fd = f.direct
                     if isinstance(ft, NativeFuncT):
                         self.effects.sites[id(e)] = ("type", ft.throws or NEVER)
-                        self.check_args(e, ft.params, {}, native=not ft.strict, rigid=True)
+                        self.check_args(e, ft.params, {}, native=not ft.strict, rigid=True, exact=ft.strict)
                         if ft.through:  # `xs.map(f)` throws what f throws
                             self.effects.sites[id(e)] = self.through(e)
                         if tb == sreflect.PACKAGE and f.name in ("get_global", "find_global") \
