@@ -2038,6 +2038,8 @@ class Checker(LlmChecks):
             ps, ret = self.sig(fd, explicit_self=isinstance(f, ast.Field) and getattr(f, "direct", None) is None
                                and self.item_path(f) is not None)
             infer = bool(gens) and not e.type_args and T.has_tvar(ret)
+            if gens and not e.type_args:
+                self.only_empties(e, fd, gens, ps, ret)
             literal = self.literal_targs(e, ps, ret, {g.name for g in gens}, expected) if \
                 gens and not e.type_args and not env else None
             if literal is not None:
@@ -2245,6 +2247,20 @@ class Checker(LlmChecks):
         ps, ret = self.sig(fd)
         for g in interfaces.call_generics(fd):
             if not any(_mentions(p[1], g.name) for p in ps) and not (with_ret and _mentions(ret, g.name)):
+                self.err(e.span, "E0002", f"cannot infer type parameter `{g.name}`")
+                return
+
+    def only_empties(self, e: ast.Call, fd: FunctionDef, gens, ps, ret: T.Type) -> None:
+        """E0002: a type parameter the result does not mention, whose every argument is an
+        empty literal (`top([])` for `top<T>(xs: T[]) -> int`): nothing gives it a type."""
+        given = {p.name: p.default for p in fd.decl.params if p.default is not None}  # `xs: T[] = []`
+        given.update({p[0]: a.value for p, a in zip(ps, e.args) if a.name is None})
+        given.update({a.name: a.value for a in e.args if a.name is not None})
+        for g in gens:
+            args = [given.get(p[0]) for p in ps if _mentions(p[1], g.name)]
+            if args and not _mentions(ret, g.name) and all(
+                    isinstance(a, (ast.ArrayLit, ast.MapLit)) and not (
+                        a.items if isinstance(a, ast.ArrayLit) else a.entries) for a in args):
                 self.err(e.span, "E0002", f"cannot infer type parameter `{g.name}`")
                 return
 
