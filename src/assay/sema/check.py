@@ -2712,6 +2712,8 @@ class Checker(LlmChecks):
             eq = _literal_equal(lt, rt, e)
             return BOOL if eq is None else T.lit_bool(eq == (op == "=="))  # folded: `1 == 1` is `true`
         if op not in _SHORT and self.never_operand(e, lt, rt):
+            if op not in _ORDER and self.bound_never(e):
+                return UNKNOWN  # `let x = return 1; x + 1`: the engine lets a never binding compute
             self.err(e.span, "E0004", f"operator `{op}` cannot be applied to `{show(lt)}` and "
                      f"`{show(rt)}`")
             return UNKNOWN
@@ -2814,6 +2816,15 @@ class Checker(LlmChecks):
         sides = [(getattr(e, "left", None), lt, rt), (getattr(e, "right", None), rt, lt)]
         return any(isinstance(x, ast.Name) and t is NEVER and (o is NEVER or self.sure_type(widen(o)))
                    for x, t, o in sides)
+
+    def bound_never(self, e) -> bool:
+        """Is an operand a variable bound to a diverging value (declared `never`), rather than a
+        scrutinee every earlier arm matched?"""
+        for x in (getattr(e, "left", None), getattr(e, "right", None)):
+            v = self.lookup_var(x.name) if isinstance(x, ast.Name) else None
+            if v is not None and v.ty is NEVER:
+                return True
+        return False
 
     def non_numeric(self, t: T.Type) -> bool:
         """A union (exactly known) with a member that is no number: no `-x` / `~x`."""
