@@ -26,7 +26,7 @@ instanceof spawn await""".split())
 # binary operator -> (precedence, right-assoc)
 BINOPS = {
     "??": 1, "||": 2, "&&": 3, "|": 4, "^": 5, "&": 6, "==": 7, "!=": 7, "is": 7,
-    "<": 8, "<=": 8, ">": 8, ">=": 8, "<<": 9, ">>": 9, "+": 10, "-": 10, "++": 10, "--": 10,
+    "<": 8, "<=": 8, ">": 8, ">=": 8, "<<": 9, ">>": 9, "+": 10, "-": 10,
     "*": 11, "/": 11, "%": 11,
 }
 ASSIGN_OPS = {"=": None, "+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&",
@@ -1290,6 +1290,10 @@ class Parser:
                 upd = self.let_stmt()
             else:
                 upd = self.simple_stmt()
+        if cond is None and isinstance(upd, ast.Assign):
+            # `for (…; ; i += 1)`: the engine reads the update as the missing condition
+            self.error("assignment is not allowed in expression position; assignment is a statement",
+                       start=upd.span.start, end=upd.span.end)
         if paren:
             self.expect(")")
         body = self.body_block("block after for expression")
@@ -1340,6 +1344,8 @@ class Parser:
                 return left
             if op in ("-", "--") and t.nl and self.statement_level():
                 return left  # `x⏎- 1`: the engine reads the `-` as the next statement's
+            if op in ("++", "--"):
+                return left  # no binary operator: `a ++ 2` ends at `a` (`++2` is what follows)
             prec = BINOPS.get(op)
             if prec is None or prec <= min_prec:
                 return left
@@ -1349,15 +1355,7 @@ class Parser:
                 left = ast.Is(self.span(s), left, pat)
                 continue
             rs = self.tok.start
-            if op == "++":
-                right = self.unary()
-                op = "+"
-            elif op == "--":
-                inner = self.unary()
-                right = ast.Unary(self.span(rs), "-", inner)
-                op = "-"
-            else:
-                right = self.unary()
+            right = self.unary()
             # right side: bind tighter operators (all left-assoc except ??)
             right = self.binary_rest(right, prec, rs)
             if op == "??":  # right-assoc: `a ?? b ?? c` is a ?? (b ?? c), folded without recursion
@@ -1833,7 +1831,7 @@ class Parser:
         """Does another element of an array or map literal start here? The engine's commas
         between them are optional (`[1 2]`, one per line)."""
         t = self.tok
-        return t.kind in _ELEMENT_START or t.kind == "op" and t.text in ("[", "{", "(", "-", "!")
+        return t.kind in _ELEMENT_START or t.kind == "op" and t.text in ("[", "{", "(", "-", "!", "~", "++", "--")
 
     def array_lit(self) -> ast.ArrayLit:
         s = self.advance().start
