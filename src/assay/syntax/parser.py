@@ -1290,10 +1290,6 @@ class Parser:
                 upd = self.let_stmt()
             else:
                 upd = self.simple_stmt()
-        if cond is None and isinstance(upd, ast.Assign):
-            # `for (…; ; i += 1)`: the engine reads the update as the missing condition
-            self.error("assignment is not allowed in expression position; assignment is a statement",
-                       start=upd.span.start, end=upd.span.end)
         if paren:
             self.expect(")")
         body = self.body_block("block after for expression")
