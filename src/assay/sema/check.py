@@ -2353,6 +2353,8 @@ class Checker(LlmChecks):
             ps, ret = self.sig(fd, explicit_self=isinstance(f, ast.Field) and getattr(f, "direct", None) is None
                                and self.item_path(f) is not None)
             infer = bool(gens) and not e.type_args and T.has_tvar(ret)
+            if gens and not e.type_args:
+                self.only_empties(e, fd, gens, ps, ret)
             literal = self.literal_targs(e, ps, ret, {g.name for g in gens}, expected) if \
                 gens and not e.type_args and not env else None
             if literal is not None:
@@ -2561,6 +2563,20 @@ class Checker(LlmChecks):
         ps, ret = self.sig(fd)
         for g in interfaces.call_generics(fd):
             if not any(_mentions(p[1], g.name) for p in ps) and not (with_ret and _mentions(ret, g.name)):
+                self.err(e.span, "E0002", f"cannot infer type parameter `{g.name}`")
+                return
+
+    def only_empties(self, e: ast.Call, fd: FunctionDef, gens, ps, ret: T.Type) -> None:
+        """E0002: a type parameter the result does not mention, whose every argument is an
+        empty literal (`top([])` for `top<T>(xs: T[]) -> int`): nothing gives it a type."""
+        given = {p.name: p.default for p in fd.decl.params if p.default is not None}  # `xs: T[] = []`
+        given.update({p[0]: a.value for p, a in zip(ps, e.args) if a.name is None})
+        given.update({a.name: a.value for a in e.args if a.name is not None})
+        for g in gens:
+            args = [given.get(p[0]) for p in ps if _mentions(p[1], g.name)]
+            if args and not _mentions(ret, g.name) and all(
+                    isinstance(a, (ast.ArrayLit, ast.MapLit)) and not (
+                        a.items if isinstance(a, ast.ArrayLit) else a.entries) for a in args):
                 self.err(e.span, "E0002", f"cannot infer type parameter `{g.name}`")
                 return
 
@@ -3046,6 +3062,8 @@ class Checker(LlmChecks):
             eq = _literal_equal(lt, rt, e)
             return BOOL if eq is None else T.lit_bool(eq == (op == "=="))  # folded: `1 == 1` is `true`
         if op not in _SHORT and self.never_operand(e, lt, rt):
+            if op not in _ORDER and self.bound_never(e):
+                return UNKNOWN  # `let x = return 1; x + 1`: the engine lets a never binding compute
             self.err(e.span, "E0004", f"operator `{op}` cannot be applied to `{show(lt)}` and "
                      f"`{show(rt)}`")
             return UNKNOWN
@@ -3148,6 +3166,15 @@ class Checker(LlmChecks):
         sides = [(getattr(e, "left", None), lt, rt), (getattr(e, "right", None), rt, lt)]
         return any(isinstance(x, ast.Name) and t is NEVER and (o is NEVER or self.sure_type(widen(o)))
                    for x, t, o in sides)
+
+    def bound_never(self, e) -> bool:
+        """Is an operand a variable bound to a diverging value (declared `never`), rather than a
+        scrutinee every earlier arm matched?"""
+        for x in (getattr(e, "left", None), getattr(e, "right", None)):
+            v = self.lookup_var(x.name) if isinstance(x, ast.Name) else None
+            if v is not None and v.ty is NEVER:
+                return True
+        return False
 
     def non_numeric(self, t: T.Type) -> bool:
         """A union (exactly known) with a member that is no number: no `-x` / `~x`."""

@@ -28,7 +28,7 @@ instanceof spawn await generator retry_policy template_string""".split())
 # binary operator -> (precedence, right-assoc)
 BINOPS = {
     "??": 1, "||": 2, "&&": 3, "|": 4, "^": 5, "&": 6, "==": 7, "!=": 7, "is": 7,
-    "<": 8, "<=": 8, ">": 8, ">=": 8, "<<": 9, ">>": 9, "+": 10, "-": 10, "++": 10, "--": 10,
+    "<": 8, "<=": 8, ">": 8, ">=": 8, "<<": 9, ">>": 9, "+": 10, "-": 10,
     "*": 11, "/": 11, "%": 11,
 }
 ASSIGN_OPS = {"=": None, "+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&",
@@ -1478,6 +1478,8 @@ class Parser:
                 return left
             if op in ("-", "--") and t.nl and self.statement_level():
                 return left  # `x⏎- 1`: the engine reads the `-` as the next statement's
+            if op in ("++", "--"):
+                return left  # no binary operator: `a ++ 2` ends at `a` (`++2` is what follows)
             prec = BINOPS.get(op)
             if prec is None or prec <= min_prec or self.in_step and op in ("++", "--"):
                 return left
@@ -1487,15 +1489,7 @@ class Parser:
                 left = ast.Is(self.span(s), left, pat)
                 continue
             rs = self.tok.start
-            if op == "++":
-                right = self.unary()
-                op = "+"
-            elif op == "--":
-                inner = self.unary()
-                right = ast.Unary(self.span(rs), "-", inner)
-                op = "-"
-            else:
-                right = self.unary()
+            right = self.unary()
             # right side: bind tighter operators (all left-assoc except ??)
             right = self.binary_rest(right, prec, rs)
             if op == "??":  # right-assoc: `a ?? b ?? c` is a ?? (b ?? c), folded without recursion
@@ -1973,7 +1967,7 @@ class Parser:
         """Does another element of an array or map literal start here? The engine's commas
         between them are optional (`[1 2]`, one per line)."""
         t = self.tok
-        return t.kind in _ELEMENT_START or t.kind == "op" and t.text in ("[", "{", "(", "-", "!")
+        return t.kind in _ELEMENT_START or t.kind == "op" and t.text in ("[", "{", "(", "-", "!", "~", "++", "--")
 
     def array_lit(self) -> ast.ArrayLit:
         s = self.advance().start
