@@ -124,6 +124,7 @@ class Checker(LlmChecks):
         self.fn_name = ""  # the function being checked, as the engine names it in messages
         self.cur_fd: FunctionDef | None = None
         self.effects = Effects()
+        self.fn_values: list = []  # (function, function type, span): its inferred throws checked at the end
         self.generics: set[str] = set()
         self.type_bound: set[str] = set()  # the names of `let type N = …` bindings in scope
         self.callee_tvars = False  # checking an argument whose expected type has the callee's type parameters
@@ -213,6 +214,17 @@ class Checker(LlmChecks):
             self.effects.summarize(id(td), td.decl.body)
         self.effects.report(self.err)
         self.inferred_conformance()
+        self.inferred_fn_values()
+
+    def inferred_fn_values(self) -> None:
+        """E0001: a function without a `throws` clause passed where a function type's `throws`
+        does not cover what its body may throw (`apply(risky, 1)` for `throws never`)."""
+        for fd, dst, span in self.fn_values:
+            got = self.effects.throws(id(fd))
+            if got is None or T.has_unknown(got) or T.has_tvar(got) or assignable(got, dst.throws):
+                continue
+            self.err(span, "E0001", "mismatched types", f"expected `{show(dst)}`, the function "
+                     f"may throw `{show(got)}`")
 
     def inferred_conformance(self) -> None:
         """E0120: an implementation method without a `throws` clause whose body may throw what
@@ -1041,6 +1053,9 @@ class Checker(LlmChecks):
         if (not isinstance(e, (ast.If, ast.IfLet, ast.Match, ast.BlockExpr, ast.ArrayLit,
                                ast.MapLit)) and not self.fits(t, dst)):
             self.mismatch(e.span, dst, t)
+        elif isinstance(t, FnRefT) and t.throws is None and isinstance(dst, FuncT) and \
+                dst.throws is not None and not T.has_tvar(dst.throws) and not T.has_unknown(dst.throws):
+            self.fn_values.append((t.fd, dst, e.span))  # its inferred throws: known once bodies are solved
         return t
 
     def fits(self, t: T.Type, dst: T.Type) -> bool:
@@ -1253,7 +1268,12 @@ class Checker(LlmChecks):
         t = FuncT(ps, ret)
         if T.has_tvar(t):
             t = T.subst(t, env or {})
-        t = FnRefT(t.params, t.ret, t.throws)
+        throws = None  # its declared throws, checked against a function type's (`throws never`)
+        if fd.decl.throws is not None:
+            throws = self.resolve_in(fd, fd.decl.throws)
+            if T.has_tvar(throws) or T.has_unknown(throws):
+                throws = None
+        t = FnRefT(t.params, t.ret, throws)
         t.fd = fd
         return t
 

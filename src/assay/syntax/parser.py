@@ -490,6 +490,12 @@ class Parser:
 
     def llm_prompt(self) -> ast.Expr | None:
         t = self.tok
+        if t.kind == "rawstr" and t.text.startswith("#"):  # a Jinja prompt: E0010 here, not the literal's E0098
+            self.diags[:] = [d for d in self.diags if not (d.code == "E0098" and d.span.start == t.start)]
+            self.advance()
+            self.error('Jinja `#"..."#` prompts are no longer supported. Use a backtick prompt with '
+                       '`${...}` interpolation instead.', t, start=t.start, end=t.end)
+            return None
         if t.kind in ("str", "rawstr"):
             self.advance()
             return ast.StrLit(self.span(t.start), t.value)
