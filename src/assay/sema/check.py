@@ -553,6 +553,8 @@ class Checker(LlmChecks):
                     else:
                         self.mismatch(Span(b.span.file, b.span.start, b.span.start + 1),
                                       expected, t)
+                elif not diverges:
+                    self.fn_value_throws(t, expected, Span(b.span.file, b.span.start, b.span.start + 1))
                 return NEVER if diverges else t
             if expected not in (UNKNOWN, NULL, VOID) and not any(map(_diverges, b.stmts)):
                 self.missing_value(b, expected)
@@ -1053,10 +1055,16 @@ class Checker(LlmChecks):
         if (not isinstance(e, (ast.If, ast.IfLet, ast.Match, ast.BlockExpr, ast.ArrayLit,
                                ast.MapLit)) and not self.fits(t, dst)):
             self.mismatch(e.span, dst, t)
-        elif isinstance(t, FnRefT) and t.throws is None and isinstance(dst, FuncT) and \
-                dst.throws is not None and not T.has_tvar(dst.throws) and not T.has_unknown(dst.throws):
-            self.fn_values.append((t.fd, dst, e.span))  # its inferred throws: known once bodies are solved
+        else:
+            self.fn_value_throws(t, dst, e.span)
         return t
+
+    def fn_value_throws(self, t: T.Type, dst: T.Type, span: Span) -> None:
+        """A function value without a declared `throws` where a function type declares one: its
+        inferred throws are checked once the bodies are solved (inferred_fn_values)."""
+        if isinstance(t, (FnRefT, LambdaT)) and t.throws is None and isinstance(dst, FuncT) and \
+                dst.throws is not None and not T.has_tvar(dst.throws) and not T.has_unknown(dst.throws):
+            self.fn_values.append((t.fd if isinstance(t, FnRefT) else t.node, dst, span))
 
     def fits(self, t: T.Type, dst: T.Type) -> bool:
         """assignable, and inside a generic body its own type parameter `T` is rigid: a value
@@ -2061,6 +2069,8 @@ class Checker(LlmChecks):
                     if isinstance(ft, NativeFuncT):
                         self.effects.sites[id(e)] = ("type", ft.throws or NEVER)
                         self.check_args(e, ft.params, {}, native=not ft.strict, rigid=True, exact=ft.strict)
+                        if ft.throws is UNKNOWN:  # `throws E`: what its callback throws (`xs.map(risky)`)
+                            self.effects.sites[id(e)] = self.callback_site(ft, e)
                         if tb == sreflect.PACKAGE and f.name in ("get_global", "find_global") \
                                 and not e.type_args and unexpected:
                             self.err(e.span, "E0002", "cannot infer type parameter `T`")  # `<T>(name)`
@@ -2417,6 +2427,18 @@ class Checker(LlmChecks):
         if (isinstance(f, ast.Name) and f.name in self.fn.callbacks
                 and self.lookup_var(f.name) is self.scopes[0].get(f.name)):
             return ("callback", f.name)
+        return ("type", UNKNOWN)
+
+    def callback_site(self, ft: FuncT, e: ast.Call) -> tuple:
+        """What a stdlib method declared `throws E` calls, for `throws` effects: the one
+        callback argument whose type throws that `E`, if it is a lambda or a function."""
+        th = ft.open.throws if ft.open is not None and ft.open.throws is not None else None
+        cbs = [(pt, a) for (_, pt, _), a in zip(ft.params, e.args)
+               if a.name is None and isinstance(pt, FuncT) and isinstance(pt.throws, TVar)]
+        if len(cbs) == 1 and (th is None or th == cbs[0][0].throws):
+            at = widen(getattr(cbs[0][1].value, "ty", None) or UNKNOWN)
+            if isinstance(at, (LambdaT, FnRefT)):
+                return self.value_callee(cbs[0][1].value, at)
         return ("type", UNKNOWN)
 
     def generic_result(self, e) -> bool:
