@@ -2415,6 +2415,11 @@ class Checker(LlmChecks):
                 if isinstance(bt, IfaceT) and _sure_scrutinee(at) and not self.satisfies(at, bt):
                     self.err(e.span, "E0001", f"type `{show(at)}` does not implement interface `{show(bt)}`")
                     return
+                if _show_te(b) == "baml.ops.Compare" and (isinstance(at, EnumT) or isinstance(at, ClassT)
+                                                          and not at.args) \
+                        and not self.may_compare(at) and not self.index.impls:
+                    self.err(e.span, "E0001", f"type `{show(at)}` does not implement interface `baml.ops.Compare`")
+                    return  # a class or enum no `implements` makes orderable
 
     def value_callee(self, f, ft: FuncT) -> tuple:
         """What a call through a function value calls, for `throws` effects."""
@@ -2589,7 +2594,9 @@ class Checker(LlmChecks):
                     self.expect(a.value, want)
                     self.callee_tvars = save
         nargs = len(e.args)
-        if out_of_order:
+        if out_of_order:  # the misplaced positional arguments count for no parameter
+            for m in [p[0] for p, g in zip(params, got) if not g and not p[2]]:
+                self.err(e.span, "E0005", f"missing required argument `{m}`")
             return
         bad = bad or nargs > len(params)  # a named argument again (`f(1, a = 2)` of `f(a)`)
         if native:
