@@ -920,8 +920,8 @@ class Parser:
             return ast.PType(self.span(s), ty)
         if k == "rawstr":  # no raw strings in patterns: the engine reads `r` as a type name
             self.diags.append(Diagnostic(self.sp(s, s + 1), "E0002", "unresolved type: r"))
-        if let_ctx and (k in ("int", "str", "rawstr", "float", "bigint") or k == "op" and t.text == "-"):
-            self.expected("identifier after 'let'")  # no literal patterns after `let`
+        if let_ctx and (k in ("int", "str", "rawstr", "float", "bigint") or k == "op" and t.text in ("-", "(")):
+            self.expected("identifier after 'let'")  # no literal or parenthesised patterns after `let`
             return ast.PWild(self.sp(s, s))
         if k in ("int", "str", "rawstr", "float", "bigint"):
             self.advance()
@@ -1178,7 +1178,7 @@ class Parser:
             pat = ast.PBind(self.span(name.start), name.text)
             self.advance()
             return ast.Let(self.span(s), pat, None, self.expr(), type_binding=True)
-        if t.kind == "ident" and t.text not in RESERVED or t.kind == "op" and t.text in ("[", "("):
+        if t.kind == "ident" and t.text not in RESERVED or t.kind == "op" and t.text == "[":
             pat = self.pattern(True, let_ctx=True)
         elif t.kind == "ident" and t.text in ("true", "false", "null") and self.peek().text in ("=", ":"):
             self.advance()  # the engine binds these names (never readable: they stay literals)
