@@ -184,7 +184,19 @@ class Parser:
             self.expected(f"{kind} name")
             self.advance()
             return "<error>"
+        if t.kind != "ident":  # `class { … }`: E0107 at the declaration, then the token
+            self.diags.append(Diagnostic(self.sp(s, t.start), "E0107", f"{kind} is missing a name"))
         return self.ident(f"{kind} name") or "<error>"
+
+    def type_or_e0108(self, what: str) -> ast.TypeExpr:
+        """A declaration's type; where nothing type-like starts it the engine adds E0108 (at the
+        `[` it takes in, else right after the previous token)."""
+        nd, st, pe = len(self.diags), self.tok, self.prev_end
+        ty = self.type_expr()
+        if any(d.span.start == st.start and d.code == "E0010" for d in self.diags[nd:]):
+            sp = self.sp(st.start, st.end) if st.text == "[" else self.sp(pe, pe)
+            self.diags.append(Diagnostic(sp, "E0108", f"could not parse type expression for {what}"))
+        return ty
 
     def skip_balanced(self):
         """Skip one token, or a whole bracketed group when at an opening bracket."""
@@ -270,17 +282,17 @@ class Parser:
             items.append(self.class_decl(s, attrs, doc))
         elif kw == "enum":
             items.append(self.enum_decl(s, attrs, doc))
+        elif kw == "type" and self.peek().text == "=":  # `type = int`
+            self.diags.append(Diagnostic(self.sp(s, self.advance().end), "E0107", "type alias is missing a name"))
+            self.expected("type alias name")
+            self.advance()
+            self.type_expr()
+            self.eat(";")
         elif kw == "type" and self.peek().kind == "ident":
             self.advance()
             nt = self.advance()
             self.expect("=")
-            nd, st, pe = len(self.diags), self.tok, self.prev_end
-            ty = self.type_expr()
-            if any(d.span.start == st.start and d.code == "E0010" for d in self.diags[nd:]):
-                # nothing type-like after `=`: reported at the `[` the engine takes in, else after `=`
-                sp = self.sp(st.start, st.end) if st.text == "[" else self.sp(pe, pe)
-                self.diags.append(Diagnostic(sp, "E0108", "could not parse type expression for type "
-                                             f"alias `{nt.text}`"))
+            ty = self.type_or_e0108(f"type alias `{nt.text}`")
             self.eat(";")
             items.append(ast.TypeAlias(self.span(s), nt.text, self.sp(nt.start, nt.end), ty))
         elif kw == "test" and self.peek().kind == "ident" and self.peek(2).text == "{" and \
@@ -382,15 +394,14 @@ class Parser:
                  abstract: bool = False) -> ast.Function | None:
         self.advance()  # 'function'
         nt = self.tok
-        if nt.kind != "ident":
-            self.expected("function name")
-            name = "<error>"
-        else:
-            name = self.decl_name("function", s, extra=("client",))
+        name = self.decl_name("function", s, extra=("client",))
         name_span = self.sp(nt.start, nt.end)
         gens = self.generics()
         params: list[ast.Param] = []
         has_self = False
+        if not self.at("("):  # `function f -> int`: the engine misses a parameter first
+            self.diags.append(Diagnostic(self.sp(self.prev_end, self.prev_end), "E0107",
+                                         f"parameter in function `{name}` is missing a name"))
         if self.expect("(", "'('"):
             first = True
             while not self.at(")") and self.tok.kind != "eof":
@@ -423,7 +434,7 @@ class Parser:
         ret = throws = None
         if self.at("->") or self.at("=>"):
             self.advance()
-            ret = self.type_expr()
+            ret = self.type_or_e0108(f"return type of `{name}`")
             if self.eat("throws"):
                 throws = self.type_expr()
         else:
@@ -697,6 +708,11 @@ class Parser:
             elif t.kind == "ident":
                 self.advance()
                 self.eat(":")  # optional, as in class fields: `value string`
+                nxt = self.tok
+                if nxt.kind == "op" and nxt.text in ("}", ",", ";") or nxt.kind == "eof" or \
+                        nxt.nl and nxt.kind == "ident":
+                    self.error(f"invalid syntax: field '{t.text}' is missing a type annotation", t)
+                    return
                 d.fields.append(ast.ClassField(self.span(t.start), t.text, self.type_expr(), [], t.doc))
                 self.eat(",") or self.eat(";")
             else:
