@@ -924,6 +924,9 @@ class Checker(LlmChecks):
                 self.err(tgt.span, "E0179", f"cannot assign to global variable `{tgt.name}` — top-level "
                          "bindings are set once, at startup, and shared by every call, so they cannot "
                          "be reassigned")
+            if v is None and isinstance(g, FunctionDef) and not _is_global(g):
+                self.not_assignable(s, tgt.name)  # `f = 3` in `f`
+                return
             if v is None:
                 self.expr(tgt, UNKNOWN)
                 self.expr(s.value, UNKNOWN)
@@ -954,6 +957,11 @@ class Checker(LlmChecks):
                     self.exact.add(v)
             self.assigned_log.append(v)
             return
+        if isinstance(tgt, ast.Field) and isinstance(tgt.obj, ast.Name) and self.lookup_var(tgt.obj.name) is None:
+            item = self.index.items_in(self.ns).get(tgt.obj.name)
+            if isinstance(item, EnumDef) and tgt.name in item.variants:
+                self.not_assignable(s, f"{tgt.obj.name}.{tgt.name}")  # `E.A = E.B`
+                return
         if isinstance(tgt, (ast.Field, ast.Index)):
             dst = self.expr(tgt, UNKNOWN)
             ob = T.base(tgt.obj.ty or UNKNOWN)
@@ -969,6 +977,13 @@ class Checker(LlmChecks):
         self.err(tgt.span, "E0010", "invalid assignment target; only a variable, a field, or an "
                  "index can be assigned to")
         self.expr(tgt, UNKNOWN)
+        self.expr(s.value, UNKNOWN)
+
+    def not_assignable(self, s: ast.Assign, name: str) -> None:
+        """E0010: a function or an enum variant written to."""
+        self.err(s.target.span, "E0010", f"invalid assignment target; `{name}` is not a variable, so it "
+                 "cannot be assigned to")
+        self.expr(s.target, UNKNOWN)
         self.expr(s.value, UNKNOWN)
 
     # ───────────────────────── patterns ─────────────────────────
