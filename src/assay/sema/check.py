@@ -1195,7 +1195,7 @@ class Checker(LlmChecks):
                 self.open_holes(p)
                 self.untyped_empty(p)
                 t = self.soft_expr(p)
-                if t is NULL and not (isinstance(p, ast.BlockExpr) and p.block.tail is None):
+                if (t is NULL or t is VOID) and not (isinstance(p, ast.BlockExpr) and p.block.tail is None):
                     self.err(_hole_span(p), "E0001", "cannot interpolate a value of type `null`; "
                              "to run the expression without rendering it, end it with `;`")
                 elif (isinstance(t, Union) and not isinstance(t, T.HiddenUnion) and NULL in t.members
@@ -2737,7 +2737,7 @@ class Checker(LlmChecks):
         """The left of `??`: a variable's type here, else the type its test narrows from."""
         t = self.expr(left, UNKNOWN)
         v = self.lookup_var(left.name) if t is UNKNOWN and isinstance(left, ast.Name) else None
-        return self.tested_type(v) if v is not None else t
+        return self.tested_type(v) if v is not None else NULL if t is VOID else t  # a void call's value is null
 
     def binary_chain(self, e) -> T.Type:
         """A left-associative chain of operators (`x + x - x * 2 …`) in a loop, not by
