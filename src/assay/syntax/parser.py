@@ -2042,6 +2042,8 @@ class Parser:
                 if not self.expect("=>", "'=>' after catch pattern" if kind == "catch" else "'=>' after pattern"):
                     if self.i == b:
                         self.skip_balanced()
+                    else:  # kept for its types (`case 1 =>`: the engine resolves `case`, E0002)
+                        arms.append(ast.MatchArm(self.span(s), pat, guard, ast.NullLit(self.span(s))))
                     continue
                 if self.at("{"):  # always a block (the engine's grammar): `=> {"a": 1}` is an E0010
                     bl = self.block()
