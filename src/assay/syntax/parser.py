@@ -761,9 +761,9 @@ class Parser:
             s = self.tok.start
         t = self.type_atom() if base is None else base
         while True:
-            if self.at("[") and self.peek().text == "]" and not self.tok.nl:
+            if self.at("[") and not self.tok.nl:  # `int[`: the engine wants the `]` next
                 self.advance()
-                self.advance()
+                self.expect("]")
                 t = ast.TArray(self.span(s), t)
             elif self.at("?") and not self.tok.nl:
                 self.advance()
@@ -1953,6 +1953,9 @@ class Parser:
                 break
         self.expect(")")
         ret = throws = None
+        if not (self.at("->") or self.at("=>")):  # `(x: float) * …`: typed parameters, then no arrow
+            self.expected("'->' after lambda parameters")
+            return ast.Lambda(self.span(s), params, None, None, ast.Block(self.span(s), [], None), False)
         self.advance()  # -> or =>
         if not self.at("{"):
             ret = self.type_expr()
