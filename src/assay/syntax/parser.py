@@ -924,7 +924,8 @@ class Parser:
                 self.advance()
                 return ast.PLit(self.span(s), None)
             if let_ctx and x not in RESERVED and (self.peek().text not in (".", "{", "<") or (
-                    self.peek().text == "." and not self._path_then_brace())):
+                    self.peek().text == "." and not self._path_then_brace()) or (
+                    self.peek().text == "<" and not self._args_then_brace())):
                 self.advance()  # after `let` a dotted path is only a class pattern's (`let a.B = e`: `a`)
                 return ast.PBind(self.span(s), x)
             if x in RESERVED:
@@ -973,6 +974,21 @@ class Parser:
         while self.toks[j].kind == "ident" and self.toks[j + 1].text == "." and self.toks[j + 1].kind == "op":
             j += 2
         return self.toks[j].kind == "ident" and self.toks[j + 1].kind == "op" and self.toks[j + 1].text == "{"
+
+    def _args_then_brace(self) -> bool:
+        """Is the `name<…>` at the cursor followed by `{` (a generic class pattern)?"""
+        j, depth = self.i + 1, 0
+        while j < len(self.toks) and self.toks[j].kind != "eof":
+            t = self.toks[j]
+            if t.kind == "op" and t.text in ("<", ">", ">>"):
+                depth += {"<": 1, ">": -1, ">>": -2}[t.text]
+                if depth <= 0:
+                    nt = self.toks[j + 1]
+                    return nt.kind == "op" and nt.text == "{"
+            elif t.kind == "op" and t.text in (";", "=", "{", "}", "(", ")"):
+                return False
+            j += 1
+        return False
 
     def class_pattern(self, s: int, ty: ast.TName, let_ctx: bool) -> ast.PClass:
         self.advance()  # {
