@@ -115,7 +115,7 @@ def analyze(sources: list[SourceFile], packages=()):
     diags += d
     index.ingot, d = ingot.collect(files, notes, index)
     diags += d
-    broken = [x for x in diags if x.severity == "error"]
+    broken = [x for x in diags if x.severity == "error" and not _SOFT_SYNTAX.search(x.message)]
     try:
         checked = check(index)
     except Exception as e:  # noqa: BLE001 — a checker bug must not stop the program
@@ -124,6 +124,10 @@ def analyze(sources: list[SourceFile], packages=()):
     # as the engine: a syntax error does not hide the type errors of other items and files
     diags += [d for d in checked if not _follows_from(d, broken, files)] if broken else checked
     return index, diags
+
+
+# syntax errors over a whole tree (a misplaced assignment): the engine still checks the item
+_SOFT_SYNTAX = re.compile(r"invalid assignment target|assignment is not allowed in expression position")
 
 
 def _follows_from(d: Diagnostic, errors: list, files) -> bool:
