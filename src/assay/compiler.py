@@ -116,7 +116,7 @@ def analyze(sources: list[SourceFile], packages=()):
     diags += d
     index.ingot, d = ingot.collect(files, notes, index)
     diags += d
-    broken = [x for x in diags if x.severity == "error"]
+    broken = [x for x in diags if x.severity == "error" and not _SOFT_SYNTAX.search(x.message)]
     try:
         checked = check(index)
     except Exception as e:  # noqa: BLE001 — a checker bug must not stop the program
@@ -125,6 +125,10 @@ def analyze(sources: list[SourceFile], packages=()):
     # as the engine: a syntax error does not hide the type errors of other items and files
     diags += [d for d in checked if not _follows_from(d, broken, files)] if broken else checked
     return index, diags
+
+
+# syntax errors over a whole tree (a misplaced assignment): the engine still checks the item
+_SOFT_SYNTAX = re.compile(r"invalid assignment target|assignment is not allowed in expression position")
 
 
 def _follows_from(d: Diagnostic, errors: list, files) -> bool:
@@ -140,7 +144,7 @@ def _follows_from(d: Diagnostic, errors: list, files) -> bool:
             return True
         if d.message.startswith("unresolved type:"):
             return False
-    if d.code in ("E0170", "E0151"):  # a method / function type without `throws`: its own text says so
+    if d.code in ("E0170", "E0151", "E0171"):  # no `throws`, a builtin type's arity: its own text says so
         return False
     for f in files:
         if f.source is not d.span.file:

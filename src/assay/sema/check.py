@@ -129,6 +129,7 @@ class Checker(LlmChecks):
         self.fn_name = ""  # the function being checked, as the engine names it in messages
         self.cur_fd: FunctionDef | None = None
         self.effects = Effects()
+        self.fn_values: list = []  # (function, function type, span): its inferred throws checked at the end
         self.generics: set[str] = set()
         self.type_bound: set[str] = set()  # the names of `let type N = …` bindings in scope
         self.callee_tvars = False  # checking an argument whose expected type has the callee's type parameters
@@ -218,6 +219,17 @@ class Checker(LlmChecks):
             self.effects.summarize(id(td), td.decl.body)
         self.effects.report(self.err)
         self.inferred_conformance()
+        self.inferred_fn_values()
+
+    def inferred_fn_values(self) -> None:
+        """E0001: a function without a `throws` clause passed where a function type's `throws`
+        does not cover what its body may throw (`apply(risky, 1)` for `throws never`)."""
+        for fd, dst, span in self.fn_values:
+            got = self.effects.throws(id(fd))
+            if got is None or T.has_unknown(got) or T.has_tvar(got) or assignable(got, dst.throws):
+                continue
+            self.err(span, "E0001", "mismatched types", f"expected `{show(dst)}`, the function "
+                     f"may throw `{show(got)}`")
 
     def inferred_conformance(self) -> None:
         """E0120: an implementation method without a `throws` clause whose body may throw what
@@ -645,6 +657,8 @@ class Checker(LlmChecks):
                     else:
                         self.mismatch(Span(b.span.file, b.span.start, b.span.start + 1),
                                       expected, t)
+                elif not diverges:
+                    self.fn_value_throws(t, expected, Span(b.span.file, b.span.start, b.span.start + 1))
                 return NEVER if diverges else t
             if expected not in (UNKNOWN, NULL, VOID) and not any(map(_diverges, b.stmts)):
                 self.missing_value(b, expected)
@@ -1019,6 +1033,9 @@ class Checker(LlmChecks):
                 self.err(tgt.span, "E0179", f"cannot assign to global variable `{tgt.name}` — top-level "
                          "bindings are set once, at startup, and shared by every call, so they cannot "
                          "be reassigned")
+            if v is None and isinstance(g, FunctionDef) and not _is_global(g):
+                self.not_assignable(s, tgt.name)  # `f = 3` in `f`
+                return
             if v is None:
                 self.expr(tgt, UNKNOWN)
                 self.expr(s.value, UNKNOWN)
@@ -1049,6 +1066,11 @@ class Checker(LlmChecks):
                     self.exact.add(v)
             self.assigned_log.append(v)
             return
+        if isinstance(tgt, ast.Field) and isinstance(tgt.obj, ast.Name) and self.lookup_var(tgt.obj.name) is None:
+            item = self.index.items_in(self.ns).get(tgt.obj.name)
+            if isinstance(item, EnumDef) and tgt.name in item.variants:
+                self.not_assignable(s, f"{tgt.obj.name}.{tgt.name}")  # `E.A = E.B`
+                return
         if isinstance(tgt, (ast.Field, ast.Index)):
             dst = self.expr(tgt, UNKNOWN)
             ob = T.base(tgt.obj.ty or UNKNOWN)
@@ -1069,6 +1091,13 @@ class Checker(LlmChecks):
         self.err(tgt.span, "E0010", "invalid assignment target; only a variable, a field, or an "
                  "index can be assigned to")
         self.expr(tgt, UNKNOWN)
+        self.expr(s.value, UNKNOWN)
+
+    def not_assignable(self, s: ast.Assign, name: str) -> None:
+        """E0010: a function or an enum variant written to."""
+        self.err(s.target.span, "E0010", f"invalid assignment target; `{name}` is not a variable, so it "
+                 "cannot be assigned to")
+        self.expr(s.target, UNKNOWN)
         self.expr(s.value, UNKNOWN)
 
     # ───────────────────────── patterns ─────────────────────────
@@ -1155,7 +1184,16 @@ class Checker(LlmChecks):
         if (not isinstance(e, (ast.If, ast.IfLet, ast.Match, ast.BlockExpr, ast.ArrayLit,
                                ast.MapLit)) and not self.fits(t, dst)):
             self.mismatch(e.span, dst, t)
+        else:
+            self.fn_value_throws(t, dst, e.span)
         return t
+
+    def fn_value_throws(self, t: T.Type, dst: T.Type, span: Span) -> None:
+        """A function value without a declared `throws` where a function type declares one: its
+        inferred throws are checked once the bodies are solved (inferred_fn_values)."""
+        if isinstance(t, (FnRefT, LambdaT)) and t.throws is None and isinstance(dst, FuncT) and \
+                dst.throws is not None and not T.has_tvar(dst.throws) and not T.has_unknown(dst.throws):
+            self.fn_values.append((t.fd if isinstance(t, FnRefT) else t.node, dst, span))
 
     def fits(self, t: T.Type, dst: T.Type) -> bool:
         """assignable, and inside a generic body its own type parameter `T` is rigid: a value
@@ -1299,7 +1337,7 @@ class Checker(LlmChecks):
                 self.open_holes(p)
                 self.untyped_empty(p)
                 t = self.soft_expr(p)
-                if t is NULL and not (isinstance(p, ast.BlockExpr) and p.block.tail is None):
+                if (t is NULL or t is VOID) and not (isinstance(p, ast.BlockExpr) and p.block.tail is None):
                     self.err(_hole_span(p), "E0001", "cannot interpolate a value of type `null`; "
                              "to run the expression without rendering it, end it with `;`")
                 elif (isinstance(t, Union) and not isinstance(t, T.HiddenUnion) and NULL in t.members
@@ -2910,7 +2948,9 @@ class Checker(LlmChecks):
                     self.expect(a.value, want)
                     self.callee_tvars = save
         nargs = len(e.args)
-        if out_of_order:
+        if out_of_order:  # the misplaced positional arguments count for no parameter
+            for m in [p[0] for p, g in zip(params, got) if not g and not p[2]]:
+                self.err(e.span, "E0005", f"missing required argument `{m}`")
             return
         bad = bad or nargs > len(params)  # a named argument again (`f(1, a = 2)` of `f(a)`)
         if native:
@@ -3036,7 +3076,7 @@ class Checker(LlmChecks):
         """The left of `??`: a variable's type here, else the type its test narrows from."""
         t = self.expr(left, UNKNOWN)
         v = self.lookup_var(left.name) if t is UNKNOWN and isinstance(left, ast.Name) else None
-        return self.tested_type(v) if v is not None else t
+        return self.tested_type(v) if v is not None else NULL if t is VOID else t  # a void call's value is null
 
     def binary_chain(self, e) -> T.Type:
         """A left-associative chain of operators (`x + x - x * 2 …`) in a loop, not by

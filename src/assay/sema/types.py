@@ -574,7 +574,8 @@ def fn_assignable(src: "FuncT", dst: "FuncT") -> bool:
         return False
     if not assignable(src.ret, dst.ret):
         return False
-    return src.throws is None or dst.throws is None or assignable(src.throws, dst.throws)
+    return (src.throws is None or dst.throws is None or has_tvar(dst.throws)
+            or assignable(src.throws, dst.throws))
 
 
 def show(t: Type, qualified: bool = False) -> str:

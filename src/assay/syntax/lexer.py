@@ -198,6 +198,10 @@ class Lexer:
                     e = j + 1 if j > 0 and "\n" not in text[pos:j] else pos + 1
                     self.err(pos, e, "unexpected token: single-quoted strings are not supported; use double quotes")
                     pos = e
+                elif ch == "$" and pos + 1 < n and not text[pos + 1].isspace():
+                    # `$` starts a word (`$name`): the engine wants the name right after it
+                    self.err(pos + 1, pos + 2, "unexpected token: expected `field name after `'$'``")
+                    pos += 1
                 else:
                     self.err(pos, pos + 1, f"unexpected character `{ch}`")
                     pos += 1

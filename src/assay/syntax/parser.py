@@ -195,7 +195,19 @@ class Parser:
             self.expected(f"{kind} name")
             self.advance()
             return "<error>"
+        if t.kind != "ident":  # `class { … }`: E0107 at the declaration, then the token
+            self.diags.append(Diagnostic(self.sp(s, t.start), "E0107", f"{kind} is missing a name"))
         return self.ident(f"{kind} name") or "<error>"
+
+    def type_or_e0108(self, what: str) -> ast.TypeExpr:
+        """A declaration's type; where nothing type-like starts it the engine adds E0108 (at the
+        `[` it takes in, else right after the previous token)."""
+        nd, st, pe = len(self.diags), self.tok, self.prev_end
+        ty = self.type_expr()
+        if any(d.span.start == st.start and d.code == "E0010" for d in self.diags[nd:]):
+            sp = self.sp(st.start, st.end) if st.text == "[" else self.sp(pe, pe)
+            self.diags.append(Diagnostic(sp, "E0108", f"could not parse type expression for {what}"))
+        return ty
 
     def skip_balanced(self):
         """Skip one token, or a whole bracketed group when at an opening bracket."""
@@ -281,17 +293,17 @@ class Parser:
             items.append(self.class_decl(s, attrs, doc))
         elif kw == "enum":
             items.append(self.enum_decl(s, attrs, doc))
+        elif kw == "type" and self.peek().text == "=":  # `type = int`
+            self.diags.append(Diagnostic(self.sp(s, self.advance().end), "E0107", "type alias is missing a name"))
+            self.expected("type alias name")
+            self.advance()
+            self.type_expr()
+            self.eat(";")
         elif kw == "type" and self.peek().kind == "ident":
             self.advance()
             nt = self.advance()
             self.expect("=")
-            nd, st, pe = len(self.diags), self.tok, self.prev_end
-            ty = self.type_expr()
-            if any(d.span.start == st.start and d.code == "E0010" for d in self.diags[nd:]):
-                # nothing type-like after `=`: reported at the `[` the engine takes in, else after `=`
-                sp = self.sp(st.start, st.end) if st.text == "[" else self.sp(pe, pe)
-                self.diags.append(Diagnostic(sp, "E0108", "could not parse type expression for type "
-                                             f"alias `{nt.text}`"))
+            ty = self.type_or_e0108(f"type alias `{nt.text}`")
             self.eat(";")
             items.append(ast.TypeAlias(self.span(s), nt.text, self.sp(nt.start, nt.end), ty))
         elif kw == "test" and self.peek().kind == "ident" and self.peek(2).text == "{" and \
@@ -489,15 +501,14 @@ class Parser:
                  abstract: bool = False) -> ast.Function | None:
         self.advance()  # 'function'
         nt = self.tok
-        if nt.kind != "ident":
-            self.expected("function name")
-            name = "<error>"
-        else:
-            name = self.decl_name("function", s, extra=("client",))
+        name = self.decl_name("function", s, extra=("client",))
         name_span = self.sp(nt.start, nt.end)
         gens = self.generics()
         params: list[ast.Param] = []
         has_self = False
+        if not self.at("("):  # `function f -> int`: the engine misses a parameter first
+            self.diags.append(Diagnostic(self.sp(self.prev_end, self.prev_end), "E0107",
+                                         f"parameter in function `{name}` is missing a name"))
         if self.expect("(", "'('"):
             first = True
             while not self.at(")") and self.tok.kind != "eof":
@@ -530,7 +541,7 @@ class Parser:
         ret = throws = None
         if self.at("->") or self.at("=>"):
             self.advance()
-            ret = self.type_expr()
+            ret = self.type_or_e0108(f"return type of `{name}`")
             if self.eat("throws"):
                 throws = self.type_expr()
         else:
@@ -597,6 +608,12 @@ class Parser:
 
     def llm_prompt(self) -> ast.Expr | None:
         t = self.tok
+        if t.kind == "rawstr" and t.text.startswith("#"):  # a Jinja prompt: E0010 here, not the literal's E0098
+            self.diags[:] = [d for d in self.diags if not (d.code == "E0098" and d.span.start == t.start)]
+            self.advance()
+            self.error('Jinja `#"..."#` prompts are no longer supported. Use a backtick prompt with '
+                       '`${...}` interpolation instead.', t, start=t.start, end=t.end)
+            return None
         if t.kind in ("str", "rawstr"):
             self.advance()
             return ast.StrLit(self.span(t.start), t.value)
@@ -798,6 +815,11 @@ class Parser:
             elif t.kind == "ident":
                 self.advance()
                 self.eat(":")  # optional, as in class fields: `value string`
+                nxt = self.tok
+                if nxt.kind == "op" and nxt.text in ("}", ",", ";") or nxt.kind == "eof" or \
+                        nxt.nl and nxt.kind == "ident":
+                    self.error(f"invalid syntax: field '{t.text}' is missing a type annotation", t)
+                    return
                 d.fields.append(ast.ClassField(self.span(t.start), t.text, self.type_expr(), [], t.doc))
                 self.eat(",") or self.eat(";")
             else:
@@ -846,9 +868,9 @@ class Parser:
             s = self.tok.start
         t = self.type_atom() if base is None else base
         while True:
-            if self.at("[") and self.peek().text == "]" and not self.tok.nl:
+            if self.at("[") and not self.tok.nl:  # `int[`: the engine wants the `]` next
                 self.advance()
-                self.advance()
+                self.expect("]")
                 t = ast.TArray(self.span(s), t)
             elif self.at("?") and not self.tok.nl:
                 self.advance()
@@ -1004,7 +1026,8 @@ class Parser:
                 self.advance()
                 return ast.PLit(self.span(s), None)
             if let_ctx and x not in RESERVED and (self.peek().text not in (".", "{", "<") or (
-                    self.peek().text == "." and not self._path_then_brace())):
+                    self.peek().text == "." and not self._path_then_brace()) or (
+                    self.peek().text == "<" and not self._args_then_brace())):
                 self.advance()  # after `let` a dotted path is only a class pattern's (`let a.B = e`: `a`)
                 return ast.PBind(self.span(s), x)
             if x in RESERVED:
@@ -1016,8 +1039,8 @@ class Parser:
             return ast.PType(self.span(s), ty)
         if k == "rawstr":  # no raw strings in patterns: the engine reads `r` as a type name
             self.diags.append(Diagnostic(self.sp(s, s + 1), "E0002", "unresolved type: r"))
-        if let_ctx and (k in ("int", "str", "rawstr", "float", "bigint") or k == "op" and t.text == "-"):
-            self.expected("identifier after 'let'")  # no literal patterns after `let`
+        if let_ctx and (k in ("int", "str", "rawstr", "float", "bigint") or k == "op" and t.text in ("-", "(")):
+            self.expected("identifier after 'let'")  # no literal or parenthesised patterns after `let`
             return ast.PWild(self.sp(s, s))
         if k in ("int", "str", "rawstr", "float", "bigint"):
             self.advance()
@@ -1053,6 +1076,21 @@ class Parser:
         while self.toks[j].kind == "ident" and self.toks[j + 1].text == "." and self.toks[j + 1].kind == "op":
             j += 2
         return self.toks[j].kind == "ident" and self.toks[j + 1].kind == "op" and self.toks[j + 1].text == "{"
+
+    def _args_then_brace(self) -> bool:
+        """Is the `name<…>` at the cursor followed by `{` (a generic class pattern)?"""
+        j, depth = self.i + 1, 0
+        while j < len(self.toks) and self.toks[j].kind != "eof":
+            t = self.toks[j]
+            if t.kind == "op" and t.text in ("<", ">", ">>"):
+                depth += {"<": 1, ">": -1, ">>": -2}[t.text]
+                if depth <= 0:
+                    nt = self.toks[j + 1]
+                    return nt.kind == "op" and nt.text == "{"
+            elif t.kind == "op" and t.text in (";", "=", "{", "}", "(", ")"):
+                return False
+            j += 1
+        return False
 
     def class_pattern(self, s: int, ty: ast.TName, let_ctx: bool) -> ast.PClass:
         self.advance()  # {
@@ -2040,6 +2078,9 @@ class Parser:
                 break
         self.expect(")")
         ret = throws = None
+        if not (self.at("->") or self.at("=>")):  # `(x: float) * …`: typed parameters, then no arrow
+            self.expected("'->' after lambda parameters")
+            return ast.Lambda(self.span(s), params, None, None, ast.Block(self.span(s), [], None), False)
         self.advance()  # -> or =>
         if not self.at("{"):
             ret = self.type_expr()
@@ -2132,6 +2173,8 @@ class Parser:
                 if not self.expect("=>", "'=>' after catch pattern" if kind == "catch" else "'=>' after pattern"):
                     if self.i == b:
                         self.skip_balanced()
+                    else:  # kept for its types (`case 1 =>`: the engine resolves `case`, E0002)
+                        arms.append(ast.MatchArm(self.span(s), pat, guard, ast.NullLit(self.span(s))))
                     continue
                 if self.at("{"):  # always a block (the engine's grammar): `=> {"a": 1}` is an E0010
                     bl = self.block()
