@@ -2414,7 +2414,7 @@ class Checker(LlmChecks):
             self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env), self.passed(e, ps))
             self.check_bounds(e, fd, ps, env)
             if T.has_tvar(ret):
-                hidden = infer and fd.owner is None and _inferred_outside_callbacks(ret, ps)
+                hidden = infer and fd.owner is None and _inferred_outside_callbacks(ret, ps, e.args)
                 ret = T.subst(ret, env)
                 if T.has_unknown(ret):
                     return UNKNOWN
@@ -2589,7 +2589,7 @@ class Checker(LlmChecks):
         self.check_bounds(e, fd, ps, env)
         if not T.has_tvar(ret):
             return ret
-        hidden = fd.owner is None and _inferred_outside_callbacks(ret, ps)
+        hidden = fd.owner is None and _inferred_outside_callbacks(ret, ps, e.args)
         ret = T.subst(ret, env)
         if T.has_unknown(ret) or T.has_tvar(ret):
             return UNKNOWN
@@ -3136,6 +3136,13 @@ class Checker(LlmChecks):
                 if isinstance(lt, Lit) and isinstance(rt, Lit):
                     return T.lit_str(lt.value + rt.value)
                 return STRING
+            if isinstance(lb, ClassT):
+                return self.class_operator(op, lb, rt, e)
+            if isinstance(rb, ClassT) and isinstance(lb, T.Prim) and self.sure_type(lb) and not any(
+                    i.std == f"baml.ops.{_OP_IFACES[_OP_METHOD_OF[op]]}" and target_matches(lb, i.target)
+                    for i in self.index.builtin_impls):  # `1 + m`: the left operand's blocks decide
+                self.err(e.span, "E0004", f"operator `{op}` cannot be applied to `{show(lt)}` and `{show(rt)}`")
+                return UNKNOWN
             return self.check_operands(op, lt, rt, e)
         if op in _BITS:
             if lb is INT and rb is INT:
@@ -3144,6 +3151,35 @@ class Checker(LlmChecks):
                 return INT
             return self.check_operands(op, lt, rt, e)
         return UNKNOWN
+
+    def class_operator(self, op: str, ct: ClassT, rt: T.Type, e) -> T.Type:
+        """`a + b` with `a` a user class: the class's `baml.ops.Add<R>` blocks (one per
+        right-hand type) chosen per member of b's type, typed as their `type Output`; E0004
+        where a member has no block (`m + 1` with only `Add<M>`)."""
+        if not self.sure_type(widen(rt)):
+            return UNKNOWN
+        std = f"baml.ops.{_OP_IFACES[_OP_METHOD_OF[op]]}"
+        impls = [i for i in ct.cls.impls if i.std == std]
+        env = {"Self": ct, **{g.name: a for g, a in zip(ct.cls.decl.generics, ct.args)}}
+        save = (self.ns, self.generics)
+        self.generics = {g.name for g in ct.cls.decl.generics}
+        try:  # each block's right-hand type and Output, in the class's namespace and generics
+            sigs = []
+            for i in impls:
+                self.ns = i.namespace
+                args, te = i.decl.interface.args, i.decl.assoc.get("Output")
+                sigs.append((T.subst(self.resolve(args[0], report=False), env) if args else UNKNOWN,
+                             T.subst(self.resolve(te, report=False), env) if te is not None else UNKNOWN))
+        finally:
+            self.ns, self.generics = save
+        out = []
+        for m in T.members(rt):
+            sig = next((s for s in sigs if s[0] is UNKNOWN or assignable(m, s[0])), None)
+            if sig is None:
+                self.err(e.span, "E0004", f"operator `{op}` cannot be applied to `{show(ct)}` and `{show(rt)}`")
+                return UNKNOWN
+            out.append(sig[1])  # unknown without `type Output` (E0001 at the block)
+        return UNKNOWN if any(T.has_unknown(t) or T.has_tvar(t) for t in out) else T.union(*out)
 
     def time_operator(self, op: str, lt: T.Type, rt: T.Type, e) -> T.Type:
         """`baml.time`'s operators (`Instant - Instant` is a `Duration` …), E0004 for any other."""
@@ -5077,9 +5113,19 @@ def _iface_arg(name: str, e: ast.Call, params) -> "T.Type | None":
     return None
 
 
-def _inferred_outside_callbacks(ret: T.Type, params) -> bool:
+def _inferred_outside_callbacks(ret: T.Type, params, args) -> bool:
     """Is the result `T` or `T | …` with each such T bound by a parameter outside a function
-    type (`first<T>(xs: T[]) -> T?`, not `apply<T, U>(x: T, f: (T) -> U) -> U`)?"""
+    type (`first<T>(xs: T[]) -> T?`, not `apply<T, U>(x: T, f: (T) -> U) -> U`) and left an
+    inference variable: the engine solves T at once where an invariant parameter type holds
+    it (`T[]`, `map<K, T>`, `Box<T>`) and the argument's type is already known, not built by
+    a literal (`first(xs)` with `xs: int[]` is `int?` to it, `first([3])` is not yet)."""
     tops = [m for m in T.members(ret) if isinstance(m, TVar)]
-    return bool(tops) and all(any(_mentions(pt, v.name) and not isinstance(pt, FuncT) for _, pt, _ in params)
-                              for v in tops)
+    if not tops or not all(any(_mentions(pt, v.name) and not isinstance(pt, FuncT) for _, pt, _ in params)
+                           for v in tops):
+        return False
+    named = {a.name: a.value for a in args if a.name is not None}
+    given = [(pt, named.get(n) if i >= len(args) or args[i].name is not None else args[i].value)
+             for i, (n, pt, _) in enumerate(params)]
+    return not any(isinstance(pt, (Arr, MapT, ClassT)) and _mentions(pt, v.name)
+                   and a is not None and not isinstance(a, (ast.ArrayLit, ast.MapLit, ast.ClassLit))
+                   for pt, a in given for v in tops)
