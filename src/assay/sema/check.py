@@ -3472,11 +3472,17 @@ class Checker(LlmChecks):
         self.scopes.append({})
         self.pattern_fits(e.pattern, vt)  # `if let v: string = x` on an `int?`: E0001
         self.pattern(e.pattern, vt)
-        tt = self.block(e.then, expected)
+        # `let x = if let … { … }`: without `else` its value is null, so the branch's must be too
+        valued = getattr(e, "plain_let", False) and e.else_ is None
+        tt = self.block(e.then, NULL if valued else expected)
         self.scopes.pop()
         after_then = (self.facts, self.exact)
         self.facts, self.exact = dict(saved), set(saved_exact)
         if e.else_ is None:
+            if expected not in (UNKNOWN, NULL, VOID):
+                self.err(e.span, "E0029", "missing value",
+                         f"expected `{show(expected)}`, but an `if` without `else` evaluates "
+                         "to `null`; add an `else` branch")
             self.join_branches([(after_then, tt), ((saved, saved_exact), NULL)], mark)
             return UNKNOWN
         et = self.block(e.else_, expected)
