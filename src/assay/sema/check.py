@@ -296,6 +296,10 @@ class Checker(LlmChecks):
         `Self` the implementing type, `Rhs` the block's type argument; a method may return a
         subtype of the declared result (`to_json(self) -> string`)."""
         idef = stdifaces.declared(impl.std)
+        for name in stdifaces.required(impl.std):
+            if name not in impl.methods:
+                self.err(impl.decl.interface.span, "E0113", f"missing implementation of method `{name}` "
+                         f"required by interface `{impl.std}`")
         for name, m in impl.methods.items():
             if not stdifaces.is_member(impl.std, name):
                 self.err(m.decl.span, "E0115", f"`{name}` is not a method of interface `{impl.std}`")
@@ -310,9 +314,11 @@ class Checker(LlmChecks):
             (mp, mr), (wp, wr) = self.sig(m), self.bound_sig(want, impl)
             wp = [(n, T.subst(t, env), d) for n, t, d in wp]
             wr = T.subst(wr, env)
-            same = lambda a, b: T.has_tvar(a) or T.has_tvar(b) or (assignable(a, b) and assignable(b, a))  # noqa: E731
+            # a parameter may take more than declared (`eq(self, o: P?)`), never less
+            takes = lambda a, b: T.has_tvar(a) or T.has_tvar(b) or assignable(b, a)  # noqa: E731
             ok = (len(mp) == len(wp) and m.decl.has_self == want.decl.has_self
-                  and (T.has_tvar(mr) or assignable(mr, wr)) and all(same(a[1], b[1]) for a, b in zip(mp, wp)))
+                  and (T.has_tvar(mr) or assignable(mr, wr)) and all(takes(a[1], b[1]) for a, b in zip(mp, wp))
+                  and all(_names_same_std(a.type, b.type) for a, b in zip(m.decl.params, want.decl.params)))
             if ok and m.decl.throws is not None:
                 mt = self.resolve_in(m, m.decl.throws)
                 ok = T.has_unknown(mt) or T.has_tvar(mt) or assignable(mt, self.resolve_in(want, want.decl.throws))
@@ -5117,6 +5123,14 @@ def _iface_arg(name: str, e: ast.Call, params) -> "T.Type | None":
         if pt == TVar(name) and isinstance(at, IfaceT):
             return at
     return None
+
+
+def _names_same_std(mine, want) -> bool:
+    """A declared parameter of a stdlib type the checker does not model (`state:
+    baml.hash.Hasher`, unknown to it) is matched by name: `state: int` does not conform."""
+    if not (isinstance(want, ast.TName) and want.path[0] == "baml" and ".".join(want.path) not in _STD_TYPES):
+        return True
+    return isinstance(mine, ast.TName) and mine.path == want.path
 
 
 def _inferred_outside_callbacks(ret: T.Type, params, args) -> bool:

@@ -42,6 +42,11 @@ _SOURCE = {
 }
 _GENERIC = {f"baml.ops.{k}": "<Rhs>" for k in _OPS}
 
+# the methods an implementation must define (the others have defaults: `eq` compares fields,
+# `to_string` renders them, Compare's `lt` … `clamp` go through `cmp`)
+_REQUIRED = {"baml.ops.Compare": ("cmp",), "baml.Hash": ("hash",), "baml.ops.Negate": ("neg",),
+             "baml.iter.Iterator": ("next",), **{f"baml.ops.{k}": (m,) for k, m in _OPS.items()}}
+
 # members an implementation may also define (default methods whose signatures are not listed)
 _ALSO = {"baml.iter.Iterator": "map filter filter_map flat_map step_by chain peekable take skip "
                                "take_while skip_while collect reduce count for_each some every find"}
@@ -71,3 +76,8 @@ def is_member(name: str, method: str) -> bool:
     """Whether `method` may appear in an `implements name` block (True where unlisted)."""
     idef = _parsed(name)
     return idef is None or method in idef.methods or method in _ALSO.get(name, "").split()
+
+
+def required(name: str) -> tuple:
+    """The methods an `implements name` block must define."""
+    return _REQUIRED.get(name, ())
