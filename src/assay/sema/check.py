@@ -2182,6 +2182,14 @@ class Checker(LlmChecks):
         a lambda whose result does not fit being a mismatch (E0001 at the lambda)."""
         given, made = _value_targs(ft, e), _lambda_results(ft, e)
         for (_, pt, _), a in zip(ft.params, e.args):
+            if isinstance(pt, FuncT) and isinstance(a.value, ast.Lambda):  # `(a: float, …)` where A is int
+                for (_, want, _), lp in zip(pt.params, a.value.params):
+                    if isinstance(want, TVar) and want.name in given and lp.type is not None:
+                        lt = self.resolve(lp.type, report=False)
+                        if _sure_scrutinee(lt) and not assignable(given[want.name], lt):
+                            self.err(a.value.span, "E0001", "mismatched types", f"expected a callback taking "
+                                     f"`{show(given[want.name])}`, found `{show(lt)}`")
+                            break
             if (isinstance(pt, FuncT) and isinstance(pt.ret, TVar) and pt.ret.name in given
                     and pt.ret.name in made and isinstance(a.value, ast.Lambda)
                     and not assignable(made[pt.ret.name], given[pt.ret.name])):
