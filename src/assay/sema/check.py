@@ -147,7 +147,7 @@ class Checker(LlmChecks):
         self.path_root = None  # the Name a member is read from (a package name is no value alone)
         self.no_expected = None  # the call whose result nothing expects a type of (E0002)
         # the stdlib types it models (others stay unknown), with the enum `cmp` and `sort_by` speak
-        std = {**_STD_TYPES, "baml.ops.Ordering": T.StdT("enum", "baml.ops.Ordering"),
+        std = {**_STD_TYPES, "baml.ops.Ordering": T.StdT("enum", "baml.ops.Ordering"), "baml.iter.Done": _DONE,
                "reflect.Type": sreflect.TYPE, "reflect.TypeKind": sreflect.KIND, "reflect.Package": sreflect.PACKAGE,
                "reflect.Session": sreflect.SESSION, "reflect.AnyClass": ANY_CLASS, "baml.random.Rng": _RNG,
                **{f"reflect.{k}": sreflect.view(k) for k in sreflect.KINDS}}
@@ -318,7 +318,8 @@ class Checker(LlmChecks):
             takes = lambda a, b: T.has_tvar(a) or T.has_tvar(b) or assignable(b, a)  # noqa: E731
             ok = (len(mp) == len(wp) and m.decl.has_self == want.decl.has_self
                   and (T.has_tvar(mr) or assignable(mr, wr)) and all(takes(a[1], b[1]) for a, b in zip(mp, wp))
-                  and all(_names_same_std(a.type, b.type) for a, b in zip(m.decl.params, want.decl.params)))
+                  and all(_names_same_std(a.type, b.type) for a, b, w in zip(m.decl.params, want.decl.params, wp)
+                          if w[1] is UNKNOWN))
             if ok and m.decl.throws is not None:
                 mt = self.resolve_in(m, m.decl.throws)
                 ok = T.has_unknown(mt) or T.has_tvar(mt) or assignable(mt, self.resolve_in(want, want.decl.throws))
@@ -868,11 +869,30 @@ class Checker(LlmChecks):
             return UNKNOWN
         if isinstance(t0, T.StdT) and t0.name in stdsigs.STD_ITERATES:
             return T.StdT("class", stdsigs.STD_ITERATES[t0.name])
+        if isinstance(t0, ClassT):
+            item = self.iterable_item(t0)
+            if item is not UNKNOWN:
+                return item
         if isinstance(t0, MapT) or t0 in (INT, FLOAT, BOOL, NULL, T.BIGINT, T.BYTES, T.JSON, _ENV_REF, T.TOP) or (
                 isinstance(t0, ClassT) and not any(
                     i.iface is not None or (i.std or "").startswith("baml.iter.") for i in t0.cls.impls)):
             self.err(e.span, "E0006", f"cannot iterate over type `{show(t)}`")
         return UNKNOWN
+
+    def iterable_item(self, ct: ClassT) -> T.Type:
+        """The `type Item` a class's `implements baml.iter.Iterable` block binds (what a
+        for-in over it yields), at the class's type arguments; unknown without one."""
+        impl = next((i for i in ct.cls.impls if i.std == "baml.iter.Iterable" and "Item" in i.decl.assoc), None)
+        if impl is None:
+            return UNKNOWN
+        save = (self.ns, self.generics)
+        self.ns, self.generics = impl.namespace, {g.name for g in ct.cls.decl.generics}
+        try:
+            item = self.resolve(impl.decl.assoc["Item"], report=False)
+        finally:
+            self.ns, self.generics = save
+        item = T.subst(item, {"Self": ct, **{g.name: a for g, a in zip(ct.cls.decl.generics, ct.args)}})
+        return UNKNOWN if T.has_unknown(item) or T.has_tvar(item) else item
 
     def refutable(self, pat, t: T.Type, top: bool = False) -> bool:
         """Can `pat` fail on a value of type `t` (a `let` takes only patterns that cannot)?
@@ -5136,7 +5156,7 @@ def _iface_arg(name: str, e: ast.Call, params) -> "T.Type | None":
 def _names_same_std(mine, want) -> bool:
     """A declared parameter of a stdlib type the checker does not model (`state:
     baml.hash.Hasher`, unknown to it) is matched by name: `state: int` does not conform."""
-    if not (isinstance(want, ast.TName) and want.path[0] == "baml" and ".".join(want.path) not in _STD_TYPES):
+    if not (isinstance(want, ast.TName) and want.path[0] == "baml"):
         return True
     return isinstance(mine, ast.TName) and mine.path == want.path
 
