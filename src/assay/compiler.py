@@ -347,7 +347,8 @@ class Program:
         def run_body(body, name: str):
             self._for_test(name)  # a replay file keys a testset's answers by test id
             return self._guarded(body, None, invalid_name=False)
-        top = bextesting.TopLevel(run_body, None if matches is None else lambda name: matches(name, path))
+        top = bextesting.TopLevel(run_body, lambda e: describe_error(e.value, e.panic),
+                                  None if matches is None else lambda name: matches(name, path))
         report = None
         error = self._guarded(lambda: bextesting.run_top(top, lambda: self.runtime.call(key, [], extensions)),
                               timeout)
@@ -356,7 +357,7 @@ class Program:
         if report is None:  # stopped before it ran: its registration threw, or time ran out
             return [TestOutcome(path, t.name or "(test)", False, error)]
         return [TestOutcome(path, name, ok, err, tolerated)
-                for name, ok, tolerated, err in bextesting.leaves(report)]
+                for name, ok, tolerated, err in bextesting.leaves(top)]
 
     def _for_test(self, name: str) -> None:
         start_test = getattr(getattr(self.runtime.llm, "client", None), "for_test", None)

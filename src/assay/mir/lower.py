@@ -80,6 +80,8 @@ class Program:
         self.types = Resolver(index, _std_types(builtin_classes, variants))
         # type tests read a declared `unknown` as the checker does (`unknown[]` is a recorded type)
         self.tested_types = Resolver(index, self.types.std, top=True)
+        for name, text in stdsigs.STD_ALIASES.items():  # `testing.TestRunner`, … (shared `std`)
+            self.types.std[name] = self.types.resolve(parse_type(SourceFile("<stdlib>", text))[0], None)
         self.reifying = mreflect.Reifying(index)  # generic functions taking `$targs`
         # a field access whose name is no class's field reads a bound method (`p.area`)
         self.field_names = {f.name for c in index.classes.values() for f in c.fields} | {

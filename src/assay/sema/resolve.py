@@ -120,7 +120,8 @@ class Resolver:
         if head in self.index.namespaces and err and head != "reflect":  # `reflect`: the stdlib's
             p = ".".join(path)
             err(te.span, "E0002", f"unresolved type: {p}. Did you mean `root.{p}`?")
-        elif err and head in stdsigs.CLIENT_PACKAGES and path[-1] not in STDLIB_TYPE_NAMES:
+        elif err and (head in stdsigs.CLIENT_PACKAGES or head == "testing") and (
+                path[-1] not in STDLIB_TYPE_NAMES or head == "testing" and len(path) > 2):
             err(te.span, "E0002", f"unresolved type: {'.'.join(path)}")  # `openai.NoSuchClient`
         elif err and misplaced_std(path):
             err(te.span, "E0002", f"unresolved type: {'.'.join(path)}")  # `baml.hash.Hash` is `baml.Hash`

@@ -636,6 +636,25 @@ STD_CLASSES: dict[str, dict[str, str]] = {
     "baml.time.UnknownTimezoneError": {"timezone": "string"}, "baml.time.AmbiguousTimeError": {"message": "string"},
     # what a tagged template's body returns (`` tag`a${x}b` ``: parts ["a", "b"], values [x])
     "baml.TaggedString": {"parts": "string[]", "values": "unknown[]"},
+    # `testing`'s reports (its types.baml): what a runner receives and returns
+    "testing.RunReport": {"outcome": "testing.Outcome", "duration_ms": "int", "message": "string?"},
+    "testing.TestReport": {"outcome": "testing.Outcome", "runs": "testing.RunReport[]"},
+    "testing.TestSetReport": {"outcome": "testing.Outcome", "passed": "int", "failed": "int", "total": "int",
+                              "failed_names": "string[]", "results": "testing.ChildReport[]",
+                              "result_names": "string[]?"},
+    "testing.TestSetChild": {"name": "string", "run": "testing.ChildReportThunk", "is_container": "bool"},
+}
+# the stdlib's type aliases the checker models, in dependency order (`testing`'s runners are
+# functions over its reports: a user runner is any function of that type)
+STD_ALIASES: dict[str, str] = {
+    "testing.Outcome": '"pass" | "fail" | "error"',
+    "testing.ChildReport": "testing.TestReport | testing.TestSetReport",
+    "testing.TestBody": "() -> void throws unknown",
+    "testing.TestReportThunk": "() -> testing.TestReport throws never",
+    "testing.TestSetReportThunk": "() -> testing.TestSetReport throws never",
+    "testing.ChildReportThunk": "() -> testing.ChildReport throws never",
+    "testing.TestRunner": "(testing.TestReportThunk) -> testing.TestReportThunk throws never",
+    "testing.TestSetRunner": "(testing.TestSetChild[]) -> testing.TestSetReport throws never",
 }
 # the panic classes' fields (BAML's ns_panics/panics.baml)
 STD_CLASSES.update({f"baml.panics.{c}": fs for c, fs in {
@@ -680,9 +699,6 @@ STD_CLASS_METHODS: dict[str, dict] = {
                         "fields": "() -> string[]", "length": "() -> int", "position": None,
                         "decode": "<T>() -> T throws baml.csv.Error",
                         "to_map": "() -> map<string, string> throws baml.csv.Error"},
-    # `testing`'s runners (the engine's are function types over its report classes; Assay
-    # builds the built-in ones only, as opaque values)
-    "testing.TestRunner": {}, "testing.TestSetRunner": {},
     "baml.csv.Reader": {"headers": None, "rows": None, "skipped": None, "skipped_count": "() -> int",
                         "position": None, "close": None, "*": None},
 }

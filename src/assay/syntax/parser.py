@@ -389,7 +389,10 @@ class Parser:
                 self.error('invalid syntax: testset names must be quoted strings: '
                            f'`testset "{t.text}"`', t)
             name = self.expr()
-            runner = self.expr() if self.eat("with") else None
+            runner = None
+            if self.eat("with"):
+                self.runner_start = self.tok.start  # `(3)`: its literal is no bare literal
+                runner = self.expr()
         finally:
             self.no_struct = save
         return name, runner
@@ -435,8 +438,9 @@ class Parser:
             return None
         if body is None:  # its name and runner are still checked (`with r { }`: a class literal)
             body = ast.Block(self.span(s), [], None)
-        if runner is not None:  # the engine reports a nested runner's type at the statement
-            runner = copy.copy(runner)
+        if isinstance(runner, (ast.IntLit, ast.FloatLit, ast.BoolLit, ast.BigIntLit)) \
+                and runner.span.start == self.runner_start:
+            runner = copy.copy(runner)  # the engine reports a bare literal runner's type at the statement
             runner.span = self.span(s)
         return self.registration(self.span(s), is_set, name, runner, body)
 

@@ -14,12 +14,20 @@ from __future__ import annotations
 import re
 
 from ..ops import BUILTIN_CLASSES, make_builtin, panic
-from ..values import ClassInfo
+from ..values import BamlRaise, ClassInfo
 from ._registry import function
 
-for _fqn in ("testing.TestRunner", "testing.TestSetRunner"):
-    BUILTIN_CLASSES[_fqn] = ClassInfo(_fqn, _fqn.rpartition(".")[2], ["_handle"])
-del _fqn
+# the report classes runners pass around (the engine's testing/types.baml); a `TestRunner` is
+# a function `(TestReportThunk) -> TestReportThunk`, a `TestSetRunner` `(TestSetChild[]) ->
+# TestSetReport`: the built-in ones are Python closures, a user's a BAML function
+for _fqn, _fields in {"testing.RunReport": "outcome duration_ms message", "testing.TestReport": "outcome runs",
+                      "testing.TestSetReport": "outcome passed failed total failed_names results result_names",
+                      "testing.TestSetChild": "name run is_container"}.items():
+    BUILTIN_CLASSES[_fqn] = ClassInfo(_fqn, _fqn.rpartition(".")[2], _fields.split())
+del _fqn, _fields
+_RUN, _TEST, _SET, _CHILD = (BUILTIN_CLASSES[f"testing.{c}"].new
+                             for c in ("RunReport", "TestReport", "TestSetReport", "TestSetChild"))
+_SET_CLASS = BUILTIN_CLASSES["testing.TestSetReport"].py
 
 
 class InvalidTestName(Exception):
@@ -62,16 +70,18 @@ class TopLevel:
     """The run of one top-level test or testset: its registration (the body of its test
     function) runs it at once, within the same call, and leaves the report here."""
 
-    def __init__(self, run_body, selected=None):
-        self.run_body, self.selected = run_body, selected
-        self.report: SetReport | None = None
+    def __init__(self, run_body, describe, selected=None):
+        self.run_body, self.describe, self.selected = run_body, describe, selected  # describe(BamlRaise)
+        self.report = None  # the root's TestSetReport
+        self.names: list[str] = []  # the selected leaf ids (the engine's `selected_names`)
+        self.errors: dict[int, tuple] = {}  # id(RunReport or TestSetReport) → (it, its error document)
         self.busy = False
 
 
 _TOP: list[TopLevel] = []
 
 
-def run_top(top: TopLevel, call) -> SetReport | None:
+def run_top(top: TopLevel, call):
     """`call()` runs the top-level registration, which runs the test or testset into `top`."""
     _TOP.append(top)
     try:
@@ -95,7 +105,9 @@ def _register(name, body, runner, is_set: bool):
     top.busy = True
     c = Collector("")
     c.add(name, body, runner, is_set)
-    top.report = run_node(expand(c, "", None, top.run_body), top.run_body, top.selected)
+    root = expand(c, "", None, top.run_body)
+    top.names = selected_names(root, top.selected)
+    top.report = run_node(root, top)
 
 
 @function("testing.$register_test")
@@ -108,16 +120,7 @@ def register_test_set(name, body, runner):
     _register(name, body, runner, True)
 
 
-# ── runners: a TestRunner wraps a leaf's run (→ (passed, errors of its runs)); a TestSetRunner
-#    runs a testset's children (thunks → child reports) into its report ──
-
-
-def _test_runner(fn):
-    return make_builtin("testing.TestRunner", _handle=fn)
-
-
-def _set_runner(fn):
-    return make_builtin("testing.TestSetRunner", _handle=fn)
+# ── the built-in runners (the engine's testing/runners.baml) ──
 
 
 @function("testing.Retry")
@@ -125,15 +128,18 @@ def retry(max_attempts):
     if max_attempts <= 0:
         panic("baml.panics.UserPanic", message="testing.Retry requires max_attempts > 0")
 
-    def run(run_once):
-        errors = []
-        for _ in range(max_attempts):
-            ok, errs = run_once()
-            errors += errs
-            if ok:
-                return True, errors
-        return False, errors
-    return _test_runner(run)
+    def runner(run_once):
+        def run():
+            runs, passed = [], False
+            for _ in range(max_attempts):
+                report = run_once()
+                runs += report.f_runs
+                if report.f_outcome == "pass":
+                    passed = True
+                    break
+            return _TEST("pass" if passed else "fail", runs)
+        return run
+    return runner
 
 
 @function("testing.Quorum")
@@ -143,14 +149,16 @@ def quorum(n, m):
     if m < 0 or m > n:
         panic("baml.panics.UserPanic", message="testing.Quorum requires 0 <= m <= n")
 
-    def run(run_once):
-        errors, passes = [], 0
-        for _ in range(n):  # every run happens, even once m passes are in hand
-            ok, errs = run_once()
-            errors += errs
-            passes += ok
-        return passes >= m, errors
-    return _test_runner(run)
+    def runner(run_once):
+        def run():
+            runs, passes = [], 0
+            for _ in range(n):  # every run happens, even once m passes are in hand
+                report = run_once()
+                runs += report.f_runs
+                passes += report.f_outcome == "pass"
+            return _TEST("pass" if passes >= m else "fail", runs)
+        return run
+    return runner
 
 
 @function("testing.PassRate")
@@ -158,56 +166,58 @@ def pass_rate(threshold):
     if threshold < 0.0 or threshold > 1.0:
         panic("baml.panics.UserPanic", message="testing.PassRate requires 0.0 <= threshold <= 1.0")
 
-    def run(children):
-        report = run_children(children)
-        ok = report.total == 0 or report.passed / report.total >= threshold
-        report.outcome = "pass" if ok else "fail"
-        return report
-    return _set_runner(run)
+    def runner(children):
+        r = run_children(children)
+        ok = r.f_total == 0 or r.f_passed / r.f_total >= threshold
+        r.f_outcome = "pass" if ok else "fail"
+        return r
+    return runner
 
 
 @function("testing.Sequential")
 def sequential():
-    return _set_runner(run_children)  # Assay runs children one at a time anyway
+    return run_children  # Assay runs children one at a time anyway
 
 
 @function("testing.FailFast")
 def fail_fast():
-    return _set_runner(lambda children: run_children(children, stop_at_failure=True))
+    return lambda children: run_children(children, stop_at_failure=True)
 
 
 # ── the run ──
 
 
-class Leaf:
-    """A leaf's report: outcome "pass" | "fail"; errors: its failing runs' error documents."""
-    __slots__ = ("outcome", "errors")
-
-    def __init__(self, ok: bool, errors: list):
-        self.outcome = "pass" if ok else "fail"
-        self.errors = errors
+def _outcome(report) -> str:
+    return report.f_outcome
 
 
-class SetReport:
-    """A testset's report (the engine's TestSetReport): children counted, not leaves."""
-    __slots__ = ("outcome", "passed", "total", "results")
-
-    def __init__(self, outcome: str, passed: int, results: list):
-        self.outcome, self.passed, self.total, self.results = outcome, passed, len(results), results
-
-
-def run_children(children, stop_at_failure: bool = False) -> SetReport:
-    """Run (name, thunk) children in order; the aggregate: "error" if one errored, else
-    "pass" iff all passed."""
-    results = []
-    for name, thunk in children:
-        report = thunk()
-        results.append((name, report))
-        if stop_at_failure and report.outcome != "pass":
+def run_children(children, stop_at_failure: bool = False):
+    """Run the children in order into their aggregate (the engine's `_aggregate_reports`)."""
+    named = []
+    for child in children:
+        report = child.f_run()
+        named.append((child.f_name, report))
+        if stop_at_failure and report.f_outcome != "pass":
             break
-    outcomes = [r.outcome for _, r in results]
-    outcome = "error" if "error" in outcomes else "pass" if all(o == "pass" for o in outcomes) else "fail"
-    return SetReport(outcome, outcomes.count("pass"), results)
+    return aggregate(named)
+
+
+def aggregate(named: list):
+    """(name, report) pairs into a TestSetReport: "error" if one errored, else "pass" iff all
+    passed; a failing testset child contributes its own failed names."""
+    passed = failed = 0
+    error = False
+    failed_names = []
+    for name, r in named:
+        if r.f_outcome == "pass":
+            passed += 1
+            continue
+        failed += 1
+        inner = r.f_failed_names if isinstance(r, _SET_CLASS) else None
+        failed_names += inner if inner else [name]
+        error = error or r.f_outcome == "error"
+    outcome = "error" if error else "pass" if failed == 0 else "fail"
+    return _SET(outcome, passed, failed, len(named), failed_names, [r for _, r in named], [n for n, _ in named])
 
 
 class Node:
@@ -234,47 +244,160 @@ def _failed_to_expand(node: Node) -> str:
     return f"{node.name}::(failed to expand)"
 
 
-def has_selected(node: Node, selected) -> bool:
-    """Does the testset hold a selected leaf (its expansion failure counting as one)?"""
+def selected_names(node: Node, selected) -> list[str]:
+    """The selected leaf ids under an expanded testset, in the engine's order (its tests, then
+    its testsets'); a testset that failed to expand counts as one leaf."""
     if node.error is not None:
-        return selected(_failed_to_expand(node))
-    return any(selected(t[0]) for t in node.tests) or any(has_selected(n, selected) for n in node.sets)
+        names = [_failed_to_expand(node)]
+    else:
+        names = [t[0] for t in node.tests]
+        for sub in node.sets:
+            names += selected_names(sub, selected)
+    return names if selected is None else [n for n in names if selected(n)]
 
 
-def run_node(node: Node, run_body, selected=None) -> SetReport:
+def run_node(node: Node, top: TopLevel):
     """Run an expanded testset: its selected tests, then its testsets holding a selected leaf
-    (the engine's order), through its runner. `run_body(body, id)`: None when the body ran
-    through, else the error document; `selected(id)`: whether a leaf runs (None: all)."""
-    if node.error is not None:  # a testset that fails to expand: one failed leaf, outcome "error"
-        return SetReport("error", 0, [(_failed_to_expand(node), Leaf(False, [node.error]))])
+    (the engine's order), as TestSetChild values through its runner (none: all in order)."""
+    every = top.selected is None  # unfiltered, every testset is a child (an empty one too)
     children = []
     for name, tbody, trunner in node.tests:
-        if selected is None or selected(name):
-            children.append((name, lambda n=name, b=tbody, r=trunner: run_leaf(n, b, r, run_body)))
+        if every or name in top.names:
+            children.append(_CHILD(name, lambda n=name, b=tbody, r=trunner: run_leaf(n, b, r, top), False))
     for sub in node.sets:
-        if selected is None or has_selected(sub, selected):
-            children.append((sub.name, lambda n=sub: run_node(n, run_body, selected)))
+        prefix = sub.name + "::"
+        if every or any(n.startswith(prefix) for n in top.names):
+            children.append(_CHILD(sub.name, lambda n=sub: run_set(n, top), True))
     if node.runner is None:
         return run_children(children)
-    return node.runner.f__handle(children)
+    return node.runner(children)
 
 
-def run_leaf(name: str, body, runner, run_body) -> Leaf:
-    def run_once():
-        error = run_body(body, name)
-        return error is None, [] if error is None else [error]
-    ok, errors = run_once() if runner is None else runner.f__handle(run_once)
-    return Leaf(ok, errors)
+def run_set(node: Node, top: TopLevel):
+    """A testset child's run: a testset that fails to expand, or whose runner throws, is the
+    engine's error report (one failed child, no results)."""
+    try:
+        if node.error is not None:
+            raise _Expansion(node.error)
+        return run_node(node, top)
+    except (BamlRaise, _Expansion) as e:
+        r = _SET("error", 0, 1, 1, [f"{node.name}::(testset error)"], [], [])
+        top.errors[id(r)] = (r, e.doc if isinstance(e, _Expansion) else top.describe(e))
+        return r
 
 
-def leaves(report: SetReport, tolerated: bool = False):
-    """(id, passed, tolerated, error) of every leaf run, in order: a failing leaf is tolerated
-    when a testset around it passed all the same (a `PassRate`)."""
-    tolerated = tolerated or report.outcome == "pass"
-    for name, r in report.results:
-        if isinstance(r, SetReport):
-            yield from leaves(r, tolerated)
-        elif r.outcome == "pass":
-            yield name, True, False, None
+class _Expansion(Exception):
+    def __init__(self, doc):
+        self.doc = doc
+
+
+def run_leaf(name: str, body, runner, top: TopLevel):
+    """A test child's run: its body once (a RunReport), or through its runner; a runner that
+    throws fails the test (the engine's "test runner middleware failed")."""
+    def base_run():
+        error = top.run_body(body, name)
+        run = _RUN("pass" if error is None else "fail", 0, None if error is None else error.get("message"))
+        if error is not None:
+            top.errors[id(run)] = (run, error)
+        return _TEST(run.f_outcome, [run])
+    if runner is None:
+        return base_run()
+    try:
+        return runner(base_run)()
+    except BamlRaise as e:
+        doc = top.describe(e)
+        run = _RUN("fail", 0, "test runner middleware failed: " + str(doc.get("message")))
+        top.errors[id(run)] = (run, doc)
+        return _TEST("fail", [run])
+
+
+# ── the flat report (the engine's `_flatten_with_tolerated`): every leaf passed, failed or
+#    tolerated (failed inside a testset whose runner passed all the same) ──
+
+
+def leaves(top: TopLevel):
+    """(id, passed, tolerated, error) of every leaf identified, as the engine's flat report
+    names them: from the reports' `result_names` where they account for the counts, else by
+    matching the selected ids against the failed names (a user runner's own report)."""
+    report = top.report
+    tol = report.f_outcome == "pass"
+    counts = _count(report.f_results, tol) if report.f_results else (
+        (report.f_passed, 0, report.f_failed) if tol else (report.f_passed, report.f_failed, 0))
+    out: list = []
+    _identities(report, tol, top, out)
+    got = tuple(sum(1 for o in out if o[1] == k) for k in ("pass", "fail", "tolerated"))
+    if got != counts:
+        if len(top.names) != sum(counts):
+            return  # a runner ran part of the selection without naming it: no identities
+        hard, every = report.f_failed_names, []
+        _all_failed(report, every)
+        failed = {"type": "testing.TestSetReport", "message": "named failed by its testset's report",
+                  "fields": {}}
+        out = [(n, "fail" if _matches(n, hard) else "tolerated", failed) if _matches(n, every)
+               else (n, "pass", None) for n in top.names]
+    for name, status, error in out:
+        yield name, status == "pass", status == "tolerated", error
+
+
+def _count(results, tol: bool) -> tuple:
+    p = f = t = 0
+    for r in results:
+        if not isinstance(r, _SET_CLASS):
+            d = (1, 0, 0) if r.f_outcome == "pass" else (0, 0, 1) if tol else (0, 1, 0)
         else:
-            yield name, False, tolerated, r.errors[-1] if r.errors else None
+            ft = tol or r.f_outcome == "pass"
+            d = _count(r.f_results, ft) if r.f_results else (
+                (r.f_passed, 0, r.f_failed) if ft else (r.f_passed, r.f_failed, 0))
+        p, f, t = p + d[0], f + d[1], t + d[2]
+    return p, f, t
+
+
+def _identities(report, tol: bool, top: TopLevel, out: list) -> None:
+    names = report.f_result_names
+    if names is None:
+        return
+    for name, r in zip(names, report.f_results):
+        if not isinstance(r, _SET_CLASS):
+            status = "pass" if r.f_outcome == "pass" else "tolerated" if tol else "fail"
+            out.append((name, status, _leaf_error(r, top)))
+            continue
+        ft = tol or r.f_outcome == "pass"
+        if r.f_results:
+            _identities(r, ft, top, out)
+        elif r.f_failed > 0:
+            sentinel = name + "::(failed to expand)"
+            ident = sentinel if sentinel in top.names else (
+                r.f_failed_names[0] if r.f_failed_names else name + "::(testset error)")
+            err = top.errors.get(id(r), (None, None))[1]
+            out.append((ident, "tolerated" if ft else "fail", err))
+
+
+def _leaf_error(r, top: TopLevel):
+    """A failing leaf's error document: its last failing run's (or one made of its message)."""
+    if r.f_outcome == "pass":
+        return None
+    for run in reversed(r.f_runs):
+        if id(run) in top.errors:
+            return top.errors[id(run)][1]
+        if run.f_outcome != "pass":
+            return {"type": "testing.RunReport", "message": run.f_message or "", "fields": {}}
+    return {"type": "testing.TestReport", "message": f"outcome {r.f_outcome}", "fields": {}}
+
+
+def _all_failed(report, out: list) -> None:
+    for n in report.f_failed_names:
+        if n not in out:
+            out.append(n)
+    for r in report.f_results:
+        if isinstance(r, _SET_CLASS):
+            _all_failed(r, out)
+
+
+def _matches(name: str, failed: list) -> bool:
+    if name in failed:
+        return True
+    suffix = "::(failed to expand)"
+    if name.endswith(suffix):
+        prefix = name[:-len(suffix)] + "::"
+        return any(f.startswith(prefix) for f in failed)
+    return False
