@@ -2289,7 +2289,8 @@ class Checker(LlmChecks):
             path = self.item_path(f)
             members = stdsigs.STD_CLASS_MEMBERS.get(".".join(path[:-1])) if path is not None else None
             if members is not None and e.args and e.args[0].name is None and path[-1] in members \
-                    and ".".join(path) not in stdsigs.FUNCTIONS and not path[-1].startswith("_"):
+                    and ".".join(path) not in stdsigs.FUNCTIONS and not path[-1].startswith("_") \
+                    and path[-1] not in stdsigs.CLOCK_READERS:  # `ZonedDateTime.now_in(tz)`: a static
                 # `baml.time.PlainDate.year(d)`: a stdlib method called through its class, `d.year()`
                 cls = _STD_TYPES.get(".".join(path[:-1]))
                 recv = self.soft_expr(e.args[0].value) if cls is not None else UNKNOWN
