@@ -29,11 +29,7 @@ _SECTION = re.compile(r"^// ---- (\w+)\n", re.M)
 _DIAG = re.compile(r"""(?:^|\\n|['"])(\w+)\.baml:(\d+):(\d+)(?:-\d+:\d+)? error\[(E\d+)\]""", re.M)
 
 # programs where Assay still differs from the engine: name -> why (each must still differ)
-KNOWN: dict[str, str] = {
-    "testset_testset_test_runner_unresolved": "`with r { }` reads `r { }` as a class literal: the engine "
-    "reports its unresolved type before the missing body's syntax error; Assay checks nothing after a "
-    "syntax error",
-}
+KNOWN: dict[str, str] = {}
 
 
 def _programs() -> dict[str, str]:
