@@ -235,3 +235,19 @@ def test_tag_with_a_defaulted_parameter(prog, engine):
     assert prog.tagged_default() == "a,b,c"
     real = engine.call("deviations.tagged_default", {})
     assert real.kind == "harness" and "not enough items on stack" in real.detail
+
+
+def test_panicking_leaf_runner_fails_its_test(engine, tmp_path):
+    """A leaf runner (`testing.TestRunner`) that panics: the engine's `_run_test` catches it to
+    fail the test ("test runner middleware failed"), as its comments say, yet the panic escapes
+    to the testset (`s::(testset error)`, and a pool slot stays taken: a later leaf waits
+    forever). Assay fails the test, as the engine means to."""
+    src = ('function BrokenLeaf() -> testing.TestRunner {\n'
+           '  (run_once) -> testing.TestReportThunk {\n'
+           '    () -> testing.TestReport { baml.sys.panic("middleware broke") }\n  }\n}\n'
+           'testset "s" {\n  test "a" with BrokenLeaf() { assert.is_true(true) }\n  test "b" { }\n}\n')
+    (tmp_path / "t.baml").write_text(src)
+    got = {r.name: (r.passed, r.tolerated) for r in assay.load(str(tmp_path)).run_tests()}
+    assert got == {"s::a": (False, False), "s::b": (True, False)}
+    flat = engine.call("testrun_engine.leaf_runner_panic", {}).value
+    assert (flat["outcome"], flat["failed_names"]) == ("error", ["s::(testset error)"])

@@ -355,7 +355,7 @@ class BamlProgram:
                     raise ArgumentError(f"argument `{where}`: unknown field `{sorted(extra)[0]}`")
                 return info.py(*(self._guess(v[f]) if f in v else None for f in info.fields))
             fields = typetest.STD_FIELDS.get(t[1])
-            if fields is None and t[1] in stdsigs.CLIENT_DATA_CLASSES:  # a client, as a dict of its fields
+            if fields is None and t[1] in stdsigs.DATA_CLASSES:  # a client or report, as a dict of its fields
                 fields = tuple((n, rt.reflection.program.field_type(t[1], ft))
                                for n, ft in stdsigs.STD_CLASSES[t[1]].items())
             if isinstance(v, dict) and fields is not None:  # `baml.time.Duration` as `{"_nanoseconds": 5}`

@@ -220,7 +220,7 @@ def type_arg(t: T.Type, resolve_field) -> tuple[tuple, tuple]:
             return ("uint8array",)
         test = of(t)
         fields = STD_FIELDS.get(t.name) if isinstance(t, T.StdT) and test[0] == "class" else None
-        if fields is None and test[0] == "class" and t.name in stdsigs.CLIENT_DATA_CLASSES and test not in defs:
+        if fields is None and test[0] == "class" and t.name in stdsigs.DATA_CLASSES and test not in defs:
             defs[test] = ()  # `Retry` reaches `ai.Client`, which may be a `Retry`
             fields = tuple((n, resolve_field(t.name, ft)) for n, ft in stdsigs.STD_CLASSES[t.name].items())
         if fields is not None:  # a stdlib class decoded field by field (`baml.time.Duration`)

@@ -900,6 +900,8 @@ CLIENT_CLASSES = frozenset(CLIENT_NEW) - {"ai.clients.Backoff", "google.SafetySe
 CLIENT_PACKAGES = frozenset(("openai", "anthropic", "google", "aws", "typesafeai", "vercel", "claude_code"))
 # the data classes above (decoded field by field, as the engine's are)
 CLIENT_DATA_CLASSES = frozenset(c for c in STD_CLASSES if c.split(".")[0] in CLIENT_PACKAGES or c.startswith("ai."))
+# every stdlib class decoded and taken from the host field by field, as declared above
+DATA_CLASSES = CLIENT_DATA_CLASSES | frozenset(c for c in STD_CLASSES if c.startswith("testing."))
 # the stdlib interfaces the checker models → the classes implementing them that Assay has
 STD_IFACES = {"ai.Client": CLIENT_CLASSES, "ai.errors.Failure": frozenset(("ai.errors.InvalidRequest",))}
 # `ai.Client`'s methods that only read the client (the others render or send a request)

@@ -4,10 +4,12 @@ A testset's body runs when it is collected: the parser turns each `test`/`testse
 `testing.$register_test[_set](name, () -> void { body }, runner)`, which records the body with
 the collector of the testset being expanded (the engine's `TestCollector`). `expand` then
 expands every testset and `run_node` runs the tree as the engine's `TestRegistry` does: a
-leaf through its `TestRunner`
-(`Retry`, `Quorum`), a testset's children through its `TestSetRunner` (`PassRate`,
-`Sequential`, `FailFast`; none: all of them), a testset that fails to expand as one failed
-leaf `<set>::(failed to expand)`. Ids are `set::child` (the engine prefixes `root[.ns]::`).
+leaf through its `TestRunner` (a function `(TestReportThunk) -> TestReportThunk`: `Retry`,
+`Quorum`, or a user's), a testset's children, as `TestSetChild` values, through its
+`TestSetRunner` (`(TestSetChild[]) -> TestSetReport`: `PassRate`, `Sequential`, `FailFast`, a
+user's; none: all of them), a testset that fails to expand (or whose runner throws) as the
+engine's error report. `leaves` flattens the root report as `run_filtered` does. Ids are
+`set::child` (the engine prefixes `root[.ns]::`).
 """
 from __future__ import annotations
 
@@ -185,10 +187,6 @@ def fail_fast():
 
 
 # ── the run ──
-
-
-def _outcome(report) -> str:
-    return report.f_outcome
 
 
 def run_children(children, stop_at_failure: bool = False):
