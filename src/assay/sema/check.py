@@ -968,7 +968,7 @@ class Checker(LlmChecks):
             if ann is not None:
                 self._given(self.declare(pat.name, ann, getattr(pat, "let_at", pat.span)), s.value)
             else:
-                w = T.widen_scalar(t)
+                w = T.widen_scalar(t) if _fresh_literal(s.value, self.lookup_var) else t
                 # assignments are checked against the initial type only when it is complete
                 at = w if not (T.has_unknown(w) or T.has_tvar(w)) else UNKNOWN
                 precise = not (isinstance(w, EnumT) and w.variant is None) and not isinstance(w, Union)
@@ -4092,6 +4092,27 @@ def _unknown_client_item(path: list[str]) -> bool:
 
 def _is_time(t: T.Type) -> bool:
     return isinstance(t, T.StdT) and t.name.startswith("baml.time.")
+
+
+def _fresh_literal(e, lookup) -> bool:
+    """Is `e`'s literal type written in `e` itself (`"a"`, `-1`, `1 << 63`, an `if` or `match`
+    of such, a variable a literal was just written to)? A `let` widens only those, as the
+    engine does: a value of a declared literal type (`r.status`, such a parameter, a call)
+    keeps it."""
+    if isinstance(e, ast.Name):
+        v = lookup(e.name)
+        return v is None or not any(isinstance(m, Lit) for m in T.members(v.ty))
+    if isinstance(e, ast.Unary):
+        return _fresh_literal(e.operand, lookup)
+    if isinstance(e, ast.Binary):
+        return _fresh_literal(e.left, lookup) and _fresh_literal(e.right, lookup)
+    if isinstance(e, ast.BlockExpr):
+        return e.block.tail is None or _fresh_literal(e.block.tail, lookup)
+    if isinstance(e, ast.If):
+        return all(_fresh_literal(b.tail, lookup) for b in (e.then, e.else_) if b is not None and b.tail is not None)
+    if isinstance(e, ast.Match):
+        return all(_fresh_literal(a.body, lookup) for a in e.arms)
+    return not isinstance(e, (ast.Field, ast.Call, ast.Index))
 
 
 def _thrown_classes() -> set:
