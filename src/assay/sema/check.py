@@ -1558,6 +1558,8 @@ class Checker(LlmChecks):
         ct = bare = self.resolve(e.type, report=False)
         if isinstance(ct, T.StdT) and ct.name in stdsigs.STD_CLASSES:
             return self.std_class_lit(e, ct)
+        if ct == _DONE and not e.entries:  # `baml.iter.Done {}`: what `next()` ends with
+            return _DONE
         if ct is UNKNOWN:
             self.class_path_error(e.type, e.span)
         elif isinstance(ct, IfaceT):  # an interface has no literal: the engine finds no class of that name
