@@ -887,14 +887,22 @@ class Checker(LlmChecks):
         impl = next((i for i in ct.cls.impls if i.std == "baml.iter.Iterable" and "Item" in i.decl.assoc), None)
         if impl is None:
             return UNKNOWN
+        item = self.class_assoc(ct, impl, "Item")
+        return UNKNOWN if T.has_unknown(item) or T.has_tvar(item) else item
+
+    def class_assoc(self, ct: ClassT, impl, name: str) -> T.Type:
+        """Associated type `name` of a class's stdlib-interface block, at the class's type
+        arguments (unknown where the block does not bind it)."""
+        te = impl.decl.assoc.get(name)
+        if te is None:
+            return UNKNOWN
         save = (self.ns, self.generics)
         self.ns, self.generics = impl.namespace, {g.name for g in ct.cls.decl.generics}
         try:
-            item = self.resolve(impl.decl.assoc["Item"], report=False)
+            t = self.resolve(te, report=False)
         finally:
             self.ns, self.generics = save
-        item = T.subst(item, {"Self": ct, **{g.name: a for g, a in zip(ct.cls.decl.generics, ct.args)}})
-        return UNKNOWN if T.has_unknown(item) or T.has_tvar(item) else item
+        return T.subst(t, {"Self": ct, **{g.name: a for g, a in zip(ct.cls.decl.generics, ct.args)}})
 
     def refutable(self, pat, t: T.Type, top: bool = False) -> bool:
         """Can `pat` fail on a value of type `t` (a `let` takes only patterns that cannot)?
@@ -1598,6 +1606,8 @@ class Checker(LlmChecks):
             return ct
         if isinstance(ct, T.StdT) and ct.name in stdsigs.STD_CLASSES:
             return self.std_class_lit(e, ct)
+        if ct == _DONE and not e.entries:  # `baml.iter.Done {}`: what `next()` ends with
+            return _DONE
         if ct is UNKNOWN:
             self.class_path_error(e.type, e.span)
         elif isinstance(ct, IfaceT):  # an interface has no literal: the engine finds no class of that name
@@ -3024,6 +3034,13 @@ class Checker(LlmChecks):
                 return Lit(ast.BigLit(-t.value), T.BIGINT)
             if tb in (INT, FLOAT, T.BIGINT) or tb == _DURATION:
                 return tb
+            if isinstance(tb, ClassT):  # its `baml.ops.Negate` block's `type Output`
+                impl = next((i for i in tb.cls.impls if i.std == "baml.ops.Negate"), None)
+                if impl is None:
+                    self.err(e.operand.span, "E0004", f"operator `-` cannot be applied to `{show(widen(t))}`")
+                    return UNKNOWN
+                out = self.class_assoc(tb, impl, "Output")
+                return UNKNOWN if T.has_unknown(out) or T.has_tvar(out) else out
             if _is_time(tb) or tb in (BOOL, STRING, NULL, T.JSON, _ENV_REF, T.TOP) or isinstance(
                     tb, (Arr, MapT, FutureT)) or self.non_numeric(tb):
                 self.err(e.operand.span, "E0004",
