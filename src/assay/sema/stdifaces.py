@@ -45,7 +45,9 @@ _GENERIC = {f"baml.ops.{k}": "<Rhs>" for k in _OPS}
 # the methods an implementation must define (the others have defaults: `eq` compares fields,
 # `to_string` renders them, Compare's `lt` … `clamp` go through `cmp`)
 _REQUIRED = {"baml.ops.Compare": ("cmp",), "baml.Hash": ("hash",), "baml.ops.Negate": ("neg",),
-             "baml.iter.Iterator": ("next",), **{f"baml.ops.{k}": (m,) for k, m in _OPS.items()}}
+             "baml.iter.Iterator": ("next",), "baml.iter.Iterable": ("iter",),
+             "baml.FromJson": ("from_json",), "baml.hash.Hasher": ("write", "finish"),
+             **{f"baml.ops.{k}": (m,) for k, m in _OPS.items()}}
 
 # members an implementation may also define (default methods whose signatures are not listed)
 _ALSO = {"baml.iter.Iterator": "map filter filter_map flat_map step_by chain peekable take skip "
