@@ -3503,7 +3503,18 @@ class Checker(LlmChecks):
         self.join_branches([(after_then, tt), (after_else, et)], mark)
         if expected is not UNKNOWN:
             return NEVER if (tt is NEVER and et is NEVER) else T.union(tt, et)
-        return T.union(T.widen_scalar(tt), T.widen_scalar(et))
+        return self.joined_literals([(tt, e.then.tail), (et, e.else_.tail)])
+
+    def joined_literals(self, branches: list, wide=T.widen_scalar) -> T.Type:
+        """Branch types joined as the engine joins them: a declared literal type is kept
+        (`r.status`), a literal written in a branch widens unless the kept ones hold it
+        (`if (c) { r.status } else { "fail" }` stays `"pass" | "fail"`)."""
+        fresh = lambda x: x is None or _fresh_literal(x, self.lookup_var)  # noqa: E731
+        kept = [t for t, x in branches if not fresh(x)]
+        if not kept:
+            return T.union(*(wide(t) for t, _ in branches))
+        held = T.union(*kept)
+        return T.union(held, *(wide(t) for t, x in branches if fresh(x) and not assignable(t, held)))
 
     def join_branches(self, paths: list, mark: int) -> None:
         """After branches: a variable written in one holds, on each path that goes on, what
@@ -3702,7 +3713,7 @@ class Checker(LlmChecks):
         self.join_branches(paths, mark)
         if expected is not UNKNOWN:
             return T.union(*ts) if ts else NEVER
-        return T.union(*(widen(t) for t in ts)) if ts else NEVER
+        return self.joined_literals(list(zip(ts, (a.body for a in e.arms))), widen) if ts else NEVER
 
     def arm_narrows(self, p, st: T.Type | None) -> T.Type:
         """The scrutinee's type inside an arm of type patterns (`int`, `P`, `int | string`):
