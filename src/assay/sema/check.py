@@ -3652,6 +3652,8 @@ class Checker(LlmChecks):
         self.scopes.pop()
         self.fn = outer
         self.facts = saved_facts
+        if e.ret is None and bt is not None and not T.has_tvar(bt):
+            ret = T.widen_scalar(bt)  # an unwritten result is its body's (`xs.map((d) -> { d.n })`)
         t = LambdaT(tuple(ps), ret if not T.has_tvar(ret) else UNKNOWN, throws)
         t.node = e
         need = sum(1 for p in e.params if p.default is None)
