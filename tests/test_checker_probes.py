@@ -32,7 +32,7 @@ _DIAG = re.compile(r"""(?:^|\\n|['"])(\w+)\.baml:(\d+):(\d+)(?:-\d+:\d+)? error\
 KNOWN: dict[str, str] = {
     **{f"lambdaret_untyped{i}": "an untyped lambda's body type fixes `map`'s result: Assay reports "
        "the mismatch at the call, the engine (which pushes the expected element type into the "
-       "lambda) inside the lambda" for i in (4, 21, 23)},
+       "lambda) inside the lambda" for i in (21,)},
 }
 
 

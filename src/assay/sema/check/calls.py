@@ -10,7 +10,7 @@ from ..program import ClassDef, FunctionDef, target_matches
 from ..stdnames import STDLIB_MEMBER_NAMES, STDLIB_TYPE_NAMES
 from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, TOP, UNKNOWN, AnyFnT, Arr, ClassT,
                      EnumT, FuncT, IfaceT, Lit, MapT, TVar, Union, assignable, show, widen)
-from .common import (ANY_CLASS, FnRefT, LambdaT, NativeFuncT, _ENGINE_MEMBERS, _EVERY_TYPE_METHODS,
+from .common import (ANY_CLASS, BoundFuncT, FnRefT, LambdaT, NativeFuncT, _bound_callback, _shape_binds, _ENGINE_MEMBERS, _EVERY_TYPE_METHODS,
                      _STD_TYPES, _binds, _callback_throws, _chain_null, _empty_hole,
                      _free_generics, _holds_container, _is_global, _iterable_item, _may_be_null,
                      _mentions, _source, _std_param_names, _std_throws, _sure_scrutinee,
@@ -306,7 +306,8 @@ class CallChecks:
                         fd = f.direct
                     if isinstance(ft, NativeFuncT):
                         self.effects.sites[id(e)] = ("type", ft.throws or NEVER)
-                        self.check_args(e, ft.params, {}, native=not ft.strict, rigid=True, exact=ft.strict)
+                        self.check_args(e, self.pushed_params(ft, expected), {}, native=not ft.strict,
+                                        rigid=True, exact=ft.strict)
                         if ft.through:  # `xs.map(f)` throws what f throws
                             self.effects.sites[id(e)] = self.through(e)
                         if tb == sreflect.PACKAGE and f.name in ("get_global", "find_global") \
@@ -346,7 +347,7 @@ class CallChecks:
             if literal is not None:
                 return self.literal_call(e, fd, ps, ret, literal, _fixed_by(ret, expected))
             whole: frozenset = frozenset()
-            if infer and isinstance(ret, (Arr, MapT)) and _sure_scrutinee(expected):
+            if infer and _shape_binds(ret) and _sure_scrutinee(expected):
                 got = _binds([(ret, expected)])  # `-> T[]`: T from the expected type
                 whole = frozenset(got) - set(env)
                 env = {**got, **env}
@@ -357,8 +358,11 @@ class CallChecks:
                 self.rigid_args(e, ps, env)
             if infer:  # the rest from the arguments: `id(1)` is `1`, `wrap(1)` an `int[]`
                 direct = isinstance(ret, TVar)
-                env = {**_binds([(pt, _arg_type(a.value) if direct else widen(a.value.ty or UNKNOWN))
-                                 for (_, pt, _), a in zip(ps, e.args) if a.name is None]), **env}
+                pairs = [(pt, _arg_type(a.value) if direct else widen(a.value.ty or UNKNOWN))
+                         for (_, pt, _), a in zip(ps, e.args) if a.name is None]
+                # the plain arguments first; a callback's result binds only what they leave
+                env = {**_binds([p for p in pairs if isinstance(p[0], FuncT)]),
+                       **_binds([p for p in pairs if not isinstance(p[0], FuncT)]), **env}
             self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env), self.passed(e, ps))
             self.check_bounds(e, fd, ps, env)
             if T.has_tvar(ret):
@@ -756,6 +760,20 @@ class CallChecks:
         return isinstance(r, ast.TName) and len(r.path) == 1 and not r.args and \
             r.path[0] in {g.name for g in fd.decl.generics}
 
+    def pushed_params(self, ft: NativeFuncT, expected: T.Type) -> tuple:
+        """A generic stdlib method's parameters with its own type parameters that the expected
+        result binds through a container (`map<U>(…) -> U[]` where a `string[]` is expected: U
+        is `string`, so a lambda's body is compared with it); a bare `-> U` binds nothing (the
+        engine infers it from the arguments)."""
+        op = ft.open
+        if op is None or not _sure_scrutinee(expected) or not _shape_binds(op.ret):
+            return ft.params
+        got = _binds([(op.ret, expected)])
+        if not got:
+            return ft.params
+        return tuple((n, _bound_callback(p, got), d) if T.has_tvar(p) else (n, q, d)
+                     for (n, p, d), (_, q, _) in zip(op.params, ft.params))
+
     def conflicting_args(self, e: ast.Call, params, fixed: dict) -> None:
         """E0002: the first argument for a parameter `x: T` (or an item of a literal for `xs:
         T[]`) fixes T (a literal widened, an enum variant kept); a later one must fit it. `fixed`:
@@ -771,12 +789,16 @@ class CallChecks:
                 given = [(pt.val, x) for _, x in v.entries]
             elif isinstance(pt, TVar) and not isinstance(v, (ast.ArrayLit, ast.MapLit)):
                 given = [(pt, v)]
+            elif isinstance(pt, FuncT) and isinstance(pt.ret, TVar) and isinstance(v, ast.Lambda) and v.ret is None:
+                given = [(pt.ret, v)]  # `(T) -> T` given a lambda: its body's type binds T
             else:
                 continue
             for tv, x in given:
                 if tv.name in fixed:
                     continue
                 at = x.ty or UNKNOWN
+                if isinstance(x, ast.Lambda):
+                    at = at.ret if isinstance(at, FuncT) else UNKNOWN
                 if not (_sure_scrutinee(at) or at is NULL):
                     return
                 bound = first.setdefault(tv.name, T.widen_scalar(at))
@@ -836,6 +858,7 @@ class CallChecks:
         are the receiver's (`xs: T[]`). `fixed`: type parameters the expected result types (an
         empty `[]` for one needs no annotation: `let x: int[] = id([])`)."""
         names = {p[0]: i for i, p in enumerate(params) if p[0] is not None}
+        seen: dict = {}  # type parameters the positional arguments so far bind (a callback's parameters take them)
         got = [False] * len(params)
         npos = 0
         bad = False
@@ -859,7 +882,12 @@ class CallChecks:
                         self.escape(a.value)
                         if isinstance(pt, TVar) and pt.name not in env and pt.name not in fixed:
                             self.open_holes(a.value)  # `string.from([])`: nothing fixes T
-                    want = T.subst(pt, env) if T.has_tvar(pt) else pt
+                    want = _bound_callback(pt, env, whole) if T.has_tvar(pt) else pt
+                    if user and isinstance(pt, FuncT) and isinstance(want, FuncT) and seen:
+                        # `mm(xs, (d) -> …)`: d is xs's T; the engine then checks the body
+                        # against no result the expected type did not bind
+                        want = type(want)(T.subst(FuncT(pt.params, NULL), {**seen, **env}).params,
+                                          want.ret if isinstance(want, BoundFuncT) else UNKNOWN, want.throws)
                     if isinstance(pt, TVar) and pt.name not in env and pt.name not in fixed and not any(
                             j != npos and _mentions(q, pt.name) for j, (_, q, _) in enumerate(params)):
                         self.untyped_empty(a.value)  # `id([])`: nothing else binds the callee's T
@@ -872,6 +900,8 @@ class CallChecks:
                     save, self.callee_tvars = self.callee_tvars, self.callee_tvars or T.has_tvar(want)
                     t = self.expect(a.value, want)
                     self.callee_tvars = save
+                    if user and T.has_tvar(pt) and not isinstance(pt, FuncT):
+                        seen = {**_binds([(pt, widen(t))]), **seen}
                     if rigid and isinstance(pt, TVar) and pt.name in self.generics and not self.fits(t, pt):
                         # a stdlib method's parameter typed by the receiver's type parameter
                         # (`xs: T[]`) is this body's own, rigid: `xs.push(1)` is no `T`

@@ -76,6 +76,13 @@ class FnRefT(FuncT):
     __slots__ = ("fd",)
 
 
+class BoundFuncT(FuncT):
+    """A callback type whose result is a type argument the expected result of the call bound
+    (`map`'s `U` where a `string[]` is expected): a lambda's body is inferred, then compared
+    with it as a whole (E0001 at the body), not checked branch by branch."""
+    __slots__ = ()
+
+
 class NativeFuncT(FuncT):
     """A stdlib method's type (its defaults are unknown: only excess arguments are errors);
     `open` keeps the method's own type parameters (`map<U>`), which the type leaves unknown;
@@ -429,6 +436,27 @@ def _overlaps(a: T.Type, b: T.Type) -> bool:
     return assignable(a, b) or assignable(b, a)
 
 
+def _bound_callback(p: T.Type, got: dict, by=None) -> T.Type:
+    """A parameter's type at bound type arguments; a callback whose result they bind (those
+    of `by` only, where given) is a BoundFuncT."""
+    t = T.subst(p, got)
+    if isinstance(p, FuncT) and isinstance(t, FuncT) and T.has_tvar(p.ret) and not T.has_unknown(t.ret) \
+            and (by is None or isinstance(p.ret, TVar) and p.ret.name in by):
+        return BoundFuncT(t.params, t.ret, t.throws)
+    return t
+
+
+def _shape_binds(ret: T.Type) -> bool:
+    """A generic result whose type parameters an expected type pins (invariantly: `U[]`,
+    `map<K, U>`, `Box<U>`), unlike a bare `U` or `U?` (only bounded by it)."""
+    return isinstance(ret, (Arr, MapT, ClassT)) and T.has_tvar(ret)
+
+
+def _pushable(t: T.Type) -> bool:
+    """An expected callback result the engine checks an untyped lambda's body against."""
+    return t is NULL or t is VOID or t is T.JSON or (_sure_scrutinee(t) and t is not T.TOP)
+
+
 def _binds(pairs: list) -> dict:
     """Type variables bound by matching (parameter type, argument type) pairs structurally;
     one bound two ways stays unbound."""
@@ -450,6 +478,8 @@ def _binds(pairs: list) -> dict:
             todo += list(zip(pt.args, at.args))
         elif isinstance(pt, T.IterT) and pt.cls == "Iterable" and _iterable_item(at) is not UNKNOWN:
             todo.append((pt.item, _iterable_item(at)))  # `Iterable<Item = T>` from what it iterates
+        elif isinstance(pt, FuncT) and isinstance(at, FuncT) and T.has_tvar(pt.ret) and not T.has_tvar(at.ret):
+            todo.append((pt.ret, at.ret))  # a callback's result binds `U` of `(T) -> U`
         elif isinstance(pt, AnyFnT) and isinstance(at, (FuncT, AnyFnT)) and not T.has_tvar(at.ret):
             todo.append((pt.ret, _void_is_null(at.ret)))  # `Returns = T` binds T to the result
     return {k: v for k, v in out.items() if k not in bad}

@@ -11,11 +11,11 @@ from ..resolve import BUILTIN_TYPE_ROOTS, OPAQUE_TYPES, PRIM_TYPES, carrier_path
 from ..stdnames import STDLIB_MEMBER_NAMES, STDLIB_TYPE_NAMES
 from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, TOP, UNKNOWN, VOID, AnyFnT, Arr,
                      ClassT, EnumT, FuncT, IfaceT, Lit, MapT, TVar, Union, assignable, show, widen)
-from .common import (FnRefT, FutureT, LambdaT, MODIFIER, Var, _DONE, _ENV_REF, _ENV_REF_METHODS,
+from .common import (BoundFuncT, FnRefT, FutureT, LambdaT, MODIFIER, _block_diverges, Var, _DONE, _ENV_REF, _ENV_REF_METHODS,
                      _EVERY_TYPE_METHODS, _Fn, _STD_TYPES, _binds, _chain_null, _empty_hole,
                      _fresh_literal, _holds_container, _is_global, _is_unknown, _loose,
                      _mark_narrowing, _may_be_null, _occurs, _plan_member, _records,
-                     _sure_scrutinee)
+                     _pushable, _sure_scrutinee)
 
 
 # names usable as values without a user definition (packages, builtin type statics)
@@ -869,6 +869,10 @@ class ExprChecks:
                          "binding, an item, or a type parameter")
             scope[p.name] = Var(p.name, pt)
         ret = self.resolve(e.ret) if e.ret is not None else UNKNOWN
+        pushed = e.ret is None and isinstance(exp, FuncT) and _pushable(exp.ret)
+        if pushed:  # the expected result is the body's (its mismatch is reported inside)
+            ret = exp.ret
+        synth = pushed and isinstance(exp, BoundFuncT)  # (a type argument: inferred, then compared)
         throws = _loose(self.resolve(e.throws)) if e.throws is not None else None
         if throws is None and isinstance(exp, FuncT) and exp.throws is not None and \
                 (exp.throws is NEVER or _sure_scrutinee(exp.throws)):
@@ -883,12 +887,15 @@ class ExprChecks:
         self.fn = _Fn(ret, throws, outer.callbacks, outer.captured)
         # variables of the enclosing function may change between calls: no facts apply
         self.scopes.append(scope)
-        bt = self.body(e.body, ret)
+        bt = self.body(e.body, UNKNOWN if synth else ret)
+        if synth and bt is not None and not self.fits(bt, ret) and not _block_diverges(e.body):
+            b = e.body.span
+            self.mismatch(Span(b.file, b.start, b.start + 1), ret, bt)
         e.value_ty = bt if bt is not None else UNKNOWN  # what a `spawn` of it resolves to
         self.scopes.pop()
         self.fn = outer
         self.facts = saved_facts
-        if e.ret is None and bt is not None and not T.has_tvar(bt):
+        if e.ret is None and bt is not None and not T.has_tvar(bt) and not pushed:
             ret = T.widen_scalar(bt)  # an unwritten result is its body's (`xs.map((d) -> { d.n })`)
         t = LambdaT(tuple(ps), ret if not T.has_tvar(ret) else UNKNOWN, throws)
         t.node = e
