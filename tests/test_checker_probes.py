@@ -29,11 +29,7 @@ _SECTION = re.compile(r"^// ---- (\w+)\n", re.M)
 _DIAG = re.compile(r"""(?:^|\\n|['"])(\w+)\.baml:(\d+):(\d+)(?:-\d+:\d+)? error\[(E\d+)\]""", re.M)
 
 # programs where Assay still differs from the engine: name -> why (each must still differ)
-KNOWN: dict[str, str] = {
-    **{f"lambdaret_untyped{i}": "an untyped lambda's body type fixes `map`'s result: Assay reports "
-       "the mismatch at the call, the engine (which pushes the expected element type into the "
-       "lambda) inside the lambda" for i in (21,)},
-}
+KNOWN: dict[str, str] = {}
 
 
 def _programs() -> dict[str, str]:

@@ -147,6 +147,19 @@ def _iface_arg(name: str, e: ast.Call, params) -> "T.Type | None":
     return None
 
 
+def _lambda_bound(params, ret: T.Type, e: ast.Call, env: dict):
+    """(result template, type parameter, lambda) where an untyped lambda's body alone bound a
+    type parameter of the call's result (`xs.map((d) -> { d.n })`): a `let` of the call keeps
+    it open until a use expects a type (the engine then reports the lambda's body)."""
+    for (_, pt, _), a in zip(params, e.args):
+        lam = a.value
+        if (a.name is None and isinstance(pt, FuncT) and isinstance(pt.ret, TVar) and pt.ret.name in env
+                and isinstance(lam, ast.Lambda) and lam.ret is None and _mentions(ret, pt.ret.name)
+                and isinstance(lam.ty, FuncT) and _sure_scrutinee(lam.ty.ret)):
+            return (ret, pt.ret.name, lam)
+    return None
+
+
 def _inferred_outside_callbacks(ret: T.Type, params, args) -> bool:
     """Is the result `T` or `T | …` with each such T bound by a parameter outside a function
     type (`first<T>(xs: T[]) -> T?`, not `apply<T, U>(x: T, f: (T) -> U) -> U`) and left an
@@ -317,9 +330,14 @@ class CallChecks:
                         if f.name == "iter" and (isinstance(tb, Arr) or tb is STRING):  # `Iterable`'s
                             return T.iter_of(tb.elem if isinstance(tb, Arr) else STRING)  # (string: code points)
                         if ft.open is not None and T.has_tvar(ft.open.ret):
-                            r = T.subst(ft.open.ret, self.native_targs(ft.open, e))
+                            targs = self.native_targs(ft.open, e)
+                            r = T.subst(ft.open.ret, targs)
+                            if not _sure_scrutinee(expected):
+                                e.lambda_bound = _lambda_bound(ft.open.params, ft.open.ret, e, targs)
                         return r
         else:
+            if isinstance(f, ast.Name) and (v := self.lookup_var(f.name)) is not None:
+                self.typed_lambda(v)  # `g(1)` types `let g = (d) -> …`'s parameters
             ft = self.expr(f, UNKNOWN)
             if e.optional:  # `f?.(x)`
                 r, whole = _source(f), _source(e)
@@ -365,6 +383,8 @@ class CallChecks:
                        **_binds([p for p in pairs if not isinstance(p[0], FuncT)]), **env}
             self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env), self.passed(e, ps))
             self.check_bounds(e, fd, ps, env)
+            if infer and not whole:
+                e.lambda_bound = _lambda_bound(ps, ret, e, env)
             if T.has_tvar(ret):
                 hidden = infer and fd.owner is None and _inferred_outside_callbacks(ret, ps, e.args)
                 ret = T.subst(ret, env)

@@ -462,7 +462,13 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
 
     def finish_fn(self) -> None:
         for v in self.unpinned:
-            if not v.used:
+            if v.open_params is not None:
+                for span, name, pv in v.open_params:
+                    if pv.open_params is None:
+                        continue  # its body typed it (`(x) -> int { x }`)
+                    self.err(span, "E0002", f"cannot infer type of lambda parameter `{name}` — add a "
+                             "type annotation or provide context")
+            elif not v.used:
                 self.err(v.unpinned, "E0155", "type annotations needed")
         self.unpinned = []
 
@@ -905,11 +911,32 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
                         v.origin = src.ty
                 self._given(v, s.value)
                 self.unpinned_let(v, s.value)
+                v.lambda_bound = getattr(s.value, "lambda_bound", None)
+                self.open_lambda(v, s.value)
+                if isinstance(s.value, ast.Name) and (src := self.lookup_var(s.value.name)) is not None:
+                    v.lambda_bound = src.lambda_bound  # `let zs = ys`: the first to meet a type fixes both
                 if self.generic_result(s.value):
                     v.infer_call = s.value
         else:
             pat.let_span = s.span  # the engine reports a class pattern's fields from the `let`
             self.pattern(pat, ann if ann is not None else t, refutable_ok=True)
+
+    def open_lambda(self, v: Var, val) -> None:
+        """`let g = (d) -> …`: an untyped parameter needs a later use that types g (a call,
+        a place expecting a function type), else E0002 at it; `let h = g` shares g's."""
+        if isinstance(val, ast.Lambda):
+            ps = [(p.span, p.name, pv) for p, pv in zip(val.params, val.param_vars) if p.type is None]
+            if ps:
+                v.open_params = ps
+                self.unpinned.append(v)
+        elif isinstance(val, ast.Name) and (src := self.lookup_var(val.name)) is not None \
+                and src.open_params is not None:
+            v.link, v.open_params = src, []  # typing h types g
+
+    def typed_lambda(self, v: Var) -> None:
+        while v is not None and v.open_params is not None:
+            v.open_params = None
+            v = v.link
 
     def uninferable_lambda(self, e) -> None:
         """E0002: a lambda's parameter without a type where no function type is expected (a

@@ -27,7 +27,8 @@ _EVERY_TYPE_METHODS = frozenset("to_string to_json eq neq hash type".split())
 
 class Var:
     __slots__ = ("name", "ty", "declared", "precise", "used", "unpinned", "assign_ty", "literals",
-                 "link", "origin", "branch_hole", "infer_call")
+                 "link", "origin", "branch_hole", "infer_call", "lambda_bound",
+                 "open_params")
 
     def __init__(self, name, ty, precise=True, assign_ty=None):
         self.name = name
@@ -41,6 +42,8 @@ class Var:
         self.origin = None  # `let y = x`: x's declared type, for the tests of y
         self.branch_hole = False  # unpinned by an empty literal as an `if`/`match` branch
         self.infer_call = None  # `let y = id(1)`: the engine infers T from y's writes too
+        self.lambda_bound = None  # `let ys = xs.map((d) -> { … })`: calls.py _lambda_bound
+        self.open_params = None  # `let g = (d) -> …`: d's span until a use types g (else E0002)
 
 
 class _Fn:
@@ -454,6 +457,8 @@ def _shape_binds(ret: T.Type) -> bool:
 
 def _pushable(t: T.Type) -> bool:
     """An expected callback result the engine checks an untyped lambda's body against."""
+    if isinstance(t, FuncT):  # a lambda returning a lambda: `(a) -> { (b) -> { … } }`
+        return all(_pushable(p) for _, p, _ in t.params) and _pushable(t.ret)
     return t is NULL or t is VOID or t is T.JSON or (_sure_scrutinee(t) and t is not T.TOP)
 
 

@@ -263,6 +263,10 @@ class ExprChecks:
             if self.soft is not e and not T.has_json(x):  # json tells no element type (E0155)
                 self.pin(v)
             e.declared = v.ty
+            if v.open_params is not None and (_sure_scrutinee(x) or any(isinstance(m, FuncT) for m in T.members(x))):
+                self.typed_lambda(v)
+            if v.lambda_bound is not None and _sure_scrutinee(x):
+                return self.lambda_fixed(v, x)
             return self.var_type(v)
         item = self.index.items_in(self.ns).get(e.name)
         if item is not None:
@@ -282,6 +286,18 @@ class ExprChecks:
             return UNKNOWN
         self.err(e.span, "E0003", f"unresolved name: `{e.name}`")  # a package is no value
         return UNKNOWN
+
+    def lambda_fixed(self, v: Var, expected: T.Type) -> T.Type:
+        """The first use of `v` that expects a type fixes the type parameter an untyped lambda's
+        body bound (see calls.py _lambda_bound): a body that does not fit is E0001 there."""
+        ret, name, lam = v.lambda_bound
+        v.lambda_bound = None
+        got = _binds([(ret, expected)])
+        want, body = got.get(name), lam.ty.ret
+        if want is None or self.fits(body, want):
+            return self.var_type(v)
+        self.mismatch(Span(lam.body.span.file, lam.body.span.start, lam.body.span.start + 1), want, body)
+        return T.subst(ret, {**got, name: want}) if not T.has_tvar(T.subst(ret, got)) else expected
 
     def uninferable_class_args(self, at, f: ast.Field, fd: FunctionDef, expected: bool = False) -> None:
         """E0002: `Box.of(4)`, a static method of a generic class whose parameters do not
@@ -850,6 +866,9 @@ class ExprChecks:
 
     def x_Lambda(self, e, expected):
         exp = T.base(expected)
+        fns = [m for m in T.members(exp) if isinstance(m, FuncT)]
+        if isinstance(exp, Union) and len(fns) == 1:
+            exp = fns[0]  # `((int) -> string)?`: the function type
         self.duplicate_params(e.params, self.fn_name)
         for p in e.params:
             self.require_throws(p.type)
@@ -868,6 +887,9 @@ class ExprChecks:
                 self.err(p.span, "E0176", "`root` is the path to this package and cannot name a "
                          "binding, an item, or a type parameter")
             scope[p.name] = Var(p.name, pt)
+            if p.type is None and pt is UNKNOWN:
+                scope[p.name].open_params = []  # a use expecting a type types it (see open_lambda)
+        e.param_vars = list(scope.values())
         ret = self.resolve(e.ret) if e.ret is not None else UNKNOWN
         pushed = e.ret is None and isinstance(exp, FuncT) and _pushable(exp.ret)
         if pushed:  # the expected result is the body's (its mismatch is reported inside)
