@@ -427,13 +427,20 @@ class ExprChecks:
                 self.expr(it, UNKNOWN)
             return UNKNOWN
         ts = self.items_inferred(e.items)
+        order = [it for it in e.items if not _hollow(it)] + [it for it in e.items if _hollow(it)]
+        t = Arr(self.joined_items(list(zip(ts, order))) if ts else UNKNOWN)
         if expected is not UNKNOWN and not isinstance(expected, TVar):
-            t = Arr(_joined(ts) if ts else UNKNOWN)
             if not assignable(t, expected):
                 self.mismatch(e.span, expected, t)
-        if not ts:
-            return Arr(UNKNOWN)
-        return Arr(_joined(ts))
+        return t
+
+    def joined_items(self, pairs: list) -> T.Type:
+        """A literal's items joined as `if` branches are (a declared literal type is kept:
+        `[r.status]` is a `("pass" | "fail")[]`; with a literal written among them, all widen),
+        members in the engine's order."""
+        fresh = any(_fresh_literal(x, self.lookup_var) for _, x in pairs)
+        u = T.union(*(T.widen_scalar(t) for t, _ in pairs)) if fresh else self.joined_literals(pairs)
+        return T.union(*sorted(u.members, key=_join_key)) if isinstance(u, Union) else u
 
     def items_inferred(self, items) -> list:
         """The item types of an array literal that expects no element type, as the engine
@@ -470,7 +477,8 @@ class ExprChecks:
         if not ks:
             t = MapT(UNKNOWN, UNKNOWN)
         else:
-            t = MapT(T.union(*(widen(k) for k in ks)), _joined(vs))
+            t = MapT(self.joined_items([(k, x) for k, (x, _) in zip(ks, e.entries)]),
+                     self.joined_items([(v, x) for v, (_, x) in zip(vs, e.entries)]))
             self.hashable_key(e, t.key)
         if (expected is not UNKNOWN and (checked or not isinstance(expected, (TVar, Union)))
                 and not assignable(t, expected)):
