@@ -643,6 +643,7 @@ class ImplBlock:
     methods: list[Function]
     aliases: dict = field(default_factory=dict)  # interface field → (class field, span): `host as h`
     assoc: dict = field(default_factory=dict)    # associated type → TypeExpr: `type Item = int`
+    assoc_spans: dict = field(default_factory=dict)  # associated type → its name's span
 
 
 @dataclass(eq=False)

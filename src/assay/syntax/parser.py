@@ -780,6 +780,7 @@ class Parser:
                 nt = self.advance()
                 if self.expect("="):
                     d.assoc[nt.text] = self.type_expr()
+                    d.assoc_spans[nt.text] = self.sp(nt.start, nt.end)
                 self.eat(";")
             elif t.kind == "ident" and self.peek().text == "as" and self.peek(2).kind == "ident":
                 self.advance()  # a field alias: `host as config_host`

@@ -714,7 +714,9 @@ class CallChecks:
             at = UNKNOWN if at is None else at  # env: also from the expected type
             if isinstance(at, Union) and targs.get(name) is not None and not isinstance(targs[name], Union):
                 at = targs[name]  # `max_of(1.5, -2.0)` where a union is expected: the arguments' float
-            if isinstance(at, IfaceT) or (isinstance(at, Union) and NULL not in at.members and _sure_scrutinee(at)):
+            concrete = any(_show_te(b) in ("baml.Concrete", "Concrete") for b in bounds)  # (`int?` is none)
+            if isinstance(at, IfaceT) or (isinstance(at, Union) and (NULL not in at.members or concrete)
+                                          and _sure_scrutinee(at)):
                 self.err(e.span, "E0001", f"type argument `{show(at)}` is not concrete; a type parameter "
                          f"bounded by `{'` & `'.join(_show_te(b) for b in bounds)}` requires a concrete type that "
                          "implements it (a union, an interface, `unknown` or `never` has no single runtime type "

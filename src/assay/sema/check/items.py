@@ -7,7 +7,7 @@ from .. import stdifaces
 from .. import types as T
 from .. import interfaces
 from ..program import FunctionDef, InterfaceDef
-from ..types import NEVER, UNKNOWN, assignable
+from ..types import NEVER, UNKNOWN, AnyFnT, FuncT, TVar, Union, assignable, show
 from .common import MODIFIER, _loose
 
 
@@ -72,6 +72,7 @@ class ItemChecks:
         `Self` the implementing type, `Rhs` the block's type argument; a method may return a
         subtype of the declared result (`to_json(self) -> string`)."""
         idef = stdifaces.declared(impl.std)
+        self.concrete_output(impl)
         for name in stdifaces.required(impl.std):
             if name not in impl.methods:
                 self.err(impl.decl.interface.span, "E0113", f"missing implementation of method `{name}` "
@@ -102,6 +103,28 @@ class ItemChecks:
             if not ok:
                 self.err(m.decl.span, "E0120", f"method `{name}` does not conform to interface "
                          f"`{impl.std}`'s declared signature")
+
+    def concrete_output(self, impl) -> None:
+        """An operator block's `type Output` is bound by `baml.Concrete` (E0001 at its name for
+        a union, an optional, `unknown`, a function type or a type parameter)."""
+        te = impl.decl.assoc.get("Output")
+        if te is None or impl.std not in _CONCRETE_OUTPUTS:
+            return
+        t = self.resolve_in_impl(impl, te)
+        if not _concrete(t):
+            self.err(impl.decl.assoc_spans.get("Output", te.span), "E0001", f"associated type binding "
+                     f"`Output` = `{show(t)}` does not implement bound `baml.Concrete` declared by "
+                     f"interface `{impl.std}`")
+
+    def resolve_in_impl(self, impl, te) -> T.Type:
+        save = (self.ns, self.generics)
+        cls = getattr(impl, "cls", None)
+        self.ns = impl.namespace
+        self.generics = {g.name for g in cls.decl.generics} if cls is not None else set()
+        try:
+            return self.resolve(te, report=False)
+        finally:
+            self.ns, self.generics = save
 
     def check_modifier(self, impl) -> None:
         """`implements<T, E> baml.spawn.Modifier<T, E> for C`: one method, `apply(self, plan:
@@ -230,3 +253,13 @@ class ItemChecks:
                          f"duplicate parameter `{p.name}` in `{where}`",
                          f"first defined as parameter here: {sp.file.path}:{sp.line_col[0]}:{sp.line_col[1]}")
 
+
+# the stdlib operator interfaces whose `type Output` extends `baml.Concrete`
+_CONCRETE_OUTPUTS = frozenset(f"baml.ops.{n}" for n in (
+    "Add Subtract Multiply Divide Remainder Negate BitAnd BitOr BitXor ShiftLeft ShiftRight".split()))
+
+
+def _concrete(t: T.Type) -> bool:
+    """`baml.Concrete`: one named type (a primitive, literal, class, enum, container, null),
+    not a union, `unknown`, a function type or a type parameter."""
+    return not (isinstance(t, (Union, FuncT, AnyFnT, TVar)) or t is UNKNOWN or t is T.TOP or T.has_json(t))
