@@ -2064,6 +2064,8 @@ class Parser:
         # parentheses are sugar: keep the inner node but widen nothing (spans stay inner)
         if isinstance(e, (ast.Field, ast.Index, ast.Call)):
             e.parens = True  # ... they do end an optional chain: `(c?.n).f()`
+        elif isinstance(e, (ast.If, ast.Match)):
+            e.paren_span = self.span(s)  # the engine reports `(if …).length()` there
         return e
 
     def lambda_expr(self) -> ast.Lambda:

@@ -10,7 +10,7 @@ from ..program import ClassDef, FunctionDef, target_matches
 from ..stdnames import STDLIB_MEMBER_NAMES, STDLIB_TYPE_NAMES
 from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, TOP, UNKNOWN, AnyFnT, Arr, ClassT,
                      EnumT, FuncT, IfaceT, Lit, MapT, TVar, Union, assignable, show, widen)
-from .common import (ANY_CLASS, BoundFuncT, FnRefT, LambdaT, NativeFuncT, _bound_callback, _shape_binds, _ENGINE_MEMBERS, _EVERY_TYPE_METHODS,
+from .common import (_branch_hole, ANY_CLASS, BoundFuncT, FnRefT, LambdaT, NativeFuncT, _bound_callback, _shape_binds, _ENGINE_MEMBERS, _EVERY_TYPE_METHODS,
                      _STD_TYPES, _binds, _callback_throws, _chain_null, _empty_hole,
                      _free_generics, _holds_container, _is_global, _iterable_item, _may_be_null,
                      _mentions, _source, _std_param_names, _std_throws, _sure_scrutinee,
@@ -453,6 +453,12 @@ class CallChecks:
         hole = _empty_hole(o)
         if hole is not None:
             self.err(hole, "E0155", "type annotations needed")
+        elif isinstance(o, (ast.If, ast.Match)) and _branch_hole(o) is not None:
+            # `(if (c) { [] } else { [1] }).length()`: each branch is typed alone
+            self.err(getattr(o, "paren_span", o.span), "E0155", "type annotations needed: the type of "
+                     f"this value must be known before accessing `{f.name}`")
+        elif isinstance(o, ast.BlockExpr):
+            self.untyped_empty(o)  # `({ [] }).length()`
         else:
             self.open_holes(o)  # `[1, []].length()`
         return self.soft_expr(o)

@@ -20,7 +20,7 @@ from ..program import AliasDef, ClassDef, EnumDef, FunctionDef, ProgramIndex
 from ..resolve import Resolver
 from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, TOP, UNKNOWN, VOID, AnyFnT, Arr,
                      ClassT, EnumT, FuncT, Lit, MapT, TVar, Union, assignable, show, widen)
-from .common import (ANY_CLASS, FnRefT, LambdaT, NativeFuncT, Var, _DONE, _ENV_REF, _Fn,
+from .common import (_branch_hole, ANY_CLASS, FnRefT, LambdaT, NativeFuncT, Var, _DONE, _ENV_REF, _Fn,
                      _STD_TYPES, _block_diverges, _diverges, _empty_hole, _fresh_literal,
                      _holds_container, _is_global, _is_unknown, _loose, _mark_narrowing, _mentions,
                      _opaque, _overlaps, _parse_std_type, _records, _sure_scrutinee,
@@ -202,25 +202,6 @@ def _open_holes(e) -> list:
     if isinstance(e, (ast.ArrayLit, ast.MapLit)):
         _lit_shape(e, holes)
     return [h.span for h in holes if h.open]
-
-
-def _branch_hole(e) -> Span | None:
-    """The first branch of an `if` / `match` / `catch` whose value is an empty literal: each branch's
-    element type is inferred on its own, so the other branches do not fix it."""
-    if isinstance(e, ast.If) and e.else_ is not None:
-        blocks = [e.then, e.else_]
-    elif isinstance(e, (ast.Match, ast.Catch)):
-        blocks = [a.body for a in e.arms]  # a catch arm is typed apart from the guarded value
-    else:
-        return None
-    for b in blocks:
-        tail = b.tail if isinstance(b, ast.Block) else b
-        if isinstance(tail, ast.BlockExpr):
-            tail = tail.block.tail
-        hole = _empty_hole(tail) or _branch_hole(tail)
-        if hole is not None:
-            return hole
-    return None
 
 
 # methods a class may define only in an `implements` block of their interface
@@ -694,6 +675,8 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
         if isinstance(s, ast.ForIn):
             head = self.loop_head(s.body)  # the iterable is read there too (its writes count)
             v = self.lookup_var(s.iterable.name) if isinstance(s.iterable, ast.Name) else None
+            if isinstance(s.iterable, (ast.If, ast.Match, ast.BlockExpr)):
+                self.untyped_empty(s.iterable)  # `for (let x in (if (c) { [] } else { [] }))`
             it = self.soft_expr(s.iterable) if v is not None and v.branch_hole else \
                 self.expr(s.iterable, UNKNOWN)
             elem = self.iter_elem(it, s.iterable)
@@ -1131,6 +1114,11 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
             for bl in (e.then, e.else_):
                 if bl.tail is not None:
                     self.untyped_empty(bl.tail)
+        elif isinstance(e, ast.Match):
+            for arm in e.arms:
+                tail = arm.body.tail if isinstance(arm.body, ast.Block) else arm.body
+                if tail is not None:
+                    self.untyped_empty(tail)
         elif isinstance(e, ast.BlockExpr) and e.block.tail is not None:
             self.untyped_empty(e.block.tail)
 

@@ -462,6 +462,25 @@ def _pushable(t: T.Type) -> bool:
     return t is NULL or t is VOID or t is T.JSON or (_sure_scrutinee(t) and t is not T.TOP)
 
 
+def _branch_hole(e) -> Span | None:
+    """The first branch of an `if` / `match` / `catch` whose value is an empty literal: each branch's
+    element type is inferred on its own, so the other branches do not fix it."""
+    if isinstance(e, ast.If) and e.else_ is not None:
+        blocks = [e.then, e.else_]
+    elif isinstance(e, (ast.Match, ast.Catch)):
+        blocks = [a.body for a in e.arms]  # a catch arm is typed apart from the guarded value
+    else:
+        return None
+    for b in blocks:
+        tail = b.tail if isinstance(b, ast.Block) else b
+        if isinstance(tail, ast.BlockExpr):
+            tail = tail.block.tail
+        hole = _empty_hole(tail) or _branch_hole(tail)
+        if hole is not None:
+            return hole
+    return None
+
+
 def _binds(pairs: list) -> dict:
     """Type variables bound by matching (parameter type, argument type) pairs structurally;
     one bound two ways stays unbound."""

@@ -705,6 +705,8 @@ class ExprChecks:
 
     def x_Index(self, e, x):
         self.path_root = e.obj
+        if isinstance(e.obj, (ast.If, ast.Match, ast.BlockExpr)):
+            self.untyped_empty(e.obj)  # `(if (c) { [] } else { [] })[0]`: each branch's hole
         ot = self.expr(e.obj, UNKNOWN)
         it = self.expr(e.index, UNKNOWN)
         if e.optional:
