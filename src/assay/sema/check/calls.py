@@ -147,6 +147,16 @@ def _iface_arg(name: str, e: ast.Call, params) -> "T.Type | None":
     return None
 
 
+def _fixes_at_once(v) -> bool:
+    """An argument that binds an invariant parameter's type variable at once: a typed value, or
+    a literal of several container literals, which must join (`[[1], [2]]`; scalar items are
+    seen one by one against the expected type)."""
+    items = v.items if isinstance(v, ast.ArrayLit) else [x for _, x in v.entries] if isinstance(v, ast.MapLit) else None
+    if items is None:
+        return True
+    return len(items) > 1 and any(isinstance(x, (ast.ArrayLit, ast.MapLit)) for x in items)
+
+
 def _lambda_bound(params, ret: T.Type, e: ast.Call, env: dict):
     """(result template, type parameter, lambda) where an untyped lambda's body alone bound a
     type parameter of the call's result (`xs.map((d) -> { d.n })`): a `let` of the call keeps
@@ -358,6 +368,9 @@ class CallChecks:
             ps, ret = self.sig(fd, explicit_self=isinstance(f, ast.Field) and getattr(f, "direct", None) is None
                                and self.item_path(f) is not None)
             infer = bool(gens) and not e.type_args and T.has_tvar(ret)
+            if infer and isinstance(ret, TVar) and ret.name not in env and _sure_scrutinee(expected) \
+                    and self.pushes_into(e, ps, ret.name):
+                env = {**env, ret.name: expected}  # `first(first([[1]]))`: the inner call is checked against it
             if gens and not e.type_args:
                 self.only_empties(e, fd, gens, ps, ret)
             literal = self.literal_targs(e, ps, ret, {g.name for g in gens}, expected) if \
@@ -787,6 +800,61 @@ class CallChecks:
         r = fd.decl.ret if isinstance(fd, FunctionDef) else None
         return isinstance(r, ast.TName) and len(r.path) == 1 and not r.args and \
             r.path[0] in {g.name for g in fd.decl.generics}
+
+    def pushed_late(self, e: ast.Call, expected: T.Type) -> bool:
+        """`let a = first(first([[1]])); a` where a `string` is expected: the first such use
+        pushes the type into the inner call as the direct call would (E0001 at it); True when
+        it did not fit."""
+        fd = self.index.items_in(self.ns).get(e.func.name) if isinstance(e.func, ast.Name) else None
+        if not isinstance(fd, FunctionDef):
+            return False
+        ps, ret = self.sig(fd)
+        if not isinstance(ret, TVar) or not self.pushes_into(e, ps, ret.name):
+            return False
+        for (_, pt, _), a in zip(ps, e.args):
+            items = a.value.items if isinstance(pt, Arr) and isinstance(a.value, ast.ArrayLit) else [a.value]
+            want = expected if isinstance(pt, Arr) and isinstance(a.value, ast.ArrayLit) else T.subst(pt, {ret.name: expected})
+            for c in items:
+                if a.name is None and self.open_generic_call(c):
+                    if self.pushed_late(c, want):
+                        return True
+                    if c.ty is not None and not self.fits(c.ty, want):
+                        self.mismatch(c.span, want, c.ty)
+                        return True
+        return False
+
+    def pushes_into(self, e: ast.Call, ps, name: str) -> bool:
+        """Does a `-> T` call where a type is expected take T from it, because an argument for
+        T (or an item of a literal for `T[]`) is itself a generic `-> U` call whose U no
+        argument fixes at once? The engine then checks that inner call against the expected
+        type (E0001 at it: `first(first([[1]]))`, `id(id(n))`)."""
+        for (_, pt, _), a in zip(ps, e.args):
+            if a.name is not None:
+                continue
+            if pt == TVar(name) or isinstance(pt, Arr) and pt.elem == TVar(name) and isinstance(a.value, ast.Call):
+                cands = [a.value]
+            elif isinstance(pt, Arr) and pt.elem == TVar(name) and isinstance(a.value, ast.ArrayLit):
+                cands = a.value.items
+            else:
+                continue
+            if any(self.open_generic_call(c) for c in cands):
+                return True
+        return False
+
+    def open_generic_call(self, c) -> bool:
+        """A call of a generic `-> U` function of the program whose U no argument fixes at once
+        (see _fixes_at_once: a typed value for an invariant `U[]`, `map<K, U>`, `Box<U>`)."""
+        if not (isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and not c.type_args
+                and self.lookup_var(c.func.name) is None):
+            return False
+        fd = self.index.items_in(self.ns).get(c.func.name)
+        if not isinstance(fd, FunctionDef) or _is_global(fd) or not interfaces.call_generics(fd):
+            return False
+        ps, ret = self.sig(fd)
+        if not isinstance(ret, TVar):
+            return False
+        return not any(a.name is None and _shape_binds(pt) and _mentions(pt, ret.name) and _fixes_at_once(a.value)
+                       for (_, pt, _), a in zip(ps, c.args))
 
     def pushed_params(self, ft: NativeFuncT, expected: T.Type) -> tuple:
         """A generic stdlib method's parameters with its own type parameters that the expected

@@ -896,6 +896,8 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
                 self.unpinned_let(v, s.value)
                 v.lambda_bound = getattr(s.value, "lambda_bound", None)
                 self.open_lambda(v, s.value)
+                if isinstance(s.value, ast.Call) and not s.value.type_args:
+                    v.push_call = s.value
                 if isinstance(s.value, ast.Name) and (src := self.lookup_var(s.value.name)) is not None:
                     v.lambda_bound = src.lambda_bound  # `let zs = ys`: the first to meet a type fixes both
                 if self.generic_result(s.value):

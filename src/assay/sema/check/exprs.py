@@ -265,6 +265,10 @@ class ExprChecks:
             e.declared = v.ty
             if v.open_params is not None and (_sure_scrutinee(x) or any(isinstance(m, FuncT) for m in T.members(x))):
                 self.typed_lambda(v)
+            if v.push_call is not None and _sure_scrutinee(x):
+                call, v.push_call = v.push_call, None
+                if self.pushed_late(call, x):
+                    return x
             if v.lambda_bound is not None and _sure_scrutinee(x):
                 return self.lambda_fixed(v, x)
             return self.var_type(v)
