@@ -572,8 +572,8 @@ class CallChecks:
             return UNKNOWN
         missing = next((n for n in (g.name for g in interfaces.call_generics(fd)) if n not in env
                         and _mentions(ret, n)), None)
-        if missing is not None and getattr(e, "plain_let", False):
-            self.err(e.span, "E0002", f"cannot infer type parameter `{missing}`")  # `first([])`
+        if missing is not None and getattr(e, "plain_let", False):  # `let a = first([])`: unless a
+            e.pending_infer = missing  # use of `a` expects a type (checker.py let, finish_fn)
         # arguments are checked (and literals record their types) at the widened type arguments:
         # `["a"]` for `xs: T[]` is a `string[]` (the result keeps the types inferred)
         self.check_args(e, ps, {n: T.widen_scalar(t) for n, t in env.items()}, fixed=fixed, user=True)

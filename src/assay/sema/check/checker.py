@@ -449,7 +449,9 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
                         continue  # its body typed it (`(x) -> int { x }`)
                     self.err(span, "E0002", f"cannot infer type of lambda parameter `{name}` — add a "
                              "type annotation or provide context")
-            elif not v.used:
+            elif v.pending_infer is not None:
+                self.err(v.pending_infer[0], "E0002", f"cannot infer type parameter `{v.pending_infer[1]}`")
+            elif v.unpinned is not None and not v.used:
                 self.err(v.unpinned, "E0155", "type annotations needed")
         self.unpinned = []
 
@@ -617,7 +619,11 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
         """Check a statement; True when it surely diverges."""
         if isinstance(s, ast.ExprStmt):
             self.no_expected = s.expr
+            if isinstance(s.expr, ast.Call):
+                s.expr.plain_let = True  # `first([]);`: nothing fixes T either (E0002)
             t = self.expr(s.expr, UNKNOWN)
+            if getattr(s.expr, "pending_infer", None) is not None:
+                self.err(s.expr.span, "E0002", f"cannot infer type parameter `{s.expr.pending_infer}`")
             return t is NEVER
         if isinstance(s, ast.Let):
             self.let(s)
@@ -898,6 +904,9 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
                 self.open_lambda(v, s.value)
                 if isinstance(s.value, ast.Call) and not s.value.type_args:
                     v.push_call = s.value
+                    if getattr(s.value, "pending_infer", None) is not None:
+                        v.pending_infer = (s.value.span, s.value.pending_infer)
+                        self.unpinned.append(v)
                 if isinstance(s.value, ast.Name) and (src := self.lookup_var(s.value.name)) is not None:
                     v.lambda_bound = src.lambda_bound  # `let zs = ys`: the first to meet a type fixes both
                 if self.generic_result(s.value):
