@@ -219,8 +219,14 @@ class PatternChecks:
                     if (isinstance(rt, (T.Prim, ClassT)) and rt is not UNKNOWN or isinstance(
                             rt, (Arr, MapT)) and rt in T.members(self.tested_type(v))):  # `json[]` of json
                         return {v: rt}, self.not_is(v, rt)
+                    if isinstance(rt, (Arr, MapT)) and self.tested_type(v) in (UNKNOWN, T.TOP):
+                        return {v: rt}, {}  # `x is int[]` of an `unknown`
                 if isinstance(p, ast.PType) and _variant_like(p.type):
-                    return {}, {}  # `x is E.A` narrows x neither way
+                    rt = self.pattern_type_quiet(p.type)
+                    if isinstance(rt, EnumT) and rt.variant is not None and any(
+                            isinstance(m, EnumT) and m.enum is rt.enum for m in T.members(self.tested_type(v))):
+                        return {v: rt}, {}  # `x is E.A`: x is that variant (else: as declared)
+                    return {}, {}
                 if isinstance(p, ast.PType) and isinstance(p.type, (ast.TOptional, ast.TUnion)):
                     got = self.is_union(v, self.resolve(p.type, report=False))  # `v is string?`
                     if got is not None:
@@ -268,7 +274,7 @@ class PatternChecks:
         # a test that narrows (an `if`/`while` condition) is checked as a match arm; elsewhere
         # the engine lets any type be tested (`return x is float` of an `int | string`)
         if t == _ENV_REF or (getattr(e, "narrows", False) and (
-                isinstance(t, Union) and _sure_scrutinee(t) or t is T.JSON) and (
+                isinstance(t, (Union, T.Prim)) and _sure_scrutinee(t) or t is T.JSON) and (
                 isinstance(e.pattern, ast.PType) and not _variant_like(e.pattern.type)
                 or isinstance(e.pattern, ast.PLit) and e.pattern.value is None)):
             rt = self.resolve(e.pattern.type, report=False) if isinstance(e.pattern, ast.PType) else NULL
