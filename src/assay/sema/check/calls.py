@@ -147,6 +147,12 @@ def _iface_arg(name: str, e: ast.Call, params) -> "T.Type | None":
     return None
 
 
+def _only_empties(name: str, ps, args) -> bool:
+    """Every argument for a parameter mentioning type parameter `name` is an empty literal."""
+    given = [a.value for (_, pt, _), a in zip(ps, args) if a.name is None and _mentions(pt, name)]
+    return bool(given) and all(_empty_hole(v) is not None for v in given)
+
+
 def _fixes_at_once(v) -> bool:
     """An argument that binds an invariant parameter's type variable at once: a typed value, or
     a literal of several container literals, which must join (`[[1], [2]]`; scalar items are
@@ -398,6 +404,9 @@ class CallChecks:
             self.check_bounds(e, fd, ps, env)
             if infer and not whole:
                 e.lambda_bound = _lambda_bound(ps, ret, e, env)
+            if infer and getattr(e, "plain_let", False) and expected is UNKNOWN:
+                e.pending_infer = next((g.name for g in gens if g.name not in env and _mentions(ret, g.name)
+                                        and _only_empties(g.name, ps, e.args)), None)  # `mk([])`
             if T.has_tvar(ret):
                 hidden = infer and fd.owner is None and _inferred_outside_callbacks(ret, ps, e.args)
                 ret = T.subst(ret, env)

@@ -904,6 +904,7 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
                 self.open_lambda(v, s.value)
                 if isinstance(s.value, ast.Call) and not s.value.type_args:
                     v.push_call = s.value
+                if isinstance(s.value, (ast.Call, ast.ClassLit)):
                     if getattr(s.value, "pending_infer", None) is not None:
                         v.pending_infer = (s.value.span, s.value.pending_infer)
                         self.unpinned.append(v)

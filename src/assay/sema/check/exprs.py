@@ -95,6 +95,15 @@ def _joined(ts: list) -> T.Type:
     return T.union(*sorted(u.members, key=_join_key)) if isinstance(u, Union) else u
 
 
+def _te_mentions(te, name: str) -> bool:
+    """Does a written type mention the name (a type parameter)?"""
+    if isinstance(te, ast.TName):
+        return te.path == [name] or any(_te_mentions(a, name) for a in te.args)
+    return any(_te_mentions(x, name) for x in vars(te).values() if isinstance(x, ast.TypeExpr)) or any(
+        _te_mentions(y, name) for x in vars(te).values() if isinstance(x, list) for y in x
+        if isinstance(y, ast.TypeExpr))
+
+
 def _hollow(e) -> bool:
     """A literal made only of empties (`[]`, `[[], []]`, `{"k": {}}`): its type is unknown."""
     return _empty_hole(e) is not None
@@ -561,8 +570,32 @@ class ExprChecks:
                                  f"field: `{f.name}`")
                         break
         if cls.decl.generics and not e.type.args and not has_spread and ct is bare:  # none expected
+            self.unfixed_class_args(e, cls)
             return self.inferred_class(ct, e)
         return ct
+
+    def unfixed_class_args(self, e, cls) -> None:
+        """`Box { v: [] }` with nothing expected: a type parameter only empty literals give is
+        E0002 (E0155 at the literal for a field of type `T` itself); a `let` of it waits for a
+        use that expects a type (checker.py let)."""
+        plain, receiver = getattr(e, "plain_let", False), self.no_expected is e
+        if not (plain or receiver):
+            return
+        given = {n: v for n, v in e.entries if n is not None}
+        for g in cls.decl.generics:
+            fs = [f for f in cls.fields if _te_mentions(f.type, g.name)]
+            vals = [given[f.name] for f in fs if f.name in given]
+            if not vals or not all(_empty_hole(v) is not None for v in vals):
+                continue
+            bare = [given[f.name] for f in fs if f.name in given and isinstance(f.type, ast.TName)
+                    and f.type.path == [g.name] and not f.type.args]
+            if bare:
+                self.untyped_empty(bare[0])  # `v T` given `[]`
+            elif plain:
+                e.pending_infer = g.name
+            else:
+                self.err(e.span, "E0002", f"cannot infer type parameter `{g.name}`")
+            return
 
     def inferred_class(self, ct: ClassT, e) -> ClassT:
         """`Box { v: 5 }`: a type argument is the widened type of the field declared as it

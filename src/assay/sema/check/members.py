@@ -207,6 +207,8 @@ class MemberChecks:
                 return val
             return UNKNOWN
         self.path_root = e.obj
+        if isinstance(e.obj, ast.ClassLit):
+            self.no_expected = e.obj  # `Box { v: [] }.n`: nothing types Box's T (E0002)
         ot = self.expr(e.obj, UNKNOWN)
         t = self.member(e, ot, e.name, e.optional, call=False)
         if isinstance(t, NativeFuncT) and isinstance(T.base(ot), (Arr, MapT)):
