@@ -688,7 +688,10 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
             elem = self.iter_elem(it, s.iterable)
             self.for_pattern(s.pattern, elem)
             self.scopes.append({})
-            self.pattern(s.pattern, elem, refutable_ok=True)
+            if isinstance(s.pattern, ast.PBind) and s.pattern.type is None:  # an element keeps its
+                self.declare(s.pattern.name, elem, getattr(s.pattern, "let_at", s.pattern.span))  # type
+            else:
+                self.pattern(s.pattern, elem, refutable_ok=True)
             breaks = self.loop_body(s.body, head)
             self.scopes.pop()
             self.loop_exit(head, breaks)
