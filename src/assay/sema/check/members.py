@@ -615,6 +615,11 @@ class MemberChecks:
             if (isinstance(pt, FuncT) and isinstance(pt.ret, TVar) and pt.ret.name in given
                     and pt.ret.name in made and isinstance(a.value, ast.Lambda)
                     and not assignable(made[pt.ret.name], given[pt.ret.name])):
+                if a.value.ret is None:  # an untyped lambda's body and `initial` disagree on A
+                    self.err(e.span, "E0002", f"cannot infer type parameter `{pt.ret.name}`: its "
+                             f"arguments give it the conflicting types `{show(given[pt.ret.name])}` "
+                             f"and `{show(made[pt.ret.name])}`")
+                    continue
                 self.err(a.value.span, "E0001", "mismatched types",
                          f"expected a callback returning `{show(given[pt.ret.name])}`, found "
                          f"`{show(made[pt.ret.name])}`")
