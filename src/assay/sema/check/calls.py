@@ -352,8 +352,11 @@ class CallChecks:
                                 e.lambda_bound = _lambda_bound(ft.open.params, ft.open.ret, e, targs)
                         return r
         else:
-            if isinstance(f, ast.Name) and (v := self.lookup_var(f.name)) is not None:
-                self.typed_lambda(v)  # `g(1)` types `let g = (d) -> …`'s parameters
+            root = f
+            while isinstance(root, (ast.Call, ast.Index, ast.Field)):
+                root = root.func if isinstance(root, ast.Call) else root.obj
+            if isinstance(root, ast.Name) and (v := self.lookup_var(root.name)) is not None:
+                self.typed_lambda(v)  # `g(1)`, `g(1)(2)`, `gs[0](1)` type `let g = (d) -> …`'s parameters
             ft = self.expr(f, UNKNOWN)
             if e.optional:  # `f?.(x)`
                 r, whole = _source(f), _source(e)

@@ -195,6 +195,26 @@ def _close(t):
         _close(t[1])
 
 
+def _lambdas_in(e) -> list:
+    """The lambdas a value may be: itself, an item of a literal, a branch's, a lambda's result
+    (`(d: int) -> { (e) -> { e } }`); their untyped parameters wait for a use (open_lambda)."""
+    if isinstance(e, ast.Lambda):
+        tail = e.body.tail
+        return [e] + (_lambdas_in(tail) if tail is not None else [])
+    if isinstance(e, ast.ArrayLit):
+        return [x for it in e.items for x in _lambdas_in(it)]
+    if isinstance(e, ast.MapLit):
+        return [x for _, it in e.entries for x in _lambdas_in(it)]
+    if isinstance(e, ast.If) and e.else_ is not None:
+        return [x for b in (e.then, e.else_) if b.tail is not None for x in _lambdas_in(b.tail)]
+    if isinstance(e, ast.Match):
+        tails = [a.body.tail if isinstance(a.body, ast.Block) else a.body for a in e.arms]
+        return [x for t in tails if t is not None for x in _lambdas_in(t)]
+    if isinstance(e, ast.BlockExpr) and e.block.tail is not None:
+        return _lambdas_in(e.block.tail)
+    return []
+
+
 def _open_holes(e) -> list:
     """The empty `[]` / `{}` of literal `e` whose element type nothing in it fixes (`[1, []]`,
     `{"a": [1], "b": []}`, `[[], []]`): the engine needs a type annotation for each."""
@@ -922,8 +942,9 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
     def open_lambda(self, v: Var, val) -> None:
         """`let g = (d) -> …`: an untyped parameter needs a later use that types g (a call,
         a place expecting a function type), else E0002 at it; `let h = g` shares g's."""
-        if isinstance(val, ast.Lambda):
-            ps = [(p.span, p.name, pv) for p, pv in zip(val.params, val.param_vars) if p.type is None]
+        if isinstance(val, (ast.Lambda, ast.ArrayLit, ast.MapLit, ast.If, ast.Match, ast.BlockExpr)):
+            ps = [(p.span, p.name, pv) for lam in _lambdas_in(val)
+                  for p, pv in zip(lam.params, getattr(lam, "param_vars", ())) if p.type is None]
             if ps:
                 v.open_params = ps
                 self.unpinned.append(v)
