@@ -874,9 +874,14 @@ class CallChecks:
         is `string`, so a lambda's body is compared with it); a bare `-> U` binds nothing (the
         engine infers it from the arguments)."""
         op = ft.open
-        if op is None or not _sure_scrutinee(expected) or not _shape_binds(op.ret):
+        if op is None or not _shape_binds(op.ret):
             return ft.params
-        got = _binds([(op.ret, expected)])
+        if isinstance(op.ret, Arr) and isinstance(op.ret.elem, TVar) and expected == Arr(TOP):
+            got = {op.ret.elem.name: TOP}  # `-> unknown[]`: any body
+        elif _sure_scrutinee(expected):
+            got = _binds([(op.ret, expected)])
+        else:
+            return ft.params
         if not got:
             return ft.params
         return tuple((n, _bound_callback(p, got), d) if T.has_tvar(p) else (n, q, d)

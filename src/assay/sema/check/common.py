@@ -461,7 +461,7 @@ def _pushable(t: T.Type) -> bool:
     """An expected callback result the engine checks an untyped lambda's body against."""
     if isinstance(t, FuncT):  # a lambda returning a lambda: `(a) -> { (b) -> { … } }`
         return all(_pushable(p) for _, p, _ in t.params) and _pushable(t.ret)
-    return t is NULL or t is VOID or t is T.JSON or (_sure_scrutinee(t) and t is not T.TOP)
+    return t is NULL or t is VOID or t is T.JSON or t is T.TOP or _sure_scrutinee(t)
 
 
 def _branch_hole(e) -> Span | None:

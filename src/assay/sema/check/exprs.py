@@ -95,6 +95,19 @@ def _joined(ts: list) -> T.Type:
     return T.union(*sorted(u.members, key=_join_key)) if isinstance(u, Union) else u
 
 
+def _leaf_values(e) -> list:
+    """The expressions an `if` / `match` / block value may be, through nested ones."""
+    if isinstance(e, ast.If) and e.else_ is not None:
+        subs = [b.tail for b in (e.then, e.else_)]
+    elif isinstance(e, ast.Match):
+        subs = [a.body.tail if isinstance(a.body, ast.Block) else a.body for a in e.arms]
+    elif isinstance(e, ast.BlockExpr):
+        subs = [e.block.tail]
+    else:
+        return [e]
+    return [x for s in subs if s is not None for x in _leaf_values(s)] if all(s is not None for s in subs) else [e]
+
+
 def _te_mentions(te, name: str) -> bool:
     """Does a written type mention the name (a type parameter)?"""
     if isinstance(te, ast.TName):
@@ -309,7 +322,12 @@ class ExprChecks:
         v.lambda_bound = None
         got = _binds([(ret, expected)])
         want, body = got.get(name), lam.ty.ret
-        if want is None or self.fits(body, want):
+        if want is None:
+            return self.var_type(v)
+        fixed = T.subst(ret, {**got, name: want})
+        if self.fits(body, want):
+            if not T.has_tvar(fixed) and not T.has_unknown(fixed):
+                v.ty = fixed  # `let ys = xs.map((x) -> { x }); ys` as an `int?[]`: U is `int?`
             return self.var_type(v)
         self.mismatch(Span(lam.body.span.file, lam.body.span.start, lam.body.span.start + 1), want, body)
         return T.subst(ret, {**got, name: want}) if not T.has_tvar(T.subst(ret, got)) else expected
@@ -959,7 +977,9 @@ class ExprChecks:
         # variables of the enclosing function may change between calls: no facts apply
         self.scopes.append(scope)
         bt = self.body(e.body, UNKNOWN if synth else ret)
-        if synth and bt is not None and not self.fits(bt, ret) and not _block_diverges(e.body):
+        if synth and bt is not None and not self.fits(bt, ret) and not _block_diverges(e.body) and not (
+                e.body.tail is not None and all(x.ty is not None and self.fits(x.ty, ret)
+                                                for x in _leaf_values(e.body.tail))):  # `"a"` / `"b"` branches
             b = e.body.span
             self.mismatch(Span(b.file, b.start, b.start + 1), ret, bt)
         e.value_ty = bt if bt is not None else UNKNOWN  # what a `spawn` of it resolves to
