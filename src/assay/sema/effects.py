@@ -191,9 +191,11 @@ class Effects:
         if a == MAYBE:
             return UNKNOWN
         t = self.thrown_in(catch_id)
-        if a == ALL or t is UNKNOWN:
+        if t is UNKNOWN:
             return t
-        return T.union(*(m for m in T.members(t) if assignable(m, a)))
+        before = [b for b in arms[:arm] if b not in (ALL, MAYBE)]  # what earlier arms took
+        return T.union(*(m for m in T.members(t) if (a == ALL or assignable(m, a))
+                         and not any(assignable(m, b) for b in before)))
 
     # ───────────── reporting ─────────────
     def report(self, err) -> None:
