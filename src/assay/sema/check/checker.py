@@ -808,6 +808,17 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
         item = self.class_assoc(ct, impl, "Item")
         return UNKNOWN if T.has_unknown(item) or T.has_tvar(item) else item
 
+    def as_iterator(self, ct: ClassT) -> "T.IterT | None":
+        """A class implementing `baml.iter.Iterator` as the iterator its default methods see:
+        its `Item`, and its `Error` as what advancing it throws (none where the block binds
+        none: `never`)."""
+        impl = next((i for i in ct.cls.impls if i.std == "baml.iter.Iterator"), None)
+        if impl is None:
+            return None
+        item, err = self.class_assoc(ct, impl, "Item"), self.class_assoc(ct, impl, "Error")
+        it = T.iter_of(item, err=(("type", err),) if "Error" in impl.decl.assoc else ())
+        return it if isinstance(it, T.IterT) else None
+
     def class_assoc(self, ct: ClassT, impl, name: str) -> T.Type:
         """Associated type `name` of a class's stdlib-interface block, at the class's type
         arguments (unknown where the block does not bind it)."""
@@ -1082,9 +1093,29 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
                    for m in T.members(t)):
                 return False
         if isinstance(dst, T.PlanT) and isinstance(t, T.PlanT):  # `Plan<string, E>` is no `Plan<T, E>`
-            return T.has_unknown(t.value) or T.has_unknown(dst.value) or (
-                self.fits(t.value, dst.value) and self.fits(dst.value, t.value))
+            return (T.has_unknown(t.value) or T.has_unknown(dst.value) or (
+                self.fits(t.value, dst.value) and self.fits(dst.value, t.value))) and \
+                _same_error(t.error, dst.error)
+        if isinstance(dst, T.IterT) and isinstance(t, T.IterT) and dst.cls == "Iterator" and \
+                not _same_error(self.errors_now(t.err), self.errors_now(dst.err)):
+            return False  # `Iterator<Item = int, Error = never>` is no `…, Error = string>`
         return assignable(t, dst)
+
+    def errors_now(self, sites: tuple) -> T.Type:
+        """What advancing an iterator throws where it is known before the bodies are solved: its
+        declared `Error`, the declared `throws` of the functions its adapters were given
+        (unknown where one's throws are inferred)."""
+        out = []
+        for s in sites:
+            if s[0] == "type":
+                out.append(s[1])
+            elif s[0] in ("fn", "lambda") and id(s[1]) in self.effects.declared:
+                out.append(self.effects.declared[id(s[1])])
+            elif s[0] == "through":
+                out.append(self.errors_now(s[1]))
+            else:
+                return UNKNOWN
+        return T.union(NEVER, *out)
 
     def rigid_var(self, e, tv: TVar) -> bool:
         """`e` names a variable declared of this body's own unbounded type parameter."""
@@ -1121,3 +1152,10 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
             for x in _values_of(e):
                 self.escape(x)
 
+
+def _same_error(a: T.Type, b: T.Type) -> bool:
+    """Error types of a plan or an iterator compare exactly (`Error = "x"` is no `Error =
+    string`); where either is not known, they are taken to agree."""
+    if T.has_unknown(a) or T.has_unknown(b) or T.has_tvar(a) or T.has_tvar(b) or TOP in (a, b):
+        return True
+    return assignable(a, b) and assignable(b, a)
