@@ -254,7 +254,7 @@ _STD_IFACE_HOME = {
     **{n: (f"baml.ops.{n}",) for n in ("Equals", "Compare", "Add", "Subtract", "Multiply", "Divide", "Remainder",
                                        "Negate", "BitAnd", "BitOr", "BitXor", "ShiftLeft", "ShiftRight")},
     **{n: (f"baml.iter.{n}",) for n in ("Iterable", "Iterator")},
-    "Hasher": ("baml.hash.Hasher", "baml.crypto.Hasher")}
+    "Hasher": ("baml.hash.Hasher", "baml.crypto.Hasher"), "InvokeError": ("ai.errors.InvokeError",)}
 
 
 def _error_pin(te: ast.TName, args: list) -> tuple:

@@ -140,8 +140,11 @@ def _thrown_classes() -> set:
             if re.fullmatch(r"\w+(\.\w+)+", n.strip())}
 
 
+# the error classes `ai.errors.InvokeError` names beside `ai.errors.Failure` (stdsigs.STD_ALIASES)
+_INVOKE_ERRORS = ("baml.errors.Timeout", "baml.errors.UnknownError", "reflect.errors.CompilationError")
 # the stdlib types the checker models (sema/stdsigs.py), as the resolver names them
 _STD_TYPES = {**{c: T.StdT("class", c) for c in _thrown_classes()},
+              **{c: T.StdT("class", c) for c in _INVOKE_ERRORS},
               **{c: T.StdT("class", c) for c in stdsigs.STD_CLASSES},
               **{n: T.StdT("enum", n) for n in stdsigs.STD_ENUM_VARIANTS},
               **{n: T.StdT("iface", n) for n in stdsigs.STD_IFACES},

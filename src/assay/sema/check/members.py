@@ -427,6 +427,9 @@ class MemberChecks:
         if tb == T.CLIENT or tb.name in stdsigs.CLIENT_CLASSES:  # `ai.Client`'s methods
             if name in stdsigs.CLIENT_METHODS:
                 return NativeFuncT((), STRING, NEVER)
+            if name in ("render", "invoke"):  # their result: not modelled; what they throw is
+                return NativeFuncT((("input", UNKNOWN, False),), UNKNOWN, self.resolve(
+                    _parse_std_type("ai.errors.InvokeError"), report=False))
             if name in stdsigs.CLIENT_SENDS:
                 return UNKNOWN  # lowering: not supported (it renders or sends a request)
         field = stdsigs.STD_CLASSES.get(tb.name, {}).get(name)
