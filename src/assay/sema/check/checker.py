@@ -23,7 +23,7 @@ from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, TOP, UNKNOWN, VOID, 
 from .common import (ANY_CLASS, FnRefT, LambdaT, NativeFuncT, Var, _DONE, _ENV_REF, _Fn,
                      _STD_TYPES, _block_diverges, _diverges, _empty_hole, _fresh_literal,
                      _holds_container, _is_global, _is_unknown, _loose, _mark_narrowing, _mentions,
-                     _opaque, _overlaps, _parse_std_type, _records, _sure_scrutinee,
+                     _opaque, _overlaps, _parse_std_type, _records, _same_error, _sure_scrutinee,
                      is_cleanup_shape)
 from .items import ItemChecks
 from .exprs import ExprChecks
@@ -1152,10 +1152,3 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
             for x in _values_of(e):
                 self.escape(x)
 
-
-def _same_error(a: T.Type, b: T.Type) -> bool:
-    """Error types of a plan or an iterator compare exactly (`Error = "x"` is no `Error =
-    string`); where either is not known, they are taken to agree."""
-    if T.has_unknown(a) or T.has_unknown(b) or T.has_tvar(a) or T.has_tvar(b) or TOP in (a, b):
-        return True
-    return assignable(a, b) and assignable(b, a)

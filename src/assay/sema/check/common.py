@@ -497,3 +497,11 @@ def _loose(t: T.Type) -> T.Type:
 def _is_global(fd) -> bool:
     """A `const NAME = …` global (kept as the function computing its value)."""
     return getattr(fd.decl, "is_global", False)
+
+
+def _same_error(a: T.Type, b: T.Type) -> bool:
+    """Error types of a plan or an iterator compare exactly (`Error = "x"` is no `Error =
+    string`); where either is not known, they are taken to agree."""
+    if T.has_unknown(a) or T.has_unknown(b) or T.has_tvar(a) or T.has_tvar(b) or T.TOP in (a, b):
+        return True
+    return assignable(a, b) and assignable(b, a)
