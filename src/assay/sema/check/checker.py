@@ -430,6 +430,7 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
         throws = _loose(self.resolve(d.throws)) if d.throws is not None else None
         if throws is not None:
             self.effects.declared[id(fd)] = throws
+            self.effects.generics[id(fd)] = {g.name for g in d.generics} | set(self.generics)
             if _is_unknown(d.throws) and d.body is not None:
                 self.effects.declared_unknown[id(fd)] = d.body.span
         self.fn = _Fn(ret, throws,
