@@ -308,6 +308,8 @@ class CallChecks:
                         fd = f.dispatch[0].methods[f.name]
                     elif getattr(f, "direct", None) is not None:
                         fd = f.direct
+                    if isinstance(tb, IfaceT) and tb.args and fd is not None and fd.owner is tb.iface:
+                        env = dict(zip((g.name for g in tb.iface.decl.generics), tb.args))  # `Sh<string>`'s E
                     if isinstance(ft, NativeFuncT):
                         self.effects.sites[id(e)] = ("type", ft.throws or NEVER)
                         self.check_args(e, ft.params, {}, native=not ft.strict, rigid=True, exact=ft.strict)

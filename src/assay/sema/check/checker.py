@@ -358,6 +358,9 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
                     continue
                 got = self.effects.throws(id(m))
                 wt = self.resolve_in(want, want.decl.throws) if std is not None else self.effects.declared.get(id(want))
+                if std is None and wt is not None and T.has_tvar(wt) and want.owner is impl.iface:
+                    args = [a for a in impl.decl.interface.args if getattr(a, "binds", None) is None]
+                    wt = T.subst(wt, {g.name: self.resolve_in(m, a) for g, a in zip(impl.iface.decl.generics, args)})
                 if got is None or wt is None or any(T.has_unknown(x) or T.has_tvar(x) for x in (got, wt)):
                     continue
                 if not assignable(got, wt):
