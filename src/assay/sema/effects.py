@@ -28,6 +28,7 @@ class Effects:
         self.catches: dict[int, list] = {}  # id(Catch) -> per arm: ALL, MAYBE or the caught type
         self.declared: dict[int, T.Type] = {}  # id(fd or Lambda) -> its declared `throws`
         self.catch_alls: list = []  # the `catch_all` / `catch_all_panics` nodes (exhaustive)
+        self.generics: dict[int, set] = {}  # id(fd) declaring `throws` -> its own type parameters
         self.declared_unknown: dict[int, object] = {}  # id(fd or Lambda) declaring `throws unknown` -> body span
         self._items: dict[int, list] = {}  # id(body owner) -> summary items
         self._values: dict[int, T.Type] = {}
@@ -191,9 +192,11 @@ class Effects:
         if a == MAYBE:
             return UNKNOWN
         t = self.thrown_in(catch_id)
-        if a == ALL or t is UNKNOWN:
+        if t is UNKNOWN:
             return t
-        return T.union(*(m for m in T.members(t) if assignable(m, a)))
+        before = [b for b in arms[:arm] if b not in (ALL, MAYBE)]  # what earlier arms took
+        return T.union(*(m for m in T.members(t) if (a == ALL or assignable(m, a))
+                         and not any(assignable(m, b) for b in before)))
 
     # ───────────── reporting ─────────────
     def report(self, err) -> None:
@@ -258,13 +261,16 @@ class Effects:
 
     def report_declared(self, err) -> None:
         for key, declared in self.declared.items():
-            if not _known(declared):
-                continue
+            own = self.generics.get(key, ())
+            if not _known(declared) and (T.has_unknown(declared) or declared is UNKNOWN or any(
+                    isinstance(m, T.TVar) and m.name not in own or not isinstance(m, T.TVar) and T.has_tvar(m)
+                    for m in T.members(declared))):
+                continue  # (a declared `throws E` of the function's own `E` is rigid: checked)
             for it in self._items.get(key, ()):
                 if it[3] is None:
                     continue
                 if it[1][0] == "callback":
-                    if not any(self.catches_all(c) for c in it[2]):
+                    if not any(self.catches_all(c) for c in it[2]) and _known(declared):
                         name = it[1][1]
                         err(it[3], "E0096", f"this body may throw through callback `{name}`, but "
                             f"declared throws is `{show(declared)}`. The callback type does not say "
@@ -272,12 +278,22 @@ class Effects:
                             "annotate it with `throws never`")
                     continue
                 t = self.escaping(it)
-                if t is UNKNOWN or T.has_tvar(t):
+                if t is UNKNOWN or (T.has_tvar(t) and not self.own_tvars(key, it, t)):
                     continue
-                extra = [m for m in T.members(t) if m is not NEVER and not assignable(m, declared)]
+                extra = [m for m in T.members(t) if m is not NEVER and (
+                    m not in T.members(declared) if isinstance(m, T.TVar) else not assignable(m, declared))]
                 if extra:
                     err(it[3], "E0096", f"declared throws is `{show(declared)}`, but this function "
                         f"may also throw `{show(widen(T.union(*extra)))}`")
+
+
+    def own_tvars(self, key: int, it, t: T.Type) -> bool:
+        """A call through a function value whose `throws` names only type parameters of the
+        body's own function (`f()` for `f: () -> int throws E` in `app<E>`): they are rigid."""
+        own = self.generics.get(key, ())
+        site = it[1][1][0] if it[1][0] == "through" and len(it[1][1]) == 1 else it[1]
+        return site[0] == "type" and all(m.name in own for m in T.members(t) if isinstance(m, T.TVar)) \
+            and not any(T.has_tvar(m) and not isinstance(m, T.TVar) for m in T.members(t))
 
 
 def _known(t: T.Type) -> bool:

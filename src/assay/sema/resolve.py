@@ -83,7 +83,7 @@ class Resolver:
             return self._bare(te, ns, generics, args, err)
         if self.iters and path == ["baml", "iter", "Iterator"] and te.names[:1] == ["Item"] and \
                 set(te.names) <= {"Item", "Error"}:
-            return T.iter_of(args[0])
+            return T.iter_of(args[0], err=_error_pin(te, args))
         if self.iters and path == ["baml", "iter", "Iterable"]:
             return self.iterable(te, args, err)
         if path == ["reflect", "AnyFunction"] and (self.iters or "reflect.AnyFunction" in self.std):
@@ -142,7 +142,8 @@ class Resolver:
                     "its associated type(s) `Item`")
             return T.UNKNOWN
         item = pins["Item"]  # `Iterable<Item = T>` keeps T: a call binds it from what it is given
-        return T.IterT(item, "Iterable") if isinstance(item, T.TVar) else T.iter_of(item, "Iterable")
+        err = _error_pin(te, args)
+        return T.IterT(item, "Iterable", err) if isinstance(item, T.TVar) else T.iter_of(item, "Iterable", err)
 
     def any_function(self, te: ast.TName, args: list, err) -> T.Type:
         """`reflect.AnyFunction<Returns = R, Throws = E>`; a pin not written is `unknown`."""
@@ -253,7 +254,13 @@ _STD_IFACE_HOME = {
     **{n: (f"baml.ops.{n}",) for n in ("Equals", "Compare", "Add", "Subtract", "Multiply", "Divide", "Remainder",
                                        "Negate", "BitAnd", "BitOr", "BitXor", "ShiftLeft", "ShiftRight")},
     **{n: (f"baml.iter.{n}",) for n in ("Iterable", "Iterator")},
-    "Hasher": ("baml.hash.Hasher", "baml.crypto.Hasher")}
+    "Hasher": ("baml.hash.Hasher", "baml.crypto.Hasher"), "InvokeError": ("ai.errors.InvokeError",)}
+
+
+def _error_pin(te: ast.TName, args: list) -> tuple:
+    """An iterator type's written `Error = E`, as the effect site of advancing it (none: never)."""
+    pins = dict(zip(te.names, args)) if len(te.names) == len(args) else {}
+    return (("type", pins["Error"]),) if "Error" in pins else ()
 
 
 def misplaced_std(path: list) -> bool:

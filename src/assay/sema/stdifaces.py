@@ -39,6 +39,11 @@ _SOURCE = {
     "baml.iter.Iterator": "function next(self) -> Self.Item | baml.iter.Done throws Self.Error;",
     "baml.hash.Hasher": """function write(self, bytes: uint8array) -> void throws never;
         function finish(self) -> int throws never;""",
+    "ai.Client": """function requested_model(self) -> string throws never;
+        function provider(self) -> string throws never;
+        function render(self, input: ai.ModelTurnInput) -> baml.http.Request throws ai.errors.InvokeError;
+        function invoke(self, input: ai.ModelTurnInput) -> ai.ModelTurn throws ai.errors.InvokeError;
+        function default_cache_args(self) -> baml.json.json throws never;""",
 }
 _GENERIC = {f"baml.ops.{k}": "<Rhs>" for k in _OPS}
 
@@ -47,6 +52,7 @@ _GENERIC = {f"baml.ops.{k}": "<Rhs>" for k in _OPS}
 _REQUIRED = {"baml.ops.Compare": ("cmp",), "baml.Hash": ("hash",), "baml.ops.Negate": ("neg",),
              "baml.iter.Iterator": ("next",), "baml.iter.Iterable": ("iter",),
              "baml.FromJson": ("from_json",), "baml.hash.Hasher": ("write", "finish"),
+             "ai.Client": ("requested_model", "provider", "render", "invoke"),
              **{f"baml.ops.{k}": (m,) for k, m in _OPS.items()}}
 
 # members an implementation may also define (default methods whose signatures are not listed)

@@ -647,6 +647,9 @@ STD_CLASSES: dict[str, dict[str, str]] = {
 # the stdlib's type aliases the checker models, in dependency order (`testing`'s runners are
 # functions over its reports: a user runner is any function of that type)
 STD_ALIASES: dict[str, str] = {
+    # what rendering or invoking a client may throw (`ai.Client.render` / `invoke`)
+    "ai.errors.InvokeError": "ai.errors.Failure | baml.errors.Timeout | baml.errors.UnknownError | "
+                             "reflect.errors.CompilationError",
     "testing.Outcome": '"pass" | "fail" | "error"',
     "testing.ChildReport": "testing.TestReport | testing.TestSetReport",
     "testing.TestBody": "() -> void throws unknown",

@@ -236,12 +236,16 @@ class PlanT(StdT):
 
 class IterT(Type):
     """A `baml.iter` iterator of `item`s: cls names the stdlib class it is (`Range`, `Repeat`,
-    `Peekable`, `ArrayIterator`) or `Iterator` (an adapter, known only by the interface)."""
-    __slots__ = ("item", "cls")
+    `Peekable`, `ArrayIterator`) or `Iterator` (an adapter, known only by the interface).
+    `err`: what advancing it may throw (its `Error`), as the effect sites it comes from (the
+    callbacks its adapters were given, a declared `Error`): not part of its identity, since
+    what a callback throws is solved only after the bodies are checked (sema/effects.py)."""
+    __slots__ = ("item", "cls", "err")
 
-    def __init__(self, item: Type, cls: str = "Iterator"):
+    def __init__(self, item: Type, cls: str = "Iterator", err: tuple = ()):
         self.item = item
         self.cls = cls
+        self.err = err
 
     def __eq__(self, o):
         return isinstance(o, IterT) and o.item == self.item and o.cls == self.cls
@@ -250,9 +254,9 @@ class IterT(Type):
         return hash(("iter", self.item, self.cls))
 
 
-def iter_of(item: Type, cls: str = "Iterator") -> Type:
+def iter_of(item: Type, cls: str = "Iterator", err: tuple = ()) -> Type:
     """An iterator type, or unknown where its item is not known (the checker stays silent)."""
-    return UNKNOWN if has_unknown(item) or has_tvar(item) or item is NEVER else IterT(widen(item), cls)
+    return UNKNOWN if has_unknown(item) or has_tvar(item) or item is NEVER else IterT(widen(item), cls, err)
 
 
 # ───────────────────────────── helpers ─────────────────────────────
@@ -442,7 +446,7 @@ def subst(t: Type, env: dict) -> Type:
     if isinstance(t, AnyFnT):
         return AnyFnT(subst(t.ret, env), subst(t.throws, env))
     if isinstance(t, IterT) and has_tvar(t.item):
-        return iter_of(subst(t.item, env), t.cls)
+        return iter_of(subst(t.item, env), t.cls, t.err)
     return t
 
 

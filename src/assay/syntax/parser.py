@@ -572,6 +572,8 @@ class Parser:
             self.expected("'{'")
             if not in_class:
                 self.recover_top()
+        if not abstract and body is not None:  # `throws _`: inferred from the body, as if omitted
+            throws = _unless_hole(throws)
         return ast.Function(self.span(s), name, name_span, gens, params, ret, throws, body, attrs,
                             has_self, doc)
 

@@ -10,11 +10,13 @@ from ..program import ClassDef, FunctionDef, target_matches
 from ..stdnames import STDLIB_MEMBER_NAMES, STDLIB_TYPE_NAMES
 from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, TOP, UNKNOWN, AnyFnT, Arr, ClassT,
                      EnumT, FuncT, IfaceT, Lit, MapT, TVar, Union, assignable, show, widen)
-from .common import (_branch_hole, ANY_CLASS, BoundFuncT, FnRefT, LambdaT, NativeFuncT, _bound_callback, _shape_binds, _ENGINE_MEMBERS, _EVERY_TYPE_METHODS,
-                     _STD_TYPES, _binds, _callback_throws, _chain_null, _empty_hole,
-                     _free_generics, _holds_container, _is_global, _iterable_item, _may_be_null,
-                     _mentions, _source, _std_param_names, _std_throws, _sure_scrutinee,
-                     _typed_sig, _void_is_null)
+from .members import _ITER_METHODS
+from .common import (ANY_CLASS, BoundFuncT, FnRefT, LambdaT, NativeFuncT, _ENGINE_MEMBERS,
+                     _EVERY_TYPE_METHODS, _STD_TYPES, _binds, _bound_callback, _branch_hole,
+                     _callback_throws, _chain_null, _empty_hole, _free_generics, _holds_container,
+                     _is_global, _iterable_item, _may_be_null, _mentions, _same_error, _shape_binds,
+                     _source, _std_param_names, _std_throws, _sure_scrutinee, _typed_sig,
+                     _void_is_null)
 
 
 # container methods whose use leaves an empty literal's element type open (E0155)
@@ -298,6 +300,9 @@ class CallChecks:
                             self.effects.sites[id(e)] = self.through(e)
                         if path[:2] == ["baml", "iter"]:
                             return _iter_made(e, path)
+                        if path == ["baml", "spawn", "Plan", "new"] and e.args and \
+                                isinstance(T.base(e.args[0].value.ty or UNKNOWN), FuncT):
+                            return self.plan_of(e.args[0].value, T.base(e.args[0].value.ty), expected)
                         return r or (UNKNOWN if T.has_unknown(ret) or T.has_tvar(ret) else ret)
             else:
                 ot = self.receiver(f)
@@ -306,14 +311,14 @@ class CallChecks:
                     e.null_link = _may_be_null(ot)
                     rt = T.strip_null(ot)
                 tb = T.base(rt)
+                if isinstance(tb, ClassT) and tb.cls.methods.get(f.name) is None and f.name in _ITER_METHODS:
+                    tb = self.as_iterator(tb) or tb  # a user iterator's default methods (`c.map(f)`)
                 if isinstance(tb, T.IterT) and f.name not in _EVERY_TYPE_METHODS:
                     return self.iter_method_call(e, f, tb)
                 if tb == ANY_CLASS and (f.name in stdsigs.ANY_CLASS_METHODS or f.name not in _EVERY_TYPE_METHODS):
                     return self.any_class_call(e, f, expected)
                 if isinstance(tb, T.PlanT) and f.name == "wrap" and len(e.args) == 1:
-                    body = FuncT((("body", FuncT((), tb.value, tb.error), False),), UNKNOWN, None)
-                    w = self.expr(e.args[0].value, body)  # a plan of what the wrapper returns
-                    return T.PlanT(w.ret, UNKNOWN) if isinstance(w, FuncT) else T.PlanT(UNKNOWN, UNKNOWN)
+                    return self.plan_wrap(e.args[0].value, tb, expected)
                 if isinstance(tb, T.StdT) and stdsigs.STD_CLASS_METHODS.get(tb.name, {}).get(f.name) is not None:
                     return self.std_method_call(e, f.name, stdsigs.STD_CLASS_METHODS[tb.name][f.name], expected)
                 if isinstance(tb, ClassT) and tb.cls.methods.get(f.name) is not None and not _free_generics(
@@ -333,6 +338,8 @@ class CallChecks:
                         fd = f.dispatch[0].methods[f.name]
                     elif getattr(f, "direct", None) is not None:
                         fd = f.direct
+                    if isinstance(tb, IfaceT) and tb.args and fd is not None and fd.owner is tb.iface:
+                        env = dict(zip((g.name for g in tb.iface.decl.generics), tb.args))  # `Sh<string>`'s E
                     if isinstance(ft, NativeFuncT):
                         self.effects.sites[id(e)] = ("type", ft.throws or NEVER)
                         self.check_args(e, self.pushed_params(ft, expected), {}, native=not ft.strict,
@@ -777,6 +784,33 @@ class CallChecks:
             return not any(i.std == "baml.ops.Compare" and target_matches(t, i.target)
                            for i in self.index.builtin_impls)
         return False
+
+    def plan_wrap(self, a: ast.Expr, tb: T.PlanT, expected: T.Type) -> T.Type:
+        """`plan.wrap(w)`: a plan of what the wrapper returns. Its `Error` is what the wrapper
+        throws, and a wrapper's parameter takes the plan's body exactly: where the expected
+        plan or the body fixes them, another is E0001 at the wrapper (what it throws by
+        inference, once the bodies are solved)."""
+        body = FuncT((("body", FuncT((), tb.value, tb.error), False),), UNKNOWN, None)
+        w = self.expr(a, body)
+        if not isinstance(w, FuncT):
+            return T.PlanT(UNKNOWN, UNKNOWN)
+        p = w.params[0][1] if len(w.params) == 1 else None
+        if isinstance(a, ast.Lambda) and a.params and a.params[0].type is not None and \
+                isinstance(p, FuncT) and p.throws is not None and not _same_error(p.throws, tb.error):
+            self.mismatch(a.span, body, w)  # `(b: () -> int throws never) -> …` for a fallible body
+            return T.PlanT(w.ret, UNKNOWN)
+        return self.plan_of(a, w, expected)
+
+    def plan_of(self, a: ast.Expr, w: FuncT, expected: T.Type) -> T.Type:
+        """The plan whose body `w` is (`Plan.new(f)`, `plan.wrap(f)`): its `Error` is what `w`
+        throws; where the expected plan fixes it, `w` must throw exactly that (E0001 at `w`)."""
+        want = T.base(expected).error if isinstance(T.base(expected), T.PlanT) else UNKNOWN
+        if w.throws is not None and not _same_error(w.throws, want):
+            self.mismatch(a.span, FuncT(w.params, UNKNOWN, want), w)
+            return T.PlanT(w.ret, UNKNOWN)  # (reported once)
+        if w.throws is None and isinstance(w, LambdaT) and want is NEVER:
+            self.effects.coerced.append((id(w.node), want, a.span, FuncT(w.params, UNKNOWN, want), w))
+        return T.PlanT(w.ret, w.throws if w.throws is not None else UNKNOWN)
 
     def value_callee(self, f, ft: FuncT) -> tuple:
         """What a call through a function value calls, for `throws` effects."""

@@ -23,7 +23,7 @@ from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, TOP, UNKNOWN, VOID, 
 from .common import (_branch_hole, ANY_CLASS, FnRefT, LambdaT, NativeFuncT, Var, _DONE, _ENV_REF, _Fn,
                      _STD_TYPES, _block_diverges, _diverges, _empty_hole, _fresh_literal,
                      _holds_container, _is_global, _is_unknown, _loose, _mark_narrowing, _mentions,
-                     _opaque, _overlaps, _parse_std_type, _records, _sure_scrutinee,
+                     _opaque, _overlaps, _parse_std_type, _records, _same_error, _sure_scrutinee,
                      is_cleanup_shape)
 from .items import ItemChecks
 from .exprs import ExprChecks
@@ -359,6 +359,9 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
                     continue
                 got = self.effects.throws(id(m))
                 wt = self.resolve_in(want, want.decl.throws) if std is not None else self.effects.declared.get(id(want))
+                if std is None and wt is not None and T.has_tvar(wt) and want.owner is impl.iface:
+                    args = [a for a in impl.decl.interface.args if getattr(a, "binds", None) is None]
+                    wt = T.subst(wt, {g.name: self.resolve_in(m, a) for g, a in zip(impl.iface.decl.generics, args)})
                 if got is None or wt is None or any(T.has_unknown(x) or T.has_tvar(x) for x in (got, wt)):
                     continue
                 if not assignable(got, wt):
@@ -431,6 +434,7 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
         throws = _loose(self.resolve(d.throws)) if d.throws is not None else None
         if throws is not None:
             self.effects.declared[id(fd)] = throws
+            self.effects.generics[id(fd)] = {g.name for g in d.generics} | set(self.generics)
             if _is_unknown(d.throws) and d.body is not None:
                 self.effects.declared_unknown[id(fd)] = d.body.span
         self.fn = _Fn(ret, throws,
@@ -826,6 +830,17 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
         item = self.class_assoc(ct, impl, "Item")
         return UNKNOWN if T.has_unknown(item) or T.has_tvar(item) else item
 
+    def as_iterator(self, ct: ClassT) -> "T.IterT | None":
+        """A class implementing `baml.iter.Iterator` as the iterator its default methods see:
+        its `Item`, and its `Error` as what advancing it throws (none where the block binds
+        none: `never`)."""
+        impl = next((i for i in ct.cls.impls if i.std == "baml.iter.Iterator"), None)
+        if impl is None:
+            return None
+        item, err = self.class_assoc(ct, impl, "Item"), self.class_assoc(ct, impl, "Error")
+        it = T.iter_of(item, err=(("type", err),) if "Error" in impl.decl.assoc else ())
+        return it if isinstance(it, T.IterT) else None
+
     def class_assoc(self, ct: ClassT, impl, name: str) -> T.Type:
         """Associated type `name` of a class's stdlib-interface block, at the class's type
         arguments (unknown where the block does not bind it)."""
@@ -1128,9 +1143,29 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
                    for m in T.members(t)):
                 return False
         if isinstance(dst, T.PlanT) and isinstance(t, T.PlanT):  # `Plan<string, E>` is no `Plan<T, E>`
-            return T.has_unknown(t.value) or T.has_unknown(dst.value) or (
-                self.fits(t.value, dst.value) and self.fits(dst.value, t.value))
+            return (T.has_unknown(t.value) or T.has_unknown(dst.value) or (
+                self.fits(t.value, dst.value) and self.fits(dst.value, t.value))) and \
+                _same_error(t.error, dst.error)
+        if isinstance(dst, T.IterT) and isinstance(t, T.IterT) and dst.cls == "Iterator" and \
+                not _same_error(self.errors_now(t.err), self.errors_now(dst.err)):
+            return False  # `Iterator<Item = int, Error = never>` is no `…, Error = string>`
         return assignable(t, dst)
+
+    def errors_now(self, sites: tuple) -> T.Type:
+        """What advancing an iterator throws where it is known before the bodies are solved: its
+        declared `Error`, the declared `throws` of the functions its adapters were given
+        (unknown where one's throws are inferred)."""
+        out = []
+        for s in sites:
+            if s[0] == "type":
+                out.append(s[1])
+            elif s[0] in ("fn", "lambda") and id(s[1]) in self.effects.declared:
+                out.append(self.effects.declared[id(s[1])])
+            elif s[0] == "through":
+                out.append(self.errors_now(s[1]))
+            else:
+                return UNKNOWN
+        return T.union(NEVER, *out)
 
     def rigid_var(self, e, tv: TVar) -> bool:
         """`e` names a variable declared of this body's own unbounded type parameter."""

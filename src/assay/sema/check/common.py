@@ -152,8 +152,11 @@ def _thrown_classes() -> set:
             if re.fullmatch(r"\w+(\.\w+)+", n.strip())}
 
 
+# the error classes `ai.errors.InvokeError` names beside `ai.errors.Failure` (stdsigs.STD_ALIASES)
+_INVOKE_ERRORS = ("baml.errors.Timeout", "baml.errors.UnknownError", "reflect.errors.CompilationError")
 # the stdlib types the checker models (sema/stdsigs.py), as the resolver names them
 _STD_TYPES = {**{c: T.StdT("class", c) for c in _thrown_classes()},
+              **{c: T.StdT("class", c) for c in _INVOKE_ERRORS},
               **{c: T.StdT("class", c) for c in stdsigs.STD_CLASSES},
               **{n: T.StdT("enum", n) for n in stdsigs.STD_ENUM_VARIANTS},
               **{n: T.StdT("iface", n) for n in stdsigs.STD_IFACES},
@@ -550,3 +553,11 @@ def _loose(t: T.Type) -> T.Type:
 def _is_global(fd) -> bool:
     """A `const NAME = …` global (kept as the function computing its value)."""
     return getattr(fd.decl, "is_global", False)
+
+
+def _same_error(a: T.Type, b: T.Type) -> bool:
+    """Error types of a plan or an iterator compare exactly (`Error = "x"` is no `Error =
+    string`); where either is not known, they are taken to agree."""
+    if T.has_unknown(a) or T.has_unknown(b) or T.has_tvar(a) or T.has_tvar(b) or T.TOP in (a, b):
+        return True
+    return assignable(a, b) and assignable(b, a)

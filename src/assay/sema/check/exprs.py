@@ -534,8 +534,13 @@ class ExprChecks:
     def x_ClassLit(self, e, expected):
         ct = bare = self.resolve(e.type, report=False)
         if isinstance(ct, T.PlanT):  # `baml.spawn.Plan { ...plan, root: true }`
+            spread = UNKNOWN
             for name, val in e.entries:
-                self.expr(val, _plan_member(ct, name) if name is not None else UNKNOWN)
+                t = self.expr(val, _plan_member(ct, name) if name is not None else UNKNOWN)
+                if name is None and isinstance(t, T.PlanT):
+                    spread = t
+            if not e.type.args and isinstance(spread, T.PlanT) and all(n != "body" for n, _ in e.entries):
+                return spread  # a plan of the spread plan's types
             return ct
         if isinstance(ct, T.StdT) and ct.name in stdsigs.STD_CLASSES:
             return self.std_class_lit(e, ct)

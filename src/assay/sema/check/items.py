@@ -30,7 +30,7 @@ def _same_types(got, want) -> bool:
 def _names_same_std(mine, want) -> bool:
     """A declared parameter of a stdlib type the checker does not model (`state:
     baml.hash.Hasher`, unknown to it) is matched by name: `state: int` does not conform."""
-    if not (isinstance(want, ast.TName) and want.path[0] == "baml"):
+    if not (isinstance(want, ast.TName) and want.path[0] in ("baml", "ai")):
         return True
     return isinstance(mine, ast.TName) and mine.path == want.path
 

@@ -129,9 +129,19 @@ _ITER_METHODS = {"next": "", "iter": "", "peekable": "", "collect": "", "count":
                  "map": "fn", "filter": "pred", "filter_map": "fn", "flat_map": "fn", "step_by": "n",
                  "chain": "other", "take": "n", "skip": "n", "take_while": "pred", "skip_while": "pred",
                  "reduce": "reduce", "for_each": "fn", "some": "pred", "every": "pred", "find": "pred"}
+# the methods that advance an iterator: they throw its `Error` (the adapters are lazy)
+_ITER_DRIVERS = frozenset(("next", "peek", "collect", "count", "reduce", "for_each", "some", "every", "find"))
 # the public fields of the iterator classes that have state of their own
 _ITER_FIELDS = {"Range": {"i": INT, "max": INT, "step": INT}, "Repeat": {"value": "item", "count": INT},
                 "ArrayIterator": {"arr": "items", "idx": INT}}
+
+
+def _iter_errs(t) -> tuple:
+    """What advancing an iterable value may throw, as effect sites (an unknown value: unknown)."""
+    t = T.base(t) if t is not None else None
+    if t is None or isinstance(t, Arr) or t is STRING:
+        return ()
+    return t.err if isinstance(t, T.IterT) else (("type", UNKNOWN),)
 
 
 def _callback_result(e: ast.Call) -> T.Type:
@@ -419,6 +429,9 @@ class MemberChecks:
         if tb == T.CLIENT or tb.name in stdsigs.CLIENT_CLASSES:  # `ai.Client`'s methods
             if name in stdsigs.CLIENT_METHODS:
                 return NativeFuncT((), STRING, NEVER)
+            if name in ("render", "invoke"):  # their result: not modelled; what they throw is
+                return NativeFuncT((("input", UNKNOWN, False),), UNKNOWN, self.resolve(
+                    _parse_std_type("ai.errors.InvokeError"), report=False))
             if name in stdsigs.CLIENT_SENDS:
                 return UNKNOWN  # lowering: not supported (it renders or sends a request)
         field = stdsigs.STD_CLASSES.get(tb.name, {}).get(name)
@@ -592,11 +605,17 @@ class MemberChecks:
         r = _callback_result(e) if params and isinstance(params[0][1], FuncT) else UNKNOWN
         if name == "reduce" and r is UNKNOWN:
             r = _accumulator(e)
+        # the chain's `Error`: the source's and each callback's (and chain's other side, flat_map's
+        # inner iterables'); the adapters throw nothing, what drives the chain throws all of it
+        errs = it.err + (self.through(e)[1][:1] if params and isinstance(params[0][1], FuncT) else ())
+        errs += _iter_errs(e.args[0].value.ty if name == "chain" and e.args else r if name == "flat_map" else None)
+        self.effects.sites[id(e)] = ("through", errs) if name in _ITER_DRIVERS else ("type", NEVER)
         return {"next": T.union(item, _DONE), "peek": T.union(item, _DONE), "collect": Arr(item),
                 "count": INT, "some": BOOL, "every": BOOL, "for_each": VOID, "find": T.optional(item),
-                "reduce": r, "peekable": T.IterT(item, "Peekable"),
-                "map": T.iter_of(r), "filter_map": T.iter_of(T.strip_null(r)) if r is not UNKNOWN else UNKNOWN,
-                "flat_map": T.iter_of(_iterable_item(r))}.get(name, T.IterT(item))
+                "reduce": r, "peekable": T.IterT(item, "Peekable", errs),
+                "map": T.iter_of(r, err=errs),
+                "filter_map": T.iter_of(T.strip_null(r), err=errs) if r is not UNKNOWN else UNKNOWN,
+                "flat_map": T.iter_of(_iterable_item(r), err=errs)}.get(name, T.IterT(item, err=errs))
 
     def native_targs(self, ft: FuncT, e: ast.Call) -> dict:
         """The type arguments of a generic stdlib method call: the plain arguments' first (the

@@ -8,6 +8,7 @@ from .. import stdsigs
 from ..effects import ALL, MAYBE
 from .. import types as T
 from .. import bindings
+from ..resolve import _literal
 from ..program import EnumDef
 from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, UNKNOWN, VOID, Arr, ClassT, EnumT,
                      IfaceT, Lit, MapT, Union, assignable, show, widen)
@@ -496,11 +497,26 @@ class PatternChecks:
         return out
 
     def arm_catches(self, arm) -> object:
-        """What a catch arm catches: ALL, a type, or MAYBE (a pattern not read here)."""
-        p = arm.pattern
+        """What a catch arm surely catches: ALL, a type (a literal's, an or-pattern's union;
+        `never` for a class pattern pinning a field to a literal: it catches only some of the
+        class's values), or MAYBE (a pattern not read here)."""
+        return self.pattern_catches(arm.pattern)
+
+    def pattern_catches(self, p) -> object:
         if _irrefutable(p):
             return ALL
-        te = p.type if isinstance(p, (ast.PType, ast.PBind)) else None
+        if isinstance(p, ast.PLit):
+            return _literal(p.value)
+        if isinstance(p, ast.POr):
+            alts = [self.pattern_catches(a) for a in p.alts]
+            return ALL if ALL in alts else MAYBE if MAYBE in alts else T.union(*alts)
+        if isinstance(p, ast.PClass):
+            fields = [sp for _, sp in p.fields if sp is not None and not _irrefutable(sp)]
+            if any(not isinstance(sp, ast.PLit) for sp in fields):
+                return MAYBE
+            if fields:
+                return NEVER
+        te = p.type if isinstance(p, (ast.PType, ast.PBind, ast.PClass)) else None
         t = self.pattern_type_quiet(te) if _variant_like(te) else self.resolve(te, report=False)
         return MAYBE if te is None or t is UNKNOWN else t
 
