@@ -52,6 +52,11 @@ _TYPE_REF_FOLLOW = frozenset([";", ")", "]", "}", ",", ".", "==", "!=", "&&", "|
 _ELEMENT_START = frozenset(["ident", "int", "float", "bigint", "str", "rawstr", "bytestr", "template"])
 
 
+# declaration keywords that end every open block where a statement could start: the engine
+# reports the missing `}` there and still checks the item it closed
+BLOCK_ENDERS = frozenset(["function", "class", "enum", "interface", "implements", "implement"])
+
+
 class _Bail(Exception):
     """Raised when nesting is too deep; caught at item level."""
 
@@ -108,6 +113,10 @@ class Parser:
     def at_ident(self) -> bool:
         t = self.toks[self.i]
         return t.kind == "ident" and t.text not in RESERVED
+
+    def at_block_ender(self) -> bool:
+        t = self.toks[self.i]
+        return t.kind == "ident" and t.text in BLOCK_ENDERS
 
     def advance(self) -> Token:
         t = self.toks[self.i]
@@ -204,7 +213,7 @@ class Parser:
         `[` it takes in, else right after the previous token)."""
         nd, st, pe = len(self.diags), self.tok, self.prev_end
         ty = self.type_expr()
-        if any(d.span.start == st.start and d.code == "E0010" for d in self.diags[nd:]):
+        if st.text != "|" and any(d.span.start == st.start and d.code == "E0010" for d in self.diags[nd:]):
             sp = self.sp(st.start, st.end) if st.text == "[" else self.sp(pe, pe)
             self.diags.append(Diagnostic(sp, "E0108", f"could not parse type expression for {what}"))
         return ty
@@ -729,7 +738,7 @@ class Parser:
                     fname = self.advance().text
                     self.eat(":")
                     nxt = self.tok
-                    if nxt.kind == "op" and nxt.text in ("}", ",", "@") or nxt.nl and nxt.kind == "ident" \
+                    if nxt.kind == "op" and nxt.text in ("}", ",", "@", "|") or nxt.nl and nxt.kind == "ident" \
                             or nxt.kind == "eof":
                         self.error(f"invalid syntax: field '{fname}' is missing a type annotation", t)
                         ty = ast.TName(self.sp(fs, t.end), ["unknown"])
@@ -857,7 +866,9 @@ class Parser:
     # ───────────── types ─────────────
     def type_expr(self, union: bool = True) -> ast.TypeExpr:
         s = self.tok.start
-        self.eat("|") if union else None
+        if union and self.at("|"):  # no leading `|` (the engine's E0010 at it; the rest is read)
+            self.expected("type")
+            self.advance()
         t = self.type_postfix()
         if union and self.at("|"):
             members = [t]
@@ -884,6 +895,14 @@ class Parser:
                 t = ast.TOptional(self.span(s), ast.TOptional(self.span(s), t))
             else:
                 return t
+
+    def expr_type_args(self) -> list[ast.TypeExpr]:
+        """An expression's `<…>` (generic_call_ahead said so): `<>` is none, as the engine reads it."""
+        if self.peek().kind == "op" and self.peek().text == ">":
+            self.advance()
+            self.advance()
+            return []
+        return self.type_args()
 
     def type_args(self, names: list | None = None) -> list[ast.TypeExpr]:
         self.advance()  # <
@@ -964,6 +983,11 @@ class Parser:
                     inner = params[0][1]
                     inner.group_span = self.span(s)  # `(…)` written around it
                     return inner
+                if params and all(n is None for n, _ in params):  # `(int, string)`: the engine's union
+                    return ast.TUnion(self.span(s), [ty for _, ty in params])
+                if not params:  # `()`: no type at all
+                    self.diags.append(Diagnostic(self.span(s), "E0108", "could not parse type expression"))
+                    return ast.TName(self.span(s), ["unknown"])
                 self.expected("'->'")
                 return ast.TName(self.span(s), ["unknown"])
             finally:
@@ -1178,6 +1202,8 @@ class Parser:
             t = self.tok
             if t.kind == "eof" or (close is not None and t.kind == "op" and t.text == close):
                 break
+            if close is not None and self.at_block_ender():
+                break  # as the engine: a declaration ends every open block (`}` expected there)
             if t.kind == "op" and t.text == ";":
                 self.advance()
                 continue
@@ -1602,7 +1628,7 @@ class Parser:
                             continue
                         kind = self.at("<") and self.generic_call_ahead()
                         if kind:
-                            targs = self.type_args()
+                            targs = self.expr_type_args()
                             if kind == "call":
                                 e = ast.mark_link(self.call(e, s, targs))
                             else:  # `v.m<int>`: a specialized method value
@@ -1706,11 +1732,11 @@ class Parser:
         try:
             # close_angle may split a `>>` token: remember the token to restore it
             self.advance()
-            while True:
+            while not self.at(">"):  # `id<>(1)`: no type arguments, the engine infers them
                 self.type_expr()
                 if self._broken_since(save_d):
                     break
-                if self.eat(","):
+                if self.eat(",") and not self.at(">"):  # a trailing comma is allowed: `f<int,>(1)`
                     continue
                 break
             t = self.tok
@@ -1944,7 +1970,7 @@ class Parser:
             if kind and len(path) > 1 and path[-1] == "as":
                 kind = False  # `x.as<I>` (also `x.as<I>()`): an upcast, read by postfix_ops
             if kind:
-                targs = self.type_args()
+                targs = self.expr_type_args()
                 if self.at("{"):
                     ty = ast.TName(self.sp(s, self.prev_end), path, targs)
                     return self.class_lit(s, ty)
@@ -2166,7 +2192,7 @@ class Parser:
         save = self.no_struct
         self.no_struct = False
         try:
-            while not self.at("}") and self.tok.kind != "eof":
+            while not self.at("}") and self.tok.kind != "eof" and not self.at_block_ender():
                 b = self.i
                 s = self.tok.start
                 pat = self.pattern(True)
