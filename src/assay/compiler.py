@@ -150,12 +150,21 @@ def _follows_from(d: Diagnostic, errors: list, files) -> bool:
         if f.source is not d.span.file:
             continue
         for item in f.items:
-            span = getattr(item, "span", None)
+            span = _unit_span(item, d.span.start)
             if span is not None and span.start <= d.span.start < span.end and any(
                     e.span is not None and e.span.file is f.source and span.start <= e.span.start < span.end
                     for e in errors):
                 return True
     return False
+
+
+def _unit_span(item, pos: int):
+    """The span the engine checks as one unit around `pos`: a class's or interface's method is
+    its own (a syntax error elsewhere in the class does not hide its type errors)."""
+    for m in getattr(item, "methods", ()):
+        if m.span.start <= pos < m.span.end:
+            return m.span
+    return getattr(item, "span", None)
 
 
 _UNRESOLVED = re.compile(r"unresolved (?:type|name): `?([\w.]+)")

@@ -57,6 +57,7 @@ _MASTER = re.compile(
 
 _ESC = re.compile(r"\\(u\{[^}\n]*\}?|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{0,2}|.)", re.S)
 _HASH_STR = re.compile(r'(?P<h>#+)"(?P<body>.*?)"(?P=h)', re.S)
+_HASH_OPEN = re.compile(r'#+"')
 _SIMPLE_ESC = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "0": "\0", "'": "'", "$": "$"}
 
 
@@ -190,6 +191,16 @@ class Lexer:
                     append(Token("rawstr", h.group(), pos, h.end(), nl, h.group("body")))
                     nl, pos = False, h.end()
                     continue
+                o = _HASH_OPEN.match(text, pos)
+                if o is not None:  # unclosed (or closed by fewer `#`s): the string runs to EOF
+                    self.diags.append(Diagnostic(Span(file, pos, n), "E0098", "removed language feature: "
+                                                 "hash string literals like `#\"...\"#` are no longer "
+                                                 "supported; use quoted strings or backtick strings"))
+                    e = len(text.rstrip())
+                    self.err(e, e, "unexpected token: expected `Unclosed string literal`, found `EOF`")
+                    append(Token("rawstr", text[pos:], pos, n, nl, text[o.end():]))
+                    pos = n
+                    break
             m = match(text, pos)
             if m is None:
                 ch = text[pos]

@@ -259,10 +259,16 @@ class Parser:
             if self.tok.text == "@@" and not allow2:
                 break  # `@@x` after an enum variant belongs to the enum
             s = self.tok.start
-            level = 2 if self.advance().text == "@@" else 1
+            at = self.advance()
+            level = 2 if at.text == "@@" else 1
             name_parts = []
-            n = self.ident("attribute name")
+            nt = self.tok
+            # a name missing at EOF, or after a lone `@` on the next line: the engine points at the `@`
+            n = self.ident("attribute name") if nt.kind != "eof" and not (level == 1 and nt.nl) else None
             if n is None:
+                if self.last_err != nt.start:
+                    self.expected("attribute name", nt)
+                    self.diags[-1].span = self.sp(at.start, at.end)
                 break
             name_parts.append(n)
             while self.at(".") and self.peek().kind == "ident" and not self.peek().nl:
@@ -293,6 +299,14 @@ class Parser:
                 self.expected("top-level declaration", first)
             return
         kw = t.text
+        # the engine takes `@x` before no declaration, `@@x` only before a function, class, enum or
+        # interface: elsewhere it is a stray token (its E0010; the declaration is read as written)
+        stray = [a for a in attrs if a.level == 1 or kw not in ("function", "class", "enum", "interface")]
+        if stray:
+            a = stray[0]
+            self.error(f"unexpected token: expected `top-level declaration`, found `'{'@' * a.level}'`",
+                       start=a.span.start, end=a.span.start + a.level)
+            attrs = [a for a in attrs if a not in stray]
         if kw == "function":
             f = self.function(s, attrs, doc)
             if f is not None:
@@ -716,15 +730,19 @@ class Parser:
                 t = self.tok
                 fdoc = t.doc
                 if t.kind == "op" and t.text == "@@":
-                    attrs.extend(self.attrs())
-                elif t.kind == "op" and t.text == "@":
                     fa = self.attrs()
-                    if self.at("function"):
+                    if self.at("function"):  # the method's (none is valid there: E0015/E0016)
                         f = self.function(t.start, fa, fdoc, in_class=True)
                         if f:
                             methods.append(f)
-                    elif fields:  # attributes after a field's trailing comma
-                        fields[-1].attrs.extend(fa)
+                    else:
+                        attrs.extend(fa)
+                elif t.kind == "op" and t.text == "@":
+                    if not fields:  # no field for it: the engine's stray token
+                        self.expected("Unexpected token in class body")
+                        self.advance()
+                        continue
+                    fields[-1].attrs.extend(self.attrs())  # after a field's comma or newline: the field's
                 elif t.kind == "ident" and t.text == "function":
                     f = self.function(t.start, [], fdoc, in_class=True)
                     if f:
