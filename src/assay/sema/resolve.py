@@ -173,11 +173,13 @@ class Resolver:
             return T.TOP if p is T.UNKNOWN and self.top else p
         if n == "json":
             return T.JSON
-        if n in ("map", "Map"):
+        if n in ("Map", "Array") and self.top:
+            pass  # no such type in user code (the engine's E0002 below): `map<K, V>`, `T[]`
+        elif n in ("map", "Map"):
             if len(args) == 2 and err and self.top and not self.hashable(args[0]):
                 err(te.span, "E0067", f"map keys must implement `baml.Hash`; got `{T.show(args[0])}`")
             return T.MapT(args[0], args[1]) if len(args) == 2 else T.MapT(T.UNKNOWN, T.UNKNOWN)
-        if n == "Array":
+        elif n == "Array":
             return T.Arr(args[0]) if len(args) == 1 else T.Arr(T.UNKNOWN)
         if n in OPAQUE_TYPES or n in BUILTIN_TYPE_ROOTS or n == "Self":
             return T.UNKNOWN

@@ -756,7 +756,7 @@ class Parser:
                     fname = self.advance().text
                     self.eat(":")
                     nxt = self.tok
-                    if nxt.kind == "op" and nxt.text in ("}", ",", "@", "|") or nxt.nl and nxt.kind == "ident" \
+                    if nxt.kind == "op" and nxt.text not in ("(", "-") or nxt.nl and nxt.kind == "ident" \
                             or nxt.kind == "eof":
                         self.error(f"invalid syntax: field '{fname}' is missing a type annotation", t)
                         ty = ast.TName(self.sp(fs, t.end), ["unknown"])
@@ -1455,8 +1455,11 @@ class Parser:
             self.expected("'('")
         if self.at("let") or self.at("const"):
             ls = self.tok.start
+            lt = self.tok
             is_const = self.advance().text == "const"
             pat = self.let_bound(self.pattern(True, let_ctx=True), ls)
+            if not paren and not self.at("in"):  # only `for let x in xs` goes without parentheses
+                self.expected("'('", lt)
             if self.eat("in"):
                 it = self.cond_expr() if not paren else self.expr()
                 if paren:
@@ -1484,10 +1487,7 @@ class Parser:
                 self.cond_expr()
             body = self.body_block("block after for expression")
             return ast.ForIn(self.span(s), ast.PWild(self.span(s)), ast.NullLit(self.span(s)), body)
-        init = None
-        if not self.at(";"):
-            init = self.simple_stmt()
-        return self.for_c_rest(s, init, paren)
+        return self.for_c_rest(s, None, paren)
 
     def simple_stmt(self):
         s = self.tok.start
@@ -1499,11 +1499,13 @@ class Parser:
         return ast.ExprStmt(self.span(s), e)
 
     def for_c_rest(self, s, init, paren):
-        self.expect(";")
+        """After a `let` init (or none): `cond? step?`, as the engine reads it, `;` optional after
+        each (`for (i < 3)` loops while; `for (i = 0; …)` has the assignment as its condition)."""
+        self.eat(";")
         cond = None
-        if not self.at(";"):
+        if not self.at(";") and not (paren and self.at(")")):
             cond = self.expr()
-        self.expect(";")
+        self.eat(";")
         upd = None
         if not self.at(")"):
             if self.at("let") or self.at("const"):
