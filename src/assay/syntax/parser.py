@@ -34,7 +34,7 @@ BINOPS = {
 ASSIGN_OPS = {"=": None, "+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&",
               "|=": "|", "^=": "^", "<<=": "<<", ">>=": ">>"}
 LLM_FIELDS = ("client", "prompt", "tools")
-UNSUPPORTED_ITEMS = {"client": "client declaration"}
+UNSUPPORTED_ITEMS: dict[str, str] = {}  # (a `client` without a name is the engine's stray token)
 # declarations the engine removed: E0010 over the whole block, with its advice
 REMOVED_ITEMS = {
     "retry_policy": "`retry_policy` blocks are removed; wrap the client instead: `client Reliable = "
@@ -689,6 +689,11 @@ class Parser:
             return None
         nt = self.tok
         name = self.ident("client name")
+        if name is not None and not self.at("="):  # `client C { … }`: the removed block, unmarked
+            self.skip_item()
+            self.error("`client<llm>` config blocks are removed; declare a client value instead: "
+                       f'`client {name} = openai.ResponsesClient.new(model = "...");`', start=s, end=self.prev_end)
+            return None
         if name is None or not self.expect("=", "'='"):
             self.recover_top()
             return None
