@@ -181,8 +181,8 @@ class Resolver:
             return T.MapT(args[0], args[1]) if len(args) == 2 else T.MapT(T.UNKNOWN, T.UNKNOWN)
         elif n == "Array":
             return T.Arr(args[0]) if len(args) == 1 else T.Arr(T.UNKNOWN)
-        if n in OPAQUE_TYPES or n in BUILTIN_TYPE_ROOTS or n == "Self":
-            return T.UNKNOWN
+        if n in OPAQUE_TYPES or n in BUILTIN_TYPE_ROOTS and not self.top or n == "Self":
+            return T.UNKNOWN  # (a package name alone, `baml`, is no type in user code)
         if err:
             err(te.span, "E0002", f"unresolved type: {n}")
         return T.UNKNOWN

@@ -209,10 +209,9 @@ class Lexer:
                     e = j + 1 if j > 0 and "\n" not in text[pos:j] else pos + 1
                     self.err(pos, e, "unexpected token: single-quoted strings are not supported; use double quotes")
                     pos = e
-                elif ch == "$" and pos + 1 < n and not text[pos + 1].isspace():
-                    # `$` starts a word (`$name`): the engine wants the name right after it
-                    self.err(pos + 1, pos + 2, "unexpected token: expected `field name after `'$'``")
-                    pos += 1
+                elif ch == "$":  # not starting a word (`$name`): a token of its own
+                    append(Token("op", "$", pos, pos + 1, nl))
+                    nl, pos = False, pos + 1
                 else:
                     self.err(pos, pos + 1, f"unexpected character `{ch}`")
                     pos += 1
@@ -291,8 +290,9 @@ class Lexer:
         else:
             # string starting quote that did not match (unterminated)
             pass
-        if hole:
-            self.err(n, n, "unexpected token: expected `Unclosed backtick string (expected `)`, found `EOF`")
+        if hole:  # EOF right after the last token (a block comment may have run to the end)
+            e = min(toks[-1].end, len(text.rstrip())) if toks else n
+            self.err(e, e, "unexpected token: expected `Unclosed backtick string (expected `)`, found `EOF`")
             append(Token("eof", "", n, n, nl))
             return toks, n
         # the engine places EOF right after the last token (an unclosed string's: the last non-blank)
@@ -313,7 +313,8 @@ class Lexer:
             if m is None:
                 if seg_start < n:
                     parts.append(("text", text[seg_start:n], seg_start))
-                self.err(n, n, "unexpected token: expected `Unclosed backtick string (expected `)`, found `EOF`")
+                e = _tail_end(text, start + ticks)
+                self.err(e, e, "unexpected token: expected `Unclosed backtick string (expected `)`, found `EOF`")
                 tok = Token("template", text[start:n], start, n, nl, parts)
                 return tok, n
             p = m.start()
@@ -341,6 +342,24 @@ class Lexer:
 
 
 _TPL_SCAN = re.compile(r"\\.|`+|\$\{", re.S)
+_TRIVIA = frozenset(["ws", "nl", "doc", "cmt", "bcmt"])
+
+
+def _tail_end(text: str, pos: int) -> int:
+    """Where the engine places EOF after an unclosed backtick string from `pos`: right after the
+    last token of the rest lexed as code (a `/*` there runs to the end as a comment)."""
+    end, n = pos, len(text)
+    while pos < n:
+        m = _MASTER.match(text, pos)
+        if m is None:
+            end = pos = pos + 1
+            continue
+        if m.lastgroup == "ustr":
+            return len(text.rstrip())
+        if m.lastgroup not in _TRIVIA:
+            end = m.end()
+        pos = m.end()
+    return end
 
 
 def tokenize(file: SourceFile, diags: list) -> list[Token]:

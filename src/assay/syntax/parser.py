@@ -708,8 +708,8 @@ class Parser:
             return None
         name = self.advance().text
         ty = None
-        if self.eat(":"):
-            ty = self.type_expr()
+        if self.eat(":"):  # a lambda's unparseable one is also the engine's E0108
+            ty = self.type_expr() if typed else self.type_or_e0108(f"parameter `{name}` in `lambda`")
         elif typed and self.tok.kind in ("ident", "str", "int") or self.at("("):
             if typed:
                 ty = self.type_expr()
@@ -961,6 +961,9 @@ class Parser:
             while self.at(".") and self.peek().kind == "ident":
                 self.advance()
                 path.append(self.advance().text)
+            if self.at(".") and not self.tok.nl:  # `T.)`: the engine wants the name after the dot
+                self.advance()
+                self.expected("identifier")
             names: list = []
             args = self.type_args(names) if self.at("<") else []
             return ast.TName(self.span(s), path, args, names)
@@ -1636,6 +1639,10 @@ class Parser:
             t = self.tok
             if t.kind == "op":
                 x = t.text
+                if x == "$":  # the engine's `$` continues an expression with a name (`$x` is a word)
+                    self.advance()
+                    self.expected("field name after `'$'`")
+                    return e
                 if x == "." :
                     self.advance()
                     nt = self.tok
