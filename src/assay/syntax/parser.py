@@ -52,6 +52,10 @@ _TYPE_REF_FOLLOW = frozenset([";", ")", "]", "}", ",", ".", "==", "!=", "&&", "|
 _ELEMENT_START = frozenset(["ident", "int", "float", "bigint", "str", "rawstr", "bytestr", "template"])
 
 
+# keywords the engine reads as no name: not as a member after `.` / `?.`, nor starting a field's
+# type (its E0010 at them; other keywords are names there)
+NOT_NAMES = frozenset("""let return if else for while match test testset in is catch catch_all throw
+throws break continue defer generator retry_policy""".split())
 # declaration keywords that end every open block where a statement could start: the engine
 # reports the missing `}` there and still checks the item it closed
 BLOCK_ENDERS = frozenset(["function", "class", "enum", "interface", "implements", "implement"])
@@ -576,7 +580,9 @@ class Parser:
             if not self.at("{"):
                 if not in_class:
                     self.recover_top()
-                return None
+                # kept without a body, as the engine keeps it: its signature's types are resolved
+                return ast.Function(self.span(s), name, name_span, gens, params, None, None, None, attrs,
+                                    has_self, doc)
         if self.eat("throws"):
             throws = self.type_expr()
         body = None
@@ -761,7 +767,8 @@ class Parser:
                     fname = self.advance().text
                     self.eat(":")
                     nxt = self.tok
-                    if nxt.kind == "op" and nxt.text not in ("(", "-") or nxt.nl and nxt.kind == "ident" \
+                    if nxt.kind == "op" and nxt.text not in ("(", "-") or nxt.kind == "ident" and (
+                            nxt.nl or nxt.text in NOT_NAMES) \
                             or nxt.kind == "eof":
                         self.error(f"invalid syntax: field '{fname}' is missing a type annotation", t)
                         ty = ast.TName(self.sp(fs, t.end), ["unknown"])
@@ -1652,7 +1659,7 @@ class Parser:
                         targs = self.type_args()
                         e = ast.Upcast(self.span(s), e, targs[0] if targs else None)
                         continue
-                    if nt.kind == "ident":
+                    if nt.kind == "ident" and nt.text not in NOT_NAMES:
                         self.advance()
                         e = ast.mark_link(ast.Field(self.span(s), e, nt.text))
                         if self.tok.kind == "template" and not self.tok.nl:  # `ns.tag`…``
@@ -1673,7 +1680,7 @@ class Parser:
                 if x == "?.":
                     self.advance()
                     nt = self.tok
-                    if nt.kind == "ident":
+                    if nt.kind == "ident" and nt.text not in NOT_NAMES:
                         self.advance()
                         e = ast.mark_link(ast.Field(self.span(s), e, nt.text, True))
                     elif self.at("("):
