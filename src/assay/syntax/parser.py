@@ -882,6 +882,12 @@ class Parser:
                 t = self.tok
                 if t.kind == "op" and t.text == "@@":
                     attrs.extend(self.attrs())
+                elif t.kind == "ident" and variants and self.peek().text == "<":
+                    # `A B<…>`: the engine reads B<…> as a type written for the variant before
+                    self.error("invalid syntax: enum variants cannot have type annotations", t,
+                               end=self.peek().end)
+                    self.advance()
+                    self.advance()
                 elif t.kind == "ident" and t.text not in NAME_KEYWORDS:
                     self.advance()
                     va = self.attrs(allow2=False) if self.at("@") else []
