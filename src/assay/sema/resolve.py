@@ -166,7 +166,9 @@ class Resolver:
         if item is not None:
             return self.item_type(item, args, err, te)
         want = 0 if n in PRIM_TYPES or n == "json" else 2 if n == "map" else None
-        if err and want is not None and len(te.args) != want:
+        if err and want is not None and any(getattr(te, "names", None) or ()):
+            err(te.span, "E0171", f"builtin type `{n}` does not accept associated-type bindings")
+        elif err and want is not None and len(te.args) != want:
             err(te.span, "E0171", f"type `{n}` expects {want} type argument(s), got {len(te.args)}")
         p = PRIM_TYPES.get(n)
         if p is not None:

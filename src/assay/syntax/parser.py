@@ -496,12 +496,18 @@ class Parser:
                 return
             self.skip_balanced()
 
-    def generics(self) -> list[ast.Generic]:
+    def generics(self, fn: bool = False) -> list[ast.Generic]:
         out = []
         if not self.at("<"):
             return out
         self.advance()
         while self.tok.kind == "ident":
+            if self.tok.text in RESERVED:  # `<return>`: a function's misses a parameter's name (E0107)
+                if fn:
+                    self.diags.append(Diagnostic(self.sp(self.tok.start, self.tok.start), "E0107",
+                                                 "type parameter is missing a name"))
+                self.expected("type parameter name")
+                break
             gs = self.tok.start
             name = self.advance().text
             bounds = []
@@ -534,7 +540,7 @@ class Parser:
         nt = self.tok
         name = self.decl_name("function", s, extra=("client",))
         name_span = self.sp(nt.start, nt.end)
-        gens = self.generics()
+        gens = self.generics(fn=True)
         params: list[ast.Param] = []
         has_self = False
         if not self.at("("):  # `function f -> int`: the engine misses a parameter first
@@ -2141,6 +2147,10 @@ class Parser:
         params = []
         while not self.at(")") and self.tok.kind != "eof":
             b = self.i
+            if self.tok.kind != "ident" or self.tok.text in NAME_KEYWORDS:  # as a function's (E0107)
+                pe = self.prev_end if self.tok.kind != "ident" else self.tok.start
+                self.diags.append(Diagnostic(Span(self.file, pe, pe), "E0107",
+                                             "parameter in function `lambda` is missing a name"))
             p = self.param(typed=False)
             if p is not None:
                 params.append(p)
