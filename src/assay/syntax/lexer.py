@@ -40,7 +40,7 @@ _OPS = [
 _SINGLE = "+-*/%=<>!~&|^?.,:;()[]{}@#"
 
 _MASTER = re.compile(
-    r"(?P<ws>[ \t\r\f\v\ufeff]+)"
+    r"(?P<ws>[ \t\r\f\v]+)"
     r"|(?P<nl>\n)"
     r"|(?P<doc>///[^\n]*)"
     r"|(?P<cmt>//[^\n]*)"
@@ -209,6 +209,9 @@ class Lexer:
                     e = j + 1 if j > 0 and "\n" not in text[pos:j] else pos + 1
                     self.err(pos, e, "unexpected token: single-quoted strings are not supported; use double quotes")
                     pos = e
+                elif ch == "\ufeff":  # a byte-order mark in the text (read_source drops a file's)
+                    self.err(pos, pos + 1, "unexpected token: a byte-order mark (U+FEFF) is no token")
+                    pos += 1
                 elif ch == "$":  # not starting a word (`$name`): a token of its own
                     append(Token("op", "$", pos, pos + 1, nl))
                     nl, pos = False, pos + 1
