@@ -18,7 +18,7 @@ from ..source import Diagnostic, Span, SourceFile
 
 RESERVED = frozenset("""if else while for let const break continue return throw defer match true
 false null function class enum in is catch catch_all catch_all_panics testset generator retry_policy
-template_string""".split())
+template_string throws""".split())
 # the engine's keywords that cannot name a parameter, field, variant or declaration (`const`,
 # `true`, `false`, `null` and `type` can)
 NAME_KEYWORDS = frozenset("""if else while for let break continue return throw defer match function
@@ -1795,8 +1795,8 @@ class Parser:
                 nt = self.peek()
                 if nt.kind == "op" and (nt.text == "(" and not nt.nl or nt.text == "{" and not self.no_struct):
                     ok = "call"
-                elif nt.kind == "eof" or nt.kind == "op" and nt.text in _TYPE_REF_FOLLOW:
-                    ok = "ref"
+                elif nt.kind == "eof" or nt.nl or nt.kind == "op" and nt.text in _TYPE_REF_FOLLOW:
+                    ok = "ref"  # (a line ending after the `>` ends a reference too: `let g = id<int>`)
         except _Bail:
             ok = False
         finally:
@@ -2398,10 +2398,13 @@ class Parser:
                     cur = node.else_parts
             elif kind in ("endfor", "endif"):
                 want = "for" if kind == "endfor" else "if"
-                if not stack or stack[-1][0] != want:
+                if not stack:
                     self.error(f"unexpected token: `${{{kind}}}` without a matching `${{{want}}}`",
                                start=it["span"].start, end=it["span"].end)
                     continue
+                if stack[-1][0] != want:  # it closes the open block all the same (the engine's reading)
+                    self.error(f"unexpected token: `${{{stack[-1][0]}}}` block closed by `${{{kind}}}` — "
+                               f"expected `${{end{stack[-1][0]}}}`", start=it["span"].start, end=it["span"].end)
                 _, node, parent = stack.pop()
                 node.span = Span(self.file, node.span.start, it["span"].end)
                 parent.append(node)
