@@ -18,6 +18,10 @@ def test_c_for_without_init_and_update_runs(prog, engine):
     assert prog.cfor(3) == 3
     real = engine.call("deviations.cfor", {"n": 3})
     assert (real.kind, real.class_name) == ("panic", "baml.panics.UserPanic")  # "missing statement"
+    for fn in ("cfor_cond", "cfor_step"):  # no init: a condition and maybe a step
+        assert getattr(prog, fn)(3) == 3
+        real = engine.call(f"deviations.{fn}", {"n": 3})
+        assert (real.kind, real.class_name) == ("panic", "baml.panics.UserPanic")
 
 
 def test_stack_depth_limit(prog, engine):

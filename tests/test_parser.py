@@ -189,9 +189,9 @@ def test_items():
 /// A point.
 class P<T> {
   x int  y: string @alias("a") @description("d"),
-  @@alias("PP")
   function m(self, k: int) -> int { k }
   function s() -> P { P { x: 1, y: "" } }
+  @@alias("PP")
 }
 enum E { A B @alias("x") }
 enum F { A, B }

@@ -128,7 +128,9 @@ def analyze(sources: list[SourceFile], packages=()):
 
 
 # syntax errors over a whole tree (a misplaced assignment): the engine still checks the item
-_SOFT_SYNTAX = re.compile(r"invalid assignment target|assignment is not allowed in expression position")
+_SOFT_SYNTAX = re.compile(r"invalid assignment target|assignment is not allowed in expression position"
+                          # a template's block structure (`${for}` … `${endfor}`), checked after parsing
+                          r"|without a matching `\$\{|block is not closed \(expected|block closed by `\$\{")
 
 
 def _follows_from(d: Diagnostic, errors: list, files) -> bool:
@@ -144,18 +146,27 @@ def _follows_from(d: Diagnostic, errors: list, files) -> bool:
             return True
         if d.message.startswith("unresolved type:"):
             return False
-    if d.code in ("E0170", "E0151", "E0171"):  # no `throws`, a builtin type's arity: its own text says so
+    if d.code in ("E0170", "E0151", "E0171", "E0113"):  # no `throws`, a builtin type's arity: its own text says so
         return False
     for f in files:
         if f.source is not d.span.file:
             continue
         for item in f.items:
-            span = getattr(item, "span", None)
+            span = _unit_span(item, d.span.start)
             if span is not None and span.start <= d.span.start < span.end and any(
                     e.span is not None and e.span.file is f.source and span.start <= e.span.start < span.end
                     for e in errors):
                 return True
     return False
+
+
+def _unit_span(item, pos: int):
+    """The span the engine checks as one unit around `pos`: a class's or interface's method is
+    its own (a syntax error elsewhere in the class does not hide its type errors)."""
+    for m in getattr(item, "methods", ()):
+        if m.span.start <= pos < m.span.end:
+            return m.span
+    return getattr(item, "span", None)
 
 
 _UNRESOLVED = re.compile(r"unresolved (?:type|name): `?([\w.]+)")

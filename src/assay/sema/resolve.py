@@ -167,21 +167,25 @@ class Resolver:
         if item is not None:
             return self.item_type(item, args, err, te)
         want = 0 if n in PRIM_TYPES or n == "json" else 2 if n == "map" else None
-        if err and want is not None and len(te.args) != want:
+        if err and want is not None and any(getattr(te, "names", None) or ()):
+            err(te.span, "E0171", f"builtin type `{n}` does not accept associated-type bindings")
+        elif err and want is not None and len(te.args) != want:
             err(te.span, "E0171", f"type `{n}` expects {want} type argument(s), got {len(te.args)}")
         p = PRIM_TYPES.get(n)
         if p is not None:
             return T.TOP if p is T.UNKNOWN and self.top else p
         if n == "json":
             return T.JSON
-        if n in ("map", "Map"):
+        if n in ("Map", "Array") and self.top:
+            pass  # no such type in user code (the engine's E0002 below): `map<K, V>`, `T[]`
+        elif n in ("map", "Map"):
             if len(args) == 2 and err and self.top and not self.hashable(args[0]):
                 err(te.span, "E0067", f"map keys must implement `baml.Hash`; got `{T.show(args[0])}`")
             return T.MapT(args[0], args[1]) if len(args) == 2 else T.MapT(T.UNKNOWN, T.UNKNOWN)
-        if n == "Array":
+        elif n == "Array":
             return T.Arr(args[0]) if len(args) == 1 else T.Arr(T.UNKNOWN)
-        if n in OPAQUE_TYPES or n in BUILTIN_TYPE_ROOTS or n == "Self":
-            return T.UNKNOWN
+        if n in OPAQUE_TYPES or n in BUILTIN_TYPE_ROOTS and not self.top or n == "Self":
+            return T.UNKNOWN  # (a package name alone, `baml`, is no type in user code)
         if err:
             err(te.span, "E0002", f"unresolved type: {n}")
         return T.UNKNOWN

@@ -40,7 +40,7 @@ _OPS = [
 _SINGLE = "+-*/%=<>!~&|^?.,:;()[]{}@#"
 
 _MASTER = re.compile(
-    r"(?P<ws>[ \t\r\f\v\ufeff]+)"
+    r"(?P<ws>[ \t\r\f\v]+)"
     r"|(?P<nl>\n)"
     r"|(?P<doc>///[^\n]*)"
     r"|(?P<cmt>//[^\n]*)"
@@ -57,6 +57,7 @@ _MASTER = re.compile(
 
 _ESC = re.compile(r"\\(u\{[^}\n]*\}?|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{0,2}|.)", re.S)
 _HASH_STR = re.compile(r'(?P<h>#+)"(?P<body>.*?)"(?P=h)', re.S)
+_HASH_OPEN = re.compile(r'#+"')
 _SIMPLE_ESC = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "0": "\0", "'": "'", "$": "$"}
 
 
@@ -190,6 +191,16 @@ class Lexer:
                     append(Token("rawstr", h.group(), pos, h.end(), nl, h.group("body")))
                     nl, pos = False, h.end()
                     continue
+                o = _HASH_OPEN.match(text, pos)
+                if o is not None:  # unclosed (or closed by fewer `#`s): the string runs to EOF
+                    self.diags.append(Diagnostic(Span(file, pos, n), "E0098", "removed language feature: "
+                                                 "hash string literals like `#\"...\"#` are no longer "
+                                                 "supported; use quoted strings or backtick strings"))
+                    e = len(text.rstrip())
+                    self.err(e, e, "unexpected token: expected `Unclosed string literal`, found `EOF`")
+                    append(Token("rawstr", text[pos:], pos, n, nl, text[o.end():]))
+                    pos = n
+                    break
             m = match(text, pos)
             if m is None:
                 ch = text[pos]
@@ -198,10 +209,12 @@ class Lexer:
                     e = j + 1 if j > 0 and "\n" not in text[pos:j] else pos + 1
                     self.err(pos, e, "unexpected token: single-quoted strings are not supported; use double quotes")
                     pos = e
-                elif ch == "$" and pos + 1 < n and not text[pos + 1].isspace():
-                    # `$` starts a word (`$name`): the engine wants the name right after it
-                    self.err(pos + 1, pos + 2, "unexpected token: expected `field name after `'$'``")
+                elif ch == "\ufeff":  # a byte-order mark in the text (read_source drops a file's)
+                    self.err(pos, pos + 1, "unexpected token: a byte-order mark (U+FEFF) is no token")
                     pos += 1
+                elif ch == "$":  # not starting a word (`$name`): a token of its own
+                    append(Token("op", "$", pos, pos + 1, nl))
+                    nl, pos = False, pos + 1
                 else:
                     self.err(pos, pos + 1, f"unexpected character `{ch}`")
                     pos += 1
@@ -280,8 +293,9 @@ class Lexer:
         else:
             # string starting quote that did not match (unterminated)
             pass
-        if hole:
-            self.err(n, n, "unexpected token: expected `Unclosed backtick string (expected `)`, found `EOF`")
+        if hole:  # EOF right after the last token (a block comment may have run to the end)
+            e = min(toks[-1].end, len(text.rstrip())) if toks else n
+            self.err(e, e, "unexpected token: expected `Unclosed backtick string (expected `)`, found `EOF`")
             append(Token("eof", "", n, n, nl))
             return toks, n
         # the engine places EOF right after the last token (an unclosed string's: the last non-blank)
@@ -302,7 +316,8 @@ class Lexer:
             if m is None:
                 if seg_start < n:
                     parts.append(("text", text[seg_start:n], seg_start))
-                self.err(n, n, "unexpected token: expected `Unclosed backtick string (expected `)`, found `EOF`")
+                e = _tail_end(text, start + ticks)
+                self.err(e, e, "unexpected token: expected `Unclosed backtick string (expected `)`, found `EOF`")
                 tok = Token("template", text[start:n], start, n, nl, parts)
                 return tok, n
             p = m.start()
@@ -330,6 +345,24 @@ class Lexer:
 
 
 _TPL_SCAN = re.compile(r"\\.|`+|\$\{", re.S)
+_TRIVIA = frozenset(["ws", "nl", "doc", "cmt", "bcmt"])
+
+
+def _tail_end(text: str, pos: int) -> int:
+    """Where the engine places EOF after an unclosed backtick string from `pos`: right after the
+    last token of the rest lexed as code (a `/*` there runs to the end as a comment)."""
+    end, n = pos, len(text)
+    while pos < n:
+        m = _MASTER.match(text, pos)
+        if m is None:
+            end = pos = pos + 1
+            continue
+        if m.lastgroup == "ustr":
+            return len(text.rstrip())
+        if m.lastgroup not in _TRIVIA:
+            end = m.end()
+        pos = m.end()
+    return end
 
 
 def tokenize(file: SourceFile, diags: list) -> list[Token]:

@@ -18,7 +18,7 @@ from ..source import Diagnostic, Span, SourceFile
 
 RESERVED = frozenset("""if else while for let const break continue return throw defer match true
 false null function class enum in is catch catch_all catch_all_panics testset generator retry_policy
-template_string""".split())
+template_string throws""".split())
 # the engine's keywords that cannot name a parameter, field, variant or declaration (`const`,
 # `true`, `false`, `null` and `type` can)
 NAME_KEYWORDS = frozenset("""if else while for let break continue return throw defer match function
@@ -34,7 +34,7 @@ BINOPS = {
 ASSIGN_OPS = {"=": None, "+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&",
               "|=": "|", "^=": "^", "<<=": "<<", ">>=": ">>"}
 LLM_FIELDS = ("client", "prompt", "tools")
-UNSUPPORTED_ITEMS = {"client": "client declaration"}
+UNSUPPORTED_ITEMS: dict[str, str] = {}  # (a `client` without a name is the engine's stray token)
 # declarations the engine removed: E0010 over the whole block, with its advice
 REMOVED_ITEMS = {
     "retry_policy": "`retry_policy` blocks are removed; wrap the client instead: `client Reliable = "
@@ -50,6 +50,15 @@ MAX_DEPTH = 150
 _TYPE_REF_FOLLOW = frozenset([";", ")", "]", "}", ",", ".", "==", "!=", "&&", "||", "??"])
 # tokens that start an element of an array or map literal (the engine needs no comma before one)
 _ELEMENT_START = frozenset(["ident", "int", "float", "bigint", "str", "rawstr", "bytestr", "template"])
+
+
+# keywords the engine reads as no name: not as a member after `.` / `?.`, nor starting a field's
+# type (its E0010 at them; other keywords are names there)
+NOT_NAMES = frozenset("""let return if else for while match test testset in is catch catch_all throw
+throws break continue defer generator retry_policy""".split())
+# declaration keywords that end every open block where a statement could start: the engine
+# reports the missing `}` there and still checks the item it closed
+BLOCK_ENDERS = frozenset(["function", "class", "enum", "interface", "implements", "implement"])
 
 
 class _Bail(Exception):
@@ -108,6 +117,10 @@ class Parser:
     def at_ident(self) -> bool:
         t = self.toks[self.i]
         return t.kind == "ident" and t.text not in RESERVED
+
+    def at_block_ender(self) -> bool:
+        t = self.toks[self.i]
+        return t.kind == "ident" and t.text in BLOCK_ENDERS
 
     def advance(self) -> Token:
         t = self.toks[self.i]
@@ -204,7 +217,7 @@ class Parser:
         `[` it takes in, else right after the previous token)."""
         nd, st, pe = len(self.diags), self.tok, self.prev_end
         ty = self.type_expr()
-        if any(d.span.start == st.start and d.code == "E0010" for d in self.diags[nd:]):
+        if st.text != "|" and any(d.span.start == st.start and d.code == "E0010" for d in self.diags[nd:]):
             sp = self.sp(st.start, st.end) if st.text == "[" else self.sp(pe, pe)
             self.diags.append(Diagnostic(sp, "E0108", f"could not parse type expression for {what}"))
         return ty
@@ -250,10 +263,16 @@ class Parser:
             if self.tok.text == "@@" and not allow2:
                 break  # `@@x` after an enum variant belongs to the enum
             s = self.tok.start
-            level = 2 if self.advance().text == "@@" else 1
+            at = self.advance()
+            level = 2 if at.text == "@@" else 1
             name_parts = []
-            n = self.ident("attribute name")
+            nt = self.tok
+            # a name missing at EOF, or after a lone `@` on the next line: the engine points at the `@`
+            n = self.ident("attribute name") if nt.kind != "eof" and not (level == 1 and nt.nl) else None
             if n is None:
+                if self.last_err != nt.start:
+                    self.expected("attribute name", nt)
+                    self.diags[-1].span = self.sp(at.start, at.end)
                 break
             name_parts.append(n)
             while self.at(".") and self.peek().kind == "ident" and not self.peek().nl:
@@ -284,6 +303,14 @@ class Parser:
                 self.expected("top-level declaration", first)
             return
         kw = t.text
+        # the engine takes `@x` before no declaration, `@@x` only before a function, class, enum or
+        # interface: elsewhere it is a stray token (its E0010; the declaration is read as written)
+        stray = [a for a in attrs if a.level == 1 or kw not in ("function", "class", "enum", "interface")]
+        if stray:
+            a = stray[0]
+            self.error(f"unexpected token: expected `top-level declaration`, found `'{'@' * a.level}'`",
+                       start=a.span.start, end=a.span.start + a.level)
+            attrs = [a for a in attrs if a not in stray]
         if kw == "function":
             f = self.function(s, attrs, doc)
             if f is not None:
@@ -469,12 +496,18 @@ class Parser:
                 return
             self.skip_balanced()
 
-    def generics(self) -> list[ast.Generic]:
+    def generics(self, fn: bool = False) -> list[ast.Generic]:
         out = []
         if not self.at("<"):
             return out
         self.advance()
         while self.tok.kind == "ident":
+            if self.tok.text in RESERVED:  # `<return>`: a function's misses a parameter's name (E0107)
+                if fn:
+                    self.diags.append(Diagnostic(self.sp(self.tok.start, self.tok.start), "E0107",
+                                                 "type parameter is missing a name"))
+                self.expected("type parameter name")
+                break
             gs = self.tok.start
             name = self.advance().text
             bounds = []
@@ -507,7 +540,7 @@ class Parser:
         nt = self.tok
         name = self.decl_name("function", s, extra=("client",))
         name_span = self.sp(nt.start, nt.end)
-        gens = self.generics()
+        gens = self.generics(fn=True)
         params: list[ast.Param] = []
         has_self = False
         if not self.at("("):  # `function f -> int`: the engine misses a parameter first
@@ -553,7 +586,9 @@ class Parser:
             if not self.at("{"):
                 if not in_class:
                     self.recover_top()
-                return None
+                # kept without a body, as the engine keeps it: its signature's types are resolved
+                return ast.Function(self.span(s), name, name_span, gens, params, None, None, None, attrs,
+                                    has_self, doc)
         if self.eat("throws"):
             throws = self.type_expr()
         body = None
@@ -668,6 +703,11 @@ class Parser:
             return None
         nt = self.tok
         name = self.ident("client name")
+        if name is not None and not self.at("="):  # `client C { … }`: the removed block, unmarked
+            self.skip_item()
+            self.error("`client<llm>` config blocks are removed; declare a client value instead: "
+                       f'`client {name} = openai.ResponsesClient.new(model = "...");`', start=s, end=self.prev_end)
+            return None
         if name is None or not self.expect("=", "'='"):
             self.recover_top()
             return None
@@ -682,8 +722,8 @@ class Parser:
             return None
         name = self.advance().text
         ty = None
-        if self.eat(":"):
-            ty = self.type_expr()
+        if self.eat(":"):  # a lambda's unparseable one is also the engine's E0108
+            ty = self.type_expr() if typed else self.type_or_e0108(f"parameter `{name}` in `lambda`")
         elif typed and self.tok.kind in ("ident", "str", "int") or self.at("("):
             if typed:
                 ty = self.type_expr()
@@ -709,15 +749,19 @@ class Parser:
                 t = self.tok
                 fdoc = t.doc
                 if t.kind == "op" and t.text == "@@":
-                    attrs.extend(self.attrs())
-                elif t.kind == "op" and t.text == "@":
                     fa = self.attrs()
-                    if self.at("function"):
+                    if self.at("function"):  # the method's (none is valid there: E0015/E0016)
                         f = self.function(t.start, fa, fdoc, in_class=True)
                         if f:
                             methods.append(f)
-                    elif fields:  # attributes after a field's trailing comma
-                        fields[-1].attrs.extend(fa)
+                    else:
+                        attrs.extend(fa)
+                elif t.kind == "op" and t.text == "@":
+                    if not fields:  # no field for it: the engine's stray token
+                        self.expected("Unexpected token in class body")
+                        self.advance()
+                        continue
+                    fields[-1].attrs.extend(self.attrs())  # after a field's comma or newline: the field's
                 elif t.kind == "ident" and t.text == "function":
                     f = self.function(t.start, [], fdoc, in_class=True)
                     if f:
@@ -731,7 +775,8 @@ class Parser:
                     fname = self.advance().text
                     self.eat(":")
                     nxt = self.tok
-                    if nxt.kind == "op" and nxt.text in ("}", ",", "@") or nxt.nl and nxt.kind == "ident" \
+                    if nxt.kind == "op" and nxt.text not in ("(", "-") or nxt.kind == "ident" and (
+                            nxt.nl or nxt.text in NOT_NAMES) \
                             or nxt.kind == "eof":
                         self.error(f"invalid syntax: field '{fname}' is missing a type annotation", t)
                         ty = ast.TName(self.sp(fs, t.end), ["unknown"])
@@ -846,6 +891,12 @@ class Parser:
                 t = self.tok
                 if t.kind == "op" and t.text == "@@":
                     attrs.extend(self.attrs())
+                elif t.kind == "ident" and variants and self.peek().text == "<":
+                    # `A B<…>`: the engine reads B<…> as a type written for the variant before
+                    self.error("invalid syntax: enum variants cannot have type annotations", t,
+                               end=self.peek().end)
+                    self.advance()
+                    self.advance()
                 elif t.kind == "ident" and t.text not in NAME_KEYWORDS:
                     self.advance()
                     va = self.attrs(allow2=False) if self.at("@") else []
@@ -860,7 +911,9 @@ class Parser:
     # ───────────── types ─────────────
     def type_expr(self, union: bool = True) -> ast.TypeExpr:
         s = self.tok.start
-        self.eat("|") if union else None
+        if union and self.at("|"):  # no leading `|` (the engine's E0010 at it; the rest is read)
+            self.expected("type")
+            self.advance()
         t = self.type_postfix()
         if union and self.at("|"):
             members = [t]
@@ -887,6 +940,14 @@ class Parser:
                 t = ast.TOptional(self.span(s), ast.TOptional(self.span(s), t))
             else:
                 return t
+
+    def expr_type_args(self) -> list[ast.TypeExpr]:
+        """An expression's `<…>` (generic_call_ahead said so): `<>` is none, as the engine reads it."""
+        if self.peek().kind == "op" and self.peek().text == ">":
+            self.advance()
+            self.advance()
+            return []
+        return self.type_args()
 
     def type_args(self, names: list | None = None) -> list[ast.TypeExpr]:
         self.advance()  # <
@@ -922,6 +983,9 @@ class Parser:
             while self.at(".") and self.peek().kind == "ident":
                 self.advance()
                 path.append(self.advance().text)
+            if self.at(".") and not self.tok.nl:  # `T.)`: the engine wants the name after the dot
+                self.advance()
+                self.expected("identifier")
             names: list = []
             args = self.type_args(names) if self.at("<") else []
             return ast.TName(self.span(s), path, args, names)
@@ -967,6 +1031,11 @@ class Parser:
                     inner = params[0][1]
                     inner.group_span = self.span(s)  # `(…)` written around it
                     return inner
+                if params and all(n is None for n, _ in params):  # `(int, string)`: the engine's union
+                    return ast.TUnion(self.span(s), [ty for _, ty in params])
+                if not params:  # `()`: no type at all
+                    self.diags.append(Diagnostic(self.span(s), "E0108", "could not parse type expression"))
+                    return ast.TName(self.span(s), ["unknown"])
                 self.expected("'->'")
                 return ast.TName(self.span(s), ["unknown"])
             finally:
@@ -1181,6 +1250,8 @@ class Parser:
             t = self.tok
             if t.kind == "eof" or (close is not None and t.kind == "op" and t.text == close):
                 break
+            if close is not None and self.at_block_ender():
+                break  # as the engine: a declaration ends every open block (`}` expected there)
             if t.kind == "op" and t.text == ";":
                 self.advance()
                 continue
@@ -1414,8 +1485,11 @@ class Parser:
             self.expected("'('")
         if self.at("let") or self.at("const"):
             ls = self.tok.start
+            lt = self.tok
             is_const = self.advance().text == "const"
             pat = self.let_bound(self.pattern(True, let_ctx=True), ls)
+            if not paren and not self.at("in"):  # only `for let x in xs` goes without parentheses
+                self.expected("'('", lt)
             if self.eat("in"):
                 it = self.cond_expr() if not paren else self.expr()
                 if paren:
@@ -1443,10 +1517,7 @@ class Parser:
                 self.cond_expr()
             body = self.body_block("block after for expression")
             return ast.ForIn(self.span(s), ast.PWild(self.span(s)), ast.NullLit(self.span(s)), body)
-        init = None
-        if not self.at(";"):
-            init = self.simple_stmt()
-        return self.for_c_rest(s, init, paren)
+        return self.for_c_rest(s, None, paren)
 
     def simple_stmt(self):
         s = self.tok.start
@@ -1458,11 +1529,13 @@ class Parser:
         return ast.ExprStmt(self.span(s), e)
 
     def for_c_rest(self, s, init, paren):
-        self.expect(";")
+        """After a `let` init (or none): `cond? step?`, as the engine reads it, `;` optional after
+        each (`for (i < 3)` loops while; `for (i = 0; …)` has the assignment as its condition)."""
+        self.eat(";")
         cond = None
-        if not self.at(";"):
+        if not self.at(";") and not (paren and self.at(")")):
             cond = self.expr()
-        self.expect(";")
+        self.eat(";")
         upd = None
         if not self.at(")"):
             if self.at("let") or self.at("const"):
@@ -1588,6 +1661,10 @@ class Parser:
             t = self.tok
             if t.kind == "op":
                 x = t.text
+                if x == "$":  # the engine's `$` continues an expression with a name (`$x` is a word)
+                    self.advance()
+                    self.expected("field name after `'$'`")
+                    return e
                 if x == "." :
                     self.advance()
                     nt = self.tok
@@ -1597,7 +1674,7 @@ class Parser:
                         targs = self.type_args()
                         e = ast.Upcast(self.span(s), e, targs[0] if targs else None)
                         continue
-                    if nt.kind == "ident":
+                    if nt.kind == "ident" and nt.text not in NOT_NAMES:
                         self.advance()
                         e = ast.mark_link(ast.Field(self.span(s), e, nt.text))
                         if self.tok.kind == "template" and not self.tok.nl:  # `ns.tag`…``
@@ -1605,7 +1682,7 @@ class Parser:
                             continue
                         kind = self.at("<") and self.generic_call_ahead()
                         if kind:
-                            targs = self.type_args()
+                            targs = self.expr_type_args()
                             if kind == "call":
                                 e = ast.mark_link(self.call(e, s, targs))
                             else:  # `v.m<int>`: a specialized method value
@@ -1618,7 +1695,7 @@ class Parser:
                 if x == "?.":
                     self.advance()
                     nt = self.tok
-                    if nt.kind == "ident":
+                    if nt.kind == "ident" and nt.text not in NOT_NAMES:
                         self.advance()
                         e = ast.mark_link(ast.Field(self.span(s), e, nt.text, True))
                     elif self.at("("):
@@ -1709,11 +1786,11 @@ class Parser:
         try:
             # close_angle may split a `>>` token: remember the token to restore it
             self.advance()
-            while True:
+            while not self.at(">"):  # `id<>(1)`: no type arguments, the engine infers them
                 self.type_expr()
                 if self._broken_since(save_d):
                     break
-                if self.eat(","):
+                if self.eat(",") and not self.at(">"):  # a trailing comma is allowed: `f<int,>(1)`
                     continue
                 break
             t = self.tok
@@ -1721,8 +1798,8 @@ class Parser:
                 nt = self.peek()
                 if nt.kind == "op" and (nt.text == "(" and not nt.nl or nt.text == "{" and not self.no_struct):
                     ok = "call"
-                elif nt.kind == "eof" or nt.kind == "op" and nt.text in _TYPE_REF_FOLLOW:
-                    ok = "ref"
+                elif nt.kind == "eof" or nt.nl or nt.kind == "op" and nt.text in _TYPE_REF_FOLLOW:
+                    ok = "ref"  # (a line ending after the `>` ends a reference too: `let g = id<int>`)
         except _Bail:
             ok = False
         finally:
@@ -1947,7 +2024,7 @@ class Parser:
             if kind and len(path) > 1 and path[-1] == "as":
                 kind = False  # `x.as<I>` (also `x.as<I>()`): an upcast, read by postfix_ops
             if kind:
-                targs = self.type_args()
+                targs = self.expr_type_args()
                 if self.at("{"):
                     ty = ast.TName(self.sp(s, self.prev_end), path, targs)
                     return self.class_lit(s, ty)
@@ -2075,6 +2152,10 @@ class Parser:
         params = []
         while not self.at(")") and self.tok.kind != "eof":
             b = self.i
+            if self.tok.kind != "ident" or self.tok.text in NAME_KEYWORDS:  # as a function's (E0107)
+                pe = self.prev_end if self.tok.kind != "ident" else self.tok.start
+                self.diags.append(Diagnostic(Span(self.file, pe, pe), "E0107",
+                                             "parameter in function `lambda` is missing a name"))
             p = self.param(typed=False)
             if p is not None:
                 params.append(p)
@@ -2171,7 +2252,7 @@ class Parser:
         save = self.no_struct
         self.no_struct = False
         try:
-            while not self.at("}") and self.tok.kind != "eof":
+            while not self.at("}") and self.tok.kind != "eof" and not self.at_block_ender():
                 b = self.i
                 s = self.tok.start
                 pat = self.pattern(True)
@@ -2322,10 +2403,13 @@ class Parser:
                     cur = node.else_parts
             elif kind in ("endfor", "endif"):
                 want = "for" if kind == "endfor" else "if"
-                if not stack or stack[-1][0] != want:
+                if not stack:
                     self.error(f"unexpected token: `${{{kind}}}` without a matching `${{{want}}}`",
                                start=it["span"].start, end=it["span"].end)
                     continue
+                if stack[-1][0] != want:  # it closes the open block all the same (the engine's reading)
+                    self.error(f"unexpected token: `${{{stack[-1][0]}}}` block closed by `${{{kind}}}` — "
+                               f"expected `${{end{stack[-1][0]}}}`", start=it["span"].start, end=it["span"].end)
                 _, node, parent = stack.pop()
                 node.span = Span(self.file, node.span.start, it["span"].end)
                 parent.append(node)

@@ -16,7 +16,7 @@ from .. import types as T
 from ..llmcheck import LlmChecks
 from .. import bindings, interfaces
 from .. import reflect as sreflect
-from ..program import AliasDef, ClassDef, EnumDef, FunctionDef, ProgramIndex
+from ..program import AliasDef, ClassDef, EnumDef, FunctionDef, InterfaceDef, ProgramIndex
 from ..resolve import Resolver
 from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, TOP, UNKNOWN, VOID, AnyFnT, Arr,
                      ClassT, EnumT, FuncT, Lit, MapT, TVar, Union, assignable, show, widen)
@@ -294,6 +294,9 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
                     self.err(m.decl.name_span, code, f"`{m.name}` cannot be defined as a method on class "
                              f"`{cd.name}`; implement the `{iface}` interface instead")
         for idef in idx.interfaces.values():
+            self.attributes(idef.decl.attrs, "an interface")
+            for d in idef.decl.methods:
+                self.attributes(d.attrs, "a function")
             self.ns = idef.namespace
             self.generics = {g.name for g in idef.decl.generics}
             for f in idef.fields:
@@ -315,6 +318,8 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
             if _is_global(fd):
                 self.global_type(fd, None)
         for fd in idx.functions.values():
+            if fd.decl.attrs and not isinstance(fd.owner, InterfaceDef):
+                self.attributes(fd.decl.attrs, "a function")
             if not _is_global(fd):
                 self.check_function(fd)
         self.llm_fn = None

@@ -17,7 +17,10 @@ _ATTRIBUTES = {
     "a class": ("@@description", "@@alias", "@@stream.done"),
     "an enum variant": ("@description", "@alias", "@skip"),
     "an enum": ("@@description", "@@alias"),
+    "a function": (),
+    "an interface": (),
 }
+_ATTRIBUTE_PLACES = ("a class field", "an enum variant", "a class", "an enum")  # the engine's order
 
 
 def _same_types(got, want) -> bool:
@@ -215,14 +218,14 @@ class ItemChecks:
                 self.err(a.span, "E0037", f"`@{a.name}` expects exactly one string argument")
             elif a.name in ("alias", "description") and isinstance(a.args[0], ast.Name):
                 self.err(a.args[0].span, "E0037", f"`@{a.name}` expects a string, not a name")
-            if name in ("@stream.done", "@@stream.done") and name not in valid:
-                self.err(Span(a.span.file, a.span.start, a.span.start + len(name)), "E0016",
-                         f"attribute `{name}` is not valid on {where}; allowed: `@stream.done` "
-                         "on a class field, `@@stream.done` on a class")
+            allowed = [f"`{v}` on {w}" for w in _ATTRIBUTE_PLACES for v in _ATTRIBUTES[w] if v.lstrip("@") == a.name]
+            if name not in valid and allowed:
+                self.err(a.span, "E0016", f"attribute `{name}` is not valid on {where}; allowed: "
+                         + ", ".join(allowed))
             elif name not in valid:
                 self.err(Span(a.span.file, a.span.start, a.span.start + len(name)), "E0015",
-                         f"unknown attribute `{name}`; valid on {where}: "
-                         + ", ".join(f"`{v}`" for v in valid))
+                         f"unknown attribute `{name}`; " + (f"valid on {where}: " + ", ".join(
+                             f"`{v}`" for v in valid) if valid else f"no attribute is valid on {where}"))
 
     def hashable_keys(self, tes: list, generics) -> None:
         """E0067: a map keyed by a type parameter without bounds (`map<K, V>` for `f<K, V>`)."""
