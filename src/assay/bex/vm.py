@@ -27,6 +27,7 @@ from .stdlib import future as future_std
 from ..sema import stdsigs
 from .stdlib import reflect as reflect_std
 from .stdlib import reflect_session
+from .stdlib import testing as testing_std
 from .values import (JSON_ENTRY, JSON_TEST, OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, RType, RView,
                      TypedList, TypedMap, Variant, typed_list, typed_map)
 
@@ -85,6 +86,7 @@ class Runtime:
         self.natives["$str_int"] = _NativeShim("$str_int", str)
         self.natives["$bytes"] = _NativeShim("$bytes", bytearray)
         self.frame_files: dict[str, str] = {}  # a source's path → its name in a context's frames
+        testing_std.RUNTIMES.add(self)  # a registry run names a failing body's frames
         self.natives["$error_context"] = _NativeShim("$error_context", partial(errctx.context_of, self._context_frames))
         self.natives["$handling_enter"] = _NativeShim("$handling_enter", errctx.handling_enter)
         self.natives["$handling_exit"] = _NativeShim("$handling_exit", errctx.handling_exit)
