@@ -305,7 +305,8 @@ def render(d: tuple, names: dict | None = None) -> str:
         return " | ".join(f"({render(m, names)})" if m[0] == "fn" else render(m, names) for m in d[1])
     if k == "fn":
         ps = ", ".join(render(p, names) for _, p, _ in d[1])
-        return f"({ps}) -> {render(d[2], names)} throws {render(d[3], names)}"
+        ret = render(d[2], names)  # a function result in parentheses (its `throws` is its own)
+        return f"({ps}) -> {f'({ret})' if d[2][0] == 'fn' else ret} throws {render(d[3], names)}"
     if k == "reflect":
         return "reflect." + d[1]
     if k == "stdiface":  # `baml.iter.Iterable<Error = never, Item = int>`
