@@ -34,6 +34,21 @@ _RUN, _TEST, _SET, _CHILD = (BUILTIN_CLASSES[f"testing.{c}"].new
 _SET_CLASS = BUILTIN_CLASSES["testing.TestSetReport"].py
 
 
+# the function types of what the runners build (the engine's lambdas), as reflection shows them
+_NEVER = ("prim", "never")
+_REPORT_D, _SET_D = ("class", "testing.TestReport", ()), ("class", "testing.TestSetReport", ())
+_THUNK_D = ("fn", (), _REPORT_D, _NEVER)
+_TEST_RUNNER_D = ("fn", (("run_once", _THUNK_D, False),), _THUNK_D, _NEVER)
+_SET_RUNNER_D = ("fn", (("children", ("array", ("class", "testing.TestSetChild", ())), False),), _SET_D, _NEVER)
+_CHILD_THUNK_D = ("fn", (), ("union", (_REPORT_D, _SET_D)), _NEVER)
+
+
+def _typed(fn, sig: tuple):
+    """`fn` with the signature reflection reads (`reflect.Type.of_value(testing.Sequential())`)."""
+    fn.baml_sig = sig
+    return fn
+
+
 class InvalidTestName(Exception):
     """A name holding the reserved separator `::`: the engine stops the whole run."""
 
@@ -142,8 +157,8 @@ def retry(max_attempts):
                     passed = True
                     break
             return _TEST("pass" if passed else "fail", runs)
-        return run
-    return runner
+        return _typed(run, _THUNK_D)
+    return _typed(runner, _TEST_RUNNER_D)
 
 
 @function("testing.Quorum")
@@ -161,8 +176,8 @@ def quorum(n, m):
                 runs += report.f_runs
                 passes += report.f_outcome == "pass"
             return _TEST("pass" if passes >= m else "fail", runs)
-        return run
-    return runner
+        return _typed(run, _THUNK_D)
+    return _typed(runner, _TEST_RUNNER_D)
 
 
 @function("testing.PassRate")
@@ -175,17 +190,17 @@ def pass_rate(threshold):
         ok = r.f_total == 0 or r.f_passed / r.f_total >= threshold
         r.f_outcome = "pass" if ok else "fail"
         return r
-    return runner
+    return _typed(runner, _SET_RUNNER_D)
 
 
 @function("testing.Sequential")
 def sequential():
-    return run_children  # Assay runs children one at a time anyway
+    return _typed(lambda children: run_children(children), _SET_RUNNER_D)  # Assay runs one at a time anyway
 
 
 @function("testing.FailFast")
 def fail_fast():
-    return lambda children: run_children(children, stop_at_failure=True)
+    return _typed(lambda children: run_children(children, stop_at_failure=True), _SET_RUNNER_D)
 
 
 # ── the run ──
@@ -303,7 +318,7 @@ def run_leaf(name: str, body, runner, top: TopLevel):
     if runner is None:
         return base_run()
     try:
-        return runner(base_run)()
+        return runner(_typed(base_run, _THUNK_D))()
     except BamlRaise as e:
         doc = top.describe(e)
         run = _RUN("fail", 0, "test runner middleware failed: " + str(doc.get("message")))
@@ -568,7 +583,7 @@ def run_test(body, runner):
     if runner is None:
         return base_run()
     try:
-        return runner(base_run)()
+        return runner(_typed(base_run, _THUNK_D))()
     except BamlRaise as e:
         if e.panic:  # the engine's `_ =>` arm catches no panic: it goes on up
             raise
@@ -581,11 +596,11 @@ def _children(reg, names) -> list:
     out = []
     for t in reg.f_collector.f_tests:
         if names is None or t.f_name in names:
-            out.append(_CHILD(t.f_name, lambda b=t.f_body, r=t.f_runner: run_test(b, r), False))
+            out.append(_CHILD(t.f_name, _typed(lambda b=t.f_body, r=t.f_runner: run_test(b, r), _CHILD_THUNK_D), False))
     for ts in reg.f_collector.f_testsets:
         prefix = ts.f_name + "::"
         if names is None or any(n.startswith(prefix) for n in names):
-            out.append(_CHILD(ts.f_name, lambda ts=ts: _run_child_set(reg, ts, names), True))
+            out.append(_CHILD(ts.f_name, _typed(lambda ts=ts: _run_child_set(reg, ts, names), _CHILD_THUNK_D), True))
     return out
 
 
