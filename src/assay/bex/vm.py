@@ -27,6 +27,7 @@ from .stdlib import future as future_std
 from ..sema import stdsigs
 from .stdlib import reflect as reflect_std
 from .stdlib import reflect_session
+from .stdlib import testing as testing_std
 from .values import (JSON_ENTRY, JSON_TEST, OMITTED, BamlRaise, BigInt, ClassInfo, EnumInfo, Instance, RType, RView,
                      TypedList, TypedMap, Variant, typed_list, typed_map)
 
@@ -85,6 +86,7 @@ class Runtime:
         self.natives["$str_int"] = _NativeShim("$str_int", str)
         self.natives["$bytes"] = _NativeShim("$bytes", bytearray)
         self.frame_files: dict[str, str] = {}  # a source's path → its name in a context's frames
+        testing_std.RUNTIMES.add(self)  # a registry run names a failing body's frames
         self.natives["$error_context"] = _NativeShim("$error_context", partial(errctx.context_of, self._context_frames))
         self.natives["$handling_enter"] = _NativeShim("$handling_enter", errctx.handling_enter)
         self.natives["$handling_exit"] = _NativeShim("$handling_exit", errctx.handling_exit)
@@ -305,7 +307,28 @@ class Runtime:
                 py_line = f.f_lineno - f.f_code.co_firstlineno
                 outer.append((fqn, file, lines[py_line] if 0 <= py_line < len(lines) else 0))
             f = f.f_back
-        return [(fqn, self.frame_files.get(file, file), line) for fqn, file, line in outer[::-1] + frames]
+        return [(self.frame_name(fqn), self.frame_files.get(file, file), line) for fqn, file, line in outer[::-1] + frames]
+
+    def frame_name(self, fqn: str) -> str:
+        """A frame's function as the engine's contexts name it: a lambda `.<lambda(P, i)>`, P
+        its enclosing function (`Fn`, `Class.method`, or the enclosing lambda's name) and i its
+        place among the top-level function's lambdas in source order."""
+        top, sep, rest = fqn.partition(".<lambda@")
+        if not sep:
+            return fqn
+        group = self._groups.get(top)
+        if group is None:
+            return fqn
+        at = lambda f: tuple(map(int, f.rpartition("<lambda@")[2].rstrip(">").split(":")))  # noqa: E731
+        order = sorted((m.fqn for m in group[1:]), key=at)
+        head, _, owner = top.rpartition(".")
+        if head in self.classes:  # a method: `Class.method`
+            owner = head.rpartition(".")[2] + "." + owner
+        name = owner
+        for k in range(rest.count("<lambda@") + 1):
+            upto = top + ".<lambda@" + ".<lambda@".join(rest.split(".<lambda@")[:k + 1])
+            name = f"<lambda({name}, {order.index(upto) if upto in order else 0})>"
+        return "." + name
 
     def type_predicate(self, t: tuple):
         """A Python predicate for a run-time type test."""

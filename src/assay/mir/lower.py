@@ -920,8 +920,9 @@ class FnLowerer:
         if cls is None and ".".join(e.type.path) == "baml.iter.Done" and not e.entries:
             return self.to_temp(ir.ClassAgg("baml.iter.Done", []), e.span)  # an iterator's end
         fqn = ".".join(e.type.path)
-        if cls is None and fqn.startswith(("baml.regex.", "baml.spawn.Plan")) and fqn in self.prog.builtin_classes:
-            return self.builtin_class_lit(fqn, e)  # `Match { … }`, `baml.spawn.Plan { ...plan, root: true }`
+        if cls is None and fqn.startswith(("baml.regex.", "baml.spawn.Plan", "testing.")) \
+                and fqn in self.prog.builtin_classes:  # `Match { … }`, `baml.spawn.Plan { ...plan, root: true }`,
+            return self.builtin_class_lit(fqn, e)  # `testing.FlatTestReport { ...r, passed_ms: [] }`
         if cls is None:
             std = self.std_class_lit(e)
             if std is not None:

@@ -305,7 +305,8 @@ def render(d: tuple, names: dict | None = None) -> str:
         return " | ".join(f"({render(m, names)})" if m[0] == "fn" else render(m, names) for m in d[1])
     if k == "fn":
         ps = ", ".join(render(p, names) for _, p, _ in d[1])
-        return f"({ps}) -> {render(d[2], names)} throws {render(d[3], names)}"
+        ret = render(d[2], names)  # a function result in parentheses (its `throws` is its own)
+        return f"({ps}) -> {f'({ret})' if d[2][0] == 'fn' else ret} throws {render(d[3], names)}"
     if k == "reflect":
         return "reflect." + d[1]
     if k == "stdiface":  # `baml.iter.Iterable<Error = never, Item = int>`
@@ -717,13 +718,14 @@ class Reflector:
         receiver's descriptor) or, kind None, of stdlib function `name` (at type arguments
         `targs`: `string.from<int>`), from its declaration in sema/stdsigs.py: the receiver's
         type variables bound (Self; T of an array; K and V of a map), type parameters not given
-        unknown. What it throws is declared only for the `baml.json` functions (BAML code in the
-        engine's stdlib); a native's says `throws never` at run time, whatever it raises."""
+        unknown. What it throws is declared only for the `baml.json` functions and the others
+        written in BAML in the engine's stdlib (stdsigs.BAML_BODIED); a native's says `throws
+        never` at run time, whatever it raises."""
         text = (stdsigs.METHODS.get(kind, {}) if kind else stdsigs.FUNCTIONS).get(name)
         t, gens = _native_type(text, self.resolver) if text else (None, ())
         if t is None:
             return UNKNOWN
-        if not (kind is None and name.startswith("baml.json.")):
+        if not (kind is None and (name.startswith("baml.json.") or name in stdsigs.BAML_BODIED)):
             t = T.FuncT(t.params, t.ret, None)
         d = describe(t, (_RECV_VARS if kind else ()) + gens)
         if not has_tvar(d):

@@ -260,6 +260,8 @@ testing.Sequential() -> testing.TestSetRunner
 testing.FailFast() -> testing.TestSetRunner
 testing.$register_test(name: string, body: () -> void throws unknown, runner: testing.TestRunner?) -> void
 testing.$register_test_set(name: string, body: () -> void throws unknown, runner: testing.TestSetRunner?) -> void
+testing.TestCollector.new(prefix: string) -> testing.TestCollector
+testing.TestRegistry.new(collector: testing.TestCollector) -> testing.TestRegistry
 bigint.parse(s: string) -> bigint throws baml.errors.ParseError
 baml.io.print(s: string) -> null
 baml.io.println(s: string) -> null
@@ -643,6 +645,21 @@ STD_CLASSES: dict[str, dict[str, str]] = {
                               "failed_names": "string[]", "results": "testing.ChildReport[]",
                               "result_names": "string[]?"},
     "testing.TestSetChild": {"name": "string", "run": "testing.ChildReportThunk", "is_container": "bool"},
+    # its registry (registry.baml): what a program's own collector and registry hold
+    "testing.TestRegistration": {"name": "string", "body": "testing.TestBody", "runner": "testing.TestRunner?"},
+    "testing.TestSetRegistration": {"name": "string", "collector": "testing.TestSetBody",
+                                    "runner": "testing.TestSetRunner?"},
+    "testing.InvalidTestName": {"message": "string"},
+    "testing.TestCollector": {"prefix": "string", "tests": "testing.TestRegistration[]",
+                              "testsets": "testing.TestSetRegistration[]"},
+    "testing.TestRegistry": {"collector": "testing.TestCollector", "expansions": "map<string, testing.TestRegistry>",
+                             "loading_time_ms": "int"},
+    "testing.SerializedTest": {"type": "string", "name": "string"},
+    "testing.SerializedTestSet": {"name": "string", "items": "testing.SerializedTestDef[]", "loadingTimeMs": "int"},
+    "testing.FlatTestReport": {"outcome": "testing.Outcome", "passed": "int", "failed": "int", "tolerated": "int",
+                               "total": "int", "passed_names": "string[]", "failed_names": "string[]",
+                               "tolerated_names": "string[]", "passed_ms": "int[]", "failed_ms": "int[]",
+                               "tolerated_ms": "int[]", "messages": "string[]"},
 }
 # the stdlib's type aliases the checker models, in dependency order (`testing`'s runners are
 # functions over its reports: a user runner is any function of that type)
@@ -653,6 +670,8 @@ STD_ALIASES: dict[str, str] = {
     "testing.Outcome": '"pass" | "fail" | "error"',
     "testing.ChildReport": "testing.TestReport | testing.TestSetReport",
     "testing.TestBody": "() -> void throws unknown",
+    "testing.TestSetBody": "(testing.TestCollector) -> void throws unknown",
+    "testing.SerializedTestDef": "testing.SerializedTest | testing.SerializedTestSet",
     "testing.TestReportThunk": "() -> testing.TestReport throws never",
     "testing.TestSetReportThunk": "() -> testing.TestSetReport throws never",
     "testing.ChildReportThunk": "() -> testing.ChildReport throws never",
@@ -717,6 +736,33 @@ STD_CLASS_METHODS.update({
     "baml.crypto.Sha256": {"update": "(data: uint8array) -> void", "finish": "() -> uint8array"},
     **{f"baml.crypto.{c}": _AEAD for c in ("Aes256GcmSiv", "Aes128GcmSiv", "ChaCha20Poly1305", "XChaCha20Poly1305")}})
 STD_CLASSES.update({c: {} for c in STD_CLASS_METHODS})
+# `testing`'s collector and registry: plain data classes with methods (a literal builds one)
+_FILTERS = "profile_include: string[], profile_exclude: string[], cli_include: string[], cli_exclude: string[]"
+TESTING_METHODS: dict[str, dict] = {
+    "testing.TestCollector": {
+        "register_test": "(name: string, body: testing.TestBody, runner: testing.TestRunner?) -> void "
+                         "throws testing.InvalidTestName",
+        "register_test_set": "(name: string, collector: testing.TestSetBody, runner: testing.TestSetRunner?) -> void "
+                             "throws testing.InvalidTestName",
+        "register_test_at": "(owner: string, name: string, body: testing.TestBody, runner: testing.TestRunner?) -> "
+                            "void throws testing.InvalidTestName",
+        "register_test_set_at": "(owner: string, name: string, collector: testing.TestSetBody, "
+                                "runner: testing.TestSetRunner?) -> void throws testing.InvalidTestName",
+        "_find_test": "(name: string) -> testing.TestRegistration throws string",
+        "_find_testset": "(name: string) -> testing.TestSetRegistration throws string"},
+    "testing.TestRegistry": {
+        "serialize": "() -> testing.SerializedTestDef[]",
+        "run_test": "(name: string) -> testing.TestReport throws string",
+        "run_testset": "(name: string) -> testing.TestSetReport throws unknown",
+        "run_all": "() -> testing.TestSetReport",
+        "_run_selected": "(names: string[]) -> testing.TestSetReport",
+        "run_filtered": f"({_FILTERS}, max_concurrency: int, timeout_ms: int) -> testing.FlatTestReport "
+                        "throws unknown",
+        "list_filtered": f"({_FILTERS}) -> string[] throws unknown",
+        "expand_set": "(name: string) -> testing.SerializedTestDef[] throws unknown",
+        "_expand_testset_registry": "(ts: testing.TestSetRegistration) -> testing.TestRegistry throws unknown"},
+}
+STD_CLASS_METHODS.update(TESTING_METHODS)
 # `reflect.AnyClass`'s methods (the interface every class instance implements), as 0.23.0
 # declares them; True: it may throw (`reflect.errors.NotFound` / `TypeMismatch`)
 ANY_CLASS_METHODS: dict[str, tuple[str, bool]] = {
@@ -742,7 +788,7 @@ TIME_OPS = {("+", _D, _D): _D, ("-", _D, _D): _D, ("*", _D, "int"): _D, ("*", _D
 # checker lets them through, lowering makes each a located E9001
 CLOCK_READERS = frozenset({"now", "now_in", "local", "system_timezone", "elapsed"})
 # the classes that hold runtime state only their own functions create (no class literal: E0173)
-STD_HANDLE_CLASSES = frozenset({"baml.regex.Regex", *STD_CLASS_METHODS})
+STD_HANDLE_CLASSES = frozenset({"baml.regex.Regex", *STD_CLASS_METHODS}) - set(TESTING_METHODS)
 STD_ENUM_VARIANTS = {"baml.regex.ErrorKind": ("Syntax", "Unsupported", "TooLarge")}
 # Every member (static function, method, field) 0.23.0's stdlib declares on these classes, beyond
 # the ones every class has (`eq neq to_json from_json to_string type`): `baml.regex.Regex.new`
@@ -801,6 +847,13 @@ CHECKED_FUNCTIONS: frozenset[str] = frozenset(
                                                  ["baml", "crypto"], ["baml", "hash"])
     or n.startswith("testing."))
 TYPE_ARG_FUNCTIONS: frozenset[str] = frozenset(_parse(_TYPED_FUNCTIONS))
+# The stdlib functions 0.23.0 writes in BAML (a wrapper around its native, not a native itself):
+# at run time their signature keeps its declared `throws` (`reflect.Type.of_value(baml.regex.new)`
+# throws `baml.regex.Error`), as every `baml.json` function's does; a native's says `throws never`.
+BAML_BODIED: frozenset[str] = frozenset((
+    "baml.regex.new", "baml.yaml.parse", "baml.csv.parse", "baml.csv.reader", "baml.csv.buffer",
+    "baml.csv.stringify_records", "baml.toml.table_from_json", "baml.toml.item_from_json",
+    "baml.toml.item_to_json"))
 METHODS: dict[str, dict[str, str]] = {}
 for _name, _sig in _parse(_METHODS).items():
     _kind, _, _method = _name.partition(".")

@@ -229,7 +229,9 @@ class Lexer:
                 doc = None if doc is None else doc
                 pos = end
                 continue
-            if kind == "cmt":
+            if kind == "cmt":  # a plain comment ends the doc comment above it (a block comment, a
+                if not m.group().startswith("//baml:"):  # `//baml:tagged_string` directive do not)
+                    doc = None
                 pos = end
                 continue
             if kind == "doc":

@@ -14,7 +14,9 @@ engine's error report. `leaves` flattens the root report as `run_filtered` does.
 from __future__ import annotations
 
 import re
+import weakref
 
+from .. import errctx
 from ..ops import BUILTIN_CLASSES, make_builtin, panic
 from ..values import BamlRaise, ClassInfo
 from ._registry import function
@@ -30,6 +32,21 @@ del _fqn, _fields
 _RUN, _TEST, _SET, _CHILD = (BUILTIN_CLASSES[f"testing.{c}"].new
                              for c in ("RunReport", "TestReport", "TestSetReport", "TestSetChild"))
 _SET_CLASS = BUILTIN_CLASSES["testing.TestSetReport"].py
+
+
+# the function types of what the runners build (the engine's lambdas), as reflection shows them
+_NEVER = ("prim", "never")
+_REPORT_D, _SET_D = ("class", "testing.TestReport", ()), ("class", "testing.TestSetReport", ())
+_THUNK_D = ("fn", (), _REPORT_D, _NEVER)
+_TEST_RUNNER_D = ("fn", (("run_once", _THUNK_D, False),), _THUNK_D, _NEVER)
+_SET_RUNNER_D = ("fn", (("children", ("array", ("class", "testing.TestSetChild", ())), False),), _SET_D, _NEVER)
+_CHILD_THUNK_D = ("fn", (), ("union", (_REPORT_D, _SET_D)), _NEVER)
+
+
+def _typed(fn, sig: tuple):
+    """`fn` with the signature reflection reads (`reflect.Type.of_value(testing.Sequential())`)."""
+    fn.baml_sig = sig
+    return fn
 
 
 class InvalidTestName(Exception):
@@ -140,8 +157,8 @@ def retry(max_attempts):
                     passed = True
                     break
             return _TEST("pass" if passed else "fail", runs)
-        return run
-    return runner
+        return _typed(run, _THUNK_D)
+    return _typed(runner, _TEST_RUNNER_D)
 
 
 @function("testing.Quorum")
@@ -159,8 +176,8 @@ def quorum(n, m):
                 runs += report.f_runs
                 passes += report.f_outcome == "pass"
             return _TEST("pass" if passes >= m else "fail", runs)
-        return run
-    return runner
+        return _typed(run, _THUNK_D)
+    return _typed(runner, _TEST_RUNNER_D)
 
 
 @function("testing.PassRate")
@@ -173,17 +190,17 @@ def pass_rate(threshold):
         ok = r.f_total == 0 or r.f_passed / r.f_total >= threshold
         r.f_outcome = "pass" if ok else "fail"
         return r
-    return runner
+    return _typed(runner, _SET_RUNNER_D)
 
 
 @function("testing.Sequential")
 def sequential():
-    return run_children  # Assay runs children one at a time anyway
+    return _typed(lambda children: run_children(children), _SET_RUNNER_D)  # Assay runs one at a time anyway
 
 
 @function("testing.FailFast")
 def fail_fast():
-    return lambda children: run_children(children, stop_at_failure=True)
+    return _typed(lambda children: run_children(children, stop_at_failure=True), _SET_RUNNER_D)
 
 
 # ── the run ──
@@ -301,7 +318,7 @@ def run_leaf(name: str, body, runner, top: TopLevel):
     if runner is None:
         return base_run()
     try:
-        return runner(base_run)()
+        return runner(_typed(base_run, _THUNK_D))()
     except BamlRaise as e:
         doc = top.describe(e)
         run = _RUN("fail", 0, "test runner middleware failed: " + str(doc.get("message")))
@@ -399,3 +416,357 @@ def _matches(name: str, failed: list) -> bool:
         prefix = name[:-len(suffix)] + "::"
         return any(f.startswith(prefix) for f in failed)
     return False
+
+
+# ── the registry as values (the engine's testing/registry.baml): a program may build a
+#    `TestCollector`, register tests and testsets with it, and run them through a
+#    `TestRegistry`, as the engine's test driver does with the collector of a project ──
+
+for _fqn, _fields in {"testing.TestRegistration": "name body runner",
+                      "testing.TestSetRegistration": "name collector runner",
+                      "testing.InvalidTestName": "message",
+                      "testing.TestCollector": "prefix tests testsets",
+                      "testing.TestRegistry": "collector expansions loading_time_ms",
+                      "testing.SerializedTest": "type name",
+                      "testing.SerializedTestSet": "name items loadingTimeMs",
+                      "testing.FlatTestReport": "outcome passed failed tolerated total passed_names failed_names "
+                                                "tolerated_names passed_ms failed_ms tolerated_ms messages"}.items():
+    BUILTIN_CLASSES[_fqn] = ClassInfo(_fqn, _fqn.rpartition(".")[2], _fields.split())
+del _fqn, _fields
+_REG, _SETREG, _BADNAME, _COLL, _REGISTRY, _STEST, _SSET, _FLAT = (BUILTIN_CLASSES[f"testing.{c}"] for c in (
+    "TestRegistration", "TestSetRegistration", "InvalidTestName", "TestCollector", "TestRegistry",
+    "SerializedTest", "SerializedTestSet", "FlatTestReport"))
+
+RUNTIMES: weakref.WeakSet = weakref.WeakSet()  # the runtimes (vm.Runtime), to name a failing body's frames
+
+
+def _context_text(e: BamlRaise) -> str:
+    """`ctx.to_string()` of an error a test body stopped with: the frames it passed through
+    (the body runs on a fresh stack in the engine: none of its callers)."""
+    errctx.caught(e)
+    codes = set()
+    tb = e.__traceback__
+    while tb is not None:
+        codes.add(tb.tb_frame.f_code)
+        tb = tb.tb_next
+    frames = []
+    for rt in list(RUNTIMES):
+        if any(c in rt.trace_lines for c in codes):
+            from ..vm import baml_traceback
+            frames = [(rt.frame_name(fqn), rt.frame_files.get(file, file), line)
+                      for fqn, file, line in baml_traceback(rt, e)]
+            break
+    return errctx.make_context(e.value, e.cause, frames).m_to_string()
+
+
+def _collector_new(prefix):
+    return _COLL.new(prefix, [], [])
+
+
+def _name_count(entries, full: str) -> int:
+    """How many registered names count as `full` (itself, or it with a `#n` suffix)."""
+    dup = re.compile(re.escape(full) + r"(#\d+)?")
+    return sum(1 for r in entries if dup.fullmatch(r.f_name))
+
+
+def _add(self, name, body, runner, is_set: bool) -> None:
+    if "::" in name:
+        kind = "testset" if is_set else "test"
+        raise BamlRaise(_BADNAME.new(f"{kind} name may not contain reserved separator `::`: {name}"))
+    full = name if self.f_prefix == "" else f"{self.f_prefix}::{name}"
+    entries = self.f_testsets if is_set else self.f_tests
+    count = _name_count(entries, full)
+    final = f"{full}#{count + 1}" if count else full
+    entries.append((_SETREG if is_set else _REG).new(final, body, runner))
+
+
+def _add_at(self, owner, name, body, runner, is_set: bool) -> None:
+    _add(_COLL.new(owner, self.f_tests, self.f_testsets), name, body, runner, is_set)
+
+
+def _find(entries, name: str, what: str):
+    for r in entries:
+        if r.f_name == name:
+            return r
+    raise BamlRaise(f"{what} not found: {name}")
+
+
+_C = _COLL.py
+_C.m_register_test = lambda self, name, body, runner: _add(self, name, body, runner, False)
+_C.m_register_test_set = lambda self, name, body, runner: _add(self, name, body, runner, True)
+_C.m_register_test_at = lambda self, owner, name, body, runner: _add_at(self, owner, name, body, runner, False)
+_C.m_register_test_set_at = lambda self, owner, name, body, runner: _add_at(self, owner, name, body, runner, True)
+_C.m__find_test = lambda self, name: _find(self.f_tests, name, "Test")
+_C.m__find_testset = lambda self, name: _find(self.f_testsets, name, "TestSet")
+
+
+@function("testing.TestCollector.new")
+def test_collector_new(prefix):
+    return _collector_new(prefix)
+
+
+@function("testing.TestRegistry.new")
+def test_registry_new(collector):
+    return _REGISTRY.new(collector, {}, 0)
+
+
+def _expanded(self, ts):
+    """The registry of testset `ts`, its collector run once (and kept)."""
+    sub = self.f_expansions.get(ts.f_name)
+    if sub is None:
+        c = _collector_new(ts.f_name)
+        ts.f_collector(c)
+        sub = self.f_expansions[ts.f_name] = _REGISTRY.new(c, {}, 0)
+    return sub
+
+
+def _serialize(self) -> list:
+    items = [_STEST.new("test", t.f_name) for t in self.f_collector.f_tests]
+    for ts in self.f_collector.f_testsets:
+        sub = self.f_expansions.get(ts.f_name)
+        items.append(_STEST.new("lazyTestSet", ts.f_name) if sub is None
+                     else _SSET.new(ts.f_name, _serialize(sub), sub.f_loading_time_ms))
+    return items
+
+
+def _within(self, name: str):
+    """The expanded sub-registry whose testset holds `name` (the first, as the engine looks)."""
+    for k, sub in self.f_expansions.items():
+        if name.startswith(k + "::"):
+            return sub
+    return None
+
+
+def _run_test_named(self, name: str):
+    for t in self.f_collector.f_tests:
+        if t.f_name == name:
+            return run_test(t.f_body, t.f_runner)
+    sub = _within(self, name)
+    if sub is None:
+        raise BamlRaise(f"Test not found: {name}")
+    return _run_test_named(sub, name)
+
+
+def _run_testset_named(self, name: str):
+    for ts in self.f_collector.f_testsets:
+        if ts.f_name == name:
+            return _run_set(_children(_expanded(self, ts), None), ts.f_runner)
+    sub = _within(self, name)
+    if sub is None:
+        raise BamlRaise(f"TestSet not found: {name}")
+    return _run_testset_named(sub, name)
+
+
+def _expand_set(self, name: str) -> list:
+    for ts in self.f_collector.f_testsets:
+        if ts.f_name == name:
+            _expanded(self, ts)
+            return _serialize(self)
+    sub = _within(self, name)
+    if sub is None:
+        raise BamlRaise(f"TestSet not found for expansion: {name}")
+    return _expand_set(sub, name)
+
+
+def run_test(body, runner):
+    """One leaf (the engine's `_run_test`): its body once as a RunReport, through its runner."""
+    def base_run():
+        try:
+            body()
+            run = _RUN("pass", 0, None)
+        except BamlRaise as e:
+            v = e.value
+            fqn = v._class.fqn if e.panic and hasattr(v, "_class") else None
+            msg = v.f_message if fqn in ("baml.panics.UserPanic", "baml.panics.AssertionFailed") else _context_text(e)
+            run = _RUN("fail", 0, msg)
+        return _TEST(run.f_outcome, [run])
+    if runner is None:
+        return base_run()
+    try:
+        return runner(_typed(base_run, _THUNK_D))()
+    except BamlRaise as e:
+        if e.panic:  # the engine's `_ =>` arm catches no panic: it goes on up
+            raise
+        return _TEST("fail", [_RUN("fail", 0, "test runner middleware failed: " + _context_text(e))])
+
+
+def _children(reg, names) -> list:
+    """The TestSetChild values of a registry (`names`: only the selected leaves, and the
+    testsets holding one)."""
+    out = []
+    for t in reg.f_collector.f_tests:
+        if names is None or t.f_name in names:
+            out.append(_CHILD(t.f_name, _typed(lambda b=t.f_body, r=t.f_runner: run_test(b, r), _CHILD_THUNK_D), False))
+    for ts in reg.f_collector.f_testsets:
+        prefix = ts.f_name + "::"
+        if names is None or any(n.startswith(prefix) for n in names):
+            out.append(_CHILD(ts.f_name, _typed(lambda ts=ts: _run_child_set(reg, ts, names), _CHILD_THUNK_D), True))
+    return out
+
+
+def _run_child_set(reg, ts, names):
+    try:
+        return _run_set(_children(_expanded(reg, ts), names), ts.f_runner)
+    except BamlRaise:  # it failed to expand, or its runner threw: one error, no results
+        return _SET("error", 0, 1, 1, [ts.f_name + "::(testset error)"], [], [])
+
+
+def _run_set(children, runner):
+    return run_children(children) if runner is None else runner(children)
+
+
+# ── selection (the engine's CLI filters: profile and CLI layers of include/exclude
+#    selectors over canonical ids) ──
+
+
+def glob_match(subject: str, pattern: str) -> bool:
+    """A selector without `*` is a substring; with one, an anchored glob (`*`: any run)."""
+    parts = pattern.split("*")
+    if len(parts) == 1:
+        return pattern in subject
+    first, last = parts[0], parts[-1]
+    if not (subject.startswith(first) and subject.endswith(last)):
+        return False
+    pos, end = len(first), len(subject) - len(last)
+    if pos > end:
+        return False
+    for part in parts[1:-1]:
+        if part:
+            i = subject.find(part, pos, end)
+            if i < 0:
+                return False
+            pos = i + len(part)
+    return True
+
+
+def _selected(name: str, include, exclude) -> bool:
+    if any(glob_match(name, p) for p in exclude):
+        return False
+    return not include or any(glob_match(name, p) for p in include)
+
+
+def _may_hold_selected(prefix: str, include, exclude) -> bool:
+    """Whether a testset's subtree can hold a selected leaf: not when an exclusion provably
+    covers every id under it; an include glob's literal head must fit its ids' prefix."""
+    under = prefix + "::"
+    for p in exclude:
+        if "*" not in p and p in under or p.endswith("*") and glob_match(under, p):
+            return False
+    if not include:
+        return True
+    for p in include:
+        star = p.find("*")
+        if star < 0 or under.startswith(p[:star]) or p[:star].startswith(under):
+            return True
+    return False
+
+
+def _select(reg, layers) -> list:
+    """The selected leaf ids, expanding only the testsets that may hold one (a testset that
+    fails to expand: its `(failed to expand)` sentinel, where selected)."""
+    out = [t.f_name for t in reg.f_collector.f_tests if all(_selected(t.f_name, i, x) for i, x in layers)]
+    for ts in reg.f_collector.f_testsets:
+        if not all(_may_hold_selected(ts.f_name, i, x) for i, x in layers):
+            continue
+        try:
+            out += _select(_expanded(reg, ts), layers)
+        except BamlRaise as e:
+            if type(e.value) is _BADNAME.py:  # a structural error: the whole selection stops
+                raise
+            sentinel = ts.f_name + "::(failed to expand)"
+            if all(_selected(sentinel, i, x) for i, x in layers):
+                out.append(sentinel)
+    return out
+
+
+def _run_filtered(self, profile_include, profile_exclude, cli_include, cli_exclude, max_concurrency, timeout_ms):
+    layers = ((profile_include, profile_exclude), (cli_include, cli_exclude))
+    names = _select(self, layers)
+    unfiltered = not (profile_include or profile_exclude or cli_include or cli_exclude)
+    report = _run_set(_children(self, None if unfiltered else names), None)
+    return flatten(report, names)
+
+
+# ── the flat report (the engine's `_flatten_with_tolerated`) ──
+
+
+def _leaf_counts(results, tol: bool) -> tuple:
+    """(passed, failed, tolerated, total) of the leaves under `results`."""
+    p = f = t = n = 0
+    for r in results:
+        if not isinstance(r, _SET_CLASS):
+            d = (1, 0, 0, 1) if r.f_outcome == "pass" else (0, 0, 1, 1) if tol else (0, 1, 0, 1)
+        else:
+            d = _set_counts(r, tol or r.f_outcome == "pass")
+        p, f, t, n = p + d[0], f + d[1], t + d[2], n + d[3]
+    return p, f, t, n
+
+
+def _set_counts(r, tol: bool) -> tuple:
+    if r.f_results:
+        return _leaf_counts(r.f_results, tol)
+    return (r.f_passed, 0, r.f_failed, r.f_total) if tol else (r.f_passed, r.f_failed, 0, r.f_total)
+
+
+def _leaf_ids(report, tol: bool, selected: list, out: dict) -> None:
+    """Each leaf the reports name, by status: (name, duration) pairs."""
+    names = report.f_result_names
+    if names is None:
+        return
+    for name, r in zip(names, report.f_results):
+        if not isinstance(r, _SET_CLASS):
+            ms = r.f_runs[0].f_duration_ms if r.f_runs else -1
+            out["pass" if r.f_outcome == "pass" else "tolerated" if tol else "fail"].append((name, ms))
+            continue
+        inner = tol or r.f_outcome == "pass"
+        if r.f_results:
+            _leaf_ids(r, inner, selected, out)
+        elif r.f_failed > 0:
+            sentinel = name + "::(failed to expand)"
+            ident = sentinel if sentinel in selected else (
+                r.f_failed_names[0] if r.f_failed_names else name + "::(testset error)")
+            out["tolerated" if inner else "fail"].append((ident, -1))
+
+
+def _messages(results, out: list) -> None:
+    for r in results:
+        if isinstance(r, _SET_CLASS):
+            _messages(r.f_results, out)
+            continue
+        out += [run.f_message for run in r.f_runs if run.f_outcome != "pass" and run.f_message is not None]
+
+
+def flatten(report, selected: list):
+    """A run's TestSetReport as the FlatTestReport the engine's driver prints: leaf counts,
+    the leaves' ids by status (from the reports' names, else matched from the selection),
+    every failing run's message."""
+    tol = report.f_outcome == "pass"
+    counts = _set_counts(report, tol)
+    messages: list = []
+    _messages(report.f_results, messages)
+    ids: dict = {"pass": [], "fail": [], "tolerated": []}
+    _leaf_ids(report, tol, selected, ids)
+    if tuple(len(ids[k]) for k in ("pass", "fail", "tolerated")) != counts[:3]:
+        ids = {"pass": [], "fail": [], "tolerated": []}
+        if len(selected) == counts[3]:  # a runner's own report: ids matched from the failed names
+            every: list = []
+            _all_failed(report, every)
+            for n in selected:
+                k = ("fail" if _matches(n, report.f_failed_names) else "tolerated") if _matches(n, every) else "pass"
+                ids[k].append((n, None))
+    named = {k: [n for n, _ in v] for k, v in ids.items()}
+    ms = {k: [m for _, m in v if m is not None] for k, v in ids.items()}
+    return _FLAT.new(report.f_outcome, *counts[:3], counts[3], named["pass"], named["fail"], named["tolerated"],
+                     ms["pass"], ms["fail"], ms["tolerated"], messages)
+
+
+_R = _REGISTRY.py
+_R.m_serialize = _serialize
+_R.m_run_test = _run_test_named
+_R.m_run_testset = _run_testset_named
+_R.m_run_all = lambda self: _run_set(_children(self, None), None)
+_R.m__run_selected = lambda self, names: _run_set(_children(self, names), None)
+_R.m_run_filtered = _run_filtered
+_R.m_list_filtered = lambda self, pi, pe, ci, ce: _select(self, ((pi, pe), (ci, ce)))
+_R.m_expand_set = _expand_set
+_R.m__expand_testset_registry = _expanded

@@ -151,11 +151,16 @@ def _decode_error(message: str):
     return BamlRaise(make_builtin("baml.json.DecodeError", message=message, path=""))
 
 
-@function("baml.toml.table_from_json", "baml.toml.Table.from_json")
+@function("baml.toml.table_from_json")
 def table_from_json(j):
     if type(j) is not dict and not (isinstance(j, dict) and all(type(k) is str for k in j)):
         raise _decode_error("expected map")
     return _table({k: item_from_json(x) for k, x in j.items() if x is not None})
+
+
+# a function value of its own: the engine's `Table.from_json` is a native, `table_from_json` its
+# BAML wrapper (their signatures differ in what they throw: sema/stdsigs.BAML_BODIED)
+function("baml.toml.Table.from_json")(lambda j: table_from_json(j))
 
 
 @function("baml.toml.item_from_json")

@@ -14,7 +14,7 @@ from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, TOP, UNKNOWN, VOID, 
 from .common import (BoundFuncT, FnRefT, FutureT, LambdaT, MODIFIER, _block_diverges, Var, _DONE, _ENV_REF, _ENV_REF_METHODS,
                      _EVERY_TYPE_METHODS, _Fn, _STD_TYPES, _binds, _chain_null, _empty_hole,
                      _fresh_literal, _holds_container, _is_global, _is_unknown, _loose,
-                     _mark_narrowing, _may_be_null, _occurs, _plan_member, _records,
+                     _mark_narrowing, _may_be_null, _occurs, _opaque, _plan_member, _records,
                      _pushable, _sure_scrutinee)
 
 
@@ -84,13 +84,17 @@ def _join_key(t: T.Type) -> tuple:
         return (7, _join_key(t.elem))
     if isinstance(t, MapT):
         return (8, _join_key(t.key), _join_key(t.val))
-    return (5,) if isinstance(t, ClassT) else (6,) if isinstance(t, EnumT) else (_JOIN_RANK.get(t, 10),)
+    if isinstance(t, ClassT):  # classes by name, then enums and their variants by name
+        return (5, t.cls.fqn)
+    if isinstance(t, EnumT):
+        return (6, t.enum.fqn, t.variant or "")
+    return (_JOIN_RANK.get(t, 10),)
 
 
 def _joined(ts: list) -> T.Type:
     """The element type inferred from a literal's items, its members in the engine's order (int,
     bigint, float, string, bool, classes, enums, arrays, maps, null: `["a", 1]` is
-    `(int | string)[]`)."""
+    `(int | string)[]`; classes and enums each by name: `[E.B, E.A]` is `(E.A | E.B)[]`)."""
     u = T.union(*(T.widen_scalar(t) for t in ts))
     return T.union(*sorted(u.members, key=_join_key)) if isinstance(u, Union) else u
 
@@ -465,6 +469,9 @@ class ExprChecks:
         if expected is not UNKNOWN and not isinstance(expected, TVar):
             if not assignable(t, expected):
                 self.mismatch(e.span, expected, t)
+        if ts and _opaque(t.elem):  # `[a, b]` holding arrays of several types: each records its own
+            for it in e.items:
+                self.escape(it)
         return t
 
     def joined_items(self, pairs: list) -> T.Type:

@@ -266,7 +266,8 @@ class MemberChecks:
         if tb == ANY_CLASS and name not in stdsigs.ANY_CLASS_METHODS and name not in _EVERY_TYPE_METHODS:
             self.err(e.span, "E0007", f"type `reflect.AnyClass` has no member `{name}`")  # fields: `get<T>`
             return UNKNOWN
-        if (isinstance(tb, Union) and name not in _EVERY_TYPE_METHODS and self.sure_type(widen(tb))
+        if (isinstance(tb, Union) and (name not in _EVERY_TYPE_METHODS or name == "type")  # no common `type`
+                and self.sure_type(widen(tb))
                 and not any(self.may_compare(widen(m)) for m in tb.members)):
             self.err(e.span, "E0007", f"type `{show(widen(ot))}` has no member `{name}`: its "
                      f"members implement no common interface that declares `{name}`")
@@ -479,7 +480,7 @@ class MemberChecks:
                 self.expr(val, UNKNOWN)
             else:
                 self.expect(val, self.resolve(_parse_std_type(ft), report=False))
-        if None not in given and ct.name not in stdsigs.STD_CLASS_KINDS and ct.name not in stdsigs.STD_CLASS_METHODS:
+        if None not in given and ct.name not in stdsigs.STD_CLASS_KINDS and ct.name not in stdsigs.STD_HANDLE_CLASSES:
             missing = [f for f, ft in fields.items() if f not in given
                        and not assignable(NULL, self.resolve(_parse_std_type(ft), report=False))]
             if missing:
