@@ -59,6 +59,19 @@ def test_unknown_class_field_in_a_host_argument(prog, engine):
     assert prog.host_fields({"x": 1, "y": 2}) == "HostPt { x: 1, y: 2 }"
 
 
+def test_host_ints_for_floats_inside_a_union_member(prog, engine):
+    """A Python int where a float is declared inside a union member's container or class
+    (`float[]?` given `[1, 2]`, `HostReading?` given `{"value": 3, …}`): the engine's bridge
+    refuses the argument ("does not match any member of union"), though it converts the same
+    ints where the type is not in a union (`float[]`); Assay converts them in both places."""
+    assert prog.host_opt_floats([1, 2]) == "[1.0, 2.0]"
+    assert prog.host_opt_reading({"value": 3, "unit": "kg"}) == 'HostReading { value: 3.0, unit: "kg" }'
+    for fn, arg in (("host_opt_floats", {"xs": [1, 2]}), ("host_opt_reading", {"r": {"value": 3, "unit": "kg"}})):
+        real = engine.call(f"deviations.{fn}", arg)
+        assert real.kind == "harness" and "does not match any member of union" in real.detail
+    assert engine.call("deviations.host_floats", {"xs": [1, 2]}).value == "[1.0, 2.0]" == prog.host_floats([1, 2])
+
+
 def test_block_operands_run_their_statements(prog, engine):
     """The engine folds `{ log.push("a"); 1 } + { log.push("b"); 2 }` to 3 and drops the
     blocks' statements (an engine bug: a block's statements run wherever it stands); Assay

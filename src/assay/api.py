@@ -303,6 +303,10 @@ class BamlProgram:
             # the engine decides by the value's kind: a str is the string member, never an enum
             # variant of the same name (`Color | string`; `{"$enum": …}` chooses the variant)
             members = sorted(t[1], key=lambda m: m[0] != "string") if type(v) is str else t[1]
+            if type(v) is int:  # an int is the int member (out of its range: refused), then bigint, then float
+                if any(_int_rank(m) == 0 for m in members) and not ops.INT_MIN <= v <= ops.INT_MAX:
+                    raise ArgumentError(f"argument `{where}`: {v} does not fit in a 63-bit int")
+                members = sorted(members, key=_int_rank)
             for m in members:
                 try:
                     return self.from_python(v, m, where)
@@ -330,7 +334,8 @@ class BamlProgram:
         elif k == "lit":
             if type(v) is type(t[1]) and v == t[1]:
                 return v
-            if type(t[1]) not in (int, bool) and isinstance(t[1], int) and type(v) in (int, BigInt) and v == t[1]:
+            if type(t[1]) not in (int, bool) and isinstance(t[1], int) and type(v) in (int, BigInt) \
+                    and int(v) == int(t[1]):
                 return BigInt(v)  # a bigint literal type (`3n`)
         elif k == "array" and isinstance(v, (list, tuple)):
             if t[1] == JSON_TEST:  # `json[]`, as the engine records it
@@ -456,6 +461,8 @@ class BamlProgram:
             return bytearray(v)
         if callable(v) and not isinstance(v, type) and not isinstance(v, Instance):
             return self.host(v)
+        if type(v) is int and not ops.INT_MIN <= v <= ops.INT_MAX:  # no BAML int holds it
+            raise ArgumentError(f"argument: {v} does not fit in a 63-bit int")
         return v  # any other Python object passes through unchanged (an opaque value)
 
     def to_python(self, v):
@@ -777,6 +784,17 @@ class _Entry:
         if t == ("any",):
             return prog._unknown_arg
         return lambda v: prog.from_python(v, t, where)
+
+
+def _int_rank(m: tuple) -> int:
+    """Which member of a union a host int goes to first (the engine's choice): int or an int
+    literal, then bigint, then float, then the others in their order."""
+    k = m[0]
+    if k in ("int", "json", "unknown", "any") or k == "lit" and type(m[1]) is int:
+        return 0
+    if k == "bigint" or k == "lit" and isinstance(m[1], int) and type(m[1]) is not bool:  # `5n`
+        return 1
+    return 2 if k == "float" else 3
 
 
 def _untold_by_items(t: tuple) -> bool:

@@ -10,6 +10,7 @@ for _name, _fields in (("ParseError", ["message"]), ("SerializationError", ["mes
     BUILTIN_CLASSES[f"baml.json.{_name}"] = ClassInfo(f"baml.json.{_name}", _name, _fields)
 
 _WS = " \t\n\r"
+_MAX_DEPTH = 128  # serde_json's recursion limit: opening the 128th nested array/object fails
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
@@ -23,6 +24,7 @@ class _Parser:
 
     def __init__(self, s: str):
         self.s, self.i, self.n = s, 0, len(s)
+        self.depth = 0  # arrays/objects open around the current value
 
     def ws(self):
         while self.i < self.n and self.s[self.i] in _WS:
@@ -39,10 +41,13 @@ class _Parser:
         if self.i >= self.n:
             self.eof("a value")
         c = self.s[self.i]
-        if c == "{":
-            return self.obj()
-        if c == "[":
-            return self.arr()
+        if c == "{" or c == "[":
+            self.depth += 1
+            if self.depth >= _MAX_DEPTH:
+                self.fail("recursion limit exceeded")
+            v = self.obj() if c == "{" else self.arr()
+            self.depth -= 1
+            return v
         if c == '"':
             self.i += 1
             return self.string()
