@@ -344,7 +344,7 @@ baml.errors.UnknownError.with_message<T>(data: unknown, message: string) -> T | 
 _FUNCTIONS += _TYPED_FUNCTIONS
 
 # `baml.iter` (bex/stdlib/iters.py): receiver kind "iter" is the run-time iterator; the checker
-# types these methods itself (check.py `iter_method_call`: item types through callbacks).
+# types these methods itself (check/members.py `iter_method_call`: item types through callbacks).
 _METHODS += """iter.next() -> unknown
 iter.peek() -> unknown
 iter.iter() -> unknown
