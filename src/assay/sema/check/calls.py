@@ -10,6 +10,7 @@ from ..program import ClassDef, FunctionDef, target_matches
 from ..stdnames import STDLIB_MEMBER_NAMES, STDLIB_TYPE_NAMES
 from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, TOP, UNKNOWN, AnyFnT, Arr, ClassT,
                      EnumT, FuncT, IfaceT, Lit, MapT, TVar, Union, assignable, show, widen)
+from .members import _ITER_METHODS
 from .common import (ANY_CLASS, FnRefT, LambdaT, NativeFuncT, _ENGINE_MEMBERS, _EVERY_TYPE_METHODS,
                      _STD_TYPES, _binds, _callback_throws, _chain_null, _empty_hole,
                      _free_generics, _holds_container, _is_global, _iterable_item, _may_be_null,
@@ -277,6 +278,8 @@ class CallChecks:
                     e.null_link = _may_be_null(ot)
                     rt = T.strip_null(ot)
                 tb = T.base(rt)
+                if isinstance(tb, ClassT) and f.name in _ITER_METHODS and tb.cls.methods.get(f.name) is None:
+                    tb = self.class_as_iter(tb)  # a user iterator's adapters (`Fib {…}.take(3)`)
                 if isinstance(tb, T.IterT) and f.name not in _EVERY_TYPE_METHODS:
                     return self.iter_method_call(e, f, tb)
                 if tb == ANY_CLASS and (f.name in stdsigs.ANY_CLASS_METHODS or f.name not in _EVERY_TYPE_METHODS):

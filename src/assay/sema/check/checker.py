@@ -799,14 +799,24 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
             self.err(e.span, "E0006", f"cannot iterate over type `{show(t)}`")
         return UNKNOWN
 
-    def iterable_item(self, ct: ClassT) -> T.Type:
-        """The `type Item` a class's `implements baml.iter.Iterable` block binds (what a
-        for-in over it yields), at the class's type arguments; unknown without one."""
-        impl = next((i for i in ct.cls.impls if i.std == "baml.iter.Iterable" and "Item" in i.decl.assoc), None)
+    def iterable_item(self, ct: ClassT, std: str = "baml.iter.Iterable") -> T.Type:
+        """The `type Item` a class's `implements baml.iter.Iterable` (or `std`) block binds (what
+        a for-in over it yields), at the class's type arguments; unknown without one."""
+        impl = next((i for i in ct.cls.impls if i.std == std and "Item" in i.decl.assoc), None)
         if impl is None:
             return UNKNOWN
         item = self.class_assoc(ct, impl, "Item")
         return UNKNOWN if T.has_unknown(item) or T.has_tvar(item) else item
+
+    def class_as_iter(self, ct: ClassT) -> T.Type:
+        """A class implementing `baml.iter.Iterator` as the iterator it is (its adapters and
+        consumers are the interface's: `Fib {…}.take(3)`), one implementing only `Iterable` as
+        that (it has `iter()` alone); else the class itself."""
+        for std, kind in (("baml.iter.Iterator", "Iterator"), ("baml.iter.Iterable", "Iterable")):
+            if any(i.std == std for i in ct.cls.impls):
+                item = self.iterable_item(ct, std)
+                return T.IterT(item, kind) if item is not UNKNOWN else ct
+        return ct
 
     def class_assoc(self, ct: ClassT, impl, name: str) -> T.Type:
         """Associated type `name` of a class's stdlib-interface block, at the class's type
