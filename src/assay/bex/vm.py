@@ -95,6 +95,8 @@ class Runtime:
         self.natives["$builtin_at"] = _NativeShim("$builtin_at", builtin_at)
         self.natives["$fn_targs"] = _NativeShim("$fn_targs", fn_targs)
         self.natives["$array_slice"] = _NativeShim("$array_slice", lambda a, s, e: a[s:e])
+        self.natives["$iter_field"] = _NativeShim("$iter_field", iters.state_field)
+        self.natives["$array_iterator_at"] = _NativeShim("$array_iterator_at", iters.from_list)
         for name, fn in (("$tagged_new", core.tagged_new), ("$tagged_text", core.tagged_text),
                          ("$tagged_value", core.tagged_value), ("$tagged_end", core.tagged_end)):
             self.natives[name] = _NativeShim(name, fn)  # a tagged template's body (lowering's)

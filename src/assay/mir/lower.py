@@ -63,6 +63,10 @@ _CHILD_FIELDS: dict[type, tuple] = {}  # AST class → its fields other than the
 # `Reader.rows<T>`, `Writer.write_row<T>`): called on a receiver of no static type, written type
 # arguments go first, as a generic builtin function's do.
 _TYPED_READERS = frozenset(("reflect.AnyClass", "reflect.class.Field"))  # their `get<T>`/`value<T>` check T
+# the stdlib iterators a class literal makes: the native that builds one, from its fields
+_ITER_LITS = {"baml.iter.Repeat": ("baml.iter.Repeat.new", ("value", "count")),
+              "baml.iter.Range": ("baml.iter.Range.new", ("i", "max", "step")),
+              "baml.iter.ArrayIterator": ("$array_iterator_at", ("arr", "idx"))}
 _TYPED_STD_METHODS = frozenset("get get_at decode rows write_row write_rows".split())
 
 
@@ -857,6 +861,9 @@ class FnLowerer:
             bound = self.to_temp(ir.BoundMethod(obj, e.name), e.span)
             n = len(m.decl.params) if self.prog.reifying(m) else -1
             return self.native("$specialize", bound, ir.Const(n), self.targs_for(m, e), span=e.span)
+        if getattr(e, "iter_field", False):  # `range.max`: a stdlib iterator's state
+            state = lambda o: self.native("$iter_field", o, ir.Const(e.name), span=e.span)  # noqa: E731
+            return self.null_guard(obj, state) if e.optional else state(obj)
         if e.name in self.prog.field_names and not _fieldless(e.obj, e.name):
             read = lambda o: ir.Load(ir.FieldPlace(o, e.name))  # noqa: E731
         else:
@@ -911,12 +918,12 @@ class FnLowerer:
 
     def expr_ClassLit(self, e: ast.ClassLit):
         cls = self.prog.index.lookup(self.namespace, e.type.path)
-        if cls is None and ".".join(e.type.path) == "baml.iter.Repeat" and len(e.entries) == 2:
-            # `baml.iter.Repeat<T> { value: v, count: n }`: the stdlib's repeating iterator
+        made = _ITER_LITS.get(".".join(e.type.path)) if cls is None else None
+        if made is not None and {n for n, _ in e.entries} == set(made[1]):
+            # `baml.iter.Repeat<T> { value: v, count: n }`, `Range { i, max, step }`,
+            # `ArrayIterator<T> { arr, idx }`: the stdlib's iterators, made from their state
             given = {n: self.lower_expr(v) for n, v in e.entries}
-            if set(given) == {"value", "count"}:
-                return self.call(ir.Callee("native", "baml.iter.Repeat.new"), [given["value"], given["count"]],
-                                 span=e.span)
+            return self.call(ir.Callee("native", made[0]), [given[n] for n in made[1]], span=e.span)
         if cls is None and ".".join(e.type.path) == "baml.iter.Done" and not e.entries:
             return self.to_temp(ir.ClassAgg("baml.iter.Done", []), e.span)  # an iterator's end
         fqn = ".".join(e.type.path)

@@ -192,6 +192,9 @@ def _link_impl(index: ProgramIndex, resolver, impl: ImplDef, diags: list) -> Non
         elif t is T.UNKNOWN:
             diags.append(Diagnostic(d.target.span, "E0002", f"unresolved type: {_show_path(d.target)}"))
             return
+        elif not _single_concrete(t):
+            diags.append(Diagnostic(d.target.span, "E0138", f"cannot implement an interface for {T.show(t)} "
+                                    "— the target must be a single concrete type"))
         impl.target = t
     if isinstance(r, InterfaceDef) and r.fields and d.target is not None:
         diags.append(Diagnostic(d.interface.span, "E0126", f"interface `{r.name}` declares fields and can "
@@ -234,6 +237,15 @@ def _class_fields(resolver, impl: ImplDef, r: InterfaceDef, diags: list) -> None
         if ft != ct:
             diags.append(Diagnostic(at, "E0116", f"field `{f.name}` has type {T.show(ct)}, but interface "
                                     f"`{r.name}` declares it as {T.show(ft)}"))
+
+
+def _single_concrete(t) -> bool:
+    """May `implements I for t` name t? Not a union (an optional), a literal, a function type, an
+    interface or `unknown` (an alias counts as what it names)."""
+    if isinstance(t, T.Prim):
+        return t.name != "unknown"
+    return isinstance(t, (T.Arr, T.MapT, T.ClassT, T.EnumT, T.TVar, T.StdT)) and not (
+        isinstance(t, T.EnumT) and t.variant is not None) and not (isinstance(t, T.StdT) and t.kind == "iface")
 
 
 def _method_fqn(index: ProgramIndex, impl: ImplDef, name: str) -> str:

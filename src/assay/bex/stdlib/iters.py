@@ -37,9 +37,9 @@ METHODS.setdefault("iter", {})
 _KIND_OF[Iter] = "iter"
 
 
-def from_list(xs: list) -> Iter:
-    """An iterator over a live array (index-based, as `for-in` over an array)."""
-    i = [0]
+def from_list(xs: list, start: int = 0) -> Iter:
+    """An iterator over a live array (index-based, as `for-in` over an array), from `start`."""
+    i = [start]
 
     def nx():
         k = i[0]
@@ -118,6 +118,16 @@ def for_in_items(v):
         return Lazy(v)
     it = from_user(v)
     return Lazy(it) if it is not None else v
+
+
+def state_field(it, name: str):
+    """`range.max`, `repeat.count`, `iter.idx`: a stdlib iterator's public state, as its
+    rendering shows it (the checker allows only the fields the class declares)."""
+    show = it.show if type(it) is Iter else None
+    for k, v in (show()[1] if show is not None else ()):
+        if k == name:
+            return v
+    throw_error("baml.errors.InvalidArgument", message=f"iterator has no field `{name}`")
 
 
 # ── sources ──

@@ -826,10 +826,10 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
             self.err(e.span, "E0006", f"cannot iterate over type `{show(t)}`")
         return UNKNOWN
 
-    def iterable_item(self, ct: ClassT) -> T.Type:
-        """The `type Item` a class's `implements baml.iter.Iterable` block binds (what a
-        for-in over it yields), at the class's type arguments; unknown without one."""
-        impl = next((i for i in ct.cls.impls if i.std == "baml.iter.Iterable" and "Item" in i.decl.assoc), None)
+    def iterable_item(self, ct: ClassT, std: str = "baml.iter.Iterable") -> T.Type:
+        """The `type Item` a class's `implements baml.iter.Iterable` (or `std`) block binds (what
+        a for-in over it yields), at the class's type arguments; unknown without one."""
+        impl = next((i for i in ct.cls.impls if i.std == std and "Item" in i.decl.assoc), None)
         if impl is None:
             return UNKNOWN
         item = self.class_assoc(ct, impl, "Item")
@@ -838,10 +838,12 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
     def as_iterator(self, ct: ClassT) -> "T.IterT | None":
         """A class implementing `baml.iter.Iterator` as the iterator its default methods see:
         its `Item`, and its `Error` as what advancing it throws (none where the block binds
-        none: `never`)."""
+        none: `never`); one implementing only `Iterable` as that."""
         impl = next((i for i in ct.cls.impls if i.std == "baml.iter.Iterator"), None)
-        if impl is None:
-            return None
+        if impl is None:  # an `Iterable` alone has `iter()` alone (E0007 for the adapters)
+            iterable = any(i.std == "baml.iter.Iterable" for i in ct.cls.impls)
+            item = self.iterable_item(ct, "baml.iter.Iterable") if iterable else UNKNOWN
+            return T.IterT(item, "Iterable") if item is not UNKNOWN else None
         item, err = self.class_assoc(ct, impl, "Item"), self.class_assoc(ct, impl, "Error")
         it = T.iter_of(item, err=(("type", err),) if "Error" in impl.decl.assoc else ())
         return it if isinstance(it, T.IterT) else None

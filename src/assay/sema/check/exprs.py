@@ -553,6 +553,8 @@ class ExprChecks:
             return self.std_class_lit(e, ct)
         if ct == _DONE and not e.entries:  # `baml.iter.Done {}`: what `next()` ends with
             return _DONE
+        if getattr(e.type, "path", [])[:2] == ["baml", "iter"] and e.type.path[2:] in (["Repeat"], ["Range"], ["ArrayIterator"]):
+            return self.iter_lit(e)
         if ct is UNKNOWN:
             self.class_path_error(e.type, e.span)
         elif isinstance(ct, IfaceT):  # an interface has no literal: the engine finds no class of that name
@@ -626,6 +628,21 @@ class ExprChecks:
             else:
                 self.err(e.span, "E0002", f"cannot infer type parameter `{g.name}`")
             return
+
+    def iter_lit(self, e) -> T.Type:
+        """`baml.iter.Repeat<T> { value: …, count: … }` (or `Range`, `ArrayIterator<T>`): the
+        stdlib iterator class built field by field, each field required."""
+        kind = e.type.path[2]
+        item = INT if kind == "Range" else self.resolve(e.type.args[0]) if e.type.args else UNKNOWN
+        fields = {"Repeat": {"value": item, "count": INT}, "Range": {"i": INT, "max": INT, "step": INT},
+                  "ArrayIterator": {"arr": Arr(item), "idx": INT}}[kind]
+        given = {n for n, _ in e.entries}
+        for name, val in e.entries:
+            self.expect(val, fields.get(name, UNKNOWN))
+        missing = next((n for n in fields if n not in given), None)
+        if missing is not None and None not in given:
+            self.err(e.span, "E0001", f"class `baml.iter.{kind}` is missing required field: `{missing}`")
+        return T.IterT(item, kind) if item is not UNKNOWN else UNKNOWN
 
     def inferred_class(self, ct: ClassT, e) -> ClassT:
         """`Box { v: 5 }`: a type argument is the widened type of the field declared as it

@@ -579,6 +579,7 @@ class MemberChecks:
                     it.cls == "Iterable" and name != "iter":  # an Iterable's one method
                 self.err(e.span, "E0007", f"type `{show(it)}` has no member `{name}`")
             return UNKNOWN
+        e.iter_field = True  # lowering reads the iterator's state
         return it.item if t == "item" else Arr(it.item) if t == "items" else t
 
     def iter_method_call(self, e: ast.Call, f: ast.Field, it: T.IterT) -> T.Type:

@@ -433,7 +433,7 @@ class PatternChecks:
                 left.append({None})
             elif isinstance(m, Lit):
                 left.append({m.value})
-            elif m in (INT, STRING, FLOAT, T.BIGINT) or isinstance(m, (ClassT, Arr, MapT)):
+            elif m in (INT, STRING, FLOAT, T.BIGINT) or isinstance(m, (ClassT, Arr, MapT)) or _std_class(m):
                 left.append([False, set()])
             else:
                 return set()
@@ -638,7 +638,7 @@ class PatternChecks:
             return [show(m)] if m.base in (INT, STRING) else None
         if m in (INT, STRING, FLOAT, T.BIGINT) or isinstance(m, (Arr, MapT)):
             return [show(m)]
-        if isinstance(m, ClassT):
+        if isinstance(m, ClassT) or _std_class(m):  # `baml.iter.Done` of `next()`'s result
             return [show(m)]
         if isinstance(m, IfaceT):  # open: any type may implement it later
             return [show(m) + " {}"]
@@ -683,3 +683,7 @@ class PatternChecks:
             return UNKNOWN
         return T.union(*ts) if expected is not UNKNOWN else T.union(*map(widen, ts))
 
+
+def _std_class(m: T.Type) -> bool:
+    """A stdlib class as a scrutinee member (`baml.iter.Done`, a panic class)."""
+    return isinstance(m, T.StdT) and m.kind == "class" and not isinstance(m, T.PlanT)
