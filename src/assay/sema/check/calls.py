@@ -356,6 +356,8 @@ class CallChecks:
             while isinstance(root, (ast.Call, ast.Index, ast.Field)):
                 root = root.func if isinstance(root, ast.Call) else root.obj
             if isinstance(root, ast.Name) and (v := self.lookup_var(root.name)) is not None:
+                if root is f and v.open_params is not None and v.link is None:
+                    e.first_call = v  # its arguments give the open parameters their types
                 self.typed_lambda(v)  # `g(1)`, `g(1)(2)`, `gs[0](1)` type `let g = (d) -> …`'s parameters
             ft = self.expr(f, UNKNOWN)
             if e.optional:  # `f?.(x)`
@@ -423,6 +425,15 @@ class CallChecks:
             self.effects.sites[id(e)] = self.value_callee(f, tb)
             named = all(n is not None for n, _, _ in tb.params)
             self.check_args(e, tb.params, {}, allow_named=named, user=True)
+            v = getattr(e, "first_call", None)
+            if v is not None and isinstance(v.ty, LambdaT) and len(e.args) == len(tb.params):
+                # `let id = (x) -> { x }; id(1)`: x is an `int` from here on (`id("s")`: E0001)
+                ps = tuple((n, widen(a.value.ty) if pt is UNKNOWN and a.name is None and a.value.ty is not None
+                            and _sure_scrutinee(widen(a.value.ty)) else pt, d)
+                           for (n, pt, d), a in zip(tb.params, e.args))
+                t = LambdaT(ps, tb.ret, tb.throws)
+                t.node = v.ty.node
+                v.ty = t
             return tb.ret if not T.has_tvar(tb.ret) else UNKNOWN
         if tb in (INT, FLOAT, STRING, BOOL, NULL, T.TOP) or isinstance(tb, (Arr, MapT, ClassT, EnumT, IfaceT, AnyFnT)):
             self.err(e.span, "E0006", f"`{show(widen(ft))}` is not a function and cannot be called")
