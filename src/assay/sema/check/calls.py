@@ -8,7 +8,7 @@ from .. import interfaces
 from .. import reflect as sreflect
 from ..program import ClassDef, FunctionDef, target_matches
 from ..stdnames import STDLIB_MEMBER_NAMES, STDLIB_TYPE_NAMES
-from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, TOP, UNKNOWN, AnyFnT, Arr, ClassT,
+from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, TOP, UNKNOWN, VOID, AnyFnT, Arr, ClassT,
                      EnumT, FuncT, IfaceT, Lit, MapT, TVar, Union, assignable, show, widen)
 from .common import (_branch_hole, ANY_CLASS, BoundFuncT, FnRefT, LambdaT, NativeFuncT, _bound_callback, _shape_binds, _ENGINE_MEMBERS, _EVERY_TYPE_METHODS,
                      _STD_TYPES, _binds, _callback_throws, _chain_null, _empty_hole,
@@ -1011,7 +1011,8 @@ class CallChecks:
                         # `mm(xs, (d) -> …)`: d is xs's T; the engine then checks the body
                         # against no result the expected type did not bind
                         want = type(want)(T.subst(FuncT(pt.params, NULL), {**seen, **env}).params,
-                                          want.ret if isinstance(want, BoundFuncT) else UNKNOWN, want.throws)
+                                          want.ret if isinstance(want, BoundFuncT) or want.ret in (NULL, VOID)
+                                          else UNKNOWN, want.throws)  # (a `void` callback's body is checked)
                     if isinstance(pt, TVar) and pt.name not in env and pt.name not in fixed and not any(
                             j != npos and _mentions(q, pt.name) for j, (_, q, _) in enumerate(params)):
                         self.untyped_empty(a.value)  # `id([])`: nothing else binds the callee's T
