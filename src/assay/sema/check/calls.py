@@ -494,9 +494,9 @@ class CallChecks:
             self.err(getattr(o, "paren_span", o.span), "E0155", "type annotations needed: the type of "
                      f"this value must be known before accessing `{f.name}`")
         elif isinstance(o, ast.BlockExpr):
-            self.untyped_empty(o)  # `({ [] }).length()`
+            self.untyped_holes(o)  # `({ [] }).length()`
         else:
-            self.open_holes(o)  # `[1, []].length()`
+            self.untyped_holes(o, inner=True)  # `[1, []].length()`
         return self.soft_expr(o)
 
     def literal_targs(self, e: ast.Call, ps, ret, tvars: set, expected) -> dict | None:
@@ -1005,7 +1005,9 @@ class CallChecks:
                     if T.has_tvar(pt) or user and _holds_container(pt):  # the callee's: it records
                         self.escape(a.value)
                         if isinstance(pt, TVar) and pt.name not in env and pt.name not in fixed:
-                            self.open_holes(a.value)  # `string.from([])`: nothing fixes T
+                            # `string.from([])`, `id([])`, `h(if (c) { [] } else { [] }, [1])`: each
+                            # branch is typed alone, so another argument for T fixes no hole
+                            self.untyped_holes(a.value, inner=True)
                     want = _bound_callback(pt, env, whole) if T.has_tvar(pt) else pt
                     if user and isinstance(pt, FuncT) and isinstance(want, FuncT) and seen:
                         # `mm(xs, (d) -> …)`: d is xs's T; the engine then checks the body
@@ -1013,9 +1015,6 @@ class CallChecks:
                         want = type(want)(T.subst(FuncT(pt.params, NULL), {**seen, **env}).params,
                                           want.ret if isinstance(want, BoundFuncT) or want.ret in (NULL, VOID)
                                           else UNKNOWN, want.throws)  # (a `void` callback's body is checked)
-                    if isinstance(pt, TVar) and pt.name not in env and pt.name not in fixed and not any(
-                            j != npos and _mentions(q, pt.name) for j, (_, q, _) in enumerate(params)):
-                        self.untyped_empty(a.value)  # `id([])`: nothing else binds the callee's T
                     if isinstance(pt, TVar) and pt.name in whole and isinstance(a.value, (ast.ArrayLit, ast.MapLit)):
                         at = self.expr(a.value, UNKNOWN)
                         if not assignable(at, want):

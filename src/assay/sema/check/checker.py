@@ -215,6 +215,23 @@ def _lambdas_in(e) -> list:
     return []
 
 
+def _whole_holes(e) -> list:
+    """The first empty literal of each value made only of empties `e` may end in (through `if`
+    branches with an `else`, match arms and blocks)."""
+    if isinstance(e, (ast.ArrayLit, ast.MapLit)):
+        hole = _empty_hole(e)
+        return [hole] if hole is not None else []
+    if isinstance(e, ast.If) and e.else_ is not None:
+        tails = [b.tail for b in (e.then, e.else_)]
+    elif isinstance(e, ast.Match):
+        tails = [a.body.tail if isinstance(a.body, ast.Block) else a.body for a in e.arms]
+    elif isinstance(e, ast.BlockExpr):
+        tails = [e.block.tail]
+    else:
+        return []
+    return [h for t in tails if t is not None for h in _whole_holes(t)]
+
+
 def _open_holes(e) -> list:
     """The empty `[]` / `{}` of literal `e` whose element type nothing in it fixes (`[1, []]`,
     `{"a": [1], "b": []}`, `[[], []]`): the engine needs a type annotation for each."""
@@ -702,7 +719,7 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
             head = self.loop_head(s.body)  # the iterable is read there too (its writes count)
             v = self.lookup_var(s.iterable.name) if isinstance(s.iterable, ast.Name) else None
             if isinstance(s.iterable, (ast.If, ast.Match, ast.BlockExpr)):
-                self.untyped_empty(s.iterable)  # `for (let x in (if (c) { [] } else { [] }))`
+                self.untyped_holes(s.iterable)  # `for (let x in (if (c) { [] } else { [] }))`
             it = self.soft_expr(s.iterable) if v is not None and v.branch_hole else \
                 self.expr(s.iterable, UNKNOWN)
             elem = self.iter_elem(it, s.iterable)
@@ -995,12 +1012,6 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
             if a is not None and a.unpinned is not None and not a.used:
                 v.link = a
 
-    def open_holes(self, e) -> None:
-        """E0155 at each empty literal in `e` whose element type nothing fixes, where `e`'s
-        own type is all there is to go by (an interpolation, a bare type parameter)."""
-        for span in _open_holes(e):
-            self.err(span, "E0155", "type annotations needed")
-
     def pin(self, v: Var) -> None:
         while v is not None and not v.used:
             v.used = True
@@ -1138,25 +1149,17 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
         return (v is not None and v.ty == tv and tv.name in self.generics
                 and not self.bounds.get(tv.name))
 
-    def untyped_empty(self, e: ast.Expr) -> None:
-        """E0155 at the empty `[]` / `{}` a value made only of empties ends in (through `if`
-        branches, blocks and match arms) where nothing can type it: an operand of `==` or
-        `is`, a template hole, an item of a literal whose other items are no container."""
-        if isinstance(e, (ast.ArrayLit, ast.MapLit)):
-            hole = _empty_hole(e)
-            if hole is not None:
-                self.err(hole, "E0155", "type annotations needed")
-        elif isinstance(e, ast.If) and e.else_ is not None:
-            for bl in (e.then, e.else_):
-                if bl.tail is not None:
-                    self.untyped_empty(bl.tail)
-        elif isinstance(e, ast.Match):
-            for arm in e.arms:
-                tail = arm.body.tail if isinstance(arm.body, ast.Block) else arm.body
-                if tail is not None:
-                    self.untyped_empty(tail)
-        elif isinstance(e, ast.BlockExpr) and e.block.tail is not None:
-            self.untyped_empty(e.block.tail)
+    def untyped_holes(self, e: ast.Expr, inner: bool = False) -> None:
+        """E0155 at each empty `[]` / `{}` in `e` that nothing can type: the one a value made
+        only of empties ends in, through `if` branches, blocks and match arms (each branch is
+        typed alone: an operand of `==` or `is`, a template hole, an argument for a callee's
+        bare `T`, an item of a literal whose other items are no container); with `inner`, also
+        those of a literal whose other items do not fix them (`[1, []]`, `{"a": [1], "b": []}`),
+        where the literal's own type is all there is to go by (an interpolation, a bare type
+        parameter, a receiver).""" 
+        spans = _open_holes(e) if inner else []
+        for span in dict.fromkeys(spans + _whole_holes(e)):
+            self.err(span, "E0155", "type annotations needed")
 
     def escape(self, e: ast.Expr) -> None:
         """`e`'s value reaches a place whose type does not tell its element types (`unknown`, a

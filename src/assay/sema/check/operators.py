@@ -254,8 +254,8 @@ class OperatorChecks:
 
     def binop_type(self, op: str, lt: T.Type, rt: T.Type, e) -> T.Type:
         if op in ("==", "!=") and isinstance(e, ast.Binary):
-            self.untyped_empty(e.left)  # `xs == []`: the other side does not type the `[]`
-            self.untyped_empty(e.right)
+            self.untyped_holes(e.left)  # `xs == []`: the other side does not type the `[]`
+            self.untyped_holes(e.right)
         if op in ("==", "!="):
             eq = _literal_equal(lt, rt, e)
             return BOOL if eq is None else T.lit_bool(eq == (op == "=="))  # folded: `1 == 1` is `true`
