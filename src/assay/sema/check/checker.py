@@ -486,7 +486,7 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
                         continue  # its body typed it (`(x) -> int { x }`)
                     self.err(span, "E0002", f"cannot infer type of lambda parameter `{name}` — add a "
                              "type annotation or provide context")
-            elif v.pending_infer is not None:
+            elif v.pending_infer:
                 self.err(v.pending_infer[0], "E0002", f"cannot infer type parameter `{v.pending_infer[1]}`")
             elif v.unpinned is not None and not v.used:
                 self.err(v.unpinned, "E0155", "type annotations needed")
@@ -941,12 +941,15 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
                 self._given(v, s.value)
                 self.unpinned_let(v, s.value)
                 v.lambda_bound = getattr(s.value, "lambda_bound", None)
+                if isinstance(s.value, ast.Name) and (src := self.lookup_var(s.value.name)) is not None \
+                        and src.pending_infer:
+                    v.pending_infer = src.pending_infer  # `let c = b`: one open T, fixed by a use of either
                 self.open_lambda(v, s.value)
                 if isinstance(s.value, ast.Call) and not s.value.type_args:
                     v.push_call = s.value
                 if isinstance(s.value, (ast.Call, ast.ClassLit)):
                     if getattr(s.value, "pending_infer", None) is not None:
-                        v.pending_infer = (s.value.span, s.value.pending_infer)
+                        v.pending_infer = [s.value.span, s.value.pending_infer]
                         self.unpinned.append(v)
                 if isinstance(s.value, ast.Name) and (src := self.lookup_var(s.value.name)) is not None:
                     v.lambda_bound = src.lambda_bound  # `let zs = ys`: the first to meet a type fixes both

@@ -286,8 +286,8 @@ class ExprChecks:
             e.declared = v.ty
             if v.open_params is not None and (_sure_scrutinee(x) or any(isinstance(m, FuncT) for m in T.members(x))):
                 self.typed_lambda(v)
-            if v.pending_infer is not None and _sure_scrutinee(x):
-                v.pending_infer = None  # `let a = first([]); a` as an `int` fixes T
+            if v.pending_infer and _sure_scrutinee(x):
+                v.pending_infer.clear()  # `let a = first([]); a` as an `int` fixes T
             if v.push_call is not None and _sure_scrutinee(x):
                 call, v.push_call = v.push_call, None
                 if self.pushed_late(call, x):

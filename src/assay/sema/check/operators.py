@@ -232,7 +232,8 @@ class OperatorChecks:
         """The left of `??`: a variable's type here, else the type its test narrows from."""
         t = self.expr(left, UNKNOWN)
         if isinstance(left, ast.Name) and (lv := self.lookup_var(left.name)) is not None:
-            lv.pending_infer = None  # `let a = first([]); a ?? 1`: the right side types it
+            if lv.pending_infer:
+                lv.pending_infer.clear()  # `let a = first([]); a ?? 1`: the right side types it
         v = self.lookup_var(left.name) if t is UNKNOWN and isinstance(left, ast.Name) else None
         return self.tested_type(v) if v is not None else NULL if t is VOID else t  # a void call's value is null
 
