@@ -268,3 +268,18 @@ def test_panicking_leaf_runner_fails_its_test(engine, tmp_path):
     assert got == {"s::a": (False, False), "s::b": (True, False)}
     flat = engine.call("testrun_engine.leaf_runner_panic", {}).value
     assert (flat["outcome"], flat["failed_names"]) == ("error", ["s::(testset error)"])
+
+
+def test_chained_untyped_maps_are_checked():
+    """The engine accepts `xs.map((d) -> { d.length() }).map((e) -> { e + 1 })` as a `string[]`
+    and returns ints from it; Assay rejects it inside the second lambda (E0001)."""
+    bb = pytest.importorskip("baml_bridge")
+    import difflib_baml as dl
+    from assay.compiler import analyze
+    from assay.source import SourceFile
+    text = ("function chained_map(xs: string[]) -> string[] {\n"
+            "  xs.map((d) -> { d.length() }).map((e) -> { e + 1 })\n}\n")
+    _, diags = analyze([SourceFile("dvmap.baml", text, "dvmap")])
+    assert [(d.code, d.span.line_col) for d in diags if d.severity == "error"] == [("E0001", (2, 44))]
+    rt = bb.BamlRuntime.initialize_runtime(".", {"main.baml": "", "ns_dvmap/dvmap.baml": text})
+    assert dl.engine_call(rt, "dvmap.chained_map", {"xs": ["ab", "c"]}).value == [3, 2]

@@ -2172,12 +2172,12 @@ class Parser:
             self.expected("'->' after lambda parameters")
             return ast.Lambda(self.span(s), params, None, None, ast.Block(self.span(s), [], None), False)
         self.advance()  # -> or =>
-        if not self.at("{"):
+        if self.eat("throws"):  # `(x) -> throws never { … }`: no written result
+            throws = self.type_expr()
+        elif not self.at("{"):
             ret = self.type_expr()
             if self.eat("throws"):
                 throws = self.type_expr()
-        elif self.eat("throws"):
-            throws = self.type_expr()
         hole = throws is not None and _has_hole(throws)
         ret, throws = _unless_hole(ret), _unless_hole(throws)  # `-> _`, `throws _`: inferred
         for p in params:

@@ -8,7 +8,7 @@ from .. import interfaces
 from .. import reflect as sreflect
 from ..program import ClassDef, FunctionDef, target_matches
 from ..stdnames import STDLIB_MEMBER_NAMES, STDLIB_TYPE_NAMES
-from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, TOP, UNKNOWN, AnyFnT, Arr, ClassT,
+from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, TOP, UNKNOWN, VOID, AnyFnT, Arr, ClassT,
                      EnumT, FuncT, IfaceT, Lit, MapT, TVar, Union, assignable, show, widen)
 from .members import _ITER_METHODS
 from .common import (ANY_CLASS, BoundFuncT, FnRefT, LambdaT, NativeFuncT, _ENGINE_MEMBERS,
@@ -363,6 +363,8 @@ class CallChecks:
             while isinstance(root, (ast.Call, ast.Index, ast.Field)):
                 root = root.func if isinstance(root, ast.Call) else root.obj
             if isinstance(root, ast.Name) and (v := self.lookup_var(root.name)) is not None:
+                if root is f and v.open_params is not None and v.link is None:
+                    e.first_call = v  # its arguments give the open parameters their types
                 self.typed_lambda(v)  # `g(1)`, `g(1)(2)`, `gs[0](1)` type `let g = (d) -> …`'s parameters
             ft = self.expr(f, UNKNOWN)
             if e.optional:  # `f?.(x)`
@@ -430,6 +432,15 @@ class CallChecks:
             self.effects.sites[id(e)] = self.value_callee(f, tb)
             named = all(n is not None for n, _, _ in tb.params)
             self.check_args(e, tb.params, {}, allow_named=named, user=True)
+            v = getattr(e, "first_call", None)
+            if v is not None and isinstance(v.ty, LambdaT) and len(e.args) == len(tb.params):
+                # `let id = (x) -> { x }; id(1)`: x is an `int` from here on (`id("s")`: E0001)
+                ps = tuple((n, widen(a.value.ty) if pt is UNKNOWN and a.name is None and a.value.ty is not None
+                            and _sure_scrutinee(widen(a.value.ty)) else pt, d)
+                           for (n, pt, d), a in zip(tb.params, e.args))
+                t = LambdaT(ps, tb.ret, tb.throws)
+                t.node = v.ty.node
+                v.ty = t
             return tb.ret if not T.has_tvar(tb.ret) else UNKNOWN
         if tb in (INT, FLOAT, STRING, BOOL, NULL, T.TOP) or isinstance(tb, (Arr, MapT, ClassT, EnumT, IfaceT, AnyFnT)):
             self.err(e.span, "E0006", f"`{show(widen(ft))}` is not a function and cannot be called")
@@ -490,9 +501,9 @@ class CallChecks:
             self.err(getattr(o, "paren_span", o.span), "E0155", "type annotations needed: the type of "
                      f"this value must be known before accessing `{f.name}`")
         elif isinstance(o, ast.BlockExpr):
-            self.untyped_empty(o)  # `({ [] }).length()`
+            self.untyped_holes(o)  # `({ [] }).length()`
         else:
-            self.open_holes(o)  # `[1, []].length()`
+            self.untyped_holes(o, inner=True)  # `[1, []].length()`
         return self.soft_expr(o)
 
     def literal_targs(self, e: ast.Call, ps, ret, tvars: set, expected) -> dict | None:
@@ -1028,16 +1039,16 @@ class CallChecks:
                     if T.has_tvar(pt) or user and _holds_container(pt):  # the callee's: it records
                         self.escape(a.value)
                         if isinstance(pt, TVar) and pt.name not in env and pt.name not in fixed:
-                            self.open_holes(a.value)  # `string.from([])`: nothing fixes T
+                            # `string.from([])`, `id([])`, `h(if (c) { [] } else { [] }, [1])`: each
+                            # branch is typed alone, so another argument for T fixes no hole
+                            self.untyped_holes(a.value, inner=True)
                     want = _bound_callback(pt, env, whole) if T.has_tvar(pt) else pt
                     if user and isinstance(pt, FuncT) and isinstance(want, FuncT) and seen:
                         # `mm(xs, (d) -> …)`: d is xs's T; the engine then checks the body
                         # against no result the expected type did not bind
                         want = type(want)(T.subst(FuncT(pt.params, NULL), {**seen, **env}).params,
-                                          want.ret if isinstance(want, BoundFuncT) else UNKNOWN, want.throws)
-                    if isinstance(pt, TVar) and pt.name not in env and pt.name not in fixed and not any(
-                            j != npos and _mentions(q, pt.name) for j, (_, q, _) in enumerate(params)):
-                        self.untyped_empty(a.value)  # `id([])`: nothing else binds the callee's T
+                                          want.ret if isinstance(want, BoundFuncT) or want.ret in (NULL, VOID)
+                                          else UNKNOWN, want.throws)  # (a `void` callback's body is checked)
                     if isinstance(pt, TVar) and pt.name in whole and isinstance(a.value, (ast.ArrayLit, ast.MapLit)):
                         at = self.expr(a.value, UNKNOWN)
                         if not assignable(at, want):

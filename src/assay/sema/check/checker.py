@@ -215,6 +215,23 @@ def _lambdas_in(e) -> list:
     return []
 
 
+def _whole_holes(e) -> list:
+    """The first empty literal of each value made only of empties `e` may end in (through `if`
+    branches with an `else`, match arms and blocks)."""
+    if isinstance(e, (ast.ArrayLit, ast.MapLit)):
+        hole = _empty_hole(e)
+        return [hole] if hole is not None else []
+    if isinstance(e, ast.If) and e.else_ is not None:
+        tails = [b.tail for b in (e.then, e.else_)]
+    elif isinstance(e, ast.Match):
+        tails = [a.body.tail if isinstance(a.body, ast.Block) else a.body for a in e.arms]
+    elif isinstance(e, ast.BlockExpr):
+        tails = [e.block.tail]
+    else:
+        return []
+    return [h for t in tails if t is not None for h in _whole_holes(t)]
+
+
 def _open_holes(e) -> list:
     """The empty `[]` / `{}` of literal `e` whose element type nothing in it fixes (`[1, []]`,
     `{"a": [1], "b": []}`, `[[], []]`): the engine needs a type annotation for each."""
@@ -478,7 +495,7 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
                         continue  # its body typed it (`(x) -> int { x }`)
                     self.err(span, "E0002", f"cannot infer type of lambda parameter `{name}` — add a "
                              "type annotation or provide context")
-            elif v.pending_infer is not None:
+            elif v.pending_infer:
                 self.err(v.pending_infer[0], "E0002", f"cannot infer type parameter `{v.pending_infer[1]}`")
             elif v.unpinned is not None and not v.used:
                 self.err(v.unpinned, "E0155", "type annotations needed")
@@ -711,7 +728,7 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
             head = self.loop_head(s.body)  # the iterable is read there too (its writes count)
             v = self.lookup_var(s.iterable.name) if isinstance(s.iterable, ast.Name) else None
             if isinstance(s.iterable, (ast.If, ast.Match, ast.BlockExpr)):
-                self.untyped_empty(s.iterable)  # `for (let x in (if (c) { [] } else { [] }))`
+                self.untyped_holes(s.iterable)  # `for (let x in (if (c) { [] } else { [] }))`
             it = self.soft_expr(s.iterable) if v is not None and v.branch_hole else \
                 self.expr(s.iterable, UNKNOWN)
             elem = self.iter_elem(it, s.iterable)
@@ -946,12 +963,15 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
                 self._given(v, s.value)
                 self.unpinned_let(v, s.value)
                 v.lambda_bound = getattr(s.value, "lambda_bound", None)
+                if isinstance(s.value, ast.Name) and (src := self.lookup_var(s.value.name)) is not None \
+                        and src.pending_infer:
+                    v.pending_infer = src.pending_infer  # `let c = b`: one open T, fixed by a use of either
                 self.open_lambda(v, s.value)
                 if isinstance(s.value, ast.Call) and not s.value.type_args:
                     v.push_call = s.value
                 if isinstance(s.value, (ast.Call, ast.ClassLit)):
                     if getattr(s.value, "pending_infer", None) is not None:
-                        v.pending_infer = (s.value.span, s.value.pending_infer)
+                        v.pending_infer = [s.value.span, s.value.pending_infer]
                         self.unpinned.append(v)
                 if isinstance(s.value, ast.Name) and (src := self.lookup_var(s.value.name)) is not None:
                     v.lambda_bound = src.lambda_bound  # `let zs = ys`: the first to meet a type fixes both
@@ -1016,12 +1036,6 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
             a = self.lookup_var(src.name)
             if a is not None and a.unpinned is not None and not a.used:
                 v.link = a
-
-    def open_holes(self, e) -> None:
-        """E0155 at each empty literal in `e` whose element type nothing fixes, where `e`'s
-        own type is all there is to go by (an interpolation, a bare type parameter)."""
-        for span in _open_holes(e):
-            self.err(span, "E0155", "type annotations needed")
 
     def pin(self, v: Var) -> None:
         while v is not None and not v.used:
@@ -1180,25 +1194,17 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
         return (v is not None and v.ty == tv and tv.name in self.generics
                 and not self.bounds.get(tv.name))
 
-    def untyped_empty(self, e: ast.Expr) -> None:
-        """E0155 at the empty `[]` / `{}` a value made only of empties ends in (through `if`
-        branches, blocks and match arms) where nothing can type it: an operand of `==` or
-        `is`, a template hole, an item of a literal whose other items are no container."""
-        if isinstance(e, (ast.ArrayLit, ast.MapLit)):
-            hole = _empty_hole(e)
-            if hole is not None:
-                self.err(hole, "E0155", "type annotations needed")
-        elif isinstance(e, ast.If) and e.else_ is not None:
-            for bl in (e.then, e.else_):
-                if bl.tail is not None:
-                    self.untyped_empty(bl.tail)
-        elif isinstance(e, ast.Match):
-            for arm in e.arms:
-                tail = arm.body.tail if isinstance(arm.body, ast.Block) else arm.body
-                if tail is not None:
-                    self.untyped_empty(tail)
-        elif isinstance(e, ast.BlockExpr) and e.block.tail is not None:
-            self.untyped_empty(e.block.tail)
+    def untyped_holes(self, e: ast.Expr, inner: bool = False) -> None:
+        """E0155 at each empty `[]` / `{}` in `e` that nothing can type: the one a value made
+        only of empties ends in, through `if` branches, blocks and match arms (each branch is
+        typed alone: an operand of `==` or `is`, a template hole, an argument for a callee's
+        bare `T`, an item of a literal whose other items are no container); with `inner`, also
+        those of a literal whose other items do not fix them (`[1, []]`, `{"a": [1], "b": []}`),
+        where the literal's own type is all there is to go by (an interpolation, a bare type
+        parameter, a receiver).""" 
+        spans = _open_holes(e) if inner else []
+        for span in dict.fromkeys(spans + _whole_holes(e)):
+            self.err(span, "E0155", "type annotations needed")
 
     def escape(self, e: ast.Expr) -> None:
         """`e`'s value reaches a place whose type does not tell its element types (`unknown`, a

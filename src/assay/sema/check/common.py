@@ -45,7 +45,8 @@ class Var:
         self.lambda_bound = None  # `let ys = xs.map((d) -> { … })`: calls.py _lambda_bound
         self.open_params = None  # `let g = (d) -> …`: d's span until a use types g (else E0002)
         self.push_call = None  # `let a = first(first([[1]]))`: calls.py pushed_late
-        self.pending_infer = None  # `let a = first([])`: (call span, T) until a use expects a type
+        self.pending_infer = None  # `let a = first([])`: [call span, T] until a use expects a type
+        # (shared with `let c = a`; emptied when fixed)
 
 
 class _Fn:

@@ -272,8 +272,7 @@ class ExprChecks:
                 if p.else_parts is not None:
                     self.template_parts(p.else_parts)
             elif isinstance(p, ast.Expr):
-                self.open_holes(p)
-                self.untyped_empty(p)
+                self.untyped_holes(p, inner=True)
                 t = self.soft_expr(p)
                 if (t is NULL or t is VOID) and not (isinstance(p, ast.BlockExpr) and p.block.tail is None):
                     self.err(_hole_span(p), "E0001", "cannot interpolate a value of type `null`; "
@@ -291,8 +290,8 @@ class ExprChecks:
             e.declared = v.ty
             if v.open_params is not None and (_sure_scrutinee(x) or any(isinstance(m, FuncT) for m in T.members(x))):
                 self.typed_lambda(v)
-            if v.pending_infer is not None and _sure_scrutinee(x):
-                v.pending_infer = None  # `let a = first([]); a` as an `int` fixes T
+            if v.pending_infer and _sure_scrutinee(x):
+                v.pending_infer.clear()  # `let a = first([]); a` as an `int` fixes T
             if v.push_call is not None and _sure_scrutinee(x):
                 call, v.push_call = v.push_call, None
                 if self.pushed_late(call, x):
@@ -493,7 +492,7 @@ class ExprChecks:
             if _shaped(it, one):
                 _records(it)  # its (empty) elements cannot tell the type it was given
             elif full and not (it.items if isinstance(it, ast.ArrayLit) else it.entries):
-                self.untyped_empty(it)  # `[1, []]`, `[[1], [], ["a"]]`: no one container type to take
+                self.untyped_holes(it)  # `[1, []]`, `[[1], [], ["a"]]`: no one container type to take
             rest.append(self.expr(it, one if _shaped(it, one) else UNKNOWN))
         return full + rest
 
@@ -622,7 +621,7 @@ class ExprChecks:
             bare = [given[f.name] for f in fs if f.name in given and isinstance(f.type, ast.TName)
                     and f.type.path == [g.name] and not f.type.args]
             if bare:
-                self.untyped_empty(bare[0])  # `v T` given `[]`
+                self.untyped_holes(bare[0])  # `v T` given `[]`
             elif plain:
                 e.pending_infer = g.name
             else:
@@ -792,7 +791,7 @@ class ExprChecks:
     def x_Index(self, e, x):
         self.path_root = e.obj
         if isinstance(e.obj, (ast.If, ast.Match, ast.BlockExpr)):
-            self.untyped_empty(e.obj)  # `(if (c) { [] } else { [] })[0]`: each branch's hole
+            self.untyped_holes(e.obj)  # `(if (c) { [] } else { [] })[0]`: each branch's hole
         ot = self.expr(e.obj, UNKNOWN)
         it = self.expr(e.index, UNKNOWN)
         if e.optional:

@@ -232,7 +232,8 @@ class OperatorChecks:
         """The left of `??`: a variable's type here, else the type its test narrows from."""
         t = self.expr(left, UNKNOWN)
         if isinstance(left, ast.Name) and (lv := self.lookup_var(left.name)) is not None:
-            lv.pending_infer = None  # `let a = first([]); a ?? 1`: the right side types it
+            if lv.pending_infer:
+                lv.pending_infer.clear()  # `let a = first([]); a ?? 1`: the right side types it
         v = self.lookup_var(left.name) if t is UNKNOWN and isinstance(left, ast.Name) else None
         return self.tested_type(v) if v is not None else NULL if t is VOID else t  # a void call's value is null
 
@@ -254,8 +255,8 @@ class OperatorChecks:
 
     def binop_type(self, op: str, lt: T.Type, rt: T.Type, e) -> T.Type:
         if op in ("==", "!=") and isinstance(e, ast.Binary):
-            self.untyped_empty(e.left)  # `xs == []`: the other side does not type the `[]`
-            self.untyped_empty(e.right)
+            self.untyped_holes(e.left)  # `xs == []`: the other side does not type the `[]`
+            self.untyped_holes(e.right)
         if op in ("==", "!="):
             eq = _literal_equal(lt, rt, e)
             return BOOL if eq is None else T.lit_bool(eq == (op == "=="))  # folded: `1 == 1` is `true`

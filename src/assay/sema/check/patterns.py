@@ -270,7 +270,7 @@ class PatternChecks:
         return {v: T.union(*rest)} if len(rest) < len(ms) else {}
 
     def x_Is(self, e, x):
-        self.untyped_empty(e.expr)  # `[] is int[]`: nothing types the `[]`
+        self.untyped_holes(e.expr)  # `[] is int[]`: nothing types the `[]`
         t = self.expr(e.expr, UNKNOWN)
         # a test that narrows (an `if`/`while` condition) is checked as a match arm; elsewhere
         # the engine lets any type be tested (`return x is float` of an `int | string`)
