@@ -456,9 +456,9 @@ class ExprChecks:
         else:
             t = MapT(T.union(*(widen(k) for k in ks)), _joined(vs))
             self.hashable_key(e, t.key)
-        if (expected is not UNKNOWN and (checked or not isinstance(expected, (TVar, Union)))
+        if (expected is not UNKNOWN and (checked or not isinstance(expected, (TVar, Union)) or _mapless(expected))
                 and not assignable(t, expected)):
-            self.mismatch(e.span, expected, t)
+            self.mismatch(e.span, expected, t)  # (`P?` given `{"x": 1}`: no member takes a map)
         return t
 
     def first_key(self, tgt: ast.Index) -> None:
@@ -899,3 +899,10 @@ class ExprChecks:
         self.throws_within(e, t, expected)
         return t
 
+
+def _mapless(t: T.Type) -> bool:
+    """A union none of whose members can hold a map literal's value (classes, enums, arrays,
+    primitives, literals, functions: no map, `json`, `unknown`, type parameter or interface)."""
+    return isinstance(t, Union) and all(
+        isinstance(m, (T.Lit, Arr, T.ClassT, T.EnumT, T.FuncT)) or isinstance(m, T.Prim) and m is not UNKNOWN
+        or isinstance(m, T.StdT) and m.kind == "class" for m in t.members)
