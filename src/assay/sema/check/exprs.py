@@ -406,7 +406,7 @@ class ExprChecks:
             if not all(assignable(t, its[0].item) for t in ts):
                 self.mismatch(e.span, expected, Arr(_joined(ts)))
             return Arr(its[0].item)
-        if isinstance(expected, Union):
+        if isinstance(expected, Union) and not _holds_none(expected, MapT):  # (`P?` given `[1]`: checked below)
             for it in e.items:
                 self.expr(it, UNKNOWN)
             return UNKNOWN
@@ -456,7 +456,7 @@ class ExprChecks:
         else:
             t = MapT(T.union(*(widen(k) for k in ks)), _joined(vs))
             self.hashable_key(e, t.key)
-        if (expected is not UNKNOWN and (checked or not isinstance(expected, (TVar, Union)) or _mapless(expected))
+        if (expected is not UNKNOWN and (checked or not isinstance(expected, (TVar, Union)) or _holds_none(expected, Arr))
                 and not assignable(t, expected)):
             self.mismatch(e.span, expected, t)  # (`P?` given `{"x": 1}`: no member takes a map)
         return t
@@ -900,9 +900,10 @@ class ExprChecks:
         return t
 
 
-def _mapless(t: T.Type) -> bool:
-    """A union none of whose members can hold a map literal's value (classes, enums, arrays,
-    primitives, literals, functions: no map, `json`, `unknown`, type parameter or interface)."""
+def _holds_none(t: T.Type, other: type) -> bool:
+    """A union none of whose members can hold a map (other: Arr) or array (other: MapT)
+    literal's value: classes, enums, primitives, literals, functions and the `other` container
+    only (no `json`, `unknown`, type parameter or interface, which may)."""
     return isinstance(t, Union) and all(
-        isinstance(m, (T.Lit, Arr, T.ClassT, T.EnumT, T.FuncT)) or isinstance(m, T.Prim) and m is not UNKNOWN
+        isinstance(m, (T.Lit, other, T.ClassT, T.EnumT, T.FuncT)) or isinstance(m, T.Prim) and m is not UNKNOWN
         or isinstance(m, T.StdT) and m.kind == "class" for m in t.members)
