@@ -307,6 +307,8 @@ class BamlProgram:
                 if any(_int_rank(m) == 0 for m in members) and not ops.INT_MIN <= v <= ops.INT_MAX:
                     raise ArgumentError(f"argument `{where}`: {v} does not fit in a 63-bit int")
                 members = sorted(members, key=_int_rank)
+            elif type(v) in (list, dict):  # a container member its ints fit as ints first (`float[] | int[]`)
+                members = sorted(members, key=lambda m: not _exact(v, m))
             for m in members:
                 try:
                     return self.from_python(v, m, where)
@@ -795,6 +797,23 @@ def _int_rank(m: tuple) -> int:
     if k == "bigint" or k == "lit" and isinstance(m[1], int) and type(m[1]) is not bool:  # `5n`
         return 1
     return 2 if k == "float" else 3
+
+
+def _exact(v, t: tuple) -> bool:
+    """Whether host value `v` fits type test `t` without an int becoming a float (a union's
+    container members are tried in that order first); a test it cannot judge here passes."""
+    k = t[0]
+    if k == "float":
+        return type(v) is float
+    if k == "int":
+        return type(v) is int
+    if k == "array":
+        return type(v) is list and all(_exact(x, t[1]) for x in v)
+    if k == "map":
+        return type(v) is dict and all(_exact(x, t[2]) for x in v.values())
+    if k == "union":
+        return any(_exact(v, m) for m in t[1])
+    return True
 
 
 def _untold_by_items(t: tuple) -> bool:

@@ -287,10 +287,10 @@ baml.json.from(value: unknown, naming: baml.json.Naming = baml.json.Naming.Decla
 baml.json.field(j: json, key: string) -> json
 baml.yaml.parse(s: string) -> unknown throws baml.yaml.ParseError
 baml.crypto.Sha256.new() -> baml.crypto.Sha256
-baml.csv.parse(source: string | uint8array, options: unknown = null) -> string[][] throws baml.csv.Error
-baml.csv.reader(source: string | uint8array, options: unknown = null) -> baml.csv.Reader throws baml.csv.Error
-baml.csv.buffer(options: unknown = null) -> unknown throws baml.csv.Error
-baml.csv.stringify_records(records: (null | bool | int | bigint | float | string)[][], options: unknown = null) -> string throws baml.csv.Error
+baml.csv.parse(source: string | uint8array, options: baml.csv.ReaderOptions? = null) -> string[][] throws baml.csv.Error
+baml.csv.reader(source: string | uint8array, options: baml.csv.ReaderOptions? = null) -> baml.csv.Reader throws baml.csv.Error
+baml.csv.buffer(options: baml.csv.WriterOptions? = null) -> unknown throws baml.csv.Error
+baml.csv.stringify_records(records: (null | bool | int | bigint | float | string)[][], options: baml.csv.WriterOptions? = null) -> string throws baml.csv.Error
 baml.csv.to_markdown_records(records: string[][], headers: string[]? = null, max_rows: int = 100) -> string
 baml.toml.Table.parse(s: string) -> unknown throws baml.toml.ParseError
 baml.toml.Table.from_json(j: unknown) -> unknown throws baml.json.DecodeError
@@ -334,10 +334,10 @@ baml.json.to<T>(j: json, naming: baml.json.Naming = baml.json.Naming.Declared) -
 baml.json.path<T>(j: json, selector: string) -> T throws baml.json.PathError
 baml.json.path_or<T>(j: json, selector: string, default: T) -> T
 baml.yaml.decode<T>(s: string) -> T throws baml.yaml.ParseError | baml.json.DecodeError
-baml.csv.decode<T>(source: string | uint8array, options: unknown = null) -> T[] throws baml.csv.Error
-baml.csv.decode_one<T>(source: string | uint8array, options: unknown = null) -> T throws baml.csv.Error
-baml.csv.decode_optional<T>(source: string | uint8array, options: unknown = null) -> T? throws baml.csv.Error
-baml.csv.stringify<T>(rows: T[], options: unknown = null) -> string throws baml.csv.Error
+baml.csv.decode<T>(source: string | uint8array, options: baml.csv.ReaderOptions? = null) -> T[] throws baml.csv.Error
+baml.csv.decode_one<T>(source: string | uint8array, options: baml.csv.ReaderOptions? = null) -> T throws baml.csv.Error
+baml.csv.decode_optional<T>(source: string | uint8array, options: baml.csv.ReaderOptions? = null) -> T? throws baml.csv.Error
+baml.csv.stringify<T>(rows: T[], options: baml.csv.WriterOptions? = null) -> string throws baml.csv.Error
 baml.csv.to_markdown<T>(rows: T[], max_rows: int = 100) -> string
 baml.json.schema(t: unknown, naming: baml.json.Naming = baml.json.Naming.Declared) -> unknown throws baml.errors.Unsupported
 baml.errors.UnknownError.from<T>(data: unknown) -> T | baml.errors.UnknownError
@@ -638,6 +638,18 @@ STD_CLASSES: dict[str, dict[str, str]] = {
     "baml.time.UnknownTimezoneError": {"timezone": "string"}, "baml.time.AmbiguousTimeError": {"message": "string"},
     # what a tagged template's body returns (`` tag`a${x}b` ``: parts ["a", "b"], values [x])
     "baml.TaggedString": {"parts": "string[]", "values": "unknown[]"},
+    # `baml.csv`'s options (all optional: null is the default), as 0.23.0 declares them
+    "baml.csv.ReaderOptions": {
+        "delimiter": "string?", "quote": "string?", "quoting": "bool?", "escape": "string?",
+        "has_header": "bool?", "headers": "string[]?", "comment": "string?",
+        "trim": '("none" | "headers" | "fields" | "all")?', "skip_lines": "int?", "skip_blank_records": "bool?",
+        "ragged": '("strict" | "pad" | "truncate")?', "null_values": "string[]?",
+        "encoding": '("utf8" | "utf8-lossy")?', "bom": '("strip" | "keep")?', "on_error": '("throw" | "skip")?',
+        "on_skip": "((baml.csv.Error) -> null throws never)?", "max_skipped": "int?", "limit": "int?"},
+    "baml.csv.WriterOptions": {
+        "delimiter": "string?", "quote": "string?", "quote_style": '("minimal" | "all" | "never")?',
+        "escape": "string?", "terminator": '("lf" | "crlf")?', "write_header": "bool?", "headers": "string[]?",
+        "null_value": "string?", "bom": "bool?", "sanitize_formulas": "bool?"},
     # `testing`'s reports (its types.baml): what a runner receives and returns
     "testing.RunReport": {"outcome": "testing.Outcome", "duration_ms": "int", "message": "string?"},
     "testing.TestReport": {"outcome": "testing.Outcome", "runs": "testing.RunReport[]"},

@@ -458,7 +458,7 @@ class ExprChecks:
             if not all(assignable(t, its[0].item) for t in ts):
                 self.mismatch(e.span, expected, Arr(_joined(ts)))
             return Arr(its[0].item)
-        if isinstance(expected, Union):
+        if isinstance(expected, Union) and not _holds_none(expected, MapT):  # (`P?` given `[1]`: checked below)
             for it in e.items:
                 self.expr(it, UNKNOWN)
             return UNKNOWN
@@ -519,9 +519,9 @@ class ExprChecks:
             t = MapT(self.joined_items([(k, x) for k, (x, _) in zip(ks, e.entries)]),
                      self.joined_items([(v, x) for v, (_, x) in zip(vs, e.entries)]))
             self.hashable_key(e, t.key)
-        if (expected is not UNKNOWN and (checked or not isinstance(expected, (TVar, Union)))
+        if (expected is not UNKNOWN and (checked or not isinstance(expected, (TVar, Union)) or _holds_none(expected, Arr))
                 and not assignable(t, expected)):
-            self.mismatch(e.span, expected, t)
+            self.mismatch(e.span, expected, t)  # (`P?` given `{"x": 1}`: no member takes a map)
         return t
 
     def first_key(self, tgt: ast.Index) -> None:
@@ -1025,3 +1025,11 @@ class ExprChecks:
         self.throws_within(e, t, expected)
         return t
 
+
+def _holds_none(t: T.Type, other: type) -> bool:
+    """A union none of whose members can hold a map (other: Arr) or array (other: MapT)
+    literal's value: classes, enums, primitives, literals, functions and the `other` container
+    only (no `json`, `unknown`, type parameter or interface, which may)."""
+    return isinstance(t, Union) and all(
+        isinstance(m, (T.Lit, other, T.ClassT, T.EnumT, T.FuncT)) or isinstance(m, T.Prim) and m is not UNKNOWN
+        or isinstance(m, T.StdT) and m.kind == "class" for m in t.members)
