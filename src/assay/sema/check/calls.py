@@ -341,6 +341,8 @@ class CallChecks:
                     env[g.name] = self.resolve(ta, report=False)
             ps, ret = self.sig(fd, explicit_self=isinstance(f, ast.Field) and getattr(f, "direct", None) is None
                                and self.item_path(f) is not None)
+            if getattr(ft, "through_iface", False):  # `c.conv()` on a `Conv<int>`: at its arguments
+                ps, ret = ft.params, ft.ret
             infer = bool(gens) and not e.type_args and T.has_tvar(ret)
             if gens and not e.type_args:
                 self.only_empties(e, fd, gens, ps, ret)
