@@ -544,7 +544,10 @@ def _iterable(src: Type, item: Type) -> bool:
         return same(src.elem, item)
     if src is STRING or isinstance(src, Lit) and src.base is STRING:
         return same(STRING, item)
-    if isinstance(src, ClassT):  # its implementation's item is not compared
+    if isinstance(src, ClassT):  # its implementation's item, where the checker resolved it
+        known = getattr(src.cls, "iter_item", None)
+        if known is not None and not src.args:
+            return same(known, item)
         return any((i.std or "").startswith("baml.iter.") for i in src.cls.impls)
     return isinstance(src, IfaceT)
 

@@ -124,6 +124,26 @@ def _declares(it: IfaceT, name: str) -> bool:
     return any(i.field(name) is not None or name in i.methods for i in it.iface.ancestors())
 
 
+def _self_param(iface: InterfaceDef, name: str) -> bool:
+    """Does interface method `name` take a `Self` (besides its receiver: `same(self, o: Self)`)?"""
+    m = next((i.methods[name] for i in iface.ancestors() if name in i.methods), None)
+    return m is not None and any(p.type is not None and _mentions_self(p.type) for p in m.decl.params)
+
+
+def _mentions_self(te) -> bool:
+    if isinstance(te, ast.TName):
+        return te.path == ["Self"] or any(_mentions_self(a) for a in te.args)
+    if isinstance(te, ast.TArray):
+        return _mentions_self(te.elem)
+    if isinstance(te, ast.TOptional):
+        return _mentions_self(te.inner)
+    if isinstance(te, ast.TUnion):
+        return any(_mentions_self(m) for m in te.members)
+    if isinstance(te, ast.TFunc):
+        return any(_mentions_self(p) for _, p in te.params) or _mentions_self(te.ret)
+    return False
+
+
 def _no_common_iface(index, u: Union, name: str) -> bool:
     """`x.name` on a union of user classes and enums (and null): no interface that declares
     `name` is implemented by every member (a method of each member's own is not enough); False
@@ -310,6 +330,13 @@ class MemberChecks:
             # `T extends A & B`: the member comes from the conjunct that declares it
             tb = next((b for b in ifaces if _declares(b, name)), ifaces[0] if ifaces else tb)
         if isinstance(tb, IfaceT):
+            recv = getattr(e, "obj", None)  # (a default body's `self` is the concrete Self)
+            if isinstance(T.base(ot), IfaceT) and _self_param(tb.iface, name) and not (
+                    isinstance(recv, ast.Name) and recv.name == "self"):
+                self.err(e.span, "E0001", f"method `{name}` on interface `{tb.iface.name}` uses `Self` in "
+                         "more than one parameter, or nested in a parameter, so it requires a concrete "
+                         "`Self`, not an erased one (an interface-existential or union)")
+                return UNKNOWN
             return self.iface_member(e, tb, name)
         if isinstance(tb, T.PlanT):
             return _plan_member(tb, name)
