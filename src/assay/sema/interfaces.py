@@ -18,7 +18,7 @@ from ..syntax import ast
 from . import types as T
 from .stdnames import STDLIB_TYPE_NAMES
 from .program import ClassDef, FunctionDef, ImplDef, InterfaceDef, ProgramIndex, target_matches
-from .resolve import misplaced_std
+from .resolve import mark_bounds, misplaced_std
 
 DISPATCH = "$dispatch"  # suffix of a dispatcher's fqn: `user.Shape.area$dispatch`
 
@@ -37,6 +37,7 @@ _STD_REQUIRABLE = frozenset(("baml.ops.Equals", "baml.ops.Compare", "baml.Hash",
 
 def link(index: ProgramIndex, resolver) -> list[Diagnostic]:
     diags: list[Diagnostic] = []
+    mark_bounds(index)
     for idef in index.interfaces.values():
         for te in idef.decl.requires:
             r = _interface(index, idef.namespace, te)

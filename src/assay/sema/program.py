@@ -50,6 +50,7 @@ class ClassDef:
     methods: dict[str, FunctionDef] = field(default_factory=dict)
     file: ast.File | None = None
     impls: list[ImplDef] = field(default_factory=list)
+    iter_item: object = None  # what `for`-in over it yields (the checker's, where known)
 
     def field(self, name: str) -> ast.ClassField | None:
         for f in self.fields:

@@ -230,12 +230,44 @@ class Resolver:
         if isinstance(item, EnumDef):
             return T.EnumT(item)
         if isinstance(item, InterfaceDef):
-            return T.IfaceT(item, tuple(args))
+            if err and te is not None:
+                _check_iface_args(item, te, len(args), err)
+            names = tuple(te.names) if te is not None and len(te.names) == len(args) else ()
+            return T.IfaceT(item, tuple(args), names)
         if isinstance(item, AliasDef):
             return self.alias(item)
         if err and te is not None and isinstance(item, FunctionDef):  # a function (or global) is no type
             err(te.span, "E0002", f"unresolved type: {'.'.join(te.path)}")
         return T.UNKNOWN
+
+
+def _check_iface_args(item: InterfaceDef, te: ast.TName, n: int, err) -> None:
+    """`Conv` for `interface Conv<T>` (E0001: its type arguments are required, in a bound too);
+    `Src` for an interface with `type Item` (E0001: an existential names every associated type
+    without a default; a bound need not); `Src<Elem = int>` (E0002: no such associated type)."""
+    names = list(te.names) if len(te.names) == n else [None] * n
+    given, want = names.count(None), len(item.decl.generics)
+    if given != want:
+        err(te.span, "E0001", f"type `{item.name}` expects {want} type argument(s), got {given}")
+    declared = [a[0] for a in item.decl.assoc]
+    missing = [a[0] for a in item.decl.assoc if a[2] is None and a[0] not in names]
+    if missing and given == want and not getattr(te, "bound", False):
+        err(te.span, "E0001", f"interface-existential type `{item.name}` must specify its associated "
+            f"type(s) {', '.join(f'`{m}`' for m in missing)}")
+    for name in names:
+        if name is not None and name not in declared:
+            err(te.span, "E0002", f"unresolved type: {name}")
+
+
+def mark_bounds(index) -> None:
+    """Flag every generic bound's type (`T extends Src`): a bound names an interface without
+    its associated types."""
+    decls = [f.decl for f in index.functions.values()] + [c.decl for c in index.classes.values()] + \
+        [i.decl for i in index.interfaces.values()] + [i.decl for i in index.impls]
+    for d in decls:
+        for g in getattr(d, "generics", ()):
+            for b in g.bounds:
+                b.bound = True
 
 
 def _literal(v) -> T.Type:

@@ -116,11 +116,12 @@ class ClassT(Type):
 
 class IfaceT(Type):
     """A value of any type implementing interface `iface` (sema.program.InterfaceDef)."""
-    __slots__ = ("iface", "args")
+    __slots__ = ("iface", "args", "names")
 
-    def __init__(self, iface, args: tuple = ()):
+    def __init__(self, iface, args: tuple = (), names: tuple = ()):
         self.iface = iface
         self.args = args
+        self.names = names  # per argument: the associated type it binds (`Item = int`), or None
 
     def __eq__(self, o):
         return isinstance(o, IfaceT) and o.iface is self.iface and o.args == self.args
@@ -439,7 +440,7 @@ def subst(t: Type, env: dict) -> Type:
     if isinstance(t, ClassT) and t.args:
         return ClassT(t.cls, tuple(subst(a, env) for a in t.args))
     if isinstance(t, IfaceT) and t.args:
-        return IfaceT(t.iface, tuple(subst(a, env) for a in t.args))
+        return IfaceT(t.iface, tuple(subst(a, env) for a in t.args), t.names)
     if isinstance(t, FuncT):
         return FuncT(tuple((n, subst(p, env), d) for n, p, d in t.params), subst(t.ret, env),
                      t.throws)
@@ -547,7 +548,10 @@ def _iterable(src: Type, item: Type) -> bool:
         return same(src.elem, item)
     if src is STRING or isinstance(src, Lit) and src.base is STRING:
         return same(STRING, item)
-    if isinstance(src, ClassT):  # its implementation's item is not compared
+    if isinstance(src, ClassT):  # its implementation's item, where the checker resolved it
+        known = getattr(src.cls, "iter_item", None)
+        if known is not None and not src.args:
+            return same(known, item)
         return any((i.std or "").startswith("baml.iter.") for i in src.cls.impls)
     return isinstance(src, IfaceT)
 

@@ -385,6 +385,8 @@ class CallChecks:
                     env[g.name] = self.resolve(ta, report=False)
             ps, ret = self.sig(fd, explicit_self=isinstance(f, ast.Field) and getattr(f, "direct", None) is None
                                and self.item_path(f) is not None)
+            if getattr(ft, "through_iface", False):  # `c.conv()` on a `Conv<int>`: at its arguments
+                ps, ret = ft.params, ft.ret
             infer = bool(gens) and not e.type_args and T.has_tvar(ret)
             if infer and isinstance(ret, TVar) and ret.name not in env and _sure_scrutinee(expected) \
                     and self.pushes_into(e, ps, ret.name):
@@ -776,6 +778,11 @@ class CallChecks:
                 if isinstance(bt, IfaceT) and _sure_scrutinee(at) and not self.satisfies(at, bt):
                     self.err(e.span, "E0001", f"type `{show(at)}` does not implement interface `{show(bt)}`")
                     return
+                if _show_te(b) == "baml.iter.Iterable" and "Item" in b.names and _sure_scrutinee(at):
+                    item = self.types.resolve(b.args[b.names.index("Item")], fd.namespace, interfaces.generics_of(fd))
+                    if _sure_scrutinee(item) and not assignable(at, T.iter_of(item, "Iterable")):
+                        self.err(e.span, "E0006", f"cannot iterate over type `{show(at)}`")  # `I extends Iterable<Item = int>`
+                        return
                 ct = widen(at) if at is not UNKNOWN else _tvar_arg(name, e, params)
                 if _show_te(b) == "baml.ops.Compare" and self.not_ordered(ct):
                     self.err(e.span, "E0001", f"type `{show(ct)}` does not implement interface "

@@ -310,6 +310,9 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
                     code, iface = reserved
                     self.err(m.decl.name_span, code, f"`{m.name}` cannot be defined as a method on class "
                              f"`{cd.name}`; implement the `{iface}` interface instead")
+        for cd in idx.classes.values():  # what a non-generic class iterates (types._iterable)
+            item = self.iterable_item(ClassT(cd, ())) if not cd.decl.generics else UNKNOWN
+            cd.iter_item = item if item is not UNKNOWN else None
         for idef in idx.interfaces.values():
             self.attributes(idef.decl.attrs, "an interface")
             for d in idef.decl.methods:

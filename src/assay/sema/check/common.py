@@ -79,7 +79,7 @@ class LambdaT(FuncT):
 
 class FnRefT(FuncT):
     """A named function used as a value; `fd` is the function."""
-    __slots__ = ("fd",)
+    __slots__ = ("fd", "through_iface")  # through_iface: typed at an interface value's arguments
 
 
 class BoundFuncT(FuncT):

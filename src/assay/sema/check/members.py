@@ -11,11 +11,11 @@ from .. import stdsigs
 from .. import types as T
 from .. import interfaces
 from .. import reflect as sreflect
-from ..program import InterfaceDef
+from ..program import FunctionDef, InterfaceDef
 from ..stdnames import STDLIB_MEMBER_NAMES
 from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, UNKNOWN, VOID, Arr, ClassT, EnumT,
                      FuncT, IfaceT, Lit, MapT, TVar, Union, assignable, show, widen)
-from .common import (ANY_CLASS, LambdaT, NativeFuncT, _DONE, _ENGINE_MEMBERS, _ENV_REF,
+from .common import (ANY_CLASS, FnRefT, LambdaT, NativeFuncT, _DONE, _ENGINE_MEMBERS, _ENV_REF,
                      _ENV_REF_METHODS, _EVERY_TYPE_METHODS, _KIND_OF, _OP_IFACES, _OP_METHOD_OF,
                      _callback_throws, _chain_null, _free_generics, _is_time, _iterable_item,
                      _may_be_null, _parse_std_type, _plan_member, _source, _std_throws,
@@ -122,6 +122,48 @@ def _method_sig(sig: str, checker: "Checker") -> tuple[list[str], list, T.Type]:
 def _declares(it: IfaceT, name: str) -> bool:
     """Does interface type `it` (or one it requires) declare a field or method `name`?"""
     return any(i.field(name) is not None or name in i.methods for i in it.iface.ancestors())
+
+
+def _self_param(iface: InterfaceDef, name: str) -> bool:
+    """Does interface method `name` take a `Self` (besides its receiver: `same(self, o: Self)`)?"""
+    m = next((i.methods[name] for i in iface.ancestors() if name in i.methods), None)
+    return m is not None and any(p.type is not None and _mentions_self(p.type) for p in m.decl.params)
+
+
+def _mentions_self(te) -> bool:
+    if isinstance(te, ast.TName):
+        return te.path == ["Self"] or any(_mentions_self(a) for a in te.args)
+    if isinstance(te, ast.TArray):
+        return _mentions_self(te.elem)
+    if isinstance(te, ast.TOptional):
+        return _mentions_self(te.inner)
+    if isinstance(te, ast.TUnion):
+        return any(_mentions_self(m) for m in te.members)
+    if isinstance(te, ast.TFunc):
+        return any(_mentions_self(p) for _, p in te.params) or _mentions_self(te.ret)
+    return False
+
+
+def _no_common_iface(index, u: Union, name: str) -> bool:
+    """`x.name` on a union of user classes and enums (and null): no interface that declares
+    `name` is implemented by every member (a method of each member's own is not enough); False
+    where unsure (a generic class, a builtin member, a stdlib interface's method)."""
+    common = None
+    for m in u.members:
+        if m is NULL:
+            return True
+        if isinstance(m, ClassT) and not m.cls.decl.generics:
+            impls = m.cls.impls
+        elif isinstance(m, EnumT) and m.variant is None:
+            impls = [i for i in getattr(index, "builtin_impls", ()) if i.target == m]
+        else:
+            return False
+        if any(i.std is not None and i.method(name) is not None for i in impls):
+            return False
+        have = {a.fqn for i in impls if i.iface is not None for a in i.iface.ancestors()
+                if name in a.methods or a.field(name) is not None}
+        common = have if common is None else common & have
+    return not common
 
 
 # `baml.iter.Iterator`'s methods (ns_iter/iter.baml), by the arguments they take
@@ -268,7 +310,8 @@ class MemberChecks:
             return UNKNOWN
         if (isinstance(tb, Union) and (name not in _EVERY_TYPE_METHODS or name == "type")  # no common `type`
                 and self.sure_type(widen(tb))
-                and not any(self.may_compare(widen(m)) for m in tb.members)):
+                and (not any(self.may_compare(widen(m)) for m in tb.members)
+                     or name not in _EVERY_TYPE_METHODS and _no_common_iface(self.index, tb, name))):
             self.err(e.span, "E0007", f"type `{show(widen(ot))}` has no member `{name}`: its "
                      f"members implement no common interface that declares `{name}`")
             return UNKNOWN
@@ -300,6 +343,13 @@ class MemberChecks:
             # `T extends A & B`: the member comes from the conjunct that declares it
             tb = next((b for b in ifaces if _declares(b, name)), ifaces[0] if ifaces else tb)
         if isinstance(tb, IfaceT):
+            recv = getattr(e, "obj", None)  # (a default body's `self` is the concrete Self)
+            if isinstance(T.base(ot), IfaceT) and _self_param(tb.iface, name) and not (
+                    isinstance(recv, ast.Name) and recv.name == "self"):
+                self.err(e.span, "E0001", f"method `{name}` on interface `{tb.iface.name}` uses `Self` in "
+                         "more than one parameter, or nested in a parameter, so it requires a concrete "
+                         "`Self`, not an erased one (an interface-existential or union)")
+                return UNKNOWN
             return self.iface_member(e, tb, name)
         if isinstance(tb, T.PlanT):
             return _plan_member(tb, name)
@@ -411,9 +461,41 @@ class MemberChecks:
             m = i.methods.get(name)
             if m is not None:
                 e.dispatch = (i, name, it.args if i is it.iface else ())
-                return self.fn_type(m)
+                return self.iface_method_type(m, it) if i is it.iface else self.fn_type(m)
         self.err(e.span, "E0007", f"type `{show(it)}` has no member `{name}`")
         return UNKNOWN
+
+    def iface_method_type(self, m: FunctionDef, it: IfaceT) -> T.Type:
+        """An interface method's type through a value of `it`: the interface's type parameters
+        as its arguments (`Conv<int>.conv()` is an int), `Self.Item` as it binds it (or the
+        associated type's default)."""
+        names = it.names if len(it.names) == len(it.args) else (None,) * len(it.args)
+        pos = [a for a, n in zip(it.args, names) if n is None]
+        gens = it.iface.decl.generics
+        env = {g.name: a for g, a in zip(gens, pos)} if len(pos) == len(gens) else {}
+        binds = {n: a for a, n in zip(it.args, names) if n is not None}
+        if not binds and not it.iface.decl.assoc:
+            t = self.fn_type(m, env)
+            t.through_iface = bool(env)
+            return t
+        save = (self.ns, self.generics)
+        self.ns, self.generics = m.namespace, interfaces.generics_of(m)
+        try:
+            for n, _, default in it.iface.decl.assoc:
+                if n not in binds and default is not None:
+                    binds[n] = self.resolve(default, report=False)
+            self.types.assoc = binds  # (not through `sig`, which keeps the unbound signature)
+            ps = tuple((p.name, self.resolve(p.type, report=False) if p.type is not None else UNKNOWN,
+                        p.default is not None) for p in m.decl.params)
+            ret = self.resolve(m.decl.ret, report=False) if m.decl.ret is not None else UNKNOWN
+            t = T.subst(FuncT(ps, ret, self.declared_throws(m)), env)
+        finally:
+            self.types.assoc = {}
+            self.ns, self.generics = save
+        t = FnRefT(t.params, t.ret, t.throws)
+        t.fd = m
+        t.through_iface = True  # a call takes this signature, not the method's own (`sig`)
+        return t
 
     def std_variant(self, e, path: list[str]) -> T.Type:
         """`baml.regex.ErrorKind.Syntax`: a variant of a stdlib enum the checker models."""
