@@ -892,7 +892,8 @@ class CallChecks:
                         self.escape(a.value)
                         if isinstance(pt, TVar) and pt.name not in env and pt.name not in fixed:
                             self.open_holes(a.value)  # `string.from([])`: nothing fixes T
-                    want = T.subst(pt, env) if T.has_tvar(pt) else pt
+                    # (a callback's `throws E` too, where E is given: `app<never>(f)`)
+                    want = T.subst(pt, env) if T.has_tvar(pt) or isinstance(pt, FuncT) and env else pt
                     if isinstance(pt, TVar) and pt.name not in env and pt.name not in fixed and not any(
                             j != npos and _mentions(q, pt.name) for j, (_, q, _) in enumerate(params)):
                         self.untyped_empty(a.value)  # `id([])`: nothing else binds the callee's T
