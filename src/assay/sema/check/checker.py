@@ -1088,8 +1088,8 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
         inferred throws) where a declared `Iterator<…, Error = E>` is expected: compared then."""
         t, dst = T.base(t), T.base(dst)
         if isinstance(t, T.IterT) and isinstance(dst, T.IterT) and dst.cls == "Iterator" and \
-                self.errors_now(t.err) is UNKNOWN and not T.has_unknown(want := self.errors_now(dst.err)):
-            self.effects.iter_errors.append((t.err, want, span, dst, t))
+                UNKNOWN in (self.errors_now(t.err), self.errors_now(dst.err)) and t.err != dst.err:
+            self.effects.iter_errors.append((t.err, dst.err, span, dst, t))
 
     def fn_value_throws(self, t: T.Type, dst: T.Type, span: Span) -> None:
         """A function value without a declared `throws` where a function type declares one: its
