@@ -246,6 +246,20 @@ def test_generic_iterable_parameter_given_an_iterator():
     assert [d for d in diags if d.severity == "error"] == []
 
 
+def test_iterator_adapter_where_an_iterable_is_expected(tmp_path):
+    """`xs.iter().chain(ys.iter().map(f))`: the engine does not take an adapter (typed as the
+    `Iterator<Item = …, Error = …>` existential) for `chain`'s `other: Iterable<…>` (E0006 `cannot
+    iterate`), though `Iterator requires Iterable` and an `ArrayIterator` is taken; Assay takes
+    it, and what the adapter's callback throws follows the chain."""
+    bb = pytest.importorskip("baml_bridge")
+    text = ("function f(xs: int[], ys: int[]) -> int[] {\n"
+            "  xs.iter().chain(ys.iter().map((y: int) -> int throws never { y * 10 })).collect()\n}\n")
+    with pytest.raises(BaseException, match=r"main.baml:2:19-2:73 error\[E0006\]: cannot iterate"):
+        bb.BamlRuntime.initialize_runtime(".", {"main.baml": text})
+    (tmp_path / "main.baml").write_text(text)
+    assert assay.load(str(tmp_path)).f([1, 2], [3]) == [1, 2, 30]
+
+
 def test_tag_with_a_defaulted_parameter(prog, engine):
     """`` tag`…` `` where the tag has a defaulted parameter after `body`: the engine's VM
     crashes ("not enough items on stack", an SdkPanic at the host); Assay passes the default."""

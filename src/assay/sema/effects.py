@@ -37,6 +37,9 @@ class Effects:
         # (id(fd or Lambda), throws allowed, span, the function type, its type) for function
         # values without `throws` where a function type or `AnyFunction` pins their throws
         self.coerced: list = []
+        # (effect sites, the expected type's, span, expected type, its type): an iterator whose
+        # Error is inferred where an `Iterator<…, Error = E>` is expected (compared exactly)
+        self.iter_errors: list = []
 
     # ───────────── summaries ─────────────
     def summarize(self, key: int, body, widen: bool = False) -> None:
@@ -208,6 +211,15 @@ class Effects:
         self.report_catch_alls(err)
         self.report_unknown(err)
         self.report_coerced(err)
+        self.report_iter_errors(err)
+
+    def report_iter_errors(self, err) -> None:
+        """E0001: an iterator's inferred `Error` is not exactly the declared one."""
+        for sites, wanted, span, dst, it in self.iter_errors:
+            got = T.union(NEVER, *(self.throws_of(s) for s in sites))
+            want = T.union(NEVER, *(self.throws_of(s) for s in wanted))
+            if _known(got) and _known(want) and not (assignable(got, want) and assignable(want, got)):
+                err(span, "E0001", "mismatched types", f"expected `{show(dst)}`, found `{show(it)}`")
 
     def report_coerced(self, err) -> None:
         """E0001: a function value passed where its inferred throws are not allowed."""

@@ -427,6 +427,15 @@ def has_unknown(t: Type) -> bool:
     return False
 
 
+def _subst_throws(t, env: dict):
+    """A function type's `throws` at type arguments that bind all it names (`throws E` with
+    E given); one naming a parameter not given keeps it (what a call passes binds it later)."""
+    if t is None or not isinstance(t, (TVar, Union)) or not all(
+            m.name in env for m in members(t) if isinstance(m, TVar)):
+        return t
+    return subst(t, env)
+
+
 def subst(t: Type, env: dict) -> Type:
     """Replace type variables; unbound ones become UNKNOWN."""
     if isinstance(t, TVar):
@@ -443,7 +452,7 @@ def subst(t: Type, env: dict) -> Type:
         return IfaceT(t.iface, tuple(subst(a, env) for a in t.args), t.names)
     if isinstance(t, FuncT):
         return FuncT(tuple((n, subst(p, env), d) for n, p, d in t.params), subst(t.ret, env),
-                     t.throws)
+                     _subst_throws(t.throws, env))
     if isinstance(t, AnyFnT):
         return AnyFnT(subst(t.ret, env), subst(t.throws, env))
     if isinstance(t, IterT) and has_tvar(t.item):

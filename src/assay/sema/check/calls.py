@@ -1049,7 +1049,8 @@ class CallChecks:
                             # `string.from([])`, `id([])`, `h(if (c) { [] } else { [] }, [1])`: each
                             # branch is typed alone, so another argument for T fixes no hole
                             self.untyped_holes(a.value, inner=True)
-                    want = _bound_callback(pt, env, whole) if T.has_tvar(pt) else pt
+                    # (a callback's `throws E` too, where E is given: `app<never>(f)`)
+                    want = _bound_callback(pt, env, whole) if T.has_tvar(pt) or isinstance(pt, FuncT) and env else pt
                     if user and isinstance(pt, FuncT) and isinstance(want, FuncT) and seen:
                         # `mm(xs, (d) -> …)`: d is xs's T; the engine then checks the body
                         # against no result the expected type did not bind

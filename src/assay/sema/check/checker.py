@@ -624,6 +624,7 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
                                       expected, t)
                 elif not diverges:
                     self.fn_value_throws(t, expected, Span(b.span.file, b.span.start, b.span.start + 1))
+                    self.iter_error_later(t, expected, Span(b.span.file, b.span.start, b.span.start + 1))
                 return NEVER if diverges else t
             if expected not in (UNKNOWN, NULL, VOID) and not any(map(_diverges, b.stmts)):
                 self.missing_value(b, expected)
@@ -1149,7 +1150,16 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
             self.mismatch(e.span, dst, t)
         else:
             self.fn_value_throws(t, dst, e.span)
+            self.iter_error_later(t, dst, e.span)
         return t
+
+    def iter_error_later(self, t: T.Type, dst: T.Type, span: Span) -> None:
+        """An iterator whose `Error` is known only once the bodies are solved (a callback's
+        inferred throws) where a declared `Iterator<…, Error = E>` is expected: compared then."""
+        t, dst = T.base(t), T.base(dst)
+        if isinstance(t, T.IterT) and isinstance(dst, T.IterT) and dst.cls == "Iterator" and \
+                UNKNOWN in (self.errors_now(t.err), self.errors_now(dst.err)) and t.err != dst.err:
+            self.effects.iter_errors.append((t.err, dst.err, span, dst, t))
 
     def fn_value_throws(self, t: T.Type, dst: T.Type, span: Span) -> None:
         """A function value without a declared `throws` where a function type declares one: its

@@ -38,11 +38,29 @@ def _names_same_std(mine, want) -> bool:
     return isinstance(mine, ast.TName) and mine.path == want.path
 
 
+def _hole(te) -> "ast.TName | None":
+    """The inference hole `_` a written `throws` type holds (`_`, `_ | int`), if any."""
+    if isinstance(te, ast.TName):
+        return te if te.path == ["_"] else None
+    if isinstance(te, ast.TUnion):
+        return next((h for h in map(_hole, te.members) if h is not None), None)
+    return None
+
+
 class ItemChecks:
     """Checker methods for declarations (mixed into `Checker`)."""
 
     def check_interface(self, idef: InterfaceDef) -> None:
         for d in idef.decl.methods:  # duplicates too (`methods` keeps one per name)
+            hole = _hole(d.throws)
+            if hole is not None and d.body is not None:  # a default body's `throws _`: none written
+                self.err(hole.span, "E0170", f"interface method `{d.name}` on `{idef.name}` must "
+                         "declare an explicit `throws` clause")
+                continue
+            if hole is not None:  # an interface's contract is written out, never inferred
+                self.err(hole.span, "E0147", "the `_` wildcard type can only be inferred in a `let` "
+                         "binding or a `throws` clause, not in a method signature `throws` clause")
+                continue
             if d.throws is None:
                 self.err(d.name_span, "E0170", f"interface method `{d.name}` on `{idef.name}` must "
                          "declare an explicit `throws` clause")

@@ -257,6 +257,9 @@ class MemberChecks:
                 return UNKNOWN
             if kind == "global":
                 return val
+            std = stdsigs.FUNCTIONS.get(".".join(path)) if kind == "unknown" else None
+            if std is not None and not std.startswith("<") and " throws " in std:
+                return self.std_fn_value(".".join(path), std)
             return UNKNOWN
         self.path_root = e.obj
         if isinstance(e.obj, ast.ClassLit):
@@ -652,6 +655,16 @@ class MemberChecks:
         t.open = FuncT(tuple((n, T.subst(p, env), d) for n, p, d in raw.params), T.subst(raw.ret, env))
         t.generic = stdsigs.METHODS[kind][name].lstrip().startswith("<")
         return t
+
+    def std_fn_value(self, path: str, sig: str) -> T.Type:
+        """A stdlib function as a value (`xs.map(int.parse)`): its declared parameters, result
+        and `throws` (unknown where a type in them is not modelled)."""
+        _, params, ret = _typed_sig(path, self)
+        th = _std_throws(sig)
+        if any(T.has_unknown(t) for _, t, _ in params) or T.has_unknown(ret) or T.has_unknown(th) \
+                or any(d for _, _, d in params):
+            return UNKNOWN
+        return NativeFuncT(tuple(params), ret, th)
 
     def iter_field(self, e, it: T.IterT, name: str) -> T.Type:
         """A field of `Range` / `Repeat` (their state is public); any other member is E0007."""
