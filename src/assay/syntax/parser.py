@@ -1398,7 +1398,10 @@ class Parser:
             self.expected("identifier after 'let'")
             pat = ast.PWild(self.sp(t.start, t.start))
         ty = None
-        if self.eat(":"):
+        if self.at(":") and self.peek().text == "[" and isinstance(pat, ast.PBind) and pat.type is None:
+            self.advance()  # `let xs: [] = …`: the engine reads an array pattern (`xs` and `[]`)
+            pat = ast.PAnd(self.span(s), [pat, self.array_pattern(False)])
+        elif self.eat(":"):
             ty = _unless_hole(self.type_expr())
         if not self.at("="):
             self.expected("initializer (=)")
