@@ -1407,7 +1407,15 @@ class Parser:
             self.expected("initializer (=)")
             return ast.Let(self.span(s), pat, ty, ast.NullLit(self.span(s)), None, is_const)
         self.advance()
-        v = self.expr()
+        nd = len(self.diags)
+        # an `=` after the value starts the next statement (the engine's E0010 at it); after a
+        # broken value (`1 === 1`) it is the value's misplaced assignment
+        v = self.expr(stmt=True)
+        if len(self.diags) > nd and self.tok.kind == "op" and self.tok.text in ASSIGN_OPS:
+            self.advance()
+            w = self.expr()
+            self.error("assignment is not allowed in expression position; assignment is a statement",
+                       start=v.span.start, end=w.span.end)
         els = None
         if self.at("else"):
             self.advance()
