@@ -562,15 +562,16 @@ class Parser:
                         self.diags.append(Diagnostic(Span(self.file, pe, pe), "E0107",
                                                      f"parameter in function `{name}` is missing a name"))
                     p = self.param(typed=True)
-                    if p is not None:
-                        params.append(p)
+                    if p is None:
+                        return self.broken_signature(s, name, name_span, gens, params, attrs, has_self, doc,
+                                                     in_class)
+                    params.append(p)
                 first = False
                 if not self.eat(","):
                     if not self.at(")"):
                         self.expected("')'")
-                        # skip to ')'
-                        while not self.at(")") and not self.at("{") and self.tok.kind != "eof":
-                            self.skip_balanced()
+                        return self.broken_signature(s, name, name_span, gens, params, attrs, has_self, doc,
+                                                     in_class)
                     break
                 if self.i == b:
                     break
@@ -609,6 +610,14 @@ class Parser:
                 self.recover_top()
         return ast.Function(self.span(s), name, name_span, gens, params, ret, throws, body, attrs,
                             has_self, doc)
+
+    def broken_signature(self, s, name, name_span, gens, params, attrs, has_self, doc, in_class):
+        """A parameter list that breaks ends the function there, as the engine's parser does: it is
+        kept with what was read (no result, no throws, no body); the rest is read as what follows
+        it (top-level junk, or members of the class or interface)."""
+        if not in_class:
+            self.recover_top()
+        return ast.Function(self.span(s), name, name_span, gens, params, None, None, None, attrs, has_self, doc)
 
     def llm_body(self, fname: str) -> ast.LlmBody:
         """`{ client: … prompt: … tools: … }` (any order, each once), as the engine parses it."""
