@@ -986,10 +986,10 @@ class Parser:
                 self.advance()
                 return ast.TLiteral(self.span(s), None)
             path = [self.advance().text]
-            while self.at(".") and self.peek().kind == "ident":
+            while self.at(".") and self.peek().kind == "ident" and self.peek().text not in NOT_NAMES:
                 self.advance()
                 path.append(self.advance().text)
-            if self.at(".") and not self.tok.nl:  # `T.)`: the engine wants the name after the dot
+            if self.at(".") and not self.tok.nl:  # `T.)`, `baml.let`: the engine wants a name after the dot
                 self.advance()
                 self.expected("identifier")
             names: list = []
@@ -2244,7 +2244,14 @@ class Parser:
 
     def match_expr(self) -> ast.Match:
         s = self.advance().start
-        scrut = self.cond_expr()
+        if self.at("("):  # `match (e)`: the scrutinee is the parenthesized expression alone (the engine's)
+            save, self.no_struct = self.no_struct, True
+            try:
+                scrut = self.paren_or_lambda()
+            finally:
+                self.no_struct = save
+        else:
+            scrut = self.cond_expr()
         arms = self.arms("match")
         return ast.Match(self.span(s), scrut, arms)
 
