@@ -146,7 +146,7 @@ def _follows_from(d: Diagnostic, errors: list, files) -> bool:
             return True
         if d.message.startswith("unresolved type:"):
             return False
-    if d.code in ("E0170", "E0151", "E0171", "E0113"):  # no `throws`, a builtin type's arity: its own text says so
+    if d.code in ("E0170", "E0151", "E0171", "E0113", "E0037"):  # no `throws`, a builtin type's arity: its own text says so
         return False
     for f in files:
         if f.source is not d.span.file:

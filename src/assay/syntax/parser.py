@@ -562,15 +562,16 @@ class Parser:
                         self.diags.append(Diagnostic(Span(self.file, pe, pe), "E0107",
                                                      f"parameter in function `{name}` is missing a name"))
                     p = self.param(typed=True)
-                    if p is not None:
-                        params.append(p)
+                    if p is None:
+                        return self.broken_signature(s, name, name_span, gens, params, attrs, has_self, doc,
+                                                     in_class)
+                    params.append(p)
                 first = False
                 if not self.eat(","):
                     if not self.at(")"):
                         self.expected("')'")
-                        # skip to ')'
-                        while not self.at(")") and not self.at("{") and self.tok.kind != "eof":
-                            self.skip_balanced()
+                        return self.broken_signature(s, name, name_span, gens, params, attrs, has_self, doc,
+                                                     in_class)
                     break
                 if self.i == b:
                     break
@@ -611,6 +612,14 @@ class Parser:
             throws = _unless_hole(throws)
         return ast.Function(self.span(s), name, name_span, gens, params, ret, throws, body, attrs,
                             has_self, doc)
+
+    def broken_signature(self, s, name, name_span, gens, params, attrs, has_self, doc, in_class):
+        """A parameter list that breaks ends the function there, as the engine's parser does: it is
+        kept with what was read (no result, no throws, no body); the rest is read as what follows
+        it (top-level junk, or members of the class or interface)."""
+        if not in_class:
+            self.recover_top()
+        return ast.Function(self.span(s), name, name_span, gens, params, None, None, None, attrs, has_self, doc)
 
     def llm_body(self, fname: str) -> ast.LlmBody:
         """`{ client: … prompt: … tools: … }` (any order, each once), as the engine parses it."""
@@ -980,10 +989,10 @@ class Parser:
                 self.advance()
                 return ast.TLiteral(self.span(s), None)
             path = [self.advance().text]
-            while self.at(".") and self.peek().kind == "ident":
+            while self.at(".") and self.peek().kind == "ident" and self.peek().text not in NOT_NAMES:
                 self.advance()
                 path.append(self.advance().text)
-            if self.at(".") and not self.tok.nl:  # `T.)`: the engine wants the name after the dot
+            if self.at(".") and not self.tok.nl:  # `T.)`, `baml.let`: the engine wants a name after the dot
                 self.advance()
                 self.expected("identifier")
             names: list = []
@@ -1401,13 +1410,24 @@ class Parser:
             self.expected("identifier after 'let'")
             pat = ast.PWild(self.sp(t.start, t.start))
         ty = None
-        if self.eat(":"):
+        if self.at(":") and self.peek().text == "[" and isinstance(pat, ast.PBind) and pat.type is None:
+            self.advance()  # `let xs: [] = …`: the engine reads an array pattern (`xs` and `[]`)
+            pat = ast.PAnd(self.span(s), [pat, self.array_pattern(False)])
+        elif self.eat(":"):
             ty = _unless_hole(self.type_expr())
         if not self.at("="):
             self.expected("initializer (=)")
             return ast.Let(self.span(s), pat, ty, ast.NullLit(self.span(s)), None, is_const)
         self.advance()
-        v = self.expr()
+        nd = len(self.diags)
+        # an `=` after the value starts the next statement (the engine's E0010 at it); after a
+        # broken value (`1 === 1`) it is the value's misplaced assignment
+        v = self.expr(stmt=True)
+        if len(self.diags) > nd and self.tok.kind == "op" and self.tok.text in ASSIGN_OPS:
+            self.advance()
+            w = self.expr()
+            self.error("assignment is not allowed in expression position; assignment is a statement",
+                       start=v.span.start, end=w.span.end)
         els = None
         if self.at("else"):
             self.advance()
@@ -2229,7 +2249,14 @@ class Parser:
 
     def match_expr(self) -> ast.Match:
         s = self.advance().start
-        scrut = self.cond_expr()
+        if self.at("("):  # `match (e)`: the scrutinee is the parenthesized expression alone (the engine's)
+            save, self.no_struct = self.no_struct, True
+            try:
+                scrut = self.paren_or_lambda()
+            finally:
+                self.no_struct = save
+        else:
+            scrut = self.cond_expr()
         arms = self.arms("match")
         return ast.Match(self.span(s), scrut, arms)
 
