@@ -18,7 +18,7 @@ import weakref
 
 from .. import errctx
 from ..ops import BUILTIN_CLASSES, make_builtin, panic
-from ..values import BamlRaise, ClassInfo
+from ..values import BamlRaise, ClassInfo, typed_list, typed_map
 from ._registry import function
 
 # the report classes runners pass around (the engine's testing/types.baml); a `TestRunner` is
@@ -41,6 +41,24 @@ _THUNK_D = ("fn", (), _REPORT_D, _NEVER)
 _TEST_RUNNER_D = ("fn", (("run_once", _THUNK_D, False),), _THUNK_D, _NEVER)
 _SET_RUNNER_D = ("fn", (("children", ("array", ("class", "testing.TestSetChild", ())), False),), _SET_D, _NEVER)
 _CHILD_THUNK_D = ("fn", (), ("union", (_REPORT_D, _SET_D)), _NEVER)
+
+
+# the element types the report arrays record (`reflect.Type.of_value(report.failed_names)` is a
+# `string[]` when empty too), as the engine's declared fields give them
+_STR, _INT, _RUN_T = ("string",), ("int",), ("class", "testing.RunReport")
+_CHILD_T = ("union", (("class", "testing.TestReport"), ("class", "testing.TestSetReport")))
+
+
+def _strs(xs) -> list:
+    return typed_list(xs, _STR)
+
+
+def _child_reports(xs) -> list:
+    return typed_list(xs, _CHILD_T)
+
+
+def _runs(xs) -> list:
+    return typed_list(xs, _RUN_T)
 
 
 def _typed(fn, sig: tuple):
@@ -156,7 +174,7 @@ def retry(max_attempts):
                 if report.f_outcome == "pass":
                     passed = True
                     break
-            return _TEST("pass" if passed else "fail", runs)
+            return _TEST("pass" if passed else "fail", _runs(runs))
         return _typed(run, _THUNK_D)
     return _typed(runner, _TEST_RUNNER_D)
 
@@ -175,7 +193,7 @@ def quorum(n, m):
                 report = run_once()
                 runs += report.f_runs
                 passes += report.f_outcome == "pass"
-            return _TEST("pass" if passes >= m else "fail", runs)
+            return _TEST("pass" if passes >= m else "fail", _runs(runs))
         return _typed(run, _THUNK_D)
     return _typed(runner, _TEST_RUNNER_D)
 
@@ -232,7 +250,8 @@ def aggregate(named: list):
         failed_names += inner if inner else [name]
         error = error or r.f_outcome == "error"
     outcome = "error" if error else "pass" if failed == 0 else "fail"
-    return _SET(outcome, passed, failed, len(named), failed_names, [r for _, r in named], [n for n, _ in named])
+    return _SET(outcome, passed, failed, len(named), _strs(failed_names), _child_reports([r for _, r in named]),
+                _strs([n for n, _ in named]))
 
 
 class Node:
@@ -296,7 +315,7 @@ def run_set(node: Node, top: TopLevel):
             raise _Expansion(node.error)
         return run_node(node, top)
     except (BamlRaise, _Expansion) as e:
-        r = _SET("error", 0, 1, 1, [f"{node.name}::(testset error)"], [], [])
+        r = _SET("error", 0, 1, 1, _strs([f"{node.name}::(testset error)"]), _child_reports([]), _strs([]))
         top.errors[id(r)] = (r, e.doc if isinstance(e, _Expansion) else top.describe(e))
         return r
 
@@ -314,7 +333,7 @@ def run_leaf(name: str, body, runner, top: TopLevel):
         run = _RUN("pass" if error is None else "fail", 0, None if error is None else error.get("message"))
         if error is not None:
             top.errors[id(run)] = (run, error)
-        return _TEST(run.f_outcome, [run])
+        return _TEST(run.f_outcome, _runs([run]))
     if runner is None:
         return base_run()
     try:
@@ -323,7 +342,7 @@ def run_leaf(name: str, body, runner, top: TopLevel):
         doc = top.describe(e)
         run = _RUN("fail", 0, "test runner middleware failed: " + str(doc.get("message")))
         top.errors[id(run)] = (run, doc)
-        return _TEST("fail", [run])
+        return _TEST("fail", _runs([run]))
 
 
 # ── the flat report (the engine's `_flatten_with_tolerated`): every leaf passed, failed or
@@ -460,7 +479,12 @@ def _context_text(e: BamlRaise) -> str:
 
 
 def _collector_new(prefix):
-    return _COLL.new(prefix, [], [])
+    return _COLL.new(prefix, typed_list([], ("class", "testing.TestRegistration")),
+                     typed_list([], ("class", "testing.TestSetRegistration")))
+
+
+def _registry_new(collector):
+    return _REGISTRY.new(collector, typed_map({}, (_STR, ("class", "testing.TestRegistry"))), 0)
 
 
 def _name_count(entries, full: str) -> int:
@@ -507,7 +531,7 @@ def test_collector_new(prefix):
 
 @function("testing.TestRegistry.new")
 def test_registry_new(collector):
-    return _REGISTRY.new(collector, {}, 0)
+    return _registry_new(collector)
 
 
 def _expanded(self, ts):
@@ -516,12 +540,13 @@ def _expanded(self, ts):
     if sub is None:
         c = _collector_new(ts.f_name)
         ts.f_collector(c)
-        sub = self.f_expansions[ts.f_name] = _REGISTRY.new(c, {}, 0)
+        sub = self.f_expansions[ts.f_name] = _registry_new(c)
     return sub
 
 
 def _serialize(self) -> list:
-    items = [_STEST.new("test", t.f_name) for t in self.f_collector.f_tests]
+    items = typed_list([_STEST.new("test", t.f_name) for t in self.f_collector.f_tests],
+                       ("union", (("class", "testing.SerializedTest"), ("class", "testing.SerializedTestSet"))))
     for ts in self.f_collector.f_testsets:
         sub = self.f_expansions.get(ts.f_name)
         items.append(_STEST.new("lazyTestSet", ts.f_name) if sub is None
@@ -579,7 +604,7 @@ def run_test(body, runner):
             fqn = v._class.fqn if e.panic and hasattr(v, "_class") else None
             msg = v.f_message if fqn in ("baml.panics.UserPanic", "baml.panics.AssertionFailed") else _context_text(e)
             run = _RUN("fail", 0, msg)
-        return _TEST(run.f_outcome, [run])
+        return _TEST(run.f_outcome, _runs([run]))
     if runner is None:
         return base_run()
     try:
@@ -587,7 +612,7 @@ def run_test(body, runner):
     except BamlRaise as e:
         if e.panic:  # the engine's `_ =>` arm catches no panic: it goes on up
             raise
-        return _TEST("fail", [_RUN("fail", 0, "test runner middleware failed: " + _context_text(e))])
+        return _TEST("fail", _runs([_RUN("fail", 0, "test runner middleware failed: " + _context_text(e))]))
 
 
 def _children(reg, names) -> list:
@@ -608,7 +633,7 @@ def _run_child_set(reg, ts, names):
     try:
         return _run_set(_children(_expanded(reg, ts), names), ts.f_runner)
     except BamlRaise:  # it failed to expand, or its runner threw: one error, no results
-        return _SET("error", 0, 1, 1, [ts.f_name + "::(testset error)"], [], [])
+        return _SET("error", 0, 1, 1, _strs([ts.f_name + "::(testset error)"]), _child_reports([]), _strs([]))
 
 
 def _run_set(children, runner):
@@ -664,7 +689,7 @@ def _may_hold_selected(prefix: str, include, exclude) -> bool:
 def _select(reg, layers) -> list:
     """The selected leaf ids, expanding only the testsets that may hold one (a testset that
     fails to expand: its `(failed to expand)` sentinel, where selected)."""
-    out = [t.f_name for t in reg.f_collector.f_tests if all(_selected(t.f_name, i, x) for i, x in layers)]
+    out = _strs([t.f_name for t in reg.f_collector.f_tests if all(_selected(t.f_name, i, x) for i, x in layers)])
     for ts in reg.f_collector.f_testsets:
         if not all(_may_hold_selected(ts.f_name, i, x) for i, x in layers):
             continue
@@ -756,8 +781,8 @@ def flatten(report, selected: list):
                 ids[k].append((n, None))
     named = {k: [n for n, _ in v] for k, v in ids.items()}
     ms = {k: [m for _, m in v if m is not None] for k, v in ids.items()}
-    return _FLAT.new(report.f_outcome, *counts[:3], counts[3], named["pass"], named["fail"], named["tolerated"],
-                     ms["pass"], ms["fail"], ms["tolerated"], messages)
+    return _FLAT.new(report.f_outcome, *counts[:3], counts[3], *(_strs(named[k]) for k in ("pass", "fail", "tolerated")),
+                     *(typed_list(ms[k], _INT) for k in ("pass", "fail", "tolerated")), _strs(messages))
 
 
 _R = _REGISTRY.py
