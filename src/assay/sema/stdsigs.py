@@ -262,6 +262,26 @@ testing.$register_test(name: string, body: () -> void throws unknown, runner: te
 testing.$register_test_set(name: string, body: () -> void throws unknown, runner: testing.TestSetRunner?) -> void
 testing.TestCollector.new(prefix: string) -> testing.TestCollector
 testing.TestRegistry.new(collector: testing.TestCollector) -> testing.TestRegistry
+testing._glob_match(subject: string, pattern: string) -> bool
+testing._leaf_selected(name: string, include: string[], exclude: string[]) -> bool
+testing._leaf_selected_layered(name: string, profile_include: string[], profile_exclude: string[], cli_include: string[], cli_exclude: string[]) -> bool
+testing._subtree_excluded(prefix: string, excludes: string[]) -> bool
+testing._pattern_may_match_descendant(pattern: string, prefix: string) -> bool
+testing._subtree_may_be_selected(prefix: string, include: string[], exclude: string[]) -> bool
+testing._select_names_layered(registry: testing.TestRegistry, profile_include: string[], profile_exclude: string[], cli_include: string[], cli_exclude: string[]) -> string[] throws unknown
+testing._select_names(registry: testing.TestRegistry, include: string[], exclude: string[]) -> string[] throws unknown
+testing._collect_leaf_names(registry: testing.TestRegistry) -> string[] throws unknown
+testing._name_in(name: string, names: string[]) -> bool
+testing._failure_matches_selected(selected: string, failed_names: string[]) -> bool
+testing._flatten_with_tolerated(report: testing.TestSetReport, selected_names: string[]) -> testing.FlatTestReport
+testing._collect_all_failed_names(report: testing.TestSetReport, out: string[]) -> void
+testing._collect_leaf_messages(results: testing.ChildReport[], out: string[]) -> void
+testing._test_name_count(entries: testing.TestRegistration[], full_name: string) -> int
+testing._testset_name_count(entries: testing.TestSetRegistration[], full_name: string) -> int
+testing._expansion_error_report(name: string) -> testing.TestSetReport
+testing._default_test_timeout_ms() -> int
+testing._run_test(body: testing.TestBody, runner: testing.TestRunner?, timeout_ms: int) -> testing.TestReport
+testing._run_children_sequential(children: testing.TestSetChild[], fail_fast: bool) -> testing.TestSetReport
 bigint.parse(s: string) -> bigint throws baml.errors.ParseError
 baml.io.print(s: string) -> null
 baml.io.println(s: string) -> null

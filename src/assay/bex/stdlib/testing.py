@@ -644,6 +644,7 @@ def _run_set(children, runner):
 #    selectors over canonical ids) ──
 
 
+@function("testing._glob_match")
 def glob_match(subject: str, pattern: str) -> bool:
     """A selector without `*` is a substring; with one, an anchored glob (`*`: any run)."""
     parts = pattern.split("*")
@@ -664,26 +665,34 @@ def glob_match(subject: str, pattern: str) -> bool:
     return True
 
 
+@function("testing._leaf_selected")
 def _selected(name: str, include, exclude) -> bool:
+    """Exclusion wins; with includes, only an included id is selected."""
     if any(glob_match(name, p) for p in exclude):
         return False
     return not include or any(glob_match(name, p) for p in include)
 
 
-def _may_hold_selected(prefix: str, include, exclude) -> bool:
-    """Whether a testset's subtree can hold a selected leaf: not when an exclusion provably
-    covers every id under it; an include glob's literal head must fit its ids' prefix."""
+@function("testing._subtree_excluded")
+def _subtree_excluded(prefix: str, exclude) -> bool:
+    """Does an exclusion provably cover every id under testset `prefix`?"""
     under = prefix + "::"
-    for p in exclude:
-        if "*" not in p and p in under or p.endswith("*") and glob_match(under, p):
-            return False
-    if not include:
-        return True
-    for p in include:
-        star = p.find("*")
-        if star < 0 or under.startswith(p[:star]) or p[:star].startswith(under):
-            return True
-    return False
+    return any("*" not in p and p in under or p.endswith("*") and glob_match(under, p) for p in exclude)
+
+
+@function("testing._pattern_may_match_descendant")
+def _may_match_below(pattern: str, prefix: str) -> bool:
+    """Could an include selector match an id under `prefix` (a glob's literal head fits)?"""
+    under, star = prefix + "::", pattern.find("*")
+    return star < 0 or under.startswith(pattern[:star]) or pattern[:star].startswith(under)
+
+
+@function("testing._subtree_may_be_selected")
+def _may_hold_selected(prefix: str, include, exclude) -> bool:
+    """Whether a testset's subtree can hold a selected leaf (else its body never runs)."""
+    if _subtree_excluded(prefix, exclude):
+        return False
+    return not include or any(_may_match_below(p, prefix) for p in include)
 
 
 def _select(reg, layers) -> list:
@@ -795,3 +804,35 @@ _R.m_run_filtered = _run_filtered
 _R.m_list_filtered = lambda self, pi, pe, ci, ce: _select(self, ((pi, pe), (ci, ce)))
 _R.m_expand_set = _expand_set
 _R.m__expand_testset_registry = _expanded
+
+
+# ── `testing`'s internal functions a program may call as well (the engine does not hide them) ──
+
+function("testing._leaf_selected_layered")(
+    lambda name, pi, pe, ci, ce: _selected(name, pi, pe) and _selected(name, ci, ce))
+function("testing._select_names_layered")(lambda reg, pi, pe, ci, ce: _select(reg, ((pi, pe), (ci, ce))))
+function("testing._select_names")(lambda reg, include, exclude: _select(reg, (([], []), (include, exclude))))
+function("testing._collect_leaf_names")(lambda reg: _select(reg, ()))
+function("testing._name_in")(lambda name, names: name in names)
+function("testing._failure_matches_selected")(lambda selected, failed: _matches(selected, failed))
+function("testing._flatten_with_tolerated")(flatten)
+function("testing._test_name_count")(_name_count)
+function("testing._testset_name_count")(_name_count)
+function("testing._default_test_timeout_ms")(lambda: 300000)
+function("testing._run_test")(lambda body, runner, timeout_ms: run_test(body, runner))
+function("testing._run_children_sequential")(lambda children, fail_fast: run_children(children, fail_fast))
+
+
+@function("testing._expansion_error_report")
+def expansion_error_report(name: str):
+    return _SET("error", 0, 1, 1, _strs([name + "::(testset error)"]), _child_reports([]), _strs([]))
+
+
+@function("testing._collect_all_failed_names")
+def collect_all_failed_names(report, out) -> None:
+    _all_failed(report, out)
+
+
+@function("testing._collect_leaf_messages")
+def collect_leaf_messages(results, out) -> None:
+    _messages(results, out)
