@@ -777,8 +777,11 @@ TESTING_METHODS: dict[str, dict] = {
                         "throws unknown",
         "list_filtered": f"({_FILTERS}) -> string[] throws unknown",
         "expand_set": "(name: string) -> testing.SerializedTestDef[] throws unknown",
-        "_expand_testset_registry": "(ts: testing.TestSetRegistration) -> testing.TestRegistry throws unknown"},
+        "_expand_testset_registry": "(ts: testing.TestSetRegistration) -> testing.TestRegistry throws unknown",
+        "_run_all_pooled": None, "_run_selected_pooled": None},
 }
+# declared by the engine, not built (they take its `_TestPool`): lowering makes each a located E9001
+UNBUILT_METHODS = frozenset((("testing.TestRegistry", "_run_all_pooled"), ("testing.TestRegistry", "_run_selected_pooled")))
 STD_CLASS_METHODS.update(TESTING_METHODS)
 # `reflect.AnyClass`'s methods (the interface every class instance implements), as 0.23.0
 # declares them; True: it may throw (`reflect.errors.NotFound` / `TypeMismatch`)
