@@ -61,9 +61,10 @@ def _runs(xs) -> list:
     return typed_list(xs, _RUN_T)
 
 
-def _typed(fn, sig: tuple):
-    """`fn` with the signature reflection reads (`reflect.Type.of_value(testing.Sequential())`)."""
-    fn.baml_sig = sig
+def _typed(fn, sig: tuple, captures: int = 0):
+    """`fn` with the signature reflection reads (`reflect.Type.of_value(testing.Sequential())`)
+    and the captures the engine's lambda has (rendered `<closure captures=1>`)."""
+    fn.baml_sig, fn.baml_captures = sig, captures
     return fn
 
 
@@ -175,8 +176,8 @@ def retry(max_attempts):
                     passed = True
                     break
             return _TEST("pass" if passed else "fail", _runs(runs))
-        return _typed(run, _THUNK_D)
-    return _typed(runner, _TEST_RUNNER_D)
+        return _typed(run, _THUNK_D, 2)  # run_once, max_attempts
+    return _typed(runner, _TEST_RUNNER_D, 1)
 
 
 @function("testing.Quorum")
@@ -194,8 +195,8 @@ def quorum(n, m):
                 runs += report.f_runs
                 passes += report.f_outcome == "pass"
             return _TEST("pass" if passes >= m else "fail", _runs(runs))
-        return _typed(run, _THUNK_D)
-    return _typed(runner, _TEST_RUNNER_D)
+        return _typed(run, _THUNK_D, 3)  # run_once, n, m
+    return _typed(runner, _TEST_RUNNER_D, 2)
 
 
 @function("testing.PassRate")
@@ -208,7 +209,7 @@ def pass_rate(threshold):
         ok = r.f_total == 0 or r.f_passed / r.f_total >= threshold
         r.f_outcome = "pass" if ok else "fail"
         return r
-    return _typed(runner, _SET_RUNNER_D)
+    return _typed(runner, _SET_RUNNER_D, 1)
 
 
 @function("testing.Sequential")
@@ -337,7 +338,7 @@ def run_leaf(name: str, body, runner, top: TopLevel):
     if runner is None:
         return base_run()
     try:
-        return runner(_typed(base_run, _THUNK_D))()
+        return runner(_typed(base_run, _THUNK_D, 2))()
     except BamlRaise as e:
         doc = top.describe(e)
         run = _RUN("fail", 0, "test runner middleware failed: " + str(doc.get("message")))
@@ -608,7 +609,7 @@ def run_test(body, runner):
     if runner is None:
         return base_run()
     try:
-        return runner(_typed(base_run, _THUNK_D))()
+        return runner(_typed(base_run, _THUNK_D, 2))()
     except BamlRaise as e:
         if e.panic:  # the engine's `_ =>` arm catches no panic: it goes on up
             raise
@@ -621,11 +622,12 @@ def _children(reg, names) -> list:
     out = []
     for t in reg.f_collector.f_tests:
         if names is None or t.f_name in names:
-            out.append(_CHILD(t.f_name, _typed(lambda b=t.f_body, r=t.f_runner: run_test(b, r), _CHILD_THUNK_D), False))
+            out.append(_CHILD(t.f_name, _typed(lambda b=t.f_body, r=t.f_runner: run_test(b, r), _CHILD_THUNK_D, 3), False))
     for ts in reg.f_collector.f_testsets:
         prefix = ts.f_name + "::"
         if names is None or any(n.startswith(prefix) for n in names):
-            out.append(_CHILD(ts.f_name, _typed(lambda ts=ts: _run_child_set(reg, ts, names), _CHILD_THUNK_D), True))
+            out.append(_CHILD(ts.f_name, _typed(lambda ts=ts: _run_child_set(reg, ts, names), _CHILD_THUNK_D,
+                                              3 if names is None else 4), True))
     return out
 
 
