@@ -730,6 +730,19 @@ STD_CLASSES.update({
                            "annotations": "reflect.DiagnosticAnnotation[]",
                            "related_info": "reflect.DiagnosticRelatedInfo[]"},
 })
+# the fields of `baml.errors`' classes as 0.23.0 declares them, for reflection only
+# (`reflect.Type.of<baml.errors.ParseError>().as_class().fields()`; the checker models them apart)
+STD_REFLECT_FIELDS: dict[str, dict[str, str]] = {
+    **{f"baml.errors.{c}": {"message": "string"} for c in (
+        "InvalidArgument ParseError Io Unsupported AccessError RenderPrompt LlmClient GenericSdkError "
+        "CompilationError TypeMismatch").split()},
+    "baml.errors.Timeout": {"message": "string", "duration": "baml.time.Duration?", "timeout_type": "string"},
+    "baml.errors.Context": {"error": "unknown", "stack_trace": "baml.errors.StackTrace",
+                            "cause": "baml.errors.Context?"},
+    "baml.errors.StackTrace": {"frames": "baml.errors.StackFrame[]"},
+    "baml.errors.StackFrame": {"file": "string", "line": "int", "function_name": "string"},
+    "baml.errors.UnknownError": {"data": "unknown", "message": "string[]"},
+}
 # stdlib classes whose methods the checker types from these signatures (`Self` the receiver;
 # None: a method it leaves unchecked; "*": any other name too); their runtime state is a handle
 STD_CLASS_METHODS: dict[str, dict] = {
