@@ -17,7 +17,7 @@ import re
 import weakref
 
 from .. import errctx
-from ..ops import BUILTIN_CLASSES, make_builtin, panic
+from ..ops import BUILTIN_CLASSES, panic
 from ..values import BamlRaise, ClassInfo, typed_list, typed_map
 from ._registry import function
 
