@@ -251,3 +251,15 @@ def test_panicking_leaf_runner_fails_its_test(engine, tmp_path):
     assert got == {"s::a": (False, False), "s::b": (True, False)}
     flat = engine.call("testrun_engine.leaf_runner_panic", {}).value
     assert (flat["outcome"], flat["failed_names"]) == ("error", ["s::(testset error)"])
+
+
+def test_function_type_as_an_explicit_type_argument():
+    """`reflect.Type.of<() -> int throws never>()`: 0.23.0's parser closes the type arguments
+    at the `>` of `->` (E0010; an alias of the same type is accepted); Assay takes the type."""
+    import re
+    import difflib_baml as dl
+    pytest.importorskip("baml_bridge")
+    text = "function fnarg() -> string {\n  reflect.Type.of<() -> int throws never>().to_string()\n}\n"
+    diag = re.compile(r"""(?:^|\\n|['"])(\w+)\.baml:(\d+):(\d+)(?:-\d+:\d+)? error\[(E\d+)\]""", re.M)
+    assert ("E0010", 2, 41) in dl.engine_diagnostics({"fnarg": text}, diag).get("fnarg", [])
+    assert assay.compile(text).fnarg() == "() -> int throws never"
