@@ -287,7 +287,7 @@ def test_panicking_leaf_runner_fails_its_test(engine, tmp_path):
 def test_chained_untyped_maps_are_checked():
     """The engine accepts `xs.map((d) -> { d.length() }).map((e) -> { e + 1 })` as a `string[]`
     and returns ints from it; Assay rejects it inside the second lambda (E0001)."""
-    bb = pytest.importorskip("baml_bridge")
+    pytest.importorskip("baml_bridge")
     import difflib_baml as dl
     from assay.compiler import analyze
     from assay.source import SourceFile
@@ -295,5 +295,16 @@ def test_chained_untyped_maps_are_checked():
             "  xs.map((d) -> { d.length() }).map((e) -> { e + 1 })\n}\n")
     _, diags = analyze([SourceFile("dvmap.baml", text, "dvmap")])
     assert [(d.code, d.span.line_col) for d in diags if d.severity == "error"] == [("E0001", (2, 44))]
-    rt = bb.BamlRuntime.initialize_runtime(".", {"main.baml": "", "ns_dvmap/dvmap.baml": text})
+    rt = dl.build_engine_runtime({"ns_dvmap/dvmap.baml": text})
     assert dl.engine_call(rt, "dvmap.chained_map", {"xs": ["ab", "c"]}).value == [3, 2]
+
+def test_function_type_as_an_explicit_type_argument():
+    """`reflect.Type.of<() -> int throws never>()`: 0.23.0's parser closes the type arguments
+    at the `>` of `->` (E0010; an alias of the same type is accepted); Assay takes the type."""
+    import re
+    import difflib_baml as dl
+    pytest.importorskip("baml_bridge")
+    text = "function fnarg() -> string {\n  reflect.Type.of<() -> int throws never>().to_string()\n}\n"
+    diag = re.compile(r"""(?:^|\\n|['"])(\w+)\.baml:(\d+):(\d+)(?:-\d+:\d+)? error\[(E\d+)\]""", re.M)
+    assert ("E0010", 2, 41) in dl.engine_diagnostics({"fnarg": text}, diag).get("fnarg", [])
+    assert assay.compile(text).fnarg() == "() -> int throws never"

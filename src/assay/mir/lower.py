@@ -1412,6 +1412,8 @@ class FnLowerer:
             return self.native(f"$reflect.{owner}.{name}", recv, ir.Const(repr(want)), *pos, span=e.span)
         if isinstance(rt, T.StdT) and rt.name.startswith("baml.time.") and name in stdsigs.CLOCK_READERS:
             raise LowerError(e.func.span, f"`{rt.name}.{name}` is not supported yet: it reads the clock")
+        if isinstance(rt, T.StdT) and (rt.name, name) in stdsigs.UNBUILT_METHODS:
+            raise LowerError(e.func.span, f"`{rt.name}.{name}` is not supported yet")
         if rt == T.StdT("class", "baml.env.Ref") and name in ("get", "get_or_panic", "or"):
             raise LowerError(e.func.span, f"`baml.env.Ref.{name}` is not supported yet: it reads the environment")
         if isinstance(rt, T.StdT) and (rt == T.CLIENT or rt.name in stdsigs.CLIENT_CLASSES) \

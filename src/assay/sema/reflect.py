@@ -631,7 +631,7 @@ class Reflector:
         """A stdlib class's fields (`baml.time.Instant`'s `_nanoseconds`), its doc comments not
         carried."""
         out = []
-        for name, text in stdsigs.STD_CLASSES.get(fqn, {}).items():
+        for name, text in (stdsigs.STD_CLASSES.get(fqn) or stdsigs.STD_REFLECT_FIELDS.get(fqn, {})).items():
             te, _ = parse_type(SourceFile("<stdlib>", text))
             out.append((name, describe(self.resolver.resolve(te, None, frozenset())), meta([], None)))
         return out

@@ -262,6 +262,26 @@ testing.$register_test(name: string, body: () -> void throws unknown, runner: te
 testing.$register_test_set(name: string, body: () -> void throws unknown, runner: testing.TestSetRunner?) -> void
 testing.TestCollector.new(prefix: string) -> testing.TestCollector
 testing.TestRegistry.new(collector: testing.TestCollector) -> testing.TestRegistry
+testing._glob_match(subject: string, pattern: string) -> bool
+testing._leaf_selected(name: string, include: string[], exclude: string[]) -> bool
+testing._leaf_selected_layered(name: string, profile_include: string[], profile_exclude: string[], cli_include: string[], cli_exclude: string[]) -> bool
+testing._subtree_excluded(prefix: string, excludes: string[]) -> bool
+testing._pattern_may_match_descendant(pattern: string, prefix: string) -> bool
+testing._subtree_may_be_selected(prefix: string, include: string[], exclude: string[]) -> bool
+testing._select_names_layered(registry: testing.TestRegistry, profile_include: string[], profile_exclude: string[], cli_include: string[], cli_exclude: string[]) -> string[] throws unknown
+testing._select_names(registry: testing.TestRegistry, include: string[], exclude: string[]) -> string[] throws unknown
+testing._collect_leaf_names(registry: testing.TestRegistry) -> string[] throws unknown
+testing._name_in(name: string, names: string[]) -> bool
+testing._failure_matches_selected(selected: string, failed_names: string[]) -> bool
+testing._flatten_with_tolerated(report: testing.TestSetReport, selected_names: string[]) -> testing.FlatTestReport
+testing._collect_all_failed_names(report: testing.TestSetReport, out: string[]) -> void
+testing._collect_leaf_messages(results: testing.ChildReport[], out: string[]) -> void
+testing._test_name_count(entries: testing.TestRegistration[], full_name: string) -> int
+testing._testset_name_count(entries: testing.TestSetRegistration[], full_name: string) -> int
+testing._expansion_error_report(name: string) -> testing.TestSetReport
+testing._default_test_timeout_ms() -> int
+testing._run_test(body: testing.TestBody, runner: testing.TestRunner?, timeout_ms: int) -> testing.TestReport
+testing._run_children_sequential(children: testing.TestSetChild[], fail_fast: bool) -> testing.TestSetReport
 bigint.parse(s: string) -> bigint throws baml.errors.ParseError
 baml.io.print(s: string) -> null
 baml.io.println(s: string) -> null
@@ -725,6 +745,19 @@ STD_CLASSES.update({
                            "annotations": "reflect.DiagnosticAnnotation[]",
                            "related_info": "reflect.DiagnosticRelatedInfo[]"},
 })
+# the fields of `baml.errors`' classes as 0.23.0 declares them, for reflection only
+# (`reflect.Type.of<baml.errors.ParseError>().as_class().fields()`; the checker models them apart)
+STD_REFLECT_FIELDS: dict[str, dict[str, str]] = {
+    **{f"baml.errors.{c}": {"message": "string"} for c in (
+        "InvalidArgument ParseError Io Unsupported AccessError RenderPrompt LlmClient GenericSdkError "
+        "CompilationError TypeMismatch").split()},
+    "baml.errors.Timeout": {"message": "string", "duration": "baml.time.Duration?", "timeout_type": "string"},
+    "baml.errors.Context": {"error": "unknown", "stack_trace": "baml.errors.StackTrace",
+                            "cause": "baml.errors.Context?"},
+    "baml.errors.StackTrace": {"frames": "baml.errors.StackFrame[]"},
+    "baml.errors.StackFrame": {"file": "string", "line": "int", "function_name": "string"},
+    "baml.errors.UnknownError": {"data": "unknown", "message": "string[]"},
+}
 # stdlib classes whose methods the checker types from these signatures (`Self` the receiver;
 # None: a method it leaves unchecked; "*": any other name too); their runtime state is a handle
 STD_CLASS_METHODS: dict[str, dict] = {
@@ -772,8 +805,11 @@ TESTING_METHODS: dict[str, dict] = {
                         "throws unknown",
         "list_filtered": f"({_FILTERS}) -> string[] throws unknown",
         "expand_set": "(name: string) -> testing.SerializedTestDef[] throws unknown",
-        "_expand_testset_registry": "(ts: testing.TestSetRegistration) -> testing.TestRegistry throws unknown"},
+        "_expand_testset_registry": "(ts: testing.TestSetRegistration) -> testing.TestRegistry throws unknown",
+        "_run_all_pooled": None, "_run_selected_pooled": None},
 }
+# declared by the engine, not built (they take its `_TestPool`): lowering makes each a located E9001
+UNBUILT_METHODS = frozenset((("testing.TestRegistry", "_run_all_pooled"), ("testing.TestRegistry", "_run_selected_pooled")))
 STD_CLASS_METHODS.update(TESTING_METHODS)
 # `reflect.AnyClass`'s methods (the interface every class instance implements), as 0.23.0
 # declares them; True: it may throw (`reflect.errors.NotFound` / `TypeMismatch`)

@@ -176,6 +176,9 @@ def _function_text(v) -> str:
         return f"<closure captures={len(v.__defaults__ or ())}>"
     if code is not None and code.co_name == "closure" and "f" in code.co_freevars:
         return f"<closure captures={len(code.co_freevars) - 1}>"  # vm._closure_maker: f + captures
+    captures = getattr(v, "baml_captures", None)  # a builtin's lambda (`testing.Retry(2)`)
+    if captures is not None:
+        return f"<closure captures={captures}>"
     if ".<lambda" in getattr(v, "__qualname__", ""):
         return "<closure captures=0>"
     return "<generic_function type_args=0>"

@@ -17,8 +17,8 @@ import re
 import weakref
 
 from .. import errctx
-from ..ops import BUILTIN_CLASSES, make_builtin, panic
-from ..values import BamlRaise, ClassInfo
+from ..ops import BUILTIN_CLASSES, panic
+from ..values import BamlRaise, ClassInfo, typed_list, typed_map
 from ._registry import function
 
 # the report classes runners pass around (the engine's testing/types.baml); a `TestRunner` is
@@ -43,9 +43,28 @@ _SET_RUNNER_D = ("fn", (("children", ("array", ("class", "testing.TestSetChild",
 _CHILD_THUNK_D = ("fn", (), ("union", (_REPORT_D, _SET_D)), _NEVER)
 
 
-def _typed(fn, sig: tuple):
-    """`fn` with the signature reflection reads (`reflect.Type.of_value(testing.Sequential())`)."""
-    fn.baml_sig = sig
+# the element types the report arrays record (`reflect.Type.of_value(report.failed_names)` is a
+# `string[]` when empty too), as the engine's declared fields give them
+_STR, _INT, _RUN_T = ("string",), ("int",), ("class", "testing.RunReport")
+_CHILD_T = ("union", (("class", "testing.TestReport"), ("class", "testing.TestSetReport")))
+
+
+def _strs(xs) -> list:
+    return typed_list(xs, _STR)
+
+
+def _child_reports(xs) -> list:
+    return typed_list(xs, _CHILD_T)
+
+
+def _runs(xs) -> list:
+    return typed_list(xs, _RUN_T)
+
+
+def _typed(fn, sig: tuple, captures: int = 0):
+    """`fn` with the signature reflection reads (`reflect.Type.of_value(testing.Sequential())`)
+    and the captures the engine's lambda has (rendered `<closure captures=1>`)."""
+    fn.baml_sig, fn.baml_captures = sig, captures
     return fn
 
 
@@ -156,9 +175,9 @@ def retry(max_attempts):
                 if report.f_outcome == "pass":
                     passed = True
                     break
-            return _TEST("pass" if passed else "fail", runs)
-        return _typed(run, _THUNK_D)
-    return _typed(runner, _TEST_RUNNER_D)
+            return _TEST("pass" if passed else "fail", _runs(runs))
+        return _typed(run, _THUNK_D, 2)  # run_once, max_attempts
+    return _typed(runner, _TEST_RUNNER_D, 1)
 
 
 @function("testing.Quorum")
@@ -175,9 +194,9 @@ def quorum(n, m):
                 report = run_once()
                 runs += report.f_runs
                 passes += report.f_outcome == "pass"
-            return _TEST("pass" if passes >= m else "fail", runs)
-        return _typed(run, _THUNK_D)
-    return _typed(runner, _TEST_RUNNER_D)
+            return _TEST("pass" if passes >= m else "fail", _runs(runs))
+        return _typed(run, _THUNK_D, 3)  # run_once, n, m
+    return _typed(runner, _TEST_RUNNER_D, 2)
 
 
 @function("testing.PassRate")
@@ -190,7 +209,7 @@ def pass_rate(threshold):
         ok = r.f_total == 0 or r.f_passed / r.f_total >= threshold
         r.f_outcome = "pass" if ok else "fail"
         return r
-    return _typed(runner, _SET_RUNNER_D)
+    return _typed(runner, _SET_RUNNER_D, 1)
 
 
 @function("testing.Sequential")
@@ -232,7 +251,8 @@ def aggregate(named: list):
         failed_names += inner if inner else [name]
         error = error or r.f_outcome == "error"
     outcome = "error" if error else "pass" if failed == 0 else "fail"
-    return _SET(outcome, passed, failed, len(named), failed_names, [r for _, r in named], [n for n, _ in named])
+    return _SET(outcome, passed, failed, len(named), _strs(failed_names), _child_reports([r for _, r in named]),
+                _strs([n for n, _ in named]))
 
 
 class Node:
@@ -296,7 +316,7 @@ def run_set(node: Node, top: TopLevel):
             raise _Expansion(node.error)
         return run_node(node, top)
     except (BamlRaise, _Expansion) as e:
-        r = _SET("error", 0, 1, 1, [f"{node.name}::(testset error)"], [], [])
+        r = _SET("error", 0, 1, 1, _strs([f"{node.name}::(testset error)"]), _child_reports([]), _strs([]))
         top.errors[id(r)] = (r, e.doc if isinstance(e, _Expansion) else top.describe(e))
         return r
 
@@ -314,16 +334,16 @@ def run_leaf(name: str, body, runner, top: TopLevel):
         run = _RUN("pass" if error is None else "fail", 0, None if error is None else error.get("message"))
         if error is not None:
             top.errors[id(run)] = (run, error)
-        return _TEST(run.f_outcome, [run])
+        return _TEST(run.f_outcome, _runs([run]))
     if runner is None:
         return base_run()
     try:
-        return runner(_typed(base_run, _THUNK_D))()
+        return runner(_typed(base_run, _THUNK_D, 2))()
     except BamlRaise as e:
         doc = top.describe(e)
         run = _RUN("fail", 0, "test runner middleware failed: " + str(doc.get("message")))
         top.errors[id(run)] = (run, doc)
-        return _TEST("fail", [run])
+        return _TEST("fail", _runs([run]))
 
 
 # ── the flat report (the engine's `_flatten_with_tolerated`): every leaf passed, failed or
@@ -460,7 +480,12 @@ def _context_text(e: BamlRaise) -> str:
 
 
 def _collector_new(prefix):
-    return _COLL.new(prefix, [], [])
+    return _COLL.new(prefix, typed_list([], ("class", "testing.TestRegistration")),
+                     typed_list([], ("class", "testing.TestSetRegistration")))
+
+
+def _registry_new(collector):
+    return _REGISTRY.new(collector, typed_map({}, (_STR, ("class", "testing.TestRegistry"))), 0)
 
 
 def _name_count(entries, full: str) -> int:
@@ -507,7 +532,7 @@ def test_collector_new(prefix):
 
 @function("testing.TestRegistry.new")
 def test_registry_new(collector):
-    return _REGISTRY.new(collector, {}, 0)
+    return _registry_new(collector)
 
 
 def _expanded(self, ts):
@@ -516,12 +541,13 @@ def _expanded(self, ts):
     if sub is None:
         c = _collector_new(ts.f_name)
         ts.f_collector(c)
-        sub = self.f_expansions[ts.f_name] = _REGISTRY.new(c, {}, 0)
+        sub = self.f_expansions[ts.f_name] = _registry_new(c)
     return sub
 
 
 def _serialize(self) -> list:
-    items = [_STEST.new("test", t.f_name) for t in self.f_collector.f_tests]
+    items = typed_list([_STEST.new("test", t.f_name) for t in self.f_collector.f_tests],
+                       ("union", (("class", "testing.SerializedTest"), ("class", "testing.SerializedTestSet"))))
     for ts in self.f_collector.f_testsets:
         sub = self.f_expansions.get(ts.f_name)
         items.append(_STEST.new("lazyTestSet", ts.f_name) if sub is None
@@ -579,15 +605,15 @@ def run_test(body, runner):
             fqn = v._class.fqn if e.panic and hasattr(v, "_class") else None
             msg = v.f_message if fqn in ("baml.panics.UserPanic", "baml.panics.AssertionFailed") else _context_text(e)
             run = _RUN("fail", 0, msg)
-        return _TEST(run.f_outcome, [run])
+        return _TEST(run.f_outcome, _runs([run]))
     if runner is None:
         return base_run()
     try:
-        return runner(_typed(base_run, _THUNK_D))()
+        return runner(_typed(base_run, _THUNK_D, 2))()
     except BamlRaise as e:
         if e.panic:  # the engine's `_ =>` arm catches no panic: it goes on up
             raise
-        return _TEST("fail", [_RUN("fail", 0, "test runner middleware failed: " + _context_text(e))])
+        return _TEST("fail", _runs([_RUN("fail", 0, "test runner middleware failed: " + _context_text(e))]))
 
 
 def _children(reg, names) -> list:
@@ -596,11 +622,12 @@ def _children(reg, names) -> list:
     out = []
     for t in reg.f_collector.f_tests:
         if names is None or t.f_name in names:
-            out.append(_CHILD(t.f_name, _typed(lambda b=t.f_body, r=t.f_runner: run_test(b, r), _CHILD_THUNK_D), False))
+            out.append(_CHILD(t.f_name, _typed(lambda b=t.f_body, r=t.f_runner: run_test(b, r), _CHILD_THUNK_D, 3), False))
     for ts in reg.f_collector.f_testsets:
         prefix = ts.f_name + "::"
         if names is None or any(n.startswith(prefix) for n in names):
-            out.append(_CHILD(ts.f_name, _typed(lambda ts=ts: _run_child_set(reg, ts, names), _CHILD_THUNK_D), True))
+            out.append(_CHILD(ts.f_name, _typed(lambda ts=ts: _run_child_set(reg, ts, names), _CHILD_THUNK_D,
+                                              3 if names is None else 4), True))
     return out
 
 
@@ -608,7 +635,7 @@ def _run_child_set(reg, ts, names):
     try:
         return _run_set(_children(_expanded(reg, ts), names), ts.f_runner)
     except BamlRaise:  # it failed to expand, or its runner threw: one error, no results
-        return _SET("error", 0, 1, 1, [ts.f_name + "::(testset error)"], [], [])
+        return _SET("error", 0, 1, 1, _strs([ts.f_name + "::(testset error)"]), _child_reports([]), _strs([]))
 
 
 def _run_set(children, runner):
@@ -619,6 +646,7 @@ def _run_set(children, runner):
 #    selectors over canonical ids) ──
 
 
+@function("testing._glob_match")
 def glob_match(subject: str, pattern: str) -> bool:
     """A selector without `*` is a substring; with one, an anchored glob (`*`: any run)."""
     parts = pattern.split("*")
@@ -639,32 +667,40 @@ def glob_match(subject: str, pattern: str) -> bool:
     return True
 
 
+@function("testing._leaf_selected")
 def _selected(name: str, include, exclude) -> bool:
+    """Exclusion wins; with includes, only an included id is selected."""
     if any(glob_match(name, p) for p in exclude):
         return False
     return not include or any(glob_match(name, p) for p in include)
 
 
-def _may_hold_selected(prefix: str, include, exclude) -> bool:
-    """Whether a testset's subtree can hold a selected leaf: not when an exclusion provably
-    covers every id under it; an include glob's literal head must fit its ids' prefix."""
+@function("testing._subtree_excluded")
+def _subtree_excluded(prefix: str, exclude) -> bool:
+    """Does an exclusion provably cover every id under testset `prefix`?"""
     under = prefix + "::"
-    for p in exclude:
-        if "*" not in p and p in under or p.endswith("*") and glob_match(under, p):
-            return False
-    if not include:
-        return True
-    for p in include:
-        star = p.find("*")
-        if star < 0 or under.startswith(p[:star]) or p[:star].startswith(under):
-            return True
-    return False
+    return any("*" not in p and p in under or p.endswith("*") and glob_match(under, p) for p in exclude)
+
+
+@function("testing._pattern_may_match_descendant")
+def _may_match_below(pattern: str, prefix: str) -> bool:
+    """Could an include selector match an id under `prefix` (a glob's literal head fits)?"""
+    under, star = prefix + "::", pattern.find("*")
+    return star < 0 or under.startswith(pattern[:star]) or pattern[:star].startswith(under)
+
+
+@function("testing._subtree_may_be_selected")
+def _may_hold_selected(prefix: str, include, exclude) -> bool:
+    """Whether a testset's subtree can hold a selected leaf (else its body never runs)."""
+    if _subtree_excluded(prefix, exclude):
+        return False
+    return not include or any(_may_match_below(p, prefix) for p in include)
 
 
 def _select(reg, layers) -> list:
     """The selected leaf ids, expanding only the testsets that may hold one (a testset that
     fails to expand: its `(failed to expand)` sentinel, where selected)."""
-    out = [t.f_name for t in reg.f_collector.f_tests if all(_selected(t.f_name, i, x) for i, x in layers)]
+    out = _strs([t.f_name for t in reg.f_collector.f_tests if all(_selected(t.f_name, i, x) for i, x in layers)])
     for ts in reg.f_collector.f_testsets:
         if not all(_may_hold_selected(ts.f_name, i, x) for i, x in layers):
             continue
@@ -756,8 +792,8 @@ def flatten(report, selected: list):
                 ids[k].append((n, None))
     named = {k: [n for n, _ in v] for k, v in ids.items()}
     ms = {k: [m for _, m in v if m is not None] for k, v in ids.items()}
-    return _FLAT.new(report.f_outcome, *counts[:3], counts[3], named["pass"], named["fail"], named["tolerated"],
-                     ms["pass"], ms["fail"], ms["tolerated"], messages)
+    return _FLAT.new(report.f_outcome, *counts[:3], counts[3], *(_strs(named[k]) for k in ("pass", "fail", "tolerated")),
+                     *(typed_list(ms[k], _INT) for k in ("pass", "fail", "tolerated")), _strs(messages))
 
 
 _R = _REGISTRY.py
@@ -770,3 +806,35 @@ _R.m_run_filtered = _run_filtered
 _R.m_list_filtered = lambda self, pi, pe, ci, ce: _select(self, ((pi, pe), (ci, ce)))
 _R.m_expand_set = _expand_set
 _R.m__expand_testset_registry = _expanded
+
+
+# ── `testing`'s internal functions a program may call as well (the engine does not hide them) ──
+
+function("testing._leaf_selected_layered")(
+    lambda name, pi, pe, ci, ce: _selected(name, pi, pe) and _selected(name, ci, ce))
+function("testing._select_names_layered")(lambda reg, pi, pe, ci, ce: _select(reg, ((pi, pe), (ci, ce))))
+function("testing._select_names")(lambda reg, include, exclude: _select(reg, (([], []), (include, exclude))))
+function("testing._collect_leaf_names")(lambda reg: _select(reg, ()))
+function("testing._name_in")(lambda name, names: name in names)
+function("testing._failure_matches_selected")(lambda selected, failed: _matches(selected, failed))
+function("testing._flatten_with_tolerated")(flatten)
+function("testing._test_name_count")(_name_count)
+function("testing._testset_name_count")(_name_count)
+function("testing._default_test_timeout_ms")(lambda: 300000)
+function("testing._run_test")(lambda body, runner, timeout_ms: run_test(body, runner))
+function("testing._run_children_sequential")(lambda children, fail_fast: run_children(children, fail_fast))
+
+
+@function("testing._expansion_error_report")
+def expansion_error_report(name: str):
+    return _SET("error", 0, 1, 1, _strs([name + "::(testset error)"]), _child_reports([]), _strs([]))
+
+
+@function("testing._collect_all_failed_names")
+def collect_all_failed_names(report, out) -> None:
+    _all_failed(report, out)
+
+
+@function("testing._collect_leaf_messages")
+def collect_leaf_messages(results, out) -> None:
+    _messages(results, out)

@@ -767,6 +767,9 @@ class ExprChecks:
             if len(path) == 2 and path[1] not in _PACKAGE_MEMBERS.get(head, (path[1],)):
                 self.err(e.span, "E0003", f"unresolved name: `{'.'.join(path)}`")  # `assert.equals`
                 return "error", None
+            if path[:2] == ["reflect", "TypeKind"] and len(path) == 3:  # a union alias: no members
+                self.err(e.span, "E0003", f"unresolved name: `{path[2]}`")
+                return "error", None
             if head in ("baml", "reflect") and path[-1] not in STDLIB_MEMBER_NAMES and \
                     not STDLIB_TYPE_NAMES.intersection(path[-2:]):
                 # no stdlib package declares anything of that name (`reflect.type_of`)
