@@ -252,3 +252,22 @@ def _preserve_context(source, target) -> None:
                 values.ADOPTED.pop(next(iter(values.ADOPTED)))
             values.ADOPTED[id(target)] = (target, e)  # (the pair keeps `target`'s id its own)
             return
+
+
+def baml_traceback(rt, exc: BaseException) -> list[tuple[str, str, int]]:
+    """The BAML frames an error passed through, outermost first: (fqn, file, line); `rt` is
+    the vm.Runtime whose generated code it passed through."""
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        info = rt.trace_lines.get(tb.tb_frame.f_code)
+        if tb.tb_next is not None and tb.tb_next.tb_frame is tb.tb_frame:
+            info = None  # rethrown where it was caught: the frame's first entry says where
+        if info is not None:
+            fqn, file, lines = info
+            # generated functions carry extension wrappers (try:) — map through the line table
+            py_line = tb.tb_lineno - tb.tb_frame.f_code.co_firstlineno
+            line = lines[py_line] if 0 <= py_line < len(lines) else 0
+            frames.append((fqn, file, line))
+        tb = tb.tb_next
+    return frames

@@ -13,6 +13,7 @@ from types import MethodType
 
 from .. import gcpause
 from . import errctx, futures, ops, stack
+from .errctx import baml_traceback
 from .bytecode import BexFunction
 from .emit import emit_function
 from .instrument import InstrumentedGen, Node, compile_half, mir_nodes
@@ -1190,24 +1191,6 @@ def is_baml_function(rt: "Runtime", v) -> bool:
 
 
 _MAKERS: dict = {}
-
-
-def baml_traceback(rt: Runtime, exc: BaseException) -> list[tuple[str, str, int]]:
-    """The BAML frames an error passed through, outermost first: (fqn, file, line)."""
-    frames = []
-    tb = exc.__traceback__
-    while tb is not None:
-        info = rt.trace_lines.get(tb.tb_frame.f_code)
-        if tb.tb_next is not None and tb.tb_next.tb_frame is tb.tb_frame:
-            info = None  # rethrown where it was caught: the frame's first entry says where
-        if info is not None:
-            fqn, file, lines = info
-            # generated functions carry extension wrappers (try:) — map through the line table
-            py_line = tb.tb_lineno - tb.tb_frame.f_code.co_firstlineno
-            line = lines[py_line] if 0 <= py_line < len(lines) else 0
-            frames.append((fqn, file, line))
-        tb = tb.tb_next
-    return frames
 
 
 Stub = _Stub  # for the bridge: a function value not compiled yet

@@ -472,9 +472,8 @@ def _context_text(e: BamlRaise) -> str:
     frames = []
     for rt in list(RUNTIMES):
         if any(c in rt.trace_lines for c in codes):
-            from ..vm import baml_traceback
             frames = [(rt.frame_name(fqn), rt.frame_files.get(file, file), line)
-                      for fqn, file, line in baml_traceback(rt, e)]
+                      for fqn, file, line in errctx.baml_traceback(rt, e)]
             break
     return errctx.make_context(e.value, e.cause, frames).m_to_string()
 
