@@ -783,7 +783,7 @@ class Parser:
                     self.eat(":")
                     nxt = self.tok
                     if nxt.kind == "op" and nxt.text not in ("(", "-") or nxt.kind == "ident" and (
-                            nxt.nl or nxt.text in NOT_NAMES) \
+                            nxt.nl or nxt.text in NOT_NAMES) or nxt.kind == "template" \
                             or nxt.kind == "eof":
                         self.error(f"invalid syntax: field '{fname}' is missing a type annotation", t)
                         ty = ast.TName(self.sp(fs, t.end), ["unknown"])
@@ -2187,12 +2187,12 @@ class Parser:
             self.expected("'->' after lambda parameters")
             return ast.Lambda(self.span(s), params, None, None, ast.Block(self.span(s), [], None), False)
         self.advance()  # -> or =>
-        if not self.at("{"):
+        if self.eat("throws"):  # `(v: int) -> throws E { … }`: no result type written
+            throws = self.type_expr()
+        elif not self.at("{"):
             ret = self.type_expr()
             if self.eat("throws"):
                 throws = self.type_expr()
-        elif self.eat("throws"):
-            throws = self.type_expr()
         hole = throws is not None and _has_hole(throws)
         ret, throws = _unless_hole(ret), _unless_hole(throws)  # `-> _`, `throws _`: inferred
         for p in params:
