@@ -558,7 +558,7 @@ class Parser:
                     has_self = True
                 else:
                     if self.tok.kind != "ident" or self.tok.text in NAME_KEYWORDS:
-                        pe = self.prev_end if self.tok.kind != "ident" else self.tok.start
+                        pe = self.prev_end  # right after the `(` or `,` (a keyword there too)
                         self.diags.append(Diagnostic(Span(self.file, pe, pe), "E0107",
                                                      f"parameter in function `{name}` is missing a name"))
                     p = self.param(typed=True)
