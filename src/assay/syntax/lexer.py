@@ -201,6 +201,10 @@ class Lexer:
                     append(Token("rawstr", text[pos:], pos, n, nl, text[o.end():]))
                     pos = n
                     break
+            if text.startswith(("//=", "/*="), pos):  # the engine's lexer: `/` then `/=` or `*=`, no comment
+                append(Token("op", "/", pos, pos + 1, nl))
+                nl, pos = False, pos + 1
+                continue
             m = match(text, pos)
             if m is None:
                 ch = text[pos]

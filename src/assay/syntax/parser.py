@@ -558,7 +558,7 @@ class Parser:
                     has_self = True
                 else:
                     if self.tok.kind != "ident" or self.tok.text in NAME_KEYWORDS:
-                        pe = self.prev_end if self.tok.kind != "ident" else self.tok.start
+                        pe = self.prev_end  # right after the `(` or `,` (a keyword there too)
                         self.diags.append(Diagnostic(Span(self.file, pe, pe), "E0107",
                                                      f"parameter in function `{name}` is missing a name"))
                     p = self.param(typed=True)
@@ -785,7 +785,7 @@ class Parser:
                     self.eat(":")
                     nxt = self.tok
                     if nxt.kind == "op" and nxt.text not in ("(", "-") or nxt.kind == "ident" and (
-                            nxt.nl or nxt.text in NOT_NAMES) \
+                            nxt.nl or nxt.text in NOT_NAMES) or nxt.kind == "template" \
                             or nxt.kind == "eof":
                         self.error(f"invalid syntax: field '{fname}' is missing a type annotation", t)
                         ty = ast.TName(self.sp(fs, t.end), ["unknown"])
