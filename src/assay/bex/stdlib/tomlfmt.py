@@ -52,9 +52,57 @@ def _framed(s: str, e: tomllib.TOMLDecodeError) -> str:
             msg, col = "invalid date-time\nvalue is out of range", col + 8
     else:  # at the end of the document
         line, col = s.count("\n") + 1, len(s) - s.rfind("\n")
+    return _frame(s, line, col, msg)
+
+
+def _at(s: str, e: tomllib.TOMLDecodeError) -> int:
+    """The offset tomllib's error names (the end of the document where it names none)."""
+    m = _AT.search(str(e))
+    if not (m and m.group(1)):
+        return len(s)
+    starts = [0] + [k + 1 for k, ch in enumerate(s) if ch == "\n"]
+    line = int(m.group(1))
+    return (starts[line - 1] if line <= len(starts) else len(s)) + int(m.group(2)) - 1
+
+
+def _frame(s: str, line: int, col: int, msg: str) -> str:
     text = s.splitlines()[line - 1] if s.splitlines()[line - 1:line] else ""
     bar = " " * len(str(line))
     return f"TOML parse error at line {line}, column {col}\n{bar} |\n{line} | {text}\n{bar} | {' ' * (col - 1)}^\n{msg}\n"
+
+
+_MAX_DEPTH = 80  # toml_edit's recursion limit: opening the 80th nested array or inline table fails
+
+
+def _too_deep(s: str) -> int | None:
+    """The offset of the bracket that opens the 80th nested array / inline table of a value,
+    if any (strings and comments skipped; a `[` starting a line outside a value is a header)."""
+    i, n, depth, in_value = 0, len(s), 0, False
+    while i < n:
+        c = s[i]
+        if c in "\"'":
+            q = s[i:i + 3] if s[i:i + 3] in ('"""', "'''") else c
+            i += len(q)
+            while i < n and not s.startswith(q, i):
+                i += 2 if c == '"' and s[i] == "\\" else 1
+            i += len(q)
+            continue
+        if c == "#":
+            while i < n and s[i] != "\n":
+                i += 1
+            continue
+        if c == "=" and depth == 0:
+            in_value = True
+        elif c == "\n" and depth == 0:
+            in_value = False
+        elif c in "[{" and (in_value or depth > 0):
+            depth += 1
+            if depth >= _MAX_DEPTH:
+                return i
+        elif c in "]}" and depth > 0:
+            depth -= 1
+        i += 1
+    return None
 
 
 def _item(v):
@@ -133,12 +181,19 @@ def _table(items: dict) -> Instance:
 
 @function("baml.toml.Table.parse")
 def parse(s):
+    deep = _too_deep(s)
     try:
         doc = tomllib.loads(s, parse_float=_float)
     except tomllib.TOMLDecodeError as e:
-        raise _error(_framed(s, e)) from None
+        if deep is None or _at(s, e) < deep:
+            raise _error(_framed(s, e)) from None
+    except RecursionError:
+        pass
     except _Fail as e:
         raise _error(str(e)) from None
+    if deep is not None:
+        line = s.count("\n", 0, deep) + 1
+        raise _error(_frame(s, line, deep - s.rfind("\n", 0, deep), "recursion limit exceeded"))
     try:
         return _item(doc)
     except _Fail as e:
