@@ -486,7 +486,8 @@ def assignable(src: Type, dst: Type) -> bool:
     if isinstance(dst, IfaceT):
         if isinstance(src, IfaceT) and src.iface is dst.iface:  # `Src<Item = int>` is no `Src<Item = string>`
             return dst.iface.implemented_by(src, dst.args)
-        return dst.iface.implemented_by(src, dst.positional())  # a class: by its blocks' type arguments
+        binds = {n: a for a, n in zip(dst.args, dst.names) if n is not None}
+        return dst.iface.implemented_by(src, dst.positional(), binds)  # a class: by its blocks' type arguments
     if src is JSON and not has_json(dst):  # each type json is made of (`null | … | json[]`)
         return all(assignable(m, dst) for m in JSON_MEMBERS)
     if isinstance(dst, Union):
