@@ -50,7 +50,7 @@ def of(t: T.Type, inner: bool = False, env: dict | None = None) -> tuple:
     if isinstance(t, T.FuncT):  # a function value's signature within this one (R.fn_within)
         return ("function", R.describe(t, _tvar_names(t)))
     if isinstance(t, T.IfaceT):  # any implementing type (at these type arguments)
-        impls = [i for i in t.iface.impls_at(t.args) if i.target is not None]
+        impls = [i for i in t.iface.impls_at(t.positional()) if i.target is not None]
         return _union([of(i.target) for i in impls]) if impls else ("never",)
     if isinstance(t, T.AnyFnT):  # a function value whose result (and throws) are within the pins
         pins = tuple(R.describe(p) if p not in (T.TOP, T.UNKNOWN) else R.UNKNOWN for p in (t.ret, t.throws))

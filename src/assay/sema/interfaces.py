@@ -311,7 +311,7 @@ def closed(t: T.Type) -> T.Type:
     """`t` with every interface replaced by the union of its implementing types: what a value
     of it can be at run time (the program is closed: every implementation is known)."""
     if isinstance(t, T.IfaceT):
-        return T.union(*(closed(i.target) for i in t.iface.impls_at(t.args) if i.target is not None))
+        return T.union(*(closed(i.target) for i in t.iface.impls_at(t.positional()) if i.target is not None))
     if isinstance(t, T.Arr):
         return T.Arr(closed(t.elem))
     if isinstance(t, T.MapT):

@@ -109,16 +109,17 @@ class InterfaceDef:
                 todo.extend(i.requires)
         return out
 
-    def implemented_by(self, t, args: tuple = ()) -> bool:
-        """Does a value of static type `t` implement this interface (at type arguments `args`)?"""
+    def implemented_by(self, t, args: tuple = (), binds: dict | None = None) -> bool:
+        """Does a value of static type `t` implement this interface (at type arguments `args`,
+        binding associated types as `binds` says, where its block's bindings are known)?"""
         if isinstance(t, T.IfaceT):
             return self in t.iface.ancestors() and (t.iface is not self or not concrete(args)
                                                     or not concrete(t.args) or t.args == args)
         for impl in self.impls_at(args):
-            if isinstance(t, T.ClassT) and impl.cls is t.cls:
-                return True
-            if impl.cls is None and impl.target is not None and target_matches(t, impl.target):
-                return True
+            if (isinstance(t, T.ClassT) and impl.cls is t.cls) or (
+                    impl.cls is None and impl.target is not None and target_matches(t, impl.target)):
+                return not binds or all(impl.assoc_types.get(n) is None or T.same(impl.assoc_types[n], b)
+                                        for n, b in binds.items() if concrete((b,)))
         return False
 
     def __repr__(self) -> str:
@@ -153,6 +154,7 @@ class ImplDef:
     target: object = None  # sema.types.Type of the implementing type
     args: tuple = ()  # the interface's type arguments (`implements Slot<int>`)
     methods: dict[str, FunctionDef] = field(default_factory=dict)
+    assoc_types: dict = field(default_factory=dict)  # `type Item = int`, resolved (the checker's)
 
     @property
     def name(self) -> str:

@@ -123,6 +123,12 @@ class IfaceT(Type):
         self.args = args
         self.names = names  # per argument: the associated type it binds (`Item = int`), or None
 
+    def positional(self) -> tuple:
+        """The interface's type arguments, without associated-type bindings."""
+        if not any(n is not None for n in self.names):
+            return self.args
+        return tuple(a for a, n in zip(self.args, self.names) if n is None)
+
     def __eq__(self, o):
         return isinstance(o, IfaceT) and o.iface is self.iface and o.args == self.args
 
@@ -491,7 +497,10 @@ def assignable(src: Type, dst: Type) -> bool:
     if isinstance(src, Union):
         return all(assignable(m, dst) for m in src.members)
     if isinstance(dst, IfaceT):
-        return dst.iface.implemented_by(src, dst.args)
+        if isinstance(src, IfaceT) and src.iface is dst.iface:  # `Src<Item = int>` is no `Src<Item = string>`
+            return dst.iface.implemented_by(src, dst.args)
+        binds = {n: a for a, n in zip(dst.args, dst.names) if n is not None}
+        return dst.iface.implemented_by(src, dst.positional(), binds)  # a class: by its blocks' type arguments
     if src is JSON and not has_json(dst):  # each type json is made of (`null | … | json[]`)
         return all(assignable(m, dst) for m in JSON_MEMBERS)
     if isinstance(dst, Union):

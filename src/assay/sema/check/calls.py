@@ -311,8 +311,10 @@ class CallChecks:
                     e.null_link = _may_be_null(ot)
                     rt = T.strip_null(ot)
                 tb = T.base(rt)
-                if isinstance(tb, ClassT) and tb.cls.methods.get(f.name) is None and f.name in _ITER_METHODS:
-                    tb = self.as_iterator(tb) or tb  # a user iterator's default methods (`c.map(f)`)
+                if isinstance(tb, ClassT) and tb.cls.methods.get(f.name) is None and tb.cls.field(f.name) is None and (
+                        f.name in _ITER_METHODS or f.name not in _EVERY_TYPE_METHODS and f.name not in self.impl_names
+                        and tb.cls.impls and all((i.std or "").startswith("baml.iter.") for i in tb.cls.impls)):
+                    tb = self.as_iterator(tb) or tb  # a user iterator's adapters (`Fib {…}.take(3)`; no `sum`)
                 if isinstance(tb, T.IterT) and f.name not in _EVERY_TYPE_METHODS:
                     return self.iter_method_call(e, f, tb)
                 if tb == ANY_CLASS and (f.name in stdsigs.ANY_CLASS_METHODS or f.name not in _EVERY_TYPE_METHODS):

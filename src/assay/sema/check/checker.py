@@ -310,6 +310,13 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
                     code, iface = reserved
                     self.err(m.decl.name_span, code, f"`{m.name}` cannot be defined as a method on class "
                              f"`{cd.name}`; implement the `{iface}` interface instead")
+        for impl in idx.impls:  # a user interface's associated types as each block binds them
+            if impl.iface is not None and not impl.decl.generics and (impl.cls is None or not impl.cls.decl.generics):
+                self.ns, self.generics = impl.namespace, set()
+                binds = {n: self.resolve(te, report=False) for n, te in impl.decl.assoc.items()}
+                binds.update({n: self.resolve(d, report=False) for n, _, d in impl.iface.decl.assoc
+                              if n not in binds and d is not None})
+                impl.assoc_types = {n: b for n, b in binds.items() if _sure_scrutinee(b) and not T.has_tvar(b)}
         for cd in idx.classes.values():  # what a non-generic class iterates (types._iterable)
             item = self.iterable_item(ClassT(cd, ())) if not cd.decl.generics else UNKNOWN
             cd.iter_item = item if item is not UNKNOWN else None

@@ -459,11 +459,11 @@ class MemberChecks:
         for i in it.iface.ancestors():
             f = i.field(name)
             if f is not None:
-                e.dispatch = (i, "field:" + name, it.args if i is it.iface else ())
+                e.dispatch = (i, "field:" + name, it.positional() if i is it.iface else ())
                 return self.iface_field_type(i, f)
             m = i.methods.get(name)
             if m is not None:
-                e.dispatch = (i, name, it.args if i is it.iface else ())
+                e.dispatch = (i, name, it.positional() if i is it.iface else ())
                 return self.iface_method_type(m, it) if i is it.iface else self.fn_type(m)
         self.err(e.span, "E0007", f"type `{show(it)}` has no member `{name}`")
         return UNKNOWN
