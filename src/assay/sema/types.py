@@ -568,8 +568,11 @@ def _iterable(src: Type, item: Type) -> bool:
         return same(STRING, item)
     if isinstance(src, ClassT):  # its implementation's item, where the checker resolved it
         known = getattr(src.cls, "iter_item", None)
-        if known is not None and not src.args:
-            return same(known, item)
+        gens = src.cls.decl.generics
+        if known is not None and len(src.args) == len(gens):  # `Bag<string>`: its `Item = T` at string
+            known = subst(known, {g.name: a for g, a in zip(gens, src.args)}) if gens else known
+            if not has_tvar(known) and not has_unknown(known) and not has_tvar(item) and not has_unknown(item):
+                return same(known, item)
         return any((i.std or "").startswith("baml.iter.") for i in src.cls.impls)
     return isinstance(src, IfaceT)
 

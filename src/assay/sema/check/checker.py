@@ -317,9 +317,11 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
                 binds.update({n: self.resolve(d, report=False) for n, _, d in impl.iface.decl.assoc
                               if n not in binds and d is not None})
                 impl.assoc_types = {n: b for n, b in binds.items() if _sure_scrutinee(b) and not T.has_tvar(b)}
-        for cd in idx.classes.values():  # what a non-generic class iterates (types._iterable)
-            item = self.iterable_item(ClassT(cd, ())) if not cd.decl.generics else UNKNOWN
-            cd.iter_item = item if item is not UNKNOWN else None
+        for cd in idx.classes.values():  # what a class iterates (types._iterable), at its own parameters
+            impl = next((i for i in cd.impls if i.std == "baml.iter.Iterable" and "Item" in i.decl.assoc), None)
+            own = ClassT(cd, tuple(T.TVar(g.name) for g in cd.decl.generics))
+            item = self.class_assoc(own, impl, "Item") if impl is not None else UNKNOWN
+            cd.iter_item = item if item is not UNKNOWN and not T.has_unknown(item) else None
         for idef in idx.interfaces.values():
             self.attributes(idef.decl.attrs, "an interface")
             for d in idef.decl.methods:

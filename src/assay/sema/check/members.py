@@ -460,7 +460,11 @@ class MemberChecks:
             f = i.field(name)
             if f is not None:
                 e.dispatch = (i, "field:" + name, it.positional() if i is it.iface else ())
-                return self.iface_field_type(i, f)
+                t = self.iface_field_type(i, f)
+                gens, pos = i.decl.generics, it.positional()
+                if i is it.iface and gens and len(pos) == len(gens) and not any(a is UNKNOWN for a in pos):
+                    t = T.subst(t, {g.name: a for g, a in zip(gens, pos)})  # `Slot<int>.value`: an int
+                return t
             m = i.methods.get(name)
             if m is not None:
                 e.dispatch = (i, name, it.positional() if i is it.iface else ())
