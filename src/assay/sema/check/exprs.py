@@ -930,6 +930,16 @@ class ExprChecks:
                      f"unknown>`, found `{show(t)}`")
         return t.value if isinstance(t, FutureT) else UNKNOWN
 
+    def relambda(self, e, ps: tuple) -> LambdaT:
+        """A let-bound lambda checked again where its first call typed its open parameters
+        (the engine infers them from that call, then checks the body at them)."""
+        t = self.x_Lambda(e, FuncT(ps, UNKNOWN, None))
+        if not isinstance(t, LambdaT):
+            return t
+        out = LambdaT(ps, t.ret, t.throws)
+        out.node = e
+        return out
+
     def x_Lambda(self, e, expected):
         exp = T.base(expected)
         fns = [m for m in T.members(exp) if isinstance(m, FuncT)]
