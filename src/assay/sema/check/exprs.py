@@ -930,15 +930,10 @@ class ExprChecks:
                      f"unknown>`, found `{show(t)}`")
         return t.value if isinstance(t, FutureT) else UNKNOWN
 
-    def relambda(self, e, ps: tuple) -> LambdaT:
+    def relambda(self, e, ps: tuple) -> None:
         """A let-bound lambda checked again where its first call typed its open parameters
         (the engine infers them from that call, then checks the body at them)."""
-        t = self.x_Lambda(e, FuncT(ps, UNKNOWN, None))
-        if not isinstance(t, LambdaT):
-            return t
-        out = LambdaT(ps, t.ret, t.throws)
-        out.node = e
-        return out
+        self.x_Lambda(e, FuncT(ps, UNKNOWN, None))
 
     def x_Lambda(self, e, expected):
         exp = T.base(expected)
@@ -964,7 +959,9 @@ class ExprChecks:
                          "binding, an item, or a type parameter")
             scope[p.name] = Var(p.name, pt)
             if p.type is None and pt is UNKNOWN:
-                scope[p.name].open_params = []  # a use expecting a type types it (see open_lambda)
+                # a use expecting a type types it (see open_lambda); () where no function type
+                # is expected at all (a `let`'s lambda: its members are unknown, see member_of)
+                scope[p.name].open_params = [] if isinstance(exp, FuncT) else ()
         e.param_vars = list(scope.values())
         ret = self.resolve(e.ret) if e.ret is not None else UNKNOWN
         pushed = e.ret is None and isinstance(exp, FuncT) and _pushable(exp.ret)

@@ -245,6 +245,14 @@ class MemberChecks:
         return False
 
     def member_of(self, e, ot: T.Type, name: str, call: bool):
+        o = getattr(e, "obj", None)
+        v = self.lookup_var(o.name) if isinstance(o, ast.Name) and ot is UNKNOWN else None
+        if v is not None and v.ty is UNKNOWN and v.open_params == ():
+            # `let g = (d) -> { d.length() }`: d's type is not known yet (its call comes later)
+            v.open_params = None  # (no E0002 at it as well)
+            self.err(e.span, "E0155", "type annotations needed: the type of this value must be "
+                     f"known before accessing `{name}`")
+            return UNKNOWN
         if isinstance(ot, Union) and all(isinstance(m, Lit) for m in ot.members) and \
                 name not in _EVERY_TYPE_METHODS:  # `1 | 2` is a union, not an int: no `abs`
             self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`: its members "
