@@ -356,9 +356,14 @@ class CallChecks:
             while isinstance(root, (ast.Call, ast.Index, ast.Field)):
                 root = root.func if isinstance(root, ast.Call) else root.obj
             if isinstance(root, ast.Name) and (v := self.lookup_var(root.name)) is not None:
+                left = None
                 if root is f and v.open_params is not None and v.link is None:
                     e.first_call = v  # its arguments give the open parameters their types
+                    lam = v.ty.node if isinstance(v.ty, LambdaT) else None
+                    rest = getattr(lam, "param_vars", [])[len(e.args):]  # defaulted, left out: `g()`
+                    left = [p for p in v.open_params if any(p[2] is pv for pv in rest)] or None
                 self.typed_lambda(v)  # `g(1)`, `g(1)(2)`, `gs[0](1)` type `let g = (d) -> …`'s parameters
+                v.open_params = left
             ft = self.expr(f, UNKNOWN)
             if e.optional:  # `f?.(x)`
                 r, whole = _source(f), _source(e)
