@@ -253,6 +253,7 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
         self.index = index
         self.diags: list[Diagnostic] = []
         self._said: set = set()  # (where, code, message): an expression checked twice says it once
+        self.rechecking = False  # a let-bound lambda's body again at its first call's types (relambda)
         self.ns: str | None = None
         self.fn_name = ""  # the function being checked, as the engine names it in messages
         self.cur_fd: FunctionDef | None = None

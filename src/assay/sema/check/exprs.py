@@ -933,7 +933,11 @@ class ExprChecks:
     def relambda(self, e, ps: tuple) -> None:
         """A let-bound lambda checked again where its first call typed its open parameters
         (the engine infers them from that call, then checks the body at them)."""
-        self.x_Lambda(e, FuncT(ps, UNKNOWN, None))
+        self.rechecking = True
+        try:
+            self.x_Lambda(e, FuncT(ps, UNKNOWN, None))
+        finally:
+            self.rechecking = False
 
     def x_Lambda(self, e, expected):
         exp = T.base(expected)
