@@ -352,6 +352,8 @@ class CallChecks:
                                 e.lambda_bound = _lambda_bound(ft.open.params, ft.open.ret, e, targs)
                         return r
         else:
+            if isinstance(f, ast.Lambda):
+                f.open_site = True  # `((x) -> { x.length() })("a")`: x's members are unknown
             root = f
             while isinstance(root, (ast.Call, ast.Index, ast.Field)):
                 root = root.func if isinstance(root, ast.Call) else root.obj

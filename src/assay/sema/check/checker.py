@@ -912,6 +912,8 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
             t = self.expect(s.value, ann)
         else:
             s.value.plain_let = True  # a generic stdlib call cannot infer from an expected type
+            for lam in _lambdas_in(s.value):
+                lam.open_site = True  # its untyped parameters' members are unknown (member_of)
             self.no_expected = s.value
             t = self.soft_expr(s.value) if s.type is None and isinstance(pat, ast.PBind) else \
                 self.expr(s.value, UNKNOWN)

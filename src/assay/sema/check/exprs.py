@@ -963,9 +963,9 @@ class ExprChecks:
                          "binding, an item, or a type parameter")
             scope[p.name] = Var(p.name, pt)
             if p.type is None and pt is UNKNOWN:
-                # a use expecting a type types it (see open_lambda); () where no function type
-                # is expected at all (a `let`'s lambda: its members are unknown, see member_of)
-                scope[p.name].open_params = [] if isinstance(exp, FuncT) else ()
+                # a use expecting a type types it (see open_lambda); () for an untyped `let`'s
+                # lambda or one called at once: its members are unknown (see member_of)
+                scope[p.name].open_params = () if getattr(e, "open_site", False) else []
         e.param_vars = list(scope.values())
         ret = self.resolve(e.ret) if e.ret is not None else UNKNOWN
         pushed = e.ret is None and isinstance(exp, FuncT) and _pushable(exp.ret)
