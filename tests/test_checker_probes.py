@@ -29,7 +29,14 @@ _SECTION = re.compile(r"^// ---- (\w+)\n", re.M)
 _DIAG = re.compile(r"""(?:^|\\n|['"])(\w+)\.baml:(\d+):(\d+)(?:-\d+:\d+)? error\[(E\d+)\]""", re.M)
 
 # programs where Assay still differs from the engine: name -> why (each must still differ)
-KNOWN: dict[str, str] = {}
+KNOWN: dict[str, str] = {
+    # a generic call's function-typed result: the engine keeps its T open into the call of the
+    # result and the expected type (E0002 at the generic call); Assay fixes T from its arguments
+    "infer4_e11": "adder(1)(\"a\"): E0002 at adder(1) (Assay: E0001 at \"a\")",
+    "infer4_h1": "let h = adder(1); h(\"a\"): E0002 at adder(1) (Assay: E0001 at \"a\")",
+    "infer4_h2": "adder(1)(2) as a string: E0002 at adder(1) (Assay: E0001 at the body)",
+    "infer4_h7": "(string) -> string expected of adder(1): E0002 (Assay: E0001 at the same place)",
+}
 
 
 def _programs() -> dict[str, str]:

@@ -163,6 +163,12 @@ def _fixes_at_once(v) -> bool:
     return len(items) > 1 and any(isinstance(x, (ast.ArrayLit, ast.MapLit)) for x in items)
 
 
+def _known_fn(t: T.Type) -> bool:
+    """A function type every part of which is known (`adder<int>(1)` is an `(int) -> int`)."""
+    return isinstance(t, FuncT) and not any(T.has_unknown(p) or T.has_tvar(p) for _, p, _ in t.params) \
+        and not T.has_unknown(t.ret) and not T.has_tvar(t.ret)
+
+
 def _lambda_bound(params, ret: T.Type, e: ast.Call, env: dict):
     """(result template, type parameter, lambda) where an untyped lambda's body alone bound a
     type parameter of the call's result (`xs.map((d) -> { d.n })`): a `let` of the call keeps
@@ -422,7 +428,7 @@ class CallChecks:
             if T.has_tvar(ret):
                 hidden = infer and fd.owner is None and _inferred_outside_callbacks(ret, ps, e.args)
                 ret = T.subst(ret, env)
-                if T.has_unknown(ret):
+                if T.has_unknown(ret) and not _known_fn(ret):
                     return UNKNOWN
                 if hidden and isinstance(ret, Union):
                     ret = T.HiddenUnion(ret.members)
