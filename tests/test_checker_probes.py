@@ -36,6 +36,12 @@ KNOWN: dict[str, str] = {
     "infer4_h1": "let h = adder(1); h(\"a\"): E0002 at adder(1) (Assay: E0001 at \"a\")",
     "infer4_h2": "adder(1)(2) as a string: E0002 at adder(1) (Assay: E0001 at the body)",
     "infer4_h7": "(string) -> string expected of adder(1): E0002 (Assay: E0001 at the same place)",
+    # a let-bound lambda typed through an index or an outer call is not re-checked
+    "infer4_j6": "gs[0](\"a\") of [(d) -> { d + 1 }]: the engine's E0004 in the body (Assay: accepted)",
+    "infer4_j7": "g(1)(\"a\") of (d) -> { (e) -> { d + e } }: the engine's E0004 (Assay: accepted)",
+    "infer4_j10": "let x: string = g(1) of (d) -> { d }: the engine's E0001 (Assay: the result stays unknown)",
+    "infer4_j16": "let y = d; y.length(): the engine's E0155 at y (Assay: accepted)",
+    "infer4_j19": "match (d) of an untyped parameter: the engine's E0155 at d (Assay: E0001 at the pattern)",
 }
 
 

@@ -365,7 +365,7 @@ class CallChecks:
                 root = root.func if isinstance(root, ast.Call) else root.obj
             if isinstance(root, ast.Name) and (v := self.lookup_var(root.name)) is not None:
                 left = None
-                if root is f and v.open_params is not None and v.link is None:
+                if root is f and v.open_params is not None:  # (`let h = g`: h holds g's lambda)
                     e.first_call = v  # its arguments give the open parameters their types
                     lam = v.ty.node if isinstance(v.ty, LambdaT) else None
                     rest = getattr(lam, "param_vars", [])[len(e.args):]  # defaulted, left out: `g()`

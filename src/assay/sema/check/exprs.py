@@ -286,6 +286,7 @@ class ExprChecks:
             e.declared = v.ty
             if v.open_params is not None and (_sure_scrutinee(x) or any(isinstance(m, FuncT) for m in T.members(x))):
                 self.typed_lambda(v)
+                self.placed_lambda(v, x)
             if v.pending_infer and _sure_scrutinee(x):
                 v.pending_infer.clear()  # `let a = first([]); a` as an `int` fixes T
             if v.push_call is not None and _sure_scrutinee(x):
@@ -929,6 +930,19 @@ class ExprChecks:
             self.err(e.span, "E0001", "mismatched types", f"expected `baml.future.Future<unknown, "
                      f"unknown>`, found `{show(t)}`")
         return t.value if isinstance(t, FutureT) else UNKNOWN
+
+    def placed_lambda(self, v: Var, x: T.Type) -> None:
+        """`k(g)` / `let t: (string) -> int … = g` of `let g = (d) -> { d + 1 }`: the place's
+        function type types g's open parameters, and its body is checked at them (E0004)."""
+        fns = [m for m in T.members(T.base(x)) if isinstance(m, FuncT)]
+        t = v.ty
+        if len(fns) != 1 or not isinstance(t, LambdaT) or not isinstance(t.node, ast.Lambda) \
+                or len(fns[0].params) != len(t.params):
+            return
+        ps = tuple((n, q if pt is UNKNOWN and _sure_scrutinee(q) else pt, d)
+                   for (n, pt, d), (_, q, _) in zip(t.params, fns[0].params))
+        if ps != t.params:
+            self.relambda(t.node, ps)
 
     def relambda(self, e, ps: tuple) -> None:
         """A let-bound lambda checked again where its first call typed its open parameters
