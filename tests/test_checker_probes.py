@@ -40,8 +40,6 @@ KNOWN: dict[str, str] = {
     "infer4_j6": "gs[0](\"a\") of [(d) -> { d + 1 }]: the engine's E0004 in the body (Assay: accepted)",
     "infer4_j7": "g(1)(\"a\") of (d) -> { (e) -> { d + e } }: the engine's E0004 (Assay: accepted)",
     "infer4_j10": "let x: string = g(1) of (d) -> { d }: the engine's E0001 (Assay: the result stays unknown)",
-    "infer4_j16": "let y = d; y.length(): the engine's E0155 at y (Assay: accepted)",
-    "infer4_j19": "match (d) of an untyped parameter: the engine's E0155 at d (Assay: E0001 at the pattern)",
 }
 
 

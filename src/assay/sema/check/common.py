@@ -320,6 +320,14 @@ def _occurs(node, kind, inside) -> bool:
     return False
 
 
+def _open_param(v: Var) -> bool:
+    """Is `v` an untyped parameter of a `let`'s lambda (or one called at once) that nothing has
+    typed yet, or a `let y = d` of one? Its members and patterns are not known (E0155)."""
+    while v.open_params == [] and v.link is not None:
+        v = v.link
+    return v.open_params == ()
+
+
 def _sure_scrutinee(t: T.Type) -> bool:
     """A type whose every member the checker knows well enough to tell a pattern misses it."""
     return all(m == _ENV_REF or (

@@ -19,7 +19,7 @@ from .common import (ANY_CLASS, LambdaT, NativeFuncT, _DONE, _ENGINE_MEMBERS, _E
                      _ENV_REF_METHODS, _EVERY_TYPE_METHODS, _KIND_OF, _OP_IFACES, _OP_METHOD_OF,
                      _callback_throws, _chain_null, _free_generics, _is_time, _iterable_item,
                      _may_be_null, _parse_std_type, _plan_member, _source, _std_throws,
-                     _sure_scrutinee, _typed_sig)
+                     _open_param, _sure_scrutinee, _typed_sig)
 
 if TYPE_CHECKING:
     from .checker import Checker
@@ -247,7 +247,7 @@ class MemberChecks:
     def member_of(self, e, ot: T.Type, name: str, call: bool):
         o = getattr(e, "obj", None)
         v = self.lookup_var(o.name) if isinstance(o, ast.Name) and ot is UNKNOWN else None
-        if v is not None and v.ty is UNKNOWN and v.open_params == ():
+        if v is not None and v.ty is UNKNOWN and _open_param(v):
             # `let g = (d) -> { d.length() }`: d's type is not known yet (its call comes later)
             v.open_params = None  # (no E0002 at it as well)
             self.err(e.span, "E0155", "type annotations needed: the type of this value must be "
