@@ -39,7 +39,7 @@ KNOWN: dict[str, str] = {
     # a let-bound lambda typed through an index or an outer call is not re-checked
     "infer4_j6": "gs[0](\"a\") of [(d) -> { d + 1 }]: the engine's E0004 in the body (Assay: accepted)",
     "infer4_j7": "g(1)(\"a\") of (d) -> { (e) -> { d + e } }: the engine's E0004 (Assay: accepted)",
-    "infer4_j10": "let x: string = g(1) of (d) -> { d }: the engine's E0001 (Assay: the result stays unknown)",
+    "infer4_m13": "m[\"a\"](\"x\") of a map of untyped lambdas: the engine's E0004 in the body (Assay: accepted)",
 }
 
 

@@ -447,8 +447,12 @@ class CallChecks:
                 t = LambdaT(ps, tb.ret, tb.throws)
                 t.node = v.ty.node
                 if ps != tb.params and isinstance(t.node, ast.Lambda):
-                    self.relambda(t.node, ps)  # its body at those types (`g("a")`: E0004 in `d + 1`)
-                v.ty = t  # (its result stays as first seen: the engine takes `let s: string = g(1)`)
+                    r = self.relambda(t.node, ps)  # its body at those types (`g("a")`: E0004 in `d + 1`)
+                    if tb.ret is UNKNOWN and r is not UNKNOWN:  # `(d) -> { d }`: g(1) is an int
+                        t = LambdaT(ps, r, tb.throws)
+                        t.node = v.ty.node
+                v.ty = t
+                return t.ret if not T.has_tvar(t.ret) else UNKNOWN
             return tb.ret if not T.has_tvar(tb.ret) else UNKNOWN
         if tb in (INT, FLOAT, STRING, BOOL, NULL, T.TOP) or isinstance(tb, (Arr, MapT, ClassT, EnumT, IfaceT, AnyFnT)):
             self.err(e.span, "E0006", f"`{show(widen(ft))}` is not a function and cannot be called")

@@ -944,14 +944,19 @@ class ExprChecks:
         if ps != t.params:
             self.relambda(t.node, ps)
 
-    def relambda(self, e, ps: tuple) -> None:
+    def relambda(self, e, ps: tuple) -> T.Type:
         """A let-bound lambda checked again where its first call typed its open parameters
-        (the engine infers them from that call, then checks the body at them)."""
+        (the engine infers them from that call, then checks the body at them). Its result
+        where the body's value is a variable (`(d) -> { d }` called with an `int`: `int`), else
+        UNKNOWN: the engine leaves an operator's output over such a parameter open."""
         self.rechecking = True
         try:
-            self.x_Lambda(e, FuncT(ps, UNKNOWN, None))
+            t = self.x_Lambda(e, FuncT(ps, UNKNOWN, None))
         finally:
             self.rechecking = False
+        tail = e.body.tail
+        named = tail is not None and e.ret is None and all(isinstance(x, ast.Name) for x in _leaf_values(tail))
+        return t.ret if named and isinstance(t, FuncT) and not T.has_tvar(t.ret) else UNKNOWN
 
     def x_Lambda(self, e, expected):
         exp = T.base(expected)
