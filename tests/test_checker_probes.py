@@ -37,9 +37,9 @@ KNOWN: dict[str, str] = {
     "infer4_h2": "adder(1)(2) as a string: E0002 at adder(1) (Assay: E0001 at the body)",
     "infer4_h7": "(string) -> string expected of adder(1): E0002 (Assay: E0001 at the same place)",
     # a let-bound lambda typed through an index or an outer call is not re-checked
-    "infer4_j6": "gs[0](\"a\") of [(d) -> { d + 1 }]: the engine's E0004 in the body (Assay: accepted)",
     "infer4_j7": "g(1)(\"a\") of (d) -> { (e) -> { d + e } }: the engine's E0004 (Assay: accepted)",
-    "infer4_m13": "m[\"a\"](\"x\") of a map of untyped lambdas: the engine's E0004 in the body (Assay: accepted)",
+    "infer4_p6": "gs[0](\"s\") of [(d: int) -> …, (e) -> …]: the engine's E0001 at \"s\" (Assay: the items' join is unknown)",
+    "infer4_p1": "an array of several untyped lambdas: the engine's E0002 at each parameter (Assay: typed by gs[1](3))",
 }
 
 

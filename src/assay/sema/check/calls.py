@@ -365,6 +365,8 @@ class CallChecks:
                 root = root.func if isinstance(root, ast.Call) else root.obj
             if isinstance(root, ast.Name) and (v := self.lookup_var(root.name)) is not None:
                 left = None
+                if isinstance(f, ast.Index) and f.obj is root and v.open_params is not None and v.open_items:
+                    e.first_items = v.open_items  # `gs[0]("a")`: each item at the arguments' types
                 if root is f and v.open_params is not None:  # (`let h = g`: h holds g's lambda)
                     e.first_call = v  # its arguments give the open parameters their types
                     lam = v.ty.node if isinstance(v.ty, LambdaT) else None
@@ -438,6 +440,11 @@ class CallChecks:
             self.effects.sites[id(e)] = self.value_callee(f, tb)
             named = all(n is not None for n, _, _ in tb.params)
             self.check_args(e, tb.params, {}, allow_named=named, user=True)
+            for lam in getattr(e, "first_items", ()):
+                if len(lam.params) == len(e.args) and all(a.name is None and a.value.ty is not None for a in e.args):
+                    self.relambda(lam, tuple((p.name, self.resolve(p.type) if p.type is not None else
+                                              widen(a.value.ty), p.default is not None)
+                                             for p, a in zip(lam.params, e.args)))
             v = getattr(e, "first_call", None)
             if v is not None and isinstance(v.ty, LambdaT) and len(e.args) == len(tb.params):
                 # `let id = (x) -> { x }; id(1)`: x is an `int` from here on (`id("s")`: E0001)

@@ -970,6 +970,8 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
                   for p, pv in zip(lam.params, getattr(lam, "param_vars", ())) if p.type is None]
             if ps:
                 v.open_params = ps
+                if isinstance(val, (ast.ArrayLit, ast.MapLit)):
+                    v.open_items = [x for x in _lambdas_in(val) if any(p.type is None for p in x.params)]
                 self.unpinned.append(v)
         elif isinstance(val, ast.Name) and (src := self.lookup_var(val.name)) is not None \
                 and src.open_params is not None:
