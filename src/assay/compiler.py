@@ -130,7 +130,8 @@ def analyze(sources: list[SourceFile], packages=()):
 # syntax errors over a whole tree (a misplaced assignment): the engine still checks the item
 _SOFT_SYNTAX = re.compile(r"invalid assignment target|assignment is not allowed in expression position"
                           # a template's block structure (`${for}` … `${endfor}`), checked after parsing
-                          r"|without a matching `\$\{|block is not closed \(expected|block closed by `\$\{")
+                          r"|without a matching `\$\{|block is not closed \(expected|block closed by `\$\{"
+                          r"|parameter defaults are not supported in lambda parameters")
 
 
 def _follows_from(d: Diagnostic, errors: list, files) -> bool:

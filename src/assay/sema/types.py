@@ -599,8 +599,8 @@ def fn_assignable(src: "FuncT", dst: "FuncT") -> bool:
     need = sum(1 for p in src.params if not p[2])
     if not need <= len(dst.params) <= len(src.params):
         return False
-    if not all(assignable(d[1], s[1]) for s, d in zip(src.params, dst.params)):
-        return False
+    if not all(assignable(d[1], s[1]) and (d[2] or not s[2]) for s, d in zip(src.params, dst.params)):
+        return False  # (a defaulted parameter is optional, `d?: int`: it takes no required one)
     if not assignable(src.ret, dst.ret):
         return False
     return (src.throws is None or dst.throws is None or has_tvar(dst.throws)
@@ -635,7 +635,7 @@ def show(t: Type, qualified: bool = False) -> str:
         name = _path(t.enum) if qualified else t.enum.name
         return f"{name}.{t.variant}" if t.variant else name
     if isinstance(t, FuncT):
-        ps = ", ".join((f"{n}: " if n else "") + show(p, qualified) for n, p, _ in t.params)
+        ps = ", ".join((f"{n}{'?' if d else ''}: " if n else "") + show(p, qualified) for n, p, d in t.params)
         th = f" throws {show(t.throws, qualified)}" if t.throws is not None else ""
         return f"({ps}) -> {show(t.ret, qualified)}{th}"
     if isinstance(t, AnyFnT):

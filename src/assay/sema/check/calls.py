@@ -165,6 +165,12 @@ def _fixes_at_once(v) -> bool:
     return len(items) > 1 and any(isinstance(x, (ast.ArrayLit, ast.MapLit)) for x in items)
 
 
+def _known_fn(t: T.Type) -> bool:
+    """A function type every part of which is known (`adder<int>(1)` is an `(int) -> int`)."""
+    return isinstance(t, FuncT) and not any(T.has_unknown(p) or T.has_tvar(p) for _, p, _ in t.params) \
+        and not T.has_unknown(t.ret) and not T.has_tvar(t.ret)
+
+
 def _lambda_bound(params, ret: T.Type, e: ast.Call, env: dict):
     """(result template, type parameter, lambda) where an untyped lambda's body alone bound a
     type parameter of the call's result (`xs.map((d) -> { d.n })`): a `let` of the call keeps
@@ -361,13 +367,22 @@ class CallChecks:
                                 e.lambda_bound = _lambda_bound(ft.open.params, ft.open.ret, e, targs)
                         return r
         else:
+            if isinstance(f, ast.Lambda):
+                f.open_site = True  # `((x) -> { x.length() })("a")`: x's members are unknown
             root = f
             while isinstance(root, (ast.Call, ast.Index, ast.Field)):
                 root = root.func if isinstance(root, ast.Call) else root.obj
             if isinstance(root, ast.Name) and (v := self.lookup_var(root.name)) is not None:
-                if root is f and v.open_params is not None and v.link is None:
+                left = None
+                if isinstance(f, ast.Index) and f.obj is root and v.open_params is not None and v.open_items:
+                    e.first_items = v.open_items  # `gs[0]("a")`: each item at the arguments' types
+                if root is f and v.open_params is not None:  # (`let h = g`: h holds g's lambda)
                     e.first_call = v  # its arguments give the open parameters their types
+                    lam = v.ty.node if isinstance(v.ty, LambdaT) else None
+                    rest = getattr(lam, "param_vars", [])[len(e.args):]  # defaulted, left out: `g()`
+                    left = [p for p in v.open_params if any(p[2] is pv for pv in rest)] or None
                 self.typed_lambda(v)  # `g(1)`, `g(1)(2)`, `gs[0](1)` type `let g = (d) -> …`'s parameters
+                v.open_params = left
             ft = self.expr(f, UNKNOWN)
             if e.optional:  # `f?.(x)`
                 r, whole = _source(f), _source(e)
@@ -426,7 +441,7 @@ class CallChecks:
             if T.has_tvar(ret):
                 hidden = infer and fd.owner is None and _inferred_outside_callbacks(ret, ps, e.args)
                 ret = T.subst(ret, env)
-                if T.has_unknown(ret):
+                if T.has_unknown(ret) and not _known_fn(ret):
                     return UNKNOWN
                 if hidden and isinstance(ret, Union):
                     ret = T.HiddenUnion(ret.members)
@@ -436,6 +451,11 @@ class CallChecks:
             self.effects.sites[id(e)] = self.value_callee(f, tb)
             named = all(n is not None for n, _, _ in tb.params)
             self.check_args(e, tb.params, {}, allow_named=named, user=True)
+            for lam in getattr(e, "first_items", ()):
+                if len(lam.params) == len(e.args) and all(a.name is None and a.value.ty is not None for a in e.args):
+                    self.relambda(lam, tuple((p.name, self.resolve(p.type) if p.type is not None else
+                                              widen(a.value.ty), p.default is not None)
+                                             for p, a in zip(lam.params, e.args)))
             v = getattr(e, "first_call", None)
             if v is not None and isinstance(v.ty, LambdaT) and len(e.args) == len(tb.params):
                 # `let id = (x) -> { x }; id(1)`: x is an `int` from here on (`id("s")`: E0001)
@@ -444,7 +464,13 @@ class CallChecks:
                            for (n, pt, d), a in zip(tb.params, e.args))
                 t = LambdaT(ps, tb.ret, tb.throws)
                 t.node = v.ty.node
+                if ps != tb.params and isinstance(t.node, ast.Lambda):
+                    r = self.relambda(t.node, ps)  # its body at those types (`g("a")`: E0004 in `d + 1`)
+                    if tb.ret is UNKNOWN and r is not UNKNOWN:  # `(d) -> { d }`: g(1) is an int
+                        t = LambdaT(ps, r, tb.throws)
+                        t.node = v.ty.node
                 v.ty = t
+                return t.ret if not T.has_tvar(t.ret) else UNKNOWN
             return tb.ret if not T.has_tvar(tb.ret) else UNKNOWN
         if tb in (INT, FLOAT, STRING, BOOL, NULL, T.TOP) or isinstance(tb, (Arr, MapT, ClassT, EnumT, IfaceT, AnyFnT)):
             self.err(e.span, "E0006", f"`{show(widen(ft))}` is not a function and cannot be called")

@@ -253,6 +253,7 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
         self.index = index
         self.diags: list[Diagnostic] = []
         self._said: set = set()  # (where, code, message): an expression checked twice says it once
+        self.rechecking = False  # a let-bound lambda's body again at its first call's types (relambda)
         self.ns: str | None = None
         self.fn_name = ""  # the function being checked, as the engine names it in messages
         self.cur_fd: FunctionDef | None = None
@@ -946,6 +947,8 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
             t = self.expect(s.value, ann)
         else:
             s.value.plain_let = True  # a generic stdlib call cannot infer from an expected type
+            for lam in _lambdas_in(s.value):
+                lam.open_site = True  # its untyped parameters' members are unknown (member_of)
             self.no_expected = s.value
             t = self.soft_expr(s.value) if s.type is None and isinstance(pat, ast.PBind) else \
                 self.expr(s.value, UNKNOWN)
@@ -1002,6 +1005,8 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
                   for p, pv in zip(lam.params, getattr(lam, "param_vars", ())) if p.type is None]
             if ps:
                 v.open_params = ps
+                if isinstance(val, (ast.ArrayLit, ast.MapLit)):
+                    v.open_items = [x for x in _lambdas_in(val) if any(p.type is None for p in x.params)]
                 self.unpinned.append(v)
         elif isinstance(val, ast.Name) and (src := self.lookup_var(val.name)) is not None \
                 and src.open_params is not None:

@@ -28,7 +28,7 @@ _EVERY_TYPE_METHODS = frozenset("to_string to_json eq neq hash type".split())
 class Var:
     __slots__ = ("name", "ty", "declared", "precise", "used", "unpinned", "assign_ty", "literals",
                  "link", "origin", "branch_hole", "infer_call", "lambda_bound",
-                 "open_params", "push_call", "pending_infer")
+                 "open_params", "open_items", "push_call", "pending_infer")
 
     def __init__(self, name, ty, precise=True, assign_ty=None):
         self.name = name
@@ -44,6 +44,7 @@ class Var:
         self.infer_call = None  # `let y = id(1)`: the engine infers T from y's writes too
         self.lambda_bound = None  # `let ys = xs.map((d) -> { … })`: calls.py _lambda_bound
         self.open_params = None  # `let g = (d) -> …`: d's span until a use types g (else E0002)
+        self.open_items = ()  # `let gs = [(d) -> …]`: the lambdas `gs[0](1)` checks again
         self.push_call = None  # `let a = first(first([[1]]))`: calls.py pushed_late
         self.pending_infer = None  # `let a = first([])`: [call span, T] until a use expects a type
         # (shared with `let c = a`; emptied when fixed)
@@ -321,6 +322,14 @@ def _occurs(node, kind, inside) -> bool:
                 type(n).__module__ == ast.__name__:
             todo.extend(v for k, v in vars(n).items() if k not in ("span", "ty"))
     return False
+
+
+def _open_param(v: Var) -> bool:
+    """Is `v` an untyped parameter of a `let`'s lambda (or one called at once) that nothing has
+    typed yet, or a `let y = d` of one? Its members and patterns are not known (E0155)."""
+    while v.open_params == [] and v.link is not None:
+        v = v.link
+    return v.open_params == ()
 
 
 def _sure_scrutinee(t: T.Type) -> bool:

@@ -290,6 +290,7 @@ class ExprChecks:
             e.declared = v.ty
             if v.open_params is not None and (_sure_scrutinee(x) or any(isinstance(m, FuncT) for m in T.members(x))):
                 self.typed_lambda(v)
+                self.placed_lambda(v, x)
             if v.pending_infer and _sure_scrutinee(x):
                 v.pending_infer.clear()  # `let a = first([]); a` as an `int` fixes T
             if v.push_call is not None and _sure_scrutinee(x):
@@ -962,6 +963,33 @@ class ExprChecks:
                      f"unknown>`, found `{show(t)}`")
         return t.value if isinstance(t, FutureT) else UNKNOWN
 
+    def placed_lambda(self, v: Var, x: T.Type) -> None:
+        """`k(g)` / `let t: (string) -> int … = g` of `let g = (d) -> { d + 1 }`: the place's
+        function type types g's open parameters, and its body is checked at them (E0004)."""
+        fns = [m for m in T.members(T.base(x)) if isinstance(m, FuncT)]
+        t = v.ty
+        if len(fns) != 1 or not isinstance(t, LambdaT) or not isinstance(t.node, ast.Lambda) \
+                or len(fns[0].params) != len(t.params):
+            return
+        ps = tuple((n, q if pt is UNKNOWN and _sure_scrutinee(q) else pt, d)
+                   for (n, pt, d), (_, q, _) in zip(t.params, fns[0].params))
+        if ps != t.params:
+            self.relambda(t.node, ps)
+
+    def relambda(self, e, ps: tuple) -> T.Type:
+        """A let-bound lambda checked again where its first call typed its open parameters
+        (the engine infers them from that call, then checks the body at them). Its result
+        where the body's value is a variable (`(d) -> { d }` called with an `int`: `int`), else
+        UNKNOWN: the engine leaves an operator's output over such a parameter open."""
+        self.rechecking = True
+        try:
+            t = self.x_Lambda(e, FuncT(ps, UNKNOWN, None))
+        finally:
+            self.rechecking = False
+        tail = e.body.tail
+        named = tail is not None and e.ret is None and all(isinstance(x, ast.Name) for x in _leaf_values(tail))
+        return t.ret if named and isinstance(t, FuncT) and not T.has_tvar(t.ret) else UNKNOWN
+
     def x_Lambda(self, e, expected):
         exp = T.base(expected)
         fns = [m for m in T.members(exp) if isinstance(m, FuncT)]
@@ -986,7 +1014,9 @@ class ExprChecks:
                          "binding, an item, or a type parameter")
             scope[p.name] = Var(p.name, pt)
             if p.type is None and pt is UNKNOWN:
-                scope[p.name].open_params = []  # a use expecting a type types it (see open_lambda)
+                # a use expecting a type types it (see open_lambda); () for an untyped `let`'s
+                # lambda or one called at once: its members are unknown (see member_of)
+                scope[p.name].open_params = () if getattr(e, "open_site", False) else []
         e.param_vars = list(scope.values())
         ret = self.resolve(e.ret) if e.ret is not None else UNKNOWN
         pushed = e.ret is None and isinstance(exp, FuncT) and _pushable(exp.ret)

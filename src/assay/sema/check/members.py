@@ -19,7 +19,7 @@ from .common import (ANY_CLASS, FnRefT, LambdaT, NativeFuncT, _DONE, _ENGINE_MEM
                      _ENV_REF_METHODS, _EVERY_TYPE_METHODS, _KIND_OF, _OP_IFACES, _OP_METHOD_OF,
                      _callback_throws, _chain_null, _free_generics, _is_time, _iterable_item,
                      _may_be_null, _parse_std_type, _plan_member, _source, _std_throws,
-                     _sure_scrutinee, _typed_sig)
+                     _open_param, _sure_scrutinee, _typed_sig)
 
 if TYPE_CHECKING:
     from .checker import Checker
@@ -300,6 +300,14 @@ class MemberChecks:
         return False
 
     def member_of(self, e, ot: T.Type, name: str, call: bool):
+        o = getattr(e, "obj", None)
+        v = self.lookup_var(o.name) if isinstance(o, ast.Name) and ot is UNKNOWN else None
+        if v is not None and v.ty is UNKNOWN and _open_param(v):
+            # `let g = (d) -> { d.length() }`: d's type is not known yet (its call comes later)
+            v.open_params = None  # (no E0002 at it as well)
+            self.err(e.span, "E0155", "type annotations needed: the type of this value must be "
+                     f"known before accessing `{name}`")
+            return UNKNOWN
         if isinstance(ot, Union) and all(isinstance(m, Lit) for m in ot.members) and \
                 name not in _EVERY_TYPE_METHODS:  # `1 | 2` is a union, not an int: no `abs`
             self.err(e.span, "E0007", f"type `{show(ot)}` has no member `{name}`: its members "

@@ -12,7 +12,7 @@ from ..resolve import _literal
 from ..program import EnumDef
 from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, UNKNOWN, VOID, Arr, ClassT, EnumT,
                      IfaceT, Lit, MapT, Union, assignable, show, widen)
-from .common import Var, _ENV_REF, _diverges, _overlaps, _sure_scrutinee
+from .common import Var, _ENV_REF, _diverges, _open_param, _overlaps, _sure_scrutinee
 
 
 _ANY_PANIC = T.union(*(T.StdT("class", c) for c in sorted(stdsigs.PANIC_CLASSES)))  # `baml.panics.Panic`
@@ -300,6 +300,10 @@ class PatternChecks:
         ts = []
         paths = []
         sv = self.lookup_var(e.scrutinee.name) if isinstance(e.scrutinee, ast.Name) else None
+        if sv is not None and sv.ty is UNKNOWN and _open_param(sv) and \
+                not all(isinstance(a.pattern, ast.PWild) for a in e.arms):
+            sv.open_params = None  # `let g = (d) -> { match (d) { 1 => … } }`: d's type is not known yet
+            self.err(e.scrutinee.span, "E0155", "type annotations needed")
         if sv is not None:
             saved[sv] = UNKNOWN  # the engine narrows the scrutinee inside each arm
             tested = self.tested_type(sv)
