@@ -7,8 +7,9 @@ from .. import stdsigs
 from .. import types as T
 from .. import interfaces
 from ..program import ClassDef, EnumDef, FunctionDef
-from ..resolve import BUILTIN_TYPE_ROOTS, OPAQUE_TYPES, PRIM_TYPES, carrier_path
-from ..stdnames import STDLIB_MEMBER_NAMES, STDLIB_TYPE_NAMES
+from ..resolve import BUILTIN_TYPE_ROOTS, OPAQUE_TYPES, PRIM_TYPES, carrier_path, misplaced_std
+from ..stdnames import (STD_ERROR_ALIASES, STD_ERROR_NONCLASSES, STDLIB_MEMBER_NAMES, STDLIB_TYPE_NAMES,
+                        misplaced_error)
 from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, TOP, UNKNOWN, VOID, AnyFnT, Arr,
                      ClassT, EnumT, FuncT, IfaceT, Lit, MapT, TVar, Union, assignable, show, widen)
 from .common import (BoundFuncT, FnRefT, FutureT, LambdaT, MODIFIER, _block_diverges, Var, _DONE, _ENV_REF, _ENV_REF_METHODS,
@@ -548,13 +549,16 @@ class ExprChecks:
             if not e.type.args and isinstance(spread, T.PlanT) and all(n != "body" for n, _ in e.entries):
                 return spread  # a plan of the spread plan's types
             return ct
-        if isinstance(ct, T.StdT) and ct.name in stdsigs.STD_CLASSES:
+        builds_none = self.std_error_lit(e.type, e.span)  # reported there
+        if builds_none:
+            ct = UNKNOWN
+        elif isinstance(ct, T.StdT) and ct.name in stdsigs.STD_CLASSES:
             return self.std_class_lit(e, ct)
         if ct == _DONE and not e.entries:  # `baml.iter.Done {}`: what `next()` ends with
             return _DONE
         if getattr(e.type, "path", [])[:2] == ["baml", "iter"] and e.type.path[2:] in (["Repeat"], ["Range"], ["ArrayIterator"]):
             return self.iter_lit(e)
-        if ct is UNKNOWN:
+        if ct is UNKNOWN and not builds_none:
             self.class_path_error(e.type, e.span)
         elif isinstance(ct, IfaceT):  # an interface has no literal: the engine finds no class of that name
             p = ".".join(e.type.path)
@@ -674,6 +678,22 @@ class ExprChecks:
               and head not in self.index.packages):
             p = ".".join(path)
             self.err(span, "E0002", f"unresolved type: {p}. Did you mean `root.{p}`?")
+
+    def std_error_lit(self, te: ast.TName, span: Span) -> bool:
+        """Report a class literal of a stdlib error name that builds nothing: an alias
+        (`ai.errors.InvokeError`, E0001), the `Failure` interface, an enum or a name its namespace lacks
+        (`baml.errors.Failure`, E0002)."""
+        path = getattr(te, "path", None)
+        if not path or len(path) < 3 or path[0] in self.index.items_in(self.ns) or path[0] in self.index.packages:
+            return False  # a user path (`baml` itself may name a user namespace)
+        p = ".".join(path)
+        if p in STD_ERROR_ALIASES:
+            self.err(span, "E0001", f"cannot construct `{path[-1]}`: it is an alias, not a class")
+        elif p in STD_ERROR_NONCLASSES or misplaced_error(path) or misplaced_std(path):
+            self.err(span, "E0002", f"unresolved type: {p}")
+        else:
+            return False
+        return True
 
     def class_env(self, ct: ClassT) -> dict:
         gs = ct.cls.decl.generics
