@@ -186,7 +186,7 @@ class Resolver:
             return T.Arr(args[0]) if len(args) == 1 else T.Arr(T.UNKNOWN)
         if n in OPAQUE_TYPES or n in BUILTIN_TYPE_ROOTS and not self.top or n == "Self":
             return T.UNKNOWN  # (a package name alone, `baml`, is no type in user code)
-        if err:
+        if err and not getattr(te, "placed", False):  # (a misplaced `_`: the checker's E0147)
             err(te.span, "E0002", f"unresolved type: {n}")
         return T.UNKNOWN
 

@@ -59,6 +59,25 @@ def _callback_root(te) -> bool:
     return isinstance(te, ast.TFunc)
 
 
+def _holes(te):
+    """The inference holes `_` written anywhere in a type expression."""
+    todo = [te] if te is not None else []
+    while todo:
+        t = todo.pop()
+        if isinstance(t, ast.TName):
+            if t.path == ["_"]:
+                yield t
+            todo += [a[-1] if isinstance(a, tuple) else a for a in t.args]
+        elif isinstance(t, ast.TFunc):
+            todo += [p for _, p in t.params] + [t.ret] + ([t.throws] if t.throws is not None else [])
+        elif isinstance(t, ast.TOptional):
+            todo.append(t.inner)
+        elif isinstance(t, ast.TUnion):
+            todo += t.members
+        elif isinstance(t, ast.TArray):
+            todo.append(t.elem)
+
+
 def _fn_types_without_throws(te, root_ok: bool = False):
     """The function types in a type expression that lack a `throws` clause."""
     todo = [(te, root_ok)]
@@ -294,6 +313,7 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
     # ───────────────────────── driver ─────────────────────────
     def run(self) -> None:
         idx = self.index
+        self.signature_holes()
         for cd in idx.classes.values():
             self.attributes(cd.decl.attrs, "a class")
             for f in cd.fields:
@@ -478,6 +498,27 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
             self.effects.summarize(id(fd), d.body)
         self.finish_fn()
         self.types.top = True
+
+    def signature_holes(self) -> None:
+        """E0147 at a parameter, return, field or alias type holding the hole `_` anywhere
+        (`g: () -> int throws _`): only a `let` binding or a `throws` clause infers one. The
+        engine reports the whole written type; its holes are marked so that resolving them
+        says nothing more."""
+        idx = self.index
+        where = [(p.type, "a parameter type") for fd in idx.functions.values() for p in fd.decl.params]
+        where += [(fd.decl.ret, "a return type") for fd in idx.functions.values()]
+        where += [(p.type, "a parameter type") for idef in idx.interfaces.values()
+                  for d in idef.decl.methods for p in d.params]
+        where += [(f.type, "a class field type") for cd in idx.classes.values() for f in cd.fields]
+        where += [(f.type, "a class field type") for idef in idx.interfaces.values() for f in idef.fields]
+        where += [(ad.type, "a type alias") for ad in idx.aliases.values()]
+        for te, what in where:
+            holes = [h for h in _holes(te) if not getattr(h, "placed", False)]
+            if holes:
+                self.err(getattr(te, "group_span", te.span), "E0147", "the `_` wildcard type can only be "
+                         f"inferred in a `let` binding or a `throws` clause, not in {what}")
+            for h in holes:
+                h.placed = True  # reported: resolving it adds no E0002
 
     def require_throws(self, te, param: bool = False, ret: bool = False) -> None:
         """E0151: a function type must say what it throws, except a function parameter's own
