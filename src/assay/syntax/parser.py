@@ -1694,8 +1694,8 @@ class Parser:
                         targs = self.type_args()
                         e = ast.Upcast(self.span(s), e, targs[0] if targs else None)
                         continue
-                    if nt.kind == "ident" and nt.text not in NOT_NAMES:
-                        self.advance()
+                    if nt.kind == "ident" and nt.text not in NOT_NAMES and (nt.text != "await" or _name_path(e)):
+                        self.advance()  # (`(x).await`: only a path may go on with the keyword)
                         e = ast.mark_link(ast.Field(self.span(s), e, nt.text))
                         if self.tok.kind == "template" and not self.tok.nl:  # `ns.tag`…``
                             e = self.tagged_template(e, s)
@@ -2541,6 +2541,13 @@ class Parser:
 
 
 _TPL_ESC = {"`": "`", "$": "$", "b": "\b", "f": "\f", "v": "\v"}
+
+
+def _name_path(e) -> bool:
+    """Whether an expression is a dotted path of names (`a`, `a.b`)."""
+    while isinstance(e, ast.Field):
+        e = e.obj
+    return isinstance(e, ast.Name)
 
 
 def _has_hole(t) -> bool:
