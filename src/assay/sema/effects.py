@@ -69,6 +69,8 @@ class Effects:
             elif isinstance(node, ast.Call):
                 site = self.sites.get(id(node), ("type", UNKNOWN))
                 items.append(("call", site, filters, node.func.span))
+            elif isinstance(node, ast.Await) and id(node) in self.sites:  # a spawned body's throws
+                items.append(("call", self.sites[id(node)], filters, node.span))
             elif isinstance(node, ast.Throw):
                 v = node.value
                 if bound is not None and isinstance(v, ast.Name) and v.name == bound[0]:

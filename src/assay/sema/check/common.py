@@ -64,12 +64,14 @@ class _Fn:
 
 
 class FutureT(T.StdT):
-    """`spawn { … }`'s future, with the type of the value `await` gives (unknown when unsure)."""
-    __slots__ = ("value",)
+    """`spawn { … }`'s future, with the type of the value `await` gives (unknown when unsure)
+    and the spawned body (its Lambda, None when modifiers wrap it): what `await` may throw."""
+    __slots__ = ("value", "body")
 
-    def __init__(self, value: T.Type):
+    def __init__(self, value: T.Type, body=None):
         super().__init__("class", "baml.future.Future")
         self.value = value
+        self.body = body
 
 
 class LambdaT(FuncT):
