@@ -241,12 +241,13 @@ class IterT(Type):
     `err`: what advancing it may throw (its `Error`), as the effect sites it comes from (the
     callbacks its adapters were given, a declared `Error`): not part of its identity, since
     what a callback throws is solved only after the bodies are checked (sema/effects.py)."""
-    __slots__ = ("item", "cls", "err")
+    __slots__ = ("item", "cls", "err", "split")
 
-    def __init__(self, item: Type, cls: str = "Iterator", err: tuple = ()):
+    def __init__(self, item: Type, cls: str = "Iterator", err: tuple = (), split: tuple = ()):
         self.item = item
         self.cls = cls
         self.err = err
+        self.split = split  # joined from iterators of these errs (the engine's union of them)
 
     def __eq__(self, o):
         return isinstance(o, IterT) and o.item == self.item and o.cls == self.cls
@@ -281,7 +282,11 @@ def union(*ts: Type) -> Type:
         for m in ms:
             if m is UNKNOWN:
                 return UNKNOWN
-            if m is NEVER or m in out:
+            if m is NEVER:
+                continue
+            if m in out:
+                if isinstance(m, IterT):
+                    _join_errors(out, m)
                 continue
             out.append(m)
     if TOP in out:
@@ -302,6 +307,17 @@ def union(*ts: Type) -> Type:
     if len(out) == 1:
         return out[0]
     return Union(tuple(out))
+
+
+def _join_errors(out: list, it: IterT) -> None:
+    """Two iterators of one item joined: the one kept advances with both one's errors; which
+    errs it came from is kept, since the engine's join of different `Error`s is a union of
+    two iterator types (sema/effects.py compares them once the callbacks are solved)."""
+    i = out.index(it)
+    o = out[i]
+    if o.err != it.err:
+        groups = (o.split or (o.err,)) + (it.split or (it.err,))
+        out[i] = IterT(o.item, o.cls, o.err + tuple(s for s in it.err if s not in o.err), groups)
 
 
 def _whole_enums(out: list) -> list:

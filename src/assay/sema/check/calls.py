@@ -314,6 +314,8 @@ class CallChecks:
                 if isinstance(tb, ClassT) and tb.cls.methods.get(f.name) is None and f.name in _ITER_METHODS:
                     tb = self.as_iterator(tb) or tb  # a user iterator's default methods (`c.map(f)`)
                 if isinstance(tb, T.IterT) and f.name not in _EVERY_TYPE_METHODS:
+                    if tb.split:  # E0007 once solved, where the joined iterators' errors differ
+                        self.effects.iter_splits.append((tb.split, e.span, f.name, tb.item))
                     return self.iter_method_call(e, f, tb)
                 if tb == ANY_CLASS and (f.name in stdsigs.ANY_CLASS_METHODS or f.name not in _EVERY_TYPE_METHODS):
                     return self.any_class_call(e, f, expected)

@@ -311,6 +311,8 @@ class MemberChecks:
             return UNKNOWN
         tb = T.base(ot)
         if isinstance(tb, T.IterT) and name not in _EVERY_TYPE_METHODS:
+            if tb.split:  # E0007 once solved, where the joined iterators' errors differ
+                self.effects.iter_splits.append((tb.split, e.span, name, tb.item))
             return self.iter_field(e, tb, name)
         if tb == ANY_CLASS and name not in stdsigs.ANY_CLASS_METHODS and name not in _EVERY_TYPE_METHODS:
             self.err(e.span, "E0007", f"type `reflect.AnyClass` has no member `{name}`")  # fields: `get<T>`
