@@ -244,7 +244,7 @@ STD_ERROR_NAMESPACES = {
     "ai.errors": frozenset("""RetrySafety Failure InvokeError RaisedInClient RateLimited NetworkFailure
         InvalidRequest PromptRenderError PreviewUnsupported Refused ParseFailed InvalidResponse
         ProviderError FinishReasonError StepBudgetExceeded ToolFailedError StreamingUnsupported""".split()),
-    "reflect.errors": frozenset("CompilationError NotFound TypeMismatch InvalidArgument SessionBusy".split()),
+    "reflect.errors": frozenset("CompilationError EvaluationError NotFound TypeMismatch InvalidArgument SessionBusy".split()),
 }
 
 
