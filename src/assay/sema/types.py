@@ -11,6 +11,11 @@ class Type:
     def __repr__(self) -> str:
         return show(self)
 
+    def join_same(self, o: "Type") -> "Type":
+        """This type joined with an equal one (`union`): itself, unless it carries more than
+        its identity (an iterator's errors, a future's spawned bodies)."""
+        return self
+
 
 class Prim(Type):
     __slots__ = ("name",)
@@ -255,6 +260,15 @@ class IterT(Type):
     def __hash__(self):
         return hash(("iter", self.item, self.cls))
 
+    def join_same(self, o: "IterT") -> "IterT":
+        """Two iterators of one item joined advance with both one's errors; which errs it came
+        from is kept, since the engine's join of different `Error`s is a union of two iterator
+        types (sema/effects.py compares them once the callbacks are solved)."""
+        if o.err == self.err:
+            return self
+        groups = (self.split or (self.err,)) + (o.split or (o.err,))
+        return IterT(self.item, self.cls, self.err + tuple(s for s in o.err if s not in self.err), groups)
+
 
 def iter_of(item: Type, cls: str = "Iterator", err: tuple = ()) -> Type:
     """An iterator type, or unknown where its item is not known (the checker stays silent)."""
@@ -285,8 +299,8 @@ def union(*ts: Type) -> Type:
             if m is NEVER:
                 continue
             if m in out:
-                if isinstance(m, IterT):
-                    _join_errors(out, m)
+                i = out.index(m)
+                out[i] = out[i].join_same(m)
                 continue
             out.append(m)
     if TOP in out:
@@ -307,17 +321,6 @@ def union(*ts: Type) -> Type:
     if len(out) == 1:
         return out[0]
     return Union(tuple(out))
-
-
-def _join_errors(out: list, it: IterT) -> None:
-    """Two iterators of one item joined: the one kept advances with both one's errors; which
-    errs it came from is kept, since the engine's join of different `Error`s is a union of
-    two iterator types (sema/effects.py compares them once the callbacks are solved)."""
-    i = out.index(it)
-    o = out[i]
-    if o.err != it.err:
-        groups = (o.split or (o.err,)) + (it.split or (it.err,))
-        out[i] = IterT(o.item, o.cls, o.err + tuple(s for s in it.err if s not in o.err), groups)
 
 
 def _whole_enums(out: list) -> list:

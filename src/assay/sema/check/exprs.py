@@ -958,7 +958,7 @@ class ExprChecks:
         sure = v is NULL or (self.sure_type(v) and not _returns(e.fn.body))
         if need is not None and sure and not assignable(v, need):
             self.mismatch(e.fn.body.span, need, v)  # (the engine: at the block)
-        return FutureT(cur if cur is not None else v if sure else UNKNOWN, None if e.modifiers else e.fn)
+        return FutureT(cur if cur is not None else v if sure else UNKNOWN, None if e.modifiers else (e.fn,))
 
     def modifier_value(self, impl) -> tuple:
         """A `baml.spawn.Modifier` implementation's value types: the one it takes (its first
@@ -980,8 +980,8 @@ class ExprChecks:
         if t is not NULL and _sure_scrutinee(t):  # futures are unknown here: this is none
             self.err(e.span, "E0001", "mismatched types", f"expected `baml.future.Future<unknown, "
                      f"unknown>`, found `{show(t)}`")
-        if isinstance(t, FutureT) and t.body is not None:  # it throws what the spawned body does
-            self.effects.sites[id(e)] = ("lambda", t.body)
+        if isinstance(t, FutureT) and t.bodies is not None:  # it throws what the spawned body does
+            self.effects.sites[id(e)] = ("through", tuple(("lambda", b) for b in t.bodies))
         return t.value if isinstance(t, FutureT) else UNKNOWN
 
     def x_Lambda(self, e, expected):
