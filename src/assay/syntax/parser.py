@@ -2201,7 +2201,8 @@ class Parser:
         hole = throws is not None and _has_hole(throws)
         ret, throws = _unless_hole(ret), _unless_hole(throws)  # `-> _`, `throws _`: inferred
         for p in params:
-            p.type = _unless_hole(p.type)
+            if p.type is not None and _has_hole(p.type):
+                p.hole_type, p.type = p.type, None  # (the checker's E0147: no parameter infers)
         if self.at("{"):
             save = self.no_struct
             body = self.block()

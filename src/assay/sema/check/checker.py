@@ -1031,7 +1031,8 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
         a place expecting a function type), else E0002 at it; `let h = g` shares g's."""
         if isinstance(val, (ast.Lambda, ast.ArrayLit, ast.MapLit, ast.If, ast.Match, ast.BlockExpr)):
             ps = [(p.span, p.name, pv) for lam in _lambdas_in(val)
-                  for p, pv in zip(lam.params, getattr(lam, "param_vars", ())) if p.type is None]
+                  for p, pv in zip(lam.params, getattr(lam, "param_vars", ()))
+                  if p.type is None and getattr(p, "hole_type", None) is None]  # (`_`: E0147)
             if ps:
                 v.open_params = ps
                 self.unpinned.append(v)

@@ -991,6 +991,10 @@ class ExprChecks:
             exp = fns[0]  # `((int) -> string)?`: the function type
         self.duplicate_params(e.params, self.fn_name)
         for p in e.params:
+            if getattr(p, "hole_type", None) is not None:
+                self.err(p.hole_type.span, "E0147", "the `_` wildcard type can only be inferred in a `let` "
+                         "binding or a `throws` clause, not in a parameter type")
+        for p in e.params:
             self.require_throws(p.type)
         self.require_throws(e.ret, ret=True)
         ps = []
