@@ -200,6 +200,8 @@ class CallChecks:
     """Checker methods for calls (mixed into `Checker`)."""
 
     def x_Call(self, e, expected):
+        if e.type_args:
+            self.written_holes(e.type_args, e.span)
         r = self.call_type(e, expected)
         return T.optional(r) if ast.chain_end(e) and r is not UNKNOWN and _chain_null(e) else r
 

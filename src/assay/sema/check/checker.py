@@ -520,6 +520,15 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
             for h in holes:
                 h.placed = True  # reported: resolving it adds no E0002
 
+    def written_holes(self, tes: list, span) -> None:
+        """E0147 at a call or class literal whose written type arguments hold a hole
+        (`id<_>(1)`, `Box<_> { … }`): the engine infers none there."""
+        holes = [h for te in tes for h in _holes(te) if not getattr(h, "placed", False)]
+        if holes:
+            self.err(span, "E0147", "type inference failed; write the type explicitly")
+        for h in holes:
+            h.placed = True
+
     def require_throws(self, te, param: bool = False, ret: bool = False) -> None:
         """E0151: a function type must say what it throws, except a function parameter's own
         (optional) function type. A return type `(… -> …)` is reported at its parenthesis, as

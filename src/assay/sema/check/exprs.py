@@ -539,6 +539,8 @@ class ExprChecks:
             self.err(e.span, "E0067", f"map keys must implement `baml.Hash`; got `{T.show(key)}`")
 
     def x_ClassLit(self, e, expected):
+        if getattr(e.type, "args", None):
+            self.written_holes(e.type.args, e.span)
         ct = bare = self.resolve(e.type, report=False)
         if isinstance(ct, T.PlanT):  # `baml.spawn.Plan { ...plan, root: true }`
             spread = UNKNOWN
