@@ -1409,12 +1409,13 @@ class Parser:
         else:
             self.expected("identifier after 'let'")
             pat = ast.PWild(self.sp(t.start, t.start))
-        ty = None
+        ty = written = None
         if self.at(":") and self.peek().text == "[" and isinstance(pat, ast.PBind) and pat.type is None:
             self.advance()  # `let xs: [] = …`: the engine reads an array pattern (`xs` and `[]`)
             pat = ast.PAnd(self.span(s), [pat, self.array_pattern(False)])
         elif self.eat(":"):
-            ty = _unless_hole(self.type_expr())
+            written = self.type_expr()
+            ty = _unless_hole(written)
         if not self.at("="):
             self.expected("initializer (=)")
             return ast.Let(self.span(s), pat, ty, ast.NullLit(self.span(s)), None, is_const)
@@ -1432,7 +1433,10 @@ class Parser:
         if self.at("else"):
             self.advance()
             els = self.block()
-        return ast.Let(self.span(s), pat, ty, v, els, is_const)
+        let = ast.Let(self.span(s), pat, ty, v, els, is_const)
+        if ty is None and written is not None:
+            let.hole_type = written  # inferred; the checker still reads where its holes stand
+        return let
 
     def let_pattern(self, let_start: int) -> ast.Pattern:
         """Pattern after `if let` / `while let`, with an optional `: type`."""

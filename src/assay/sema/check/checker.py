@@ -78,6 +78,31 @@ def _holes(te):
             todo.append(t.elem)
 
 
+def _nested_fn_holes(te, value) -> list:
+    """Where a `let`'s written type holds a function type with a hole in its `throws` that a
+    `null`, `[]` or `{}` value leaves unconstrained (`(() -> int throws _)? = null`): the
+    engine's E0147, at that function type (at a type argument's whole type: `map<…>`)."""
+    if te is None or not (isinstance(value, ast.NullLit) or isinstance(value, (ast.ArrayLit, ast.MapLit))
+                          and not getattr(value, "items", None) and not getattr(value, "entries", None)):
+        return []
+    out, todo = [], [(te, True, None)]
+    while todo:
+        t, direct, held = todo.pop()
+        if isinstance(t, ast.TFunc):
+            if not direct and t.throws is not None and any(True for _ in _holes(t.throws)):
+                out.append(held or t.span)
+            todo += [(p, direct, held) for _, p in t.params] + [(t.ret, direct, held)]
+        elif isinstance(t, ast.TOptional):
+            todo.append((t.inner, False, held))
+        elif isinstance(t, ast.TUnion):
+            todo += [(m, False, held) for m in t.members]
+        elif isinstance(t, ast.TArray):
+            todo.append((t.elem, False, held))
+        elif isinstance(t, ast.TName):
+            todo += [(a[-1] if isinstance(a, tuple) else a, False, held or t.span) for a in t.args]
+    return out[:1]
+
+
 def _fn_types_without_throws(te, root_ok: bool = False):
     """The function types in a type expression that lack a `throws` clause."""
     todo = [(te, root_ok)]
@@ -969,6 +994,8 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
             self.generics = self.generics | {s.pattern.name}
             self.type_bound = self.type_bound | {s.pattern.name}
             return
+        for span in _nested_fn_holes(getattr(s, "hole_type", None), s.value):
+            self.err(span, "E0147", "type inference failed; write the type explicitly")
         ann = self.resolve(s.type) if s.type is not None else None
         self.require_throws(s.type)
         pat = s.pattern
