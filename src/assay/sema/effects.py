@@ -40,6 +40,9 @@ class Effects:
         # (effect sites, the expected type's, span, expected type, its type): an iterator whose
         # Error is inferred where an `Iterator<…, Error = E>` is expected (compared exactly)
         self.iter_errors: list = []
+        # (the errs of the iterators joined, span, member, item): a member of iterators that
+        # `if`/`match` branches joined (the engine: of a union of iterator types)
+        self.iter_splits: list = []
 
     # ───────────── summaries ─────────────
     def summarize(self, key: int, body, widen: bool = False) -> None:
@@ -69,6 +72,8 @@ class Effects:
             elif isinstance(node, ast.Call):
                 site = self.sites.get(id(node), ("type", UNKNOWN))
                 items.append(("call", site, filters, node.func.span))
+            elif isinstance(node, ast.Await) and id(node) in self.sites:  # a spawned body's throws
+                items.append(("call", self.sites[id(node)], filters, node.span))
             elif isinstance(node, ast.Throw):
                 v = node.value
                 if bound is not None and isinstance(v, ast.Name) and v.name == bound[0]:
@@ -212,6 +217,19 @@ class Effects:
         self.report_unknown(err)
         self.report_coerced(err)
         self.report_iter_errors(err)
+        self.report_iter_splits(err)
+
+    def report_iter_splits(self, err) -> None:
+        """E0007: a member of iterators joined from branches whose `Error`s differ, a union
+        of iterator types to the engine, which declares no member in common."""
+        for groups, span, name, item in self.iter_splits:
+            errs = [T.union(NEVER, *(self.throws_of(s) for s in g)) for g in groups]
+            if all(map(_known, errs)) and any(not (assignable(a, errs[0]) and assignable(errs[0], a))
+                                              for a in errs[1:]):
+                shown = " | ".join(f"baml.iter.Iterator<Error = {show(widen(a))}, Item = {show(item)}>"
+                                   for a in errs)
+                err(span, "E0007", f"type `{shown}` has no member `{name}`: its members implement "
+                    f"no common interface that declares `{name}`")
 
     def report_iter_errors(self, err) -> None:
         """E0001: an iterator's inferred `Error` is not exactly the declared one."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..syntax import ast
 from . import stdsigs, types as T
 from .program import AliasDef, ClassDef, EnumDef, FunctionDef, InterfaceDef, ProgramIndex
-from .stdnames import STDLIB_TYPE_NAMES
+from .stdnames import STDLIB_TYPE_NAMES, misplaced_error
 
 BUILTIN_TYPE_ROOTS = frozenset("baml reflect testing ai llm env log assert openai anthropic google aws typesafeai vercel "
                                "claude_code".split())
@@ -123,7 +123,7 @@ class Resolver:
         elif err and (head in stdsigs.CLIENT_PACKAGES or head == "testing") and (
                 path[-1] not in STDLIB_TYPE_NAMES or head == "testing" and len(path) > 2):
             err(te.span, "E0002", f"unresolved type: {'.'.join(path)}")  # `openai.NoSuchClient`
-        elif err and misplaced_std(path):
+        elif err and (misplaced_std(path) or misplaced_error(path)):
             err(te.span, "E0002", f"unresolved type: {'.'.join(path)}")  # `baml.hash.Hash` is `baml.Hash`
         elif err and head == "baml" and len(path) > 1 and not STDLIB_TYPE_NAMES.intersection(path[-2:]):
             err(te.span, "E0002", f"unresolved type: {'.'.join(path)}")  # no stdlib type of that name
@@ -186,7 +186,7 @@ class Resolver:
             return T.Arr(args[0]) if len(args) == 1 else T.Arr(T.UNKNOWN)
         if n in OPAQUE_TYPES or n in BUILTIN_TYPE_ROOTS and not self.top or n == "Self":
             return T.UNKNOWN  # (a package name alone, `baml`, is no type in user code)
-        if err:
+        if err and not getattr(te, "placed", False):  # (a misplaced `_`: the checker's E0147)
             err(te.span, "E0002", f"unresolved type: {n}")
         return T.UNKNOWN
 

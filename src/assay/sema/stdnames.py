@@ -230,3 +230,30 @@ Union UnknownError UnknownTimezoneError Unreachable Unsupported Usage UserMessag
 ValidationException Value VertexClient Video VideoBlock WebSocket WithMeta Write WritePipe
 Writer WriterOptions WsAccept XChaCha20Poly1305 Xoshiro256PlusPlus ZonedDateTime
 """.split())
+
+
+# The stdlib's error namespaces, each with every type it declares: `baml.errors.Failure` names
+# nothing (Failure is `ai.errors.Failure`), though `Failure` is a stdlib type name.
+STD_ERROR_NAMESPACES = {
+    "baml.errors": frozenset("""InvalidArgument ParseError Io Timeout Unsupported AccessError RenderPrompt
+        LlmClient HostCallable GenericSdkError CompilationError TypeMismatch UnknownError StackFrame
+        StackTrace Context""".split()),
+    "baml.panics": frozenset("""DivisionByZero IndexOutOfBounds InvalidFieldAccess MapKeyNotFound
+        StackOverflow AssertionFailed Unreachable Cancelled UserPanic Exit AllocFailure HostUnavailable
+        NegativeBitShift SdkPanic HostContractViolation IntegerOverflow Panic""".split()),
+    "ai.errors": frozenset("""RetrySafety Failure InvokeError RaisedInClient RateLimited NetworkFailure
+        InvalidRequest PromptRenderError PreviewUnsupported Refused ParseFailed InvalidResponse
+        ProviderError FinishReasonError StepBudgetExceeded ToolFailedError StreamingUnsupported""".split()),
+    "reflect.errors": frozenset("CompilationError EvaluationError NotFound TypeMismatch InvalidArgument SessionBusy".split()),
+}
+
+
+# the error namespaces' aliases, interface and enum: no class literal builds them
+STD_ERROR_ALIASES = frozenset(("ai.errors.InvokeError", "ai.errors.RaisedInClient", "baml.panics.Panic"))
+STD_ERROR_NONCLASSES = frozenset(("ai.errors.Failure", "ai.errors.RetrySafety"))  # an interface, an enum
+
+
+def misplaced_error(path: list) -> bool:
+    """`baml.errors.Failure`, `ai.errors.Io`: a name its stdlib error namespace does not declare."""
+    names = STD_ERROR_NAMESPACES.get(".".join(path[:2])) if len(path) > 2 else None
+    return names is not None and path[2] not in names

@@ -11,6 +11,11 @@ class Type:
     def __repr__(self) -> str:
         return show(self)
 
+    def join_same(self, o: "Type") -> "Type":
+        """This type joined with an equal one (`union`): itself, unless it carries more than
+        its identity (an iterator's errors, a future's spawned bodies)."""
+        return self
+
 
 class Prim(Type):
     __slots__ = ("name",)
@@ -247,18 +252,28 @@ class IterT(Type):
     `err`: what advancing it may throw (its `Error`), as the effect sites it comes from (the
     callbacks its adapters were given, a declared `Error`): not part of its identity, since
     what a callback throws is solved only after the bodies are checked (sema/effects.py)."""
-    __slots__ = ("item", "cls", "err")
+    __slots__ = ("item", "cls", "err", "split")
 
-    def __init__(self, item: Type, cls: str = "Iterator", err: tuple = ()):
+    def __init__(self, item: Type, cls: str = "Iterator", err: tuple = (), split: tuple = ()):
         self.item = item
         self.cls = cls
         self.err = err
+        self.split = split  # joined from iterators of these errs (the engine's union of them)
 
     def __eq__(self, o):
         return isinstance(o, IterT) and o.item == self.item and o.cls == self.cls
 
     def __hash__(self):
         return hash(("iter", self.item, self.cls))
+
+    def join_same(self, o: "IterT") -> "IterT":
+        """Two iterators of one item joined advance with both one's errors; which errs it came
+        from is kept, since the engine's join of different `Error`s is a union of two iterator
+        types (sema/effects.py compares them once the callbacks are solved)."""
+        if o.err == self.err:
+            return self
+        groups = (self.split or (self.err,)) + (o.split or (o.err,))
+        return IterT(self.item, self.cls, self.err + tuple(s for s in o.err if s not in self.err), groups)
 
 
 def iter_of(item: Type, cls: str = "Iterator", err: tuple = ()) -> Type:
@@ -287,7 +302,11 @@ def union(*ts: Type) -> Type:
         for m in ms:
             if m is UNKNOWN:
                 return UNKNOWN
-            if m is NEVER or m in out:
+            if m is NEVER:
+                continue
+            if m in out:
+                i = out.index(m)
+                out[i] = out[i].join_same(m)
                 continue
             out.append(m)
     if TOP in out:

@@ -1409,12 +1409,13 @@ class Parser:
         else:
             self.expected("identifier after 'let'")
             pat = ast.PWild(self.sp(t.start, t.start))
-        ty = None
+        ty = written = None
         if self.at(":") and self.peek().text == "[" and isinstance(pat, ast.PBind) and pat.type is None:
             self.advance()  # `let xs: [] = …`: the engine reads an array pattern (`xs` and `[]`)
             pat = ast.PAnd(self.span(s), [pat, self.array_pattern(False)])
         elif self.eat(":"):
-            ty = _unless_hole(self.type_expr())
+            written = self.type_expr()
+            ty = _unless_hole(written)
         if not self.at("="):
             self.expected("initializer (=)")
             return ast.Let(self.span(s), pat, ty, ast.NullLit(self.span(s)), None, is_const)
@@ -1432,7 +1433,10 @@ class Parser:
         if self.at("else"):
             self.advance()
             els = self.block()
-        return ast.Let(self.span(s), pat, ty, v, els, is_const)
+        let = ast.Let(self.span(s), pat, ty, v, els, is_const)
+        if ty is None and written is not None:
+            let.hole_type = written  # inferred; the checker still reads where its holes stand
+        return let
 
     def let_pattern(self, let_start: int) -> ast.Pattern:
         """Pattern after `if let` / `while let`, with an optional `: type`."""
@@ -1694,8 +1698,8 @@ class Parser:
                         targs = self.type_args()
                         e = ast.Upcast(self.span(s), e, targs[0] if targs else None)
                         continue
-                    if nt.kind == "ident" and nt.text not in NOT_NAMES:
-                        self.advance()
+                    if nt.kind == "ident" and nt.text not in NOT_NAMES and (nt.text != "await" or _name_path(e)):
+                        self.advance()  # (`(x).await`: only a path may go on with the keyword)
                         e = ast.mark_link(ast.Field(self.span(s), e, nt.text))
                         if self.tok.kind == "template" and not self.tok.nl:  # `ns.tag`…``
                             e = self.tagged_template(e, s)
@@ -2201,7 +2205,8 @@ class Parser:
         hole = throws is not None and _has_hole(throws)
         ret, throws = _unless_hole(ret), _unless_hole(throws)  # `-> _`, `throws _`: inferred
         for p in params:
-            p.type = _unless_hole(p.type)
+            if p.type is not None and _has_hole(p.type):
+                p.hole_type, p.type = p.type, None  # (the checker's E0147: no parameter infers)
         if self.at("{"):
             save = self.no_struct
             body = self.block()
@@ -2541,6 +2546,13 @@ class Parser:
 
 
 _TPL_ESC = {"`": "`", "$": "$", "b": "\b", "f": "\f", "v": "\v"}
+
+
+def _name_path(e) -> bool:
+    """Whether an expression is a dotted path of names (`a`, `a.b`)."""
+    while isinstance(e, ast.Field):
+        e = e.obj
+    return isinstance(e, ast.Name)
 
 
 def _has_hole(t) -> bool:

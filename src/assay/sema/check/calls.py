@@ -206,6 +206,8 @@ class CallChecks:
     """Checker methods for calls (mixed into `Checker`)."""
 
     def x_Call(self, e, expected):
+        if e.type_args:
+            self.written_holes(e.type_args, e.span)
         r = self.call_type(e, expected)
         return T.optional(r) if ast.chain_end(e) and r is not UNKNOWN and _chain_null(e) else r
 
@@ -322,6 +324,8 @@ class CallChecks:
                         and tb.cls.impls and all((i.std or "").startswith("baml.iter.") for i in tb.cls.impls)):
                     tb = self.as_iterator(tb) or tb  # a user iterator's adapters (`Fib {…}.take(3)`; no `sum`)
                 if isinstance(tb, T.IterT) and f.name not in _EVERY_TYPE_METHODS:
+                    if tb.split:  # E0007 once solved, where the joined iterators' errors differ
+                        self.effects.iter_splits.append((tb.split, e.span, f.name, tb.item))
                     return self.iter_method_call(e, f, tb)
                 if tb == ANY_CLASS and (f.name in stdsigs.ANY_CLASS_METHODS or f.name not in _EVERY_TYPE_METHODS):
                     return self.any_class_call(e, f, expected)

@@ -59,6 +59,50 @@ def _callback_root(te) -> bool:
     return isinstance(te, ast.TFunc)
 
 
+def _holes(te):
+    """The inference holes `_` written anywhere in a type expression."""
+    todo = [te] if te is not None else []
+    while todo:
+        t = todo.pop()
+        if isinstance(t, ast.TName):
+            if t.path == ["_"]:
+                yield t
+            todo += [a[-1] if isinstance(a, tuple) else a for a in t.args]
+        elif isinstance(t, ast.TFunc):
+            todo += [p for _, p in t.params] + [t.ret] + ([t.throws] if t.throws is not None else [])
+        elif isinstance(t, ast.TOptional):
+            todo.append(t.inner)
+        elif isinstance(t, ast.TUnion):
+            todo += t.members
+        elif isinstance(t, ast.TArray):
+            todo.append(t.elem)
+
+
+def _nested_fn_holes(te, value) -> list:
+    """Where a `let`'s written type holds a function type with a hole in its `throws` that a
+    `null`, `[]` or `{}` value leaves unconstrained (`(() -> int throws _)? = null`): the
+    engine's E0147, at that function type (at a type argument's whole type: `map<…>`)."""
+    if te is None or not (isinstance(value, ast.NullLit) or isinstance(value, (ast.ArrayLit, ast.MapLit))
+                          and not getattr(value, "items", None) and not getattr(value, "entries", None)):
+        return []
+    out, todo = [], [(te, True, None)]
+    while todo:
+        t, direct, held = todo.pop()
+        if isinstance(t, ast.TFunc):
+            if not direct and t.throws is not None and any(True for _ in _holes(t.throws)):
+                out.append(held or t.span)
+            todo += [(p, direct, held) for _, p in t.params] + [(t.ret, direct, held)]
+        elif isinstance(t, ast.TOptional):
+            todo.append((t.inner, False, held))
+        elif isinstance(t, ast.TUnion):
+            todo += [(m, False, held) for m in t.members]
+        elif isinstance(t, ast.TArray):
+            todo.append((t.elem, False, held))
+        elif isinstance(t, ast.TName):
+            todo += [(a[-1] if isinstance(a, tuple) else a, False, held or t.span) for a in t.args]
+    return out[:1]
+
+
 def _fn_types_without_throws(te, root_ok: bool = False):
     """The function types in a type expression that lack a `throws` clause."""
     todo = [(te, root_ok)]
@@ -295,6 +339,7 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
     # ───────────────────────── driver ─────────────────────────
     def run(self) -> None:
         idx = self.index
+        self.signature_holes()
         for cd in idx.classes.values():
             self.attributes(cd.decl.attrs, "a class")
             for f in cd.fields:
@@ -488,6 +533,36 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
             self.effects.summarize(id(fd), d.body)
         self.finish_fn()
         self.types.top = True
+
+    def signature_holes(self) -> None:
+        """E0147 at a parameter, return, field or alias type holding the hole `_` anywhere
+        (`g: () -> int throws _`): only a `let` binding or a `throws` clause infers one. The
+        engine reports the whole written type; its holes are marked so that resolving them
+        says nothing more."""
+        idx = self.index
+        where = [(p.type, "a parameter type") for fd in idx.functions.values() for p in fd.decl.params]
+        where += [(fd.decl.ret, "a return type") for fd in idx.functions.values()]
+        where += [(p.type, "a parameter type") for idef in idx.interfaces.values()
+                  for d in idef.decl.methods for p in d.params]
+        where += [(f.type, "a class field type") for cd in idx.classes.values() for f in cd.fields]
+        where += [(f.type, "a class field type") for idef in idx.interfaces.values() for f in idef.fields]
+        where += [(ad.type, "a type alias") for ad in idx.aliases.values()]
+        for te, what in where:
+            holes = [h for h in _holes(te) if not getattr(h, "placed", False)]
+            if holes:
+                self.err(getattr(te, "group_span", te.span), "E0147", "the `_` wildcard type can only be "
+                         f"inferred in a `let` binding or a `throws` clause, not in {what}")
+            for h in holes:
+                h.placed = True  # reported: resolving it adds no E0002
+
+    def written_holes(self, tes: list, span) -> None:
+        """E0147 at a call or class literal whose written type arguments hold a hole
+        (`id<_>(1)`, `Box<_> { … }`): the engine infers none there."""
+        holes = [h for te in tes for h in _holes(te) if not getattr(h, "placed", False)]
+        if holes:
+            self.err(span, "E0147", "type inference failed; write the type explicitly")
+        for h in holes:
+            h.placed = True
 
     def require_throws(self, te, param: bool = False, ret: bool = False) -> None:
         """E0151: a function type must say what it throws, except a function parameter's own
@@ -929,6 +1004,8 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
             self.generics = self.generics | {s.pattern.name}
             self.type_bound = self.type_bound | {s.pattern.name}
             return
+        for span in _nested_fn_holes(getattr(s, "hole_type", None), s.value):
+            self.err(span, "E0147", "type inference failed; write the type explicitly")
         ann = self.resolve(s.type) if s.type is not None else None
         self.require_throws(s.type)
         pat = s.pattern
@@ -1002,7 +1079,8 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
         a place expecting a function type), else E0002 at it; `let h = g` shares g's."""
         if isinstance(val, (ast.Lambda, ast.ArrayLit, ast.MapLit, ast.If, ast.Match, ast.BlockExpr)):
             ps = [(p.span, p.name, pv) for lam in _lambdas_in(val)
-                  for p, pv in zip(lam.params, getattr(lam, "param_vars", ())) if p.type is None]
+                  for p, pv in zip(lam.params, getattr(lam, "param_vars", ()))
+                  if p.type is None and getattr(p, "hole_type", None) is None]  # (`_`: E0147)
             if ps:
                 v.open_params = ps
                 if isinstance(val, (ast.ArrayLit, ast.MapLit)):

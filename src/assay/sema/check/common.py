@@ -65,12 +65,23 @@ class _Fn:
 
 
 class FutureT(T.StdT):
-    """`spawn { … }`'s future, with the type of the value `await` gives (unknown when unsure)."""
-    __slots__ = ("value",)
+    """`spawn { … }`'s future, with the type of the value `await` gives (unknown when unsure)
+    and the spawned bodies it may be (their Lambdas; None where modifiers wrap one): what
+    `await` may throw."""
+    __slots__ = ("value", "bodies")
 
-    def __init__(self, value: T.Type):
+    def __init__(self, value: T.Type, bodies: "tuple | None" = None):
         super().__init__("class", "baml.future.Future")
         self.value = value
+        self.bodies = bodies
+
+    def join_same(self, o: T.Type) -> T.Type:
+        """Futures from either branch: `await` throws what any of their bodies does."""
+        if not isinstance(o, FutureT) or (o.bodies == self.bodies and o.value == self.value):
+            return self
+        bodies = self.bodies + tuple(b for b in o.bodies if b not in self.bodies) \
+            if self.bodies is not None and o.bodies is not None else None
+        return FutureT(T.union(self.value, o.value), bodies)
 
 
 class LambdaT(FuncT):

@@ -7,8 +7,9 @@ from .. import stdsigs
 from .. import types as T
 from .. import interfaces
 from ..program import ClassDef, EnumDef, FunctionDef
-from ..resolve import BUILTIN_TYPE_ROOTS, OPAQUE_TYPES, PRIM_TYPES, carrier_path
-from ..stdnames import STDLIB_MEMBER_NAMES, STDLIB_TYPE_NAMES
+from ..resolve import BUILTIN_TYPE_ROOTS, OPAQUE_TYPES, PRIM_TYPES, carrier_path, misplaced_std
+from ..stdnames import (STD_ERROR_ALIASES, STD_ERROR_NONCLASSES, STDLIB_MEMBER_NAMES, STDLIB_TYPE_NAMES,
+                        misplaced_error)
 from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, TOP, UNKNOWN, VOID, AnyFnT, Arr,
                      ClassT, EnumT, FuncT, IfaceT, Lit, MapT, TVar, Union, assignable, show, widen)
 from .common import (BoundFuncT, FnRefT, FutureT, LambdaT, MODIFIER, _block_diverges, Var, _DONE, _ENV_REF, _ENV_REF_METHODS,
@@ -539,6 +540,8 @@ class ExprChecks:
             self.err(e.span, "E0067", f"map keys must implement `baml.Hash`; got `{T.show(key)}`")
 
     def x_ClassLit(self, e, expected):
+        if getattr(e.type, "args", None):
+            self.written_holes(e.type.args, e.span)
         ct = bare = self.resolve(e.type, report=False)
         if isinstance(ct, T.PlanT):  # `baml.spawn.Plan { ...plan, root: true }`
             spread = UNKNOWN
@@ -549,13 +552,16 @@ class ExprChecks:
             if not e.type.args and isinstance(spread, T.PlanT) and all(n != "body" for n, _ in e.entries):
                 return spread  # a plan of the spread plan's types
             return ct
-        if isinstance(ct, T.StdT) and ct.name in stdsigs.STD_CLASSES:
+        builds_none = self.std_error_lit(e.type, e.span)  # reported there
+        if builds_none:
+            ct = UNKNOWN
+        elif isinstance(ct, T.StdT) and ct.name in stdsigs.STD_CLASSES:
             return self.std_class_lit(e, ct)
         if ct == _DONE and not e.entries:  # `baml.iter.Done {}`: what `next()` ends with
             return _DONE
         if getattr(e.type, "path", [])[:2] == ["baml", "iter"] and e.type.path[2:] in (["Repeat"], ["Range"], ["ArrayIterator"]):
             return self.iter_lit(e)
-        if ct is UNKNOWN:
+        if ct is UNKNOWN and not builds_none:
             self.class_path_error(e.type, e.span)
         elif isinstance(ct, IfaceT):  # an interface has no literal: the engine finds no class of that name
             p = ".".join(e.type.path)
@@ -675,6 +681,22 @@ class ExprChecks:
               and head not in self.index.packages):
             p = ".".join(path)
             self.err(span, "E0002", f"unresolved type: {p}. Did you mean `root.{p}`?")
+
+    def std_error_lit(self, te: ast.TName, span: Span) -> bool:
+        """Report a class literal of a stdlib error name that builds nothing: an alias
+        (`ai.errors.InvokeError`, E0001), the `Failure` interface, an enum or a name its namespace lacks
+        (`baml.errors.Failure`, E0002)."""
+        path = getattr(te, "path", None)
+        if not path or len(path) < 3 or path[0] in self.index.items_in(self.ns) or path[0] in self.index.packages:
+            return False  # a user path (`baml` itself may name a user namespace)
+        p = ".".join(path)
+        if p in STD_ERROR_ALIASES:
+            self.err(span, "E0001", f"cannot construct `{path[-1]}`: it is an alias, not a class")
+        elif p in STD_ERROR_NONCLASSES or misplaced_error(path) or misplaced_std(path):
+            self.err(span, "E0002", f"unresolved type: {p}")
+        else:
+            return False
+        return True
 
     def class_env(self, ct: ClassT) -> dict:
         gs = ct.cls.decl.generics
@@ -939,7 +961,7 @@ class ExprChecks:
         sure = v is NULL or (self.sure_type(v) and not _returns(e.fn.body))
         if need is not None and sure and not assignable(v, need):
             self.mismatch(e.fn.body.span, need, v)  # (the engine: at the block)
-        return FutureT(cur if cur is not None else v if sure else UNKNOWN)
+        return FutureT(cur if cur is not None else v if sure else UNKNOWN, None if e.modifiers else (e.fn,))
 
     def modifier_value(self, impl) -> tuple:
         """A `baml.spawn.Modifier` implementation's value types: the one it takes (its first
@@ -961,6 +983,8 @@ class ExprChecks:
         if t is not NULL and _sure_scrutinee(t):  # futures are unknown here: this is none
             self.err(e.span, "E0001", "mismatched types", f"expected `baml.future.Future<unknown, "
                      f"unknown>`, found `{show(t)}`")
+        if isinstance(t, FutureT) and t.bodies is not None:  # it throws what the spawned body does
+            self.effects.sites[id(e)] = ("through", tuple(("lambda", b) for b in t.bodies))
         return t.value if isinstance(t, FutureT) else UNKNOWN
 
     def placed_lambda(self, v: Var, x: T.Type) -> None:
@@ -996,6 +1020,10 @@ class ExprChecks:
         if isinstance(exp, Union) and len(fns) == 1:
             exp = fns[0]  # `((int) -> string)?`: the function type
         self.duplicate_params(e.params, self.fn_name)
+        for p in e.params:
+            if getattr(p, "hole_type", None) is not None:
+                self.err(p.hole_type.span, "E0147", "the `_` wildcard type can only be inferred in a `let` "
+                         "binding or a `throws` clause, not in a parameter type")
         for p in e.params:
             self.require_throws(p.type)
         self.require_throws(e.ret, ret=True)

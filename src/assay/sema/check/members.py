@@ -15,7 +15,7 @@ from ..program import FunctionDef, InterfaceDef
 from ..stdnames import STDLIB_MEMBER_NAMES
 from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, UNKNOWN, VOID, Arr, ClassT, EnumT,
                      FuncT, IfaceT, Lit, MapT, TVar, Union, assignable, show, widen)
-from .common import (ANY_CLASS, FnRefT, LambdaT, NativeFuncT, _DONE, _ENGINE_MEMBERS, _ENV_REF,
+from .common import (ANY_CLASS, FnRefT, FutureT, LambdaT, NativeFuncT, _DONE, _ENGINE_MEMBERS, _ENV_REF,
                      _ENV_REF_METHODS, _EVERY_TYPE_METHODS, _KIND_OF, _OP_IFACES, _OP_METHOD_OF,
                      _callback_throws, _chain_null, _free_generics, _is_time, _iterable_item,
                      _may_be_null, _parse_std_type, _plan_member, _source, _std_throws,
@@ -228,6 +228,10 @@ def _lambda_results(ft: FuncT, e: ast.Call) -> dict:
     return env
 
 
+# what `baml.future.Future` declares (sema reads a future's value through `await`)
+_FUTURE_MEMBERS = frozenset("cancel is_settled is_cancelled is_result is_error state".split())
+
+
 class MemberChecks:
     """Checker methods for member access (mixed into `Checker`)."""
 
@@ -315,6 +319,8 @@ class MemberChecks:
             return UNKNOWN
         tb = T.base(ot)
         if isinstance(tb, T.IterT) and name not in _EVERY_TYPE_METHODS:
+            if tb.split:  # E0007 once solved, where the joined iterators' errors differ
+                self.effects.iter_splits.append((tb.split, e.span, name, tb.item))
             return self.iter_field(e, tb, name)
         if tb == ANY_CLASS and name not in stdsigs.ANY_CLASS_METHODS and name not in _EVERY_TYPE_METHODS:
             self.err(e.span, "E0007", f"type `reflect.AnyClass` has no member `{name}`")  # fields: `get<T>`
@@ -327,6 +333,14 @@ class MemberChecks:
                      f"members implement no common interface that declares `{name}`")
             return UNKNOWN
         if call and self.erased_self(e, ot, name):
+            return UNKNOWN
+        if isinstance(tb, T.StdT) and tb.name == "baml.future.Future" and name not in _FUTURE_MEMBERS \
+                and name not in _EVERY_TYPE_METHODS:  # `fut.await()`: awaiting is `await fut`
+            if isinstance(tb, FutureT):  # a `spawn`'s future: the engine has not fixed its type yet
+                self.err(e.span, "E0155", "type annotations needed: the type of this value must be "
+                         f"known before accessing `{name}`")
+            else:
+                self.err(e.span, "E0007", f"type `{show(tb)}` has no member `{name}`")
             return UNKNOWN
         if tb is T.JSON and name not in _EVERY_TYPE_METHODS:
             self.err(e.span, "E0007", f"type `{show(tb)}` has no member `{name}`: its members "
