@@ -8,8 +8,8 @@ from .. import interfaces
 from .. import reflect as sreflect
 from ..program import ClassDef, FunctionDef, target_matches
 from ..stdnames import STDLIB_MEMBER_NAMES, STDLIB_TYPE_NAMES
-from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, TOP, UNKNOWN, VOID, AnyFnT, Arr, ClassT,
-                     EnumT, FuncT, IfaceT, Lit, MapT, TVar, Union, assignable, show, widen)
+from ..types import (AnyFnT, Arr, BOOL, ClassT, EnumT, FLOAT, FuncT, INT, IfaceT, Lit, MapT, NEVER,
+                     NULL, STRING, TOP, TVar, UNKNOWN, Union, VOID, assignable, show, widen)
 from .members import _ITER_METHODS
 from .common import (ANY_CLASS, BoundFuncT, FnRefT, LambdaT, NativeFuncT, _ENGINE_MEMBERS,
                      _EVERY_TYPE_METHODS, _STD_TYPES, _binds, _bound_callback, _branch_hole,

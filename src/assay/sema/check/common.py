@@ -10,8 +10,8 @@ from ...syntax.parser import parse_type
 from .. import stdsigs
 from .. import types as T
 from .. import reflect as sreflect
-from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, UNKNOWN, VOID, AnyFnT, Arr, ClassT,
-                     EnumT, FuncT, IfaceT, Lit, MapT, TVar, Union, assignable)
+from ..types import (AnyFnT, Arr, BOOL, ClassT, EnumT, FLOAT, FuncT, INT, IfaceT, Lit, MapT, NEVER,
+                     NULL, STRING, TVar, UNKNOWN, Union, VOID, assignable)
 
 if TYPE_CHECKING:
     from .checker import Checker

@@ -8,15 +8,15 @@ from .. import types as T
 from .. import interfaces
 from ..program import ClassDef, EnumDef, FunctionDef
 from ..resolve import BUILTIN_TYPE_ROOTS, OPAQUE_TYPES, PRIM_TYPES, carrier_path, misplaced_std
-from ..stdnames import (STD_ERROR_ALIASES, STD_ERROR_NONCLASSES, STDLIB_MEMBER_NAMES, STDLIB_TYPE_NAMES,
-                        misplaced_error)
-from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, TOP, UNKNOWN, VOID, AnyFnT, Arr,
-                     ClassT, EnumT, FuncT, IfaceT, Lit, MapT, TVar, Union, assignable, show, widen)
-from .common import (BoundFuncT, FnRefT, FutureT, LambdaT, MODIFIER, _block_diverges, Var, _DONE, _ENV_REF, _ENV_REF_METHODS,
-                     _EVERY_TYPE_METHODS, _Fn, _STD_TYPES, _binds, _chain_null, _empty_hole,
-                     _fresh_literal, _holds_container, _is_global, _is_unknown, _loose,
-                     _mark_narrowing, _may_be_null, _occurs, _opaque, _plan_member, _records,
-                     _pushable, _sure_scrutinee)
+from ..stdnames import (STDLIB_MEMBER_NAMES, STDLIB_TYPE_NAMES, STD_ERROR_ALIASES,
+                        STD_ERROR_NONCLASSES, misplaced_error)
+from ..types import (AnyFnT, Arr, BOOL, ClassT, EnumT, FLOAT, FuncT, INT, IfaceT, Lit, MapT, NEVER,
+                     NULL, STRING, TOP, TVar, UNKNOWN, Union, VOID, assignable, show, widen)
+from .common import (BoundFuncT, FnRefT, FutureT, LambdaT, MODIFIER, Var, _DONE, _ENV_REF,
+                     _ENV_REF_METHODS, _EVERY_TYPE_METHODS, _Fn, _STD_TYPES, _binds,
+                     _block_diverges, _chain_null, _empty_hole, _fresh_literal, _holds_container,
+                     _is_global, _is_unknown, _loose, _mark_narrowing, _may_be_null, _occurs,
+                     _opaque, _plan_member, _pushable, _records, _sure_scrutinee)
 
 
 # names usable as values without a user definition (packages, builtin type statics)

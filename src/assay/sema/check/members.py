@@ -13,13 +13,13 @@ from .. import interfaces
 from .. import reflect as sreflect
 from ..program import FunctionDef, InterfaceDef
 from ..stdnames import STDLIB_MEMBER_NAMES
-from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, UNKNOWN, VOID, Arr, ClassT, EnumT,
-                     FuncT, IfaceT, Lit, MapT, TVar, Union, assignable, show, widen)
-from .common import (ANY_CLASS, FnRefT, FutureT, LambdaT, NativeFuncT, _DONE, _ENGINE_MEMBERS, _ENV_REF,
-                     _ENV_REF_METHODS, _EVERY_TYPE_METHODS, _KIND_OF, _OP_IFACES, _OP_METHOD_OF,
-                     _callback_throws, _chain_null, _free_generics, _is_time, _iterable_item,
-                     _may_be_null, _parse_std_type, _plan_member, _source, _std_throws,
-                     _open_param, _sure_scrutinee, _typed_sig)
+from ..types import (Arr, BOOL, ClassT, EnumT, FLOAT, FuncT, INT, IfaceT, Lit, MapT, NEVER, NULL,
+                     STRING, TVar, UNKNOWN, Union, VOID, assignable, show, widen)
+from .common import (ANY_CLASS, FnRefT, FutureT, LambdaT, NativeFuncT, _DONE, _ENGINE_MEMBERS,
+                     _ENV_REF, _ENV_REF_METHODS, _EVERY_TYPE_METHODS, _KIND_OF, _OP_IFACES,
+                     _OP_METHOD_OF, _callback_throws, _chain_null, _free_generics, _is_time,
+                     _iterable_item, _may_be_null, _open_param, _parse_std_type, _plan_member,
+                     _source, _std_throws, _sure_scrutinee, _typed_sig)
 
 if TYPE_CHECKING:
     from .checker import Checker

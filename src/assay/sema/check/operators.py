@@ -5,8 +5,8 @@ from ...syntax import ast
 from .. import stdsigs
 from .. import types as T
 from ..program import target_matches
-from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, UNKNOWN, VOID, Arr, ClassT, EnumT,
-                     FuncT, Lit, MapT, TVar, Union, assignable, show, widen)
+from ..types import (Arr, BOOL, ClassT, EnumT, FLOAT, FuncT, INT, Lit, MapT, NEVER, NULL, STRING,
+                     TVar, UNKNOWN, Union, VOID, assignable, show, widen)
 from .common import (ANY_CLASS, FutureT, NativeFuncT, _DONE, _ENV_REF, _KIND_OF, _OP_IFACES,
                      _OP_METHOD_OF, _is_time, _void_is_null)
 

@@ -10,8 +10,8 @@ from .. import types as T
 from .. import bindings
 from ..resolve import _literal
 from ..program import EnumDef
-from ..types import (BOOL, FLOAT, INT, NEVER, NULL, STRING, UNKNOWN, VOID, Arr, ClassT, EnumT,
-                     IfaceT, Lit, MapT, Union, assignable, show, widen)
+from ..types import (Arr, BOOL, ClassT, EnumT, FLOAT, INT, IfaceT, Lit, MapT, NEVER, NULL, STRING,
+                     UNKNOWN, Union, VOID, assignable, show, widen)
 from .common import Var, _ENV_REF, _diverges, _open_param, _overlaps, _sure_scrutinee
 
 
