@@ -38,7 +38,7 @@ from ..sym.inputs import Inputs
 from .coverage import Session, check_output, coverage_group, coverage_options
 from .testing import KeywordError, durations_text, junit_xml, keyword_matcher
 from .ingot import INGOT_COMMANDS
-from .output import dumps, emit_json, error_doc, error_text, jsonable, styled
+from .output import emit_json, error_doc, error_text, jsonable, styled
 from .sources import InputError, load_path, load_paths
 
 

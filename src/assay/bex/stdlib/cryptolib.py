@@ -15,8 +15,8 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCMSIV, ChaCha20Poly1305
 
 from ..ops import BUILTIN_CLASSES, make_builtin, throw_error
-from ..values import BamlRaise, BigInt, ClassInfo
-from ._registry import function, method
+from ..values import BamlRaise, ClassInfo
+from ._registry import function
 from .randomlib import _draw_bytes
 
 

@@ -8,7 +8,6 @@ from fractions import Fraction
 import re
 import sys
 
-from .. import ops
 from ..ops import fdiv, panic, throw_error
 from ..values import INT_MAX, INT_MIN
 from ._registry import function, method

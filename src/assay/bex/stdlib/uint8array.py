@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import base64 as b64
-import binascii
 
 from ..ops import panic, throw_error
 from ._registry import function, method
