@@ -793,8 +793,9 @@ class ExprChecks:
             if path[:2] == ["reflect", "TypeKind"] and len(path) == 3:  # a union alias: no members
                 self.err(e.span, "E0003", f"unresolved name: `{path[2]}`")
                 return "error", None
-            if head in ("baml", "reflect") and path[-1] not in STDLIB_MEMBER_NAMES and \
-                    not STDLIB_TYPE_NAMES.intersection(path[-2:]):
+            if head in ("baml", "reflect") and (path[-1] not in STDLIB_MEMBER_NAMES and
+                    not STDLIB_TYPE_NAMES.intersection(path[-2:]) or len(path) >= 3 and
+                    path[-2][:1].isupper() and path[-2] not in STDLIB_TYPE_NAMES):
                 # no stdlib package declares anything of that name (`reflect.type_of`)
                 self.err(e.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
                 return "error", None
