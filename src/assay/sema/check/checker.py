@@ -1106,6 +1106,12 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
 
     def unspecialized(self, val, name: str) -> None:
         """`let g = id` with `id` generic: the engine wants its type arguments (E0001)."""
+        path = self.item_path(val) if isinstance(val, ast.Field) else None
+        full = ".".join(path or ())
+        if stdsigs.FUNCTIONS.get(full, "").startswith("<") and path[-2] != "Array":  # `baml.json.decode`
+            self.err(val.span, "E0001", f"generic function `{path[-1]}` needs concrete type arguments "
+                     f"before it can be stored in `{name}`. Specialize it explicitly, for example `{full}<int>`")
+            return
         if not isinstance(val, ast.Name) or getattr(val, "type_args", None) or self.lookup_var(val.name):
             return
         fd = self.index.items_in(self.ns).get(val.name)
