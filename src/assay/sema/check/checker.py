@@ -1106,7 +1106,7 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
 
     def unspecialized(self, val, name: str) -> None:
         """`let g = id` with `id` generic: the engine wants its type arguments (E0001)."""
-        path = self.item_path(val) if isinstance(val, ast.Field) else None
+        path = self.item_path(val) if isinstance(val, ast.Field) and not getattr(val, "type_args", None) else None
         full = ".".join(path or ())
         if stdsigs.FUNCTIONS.get(full, "").startswith("<") and path[-2] != "Array":  # `baml.json.decode`
             self.err(val.span, "E0001", f"generic function `{path[-1]}` needs concrete type arguments "
