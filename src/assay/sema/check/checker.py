@@ -1073,6 +1073,8 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
         else:
             pat.let_span = s.span  # the engine reports a class pattern's fields from the `let`
             self.pattern(pat, ann if ann is not None else t, refutable_ok=True)
+            if ann is None and _named_empty(pat) and (v := self.lookup_var(pat.pats[0].name)) is not None:
+                self.unpinned_let(v, s.value)  # `let xs: [] = []` is `xs` and `[]`: as `let xs = []`
 
     def open_lambda(self, v: Var, val) -> None:
         """`let g = (d) -> …`: an untyped parameter needs a later use that types g (a call,
@@ -1331,3 +1333,8 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
             for x in _values_of(e):
                 self.escape(x)
 
+
+def _named_empty(pat) -> bool:
+    """`let xs: [] = …`: the engine reads a binding and the empty array pattern."""
+    return isinstance(pat, ast.PAnd) and len(pat.pats) == 2 and isinstance(pat.pats[0], ast.PBind) and \
+        isinstance(pat.pats[1], ast.PArray) and not pat.pats[1].items and pat.pats[1].rest_index is None
