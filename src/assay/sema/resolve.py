@@ -84,6 +84,8 @@ class Resolver:
         if self.iters and path == ["baml", "iter", "Iterator"] and te.names[:1] == ["Item"] and \
                 set(te.names) <= {"Item", "Error"}:
             return T.iter_of(args[0], err=_error_pin(te, args))
+        if self.iters and path == ["baml", "iter", "Range"] and not te.args:
+            return T.IterT(T.INT, "Range")  # its fields `i`, `max`, `step` are read as the state's
         if self.iters and path == ["baml", "iter", "Iterable"]:
             return self.iterable(te, args, err)
         if path == ["reflect", "AnyFunction"] and (self.iters or "reflect.AnyFunction" in self.std):

@@ -823,7 +823,7 @@ class Parser:
         target = None
         if standalone:
             if self.expect("for"):
-                target = self.type_expr(union=False)
+                target = self.type_expr()  # a union parses (the checker's E0138 at it)
         d = ast.ImplBlock(self.span(s), iface, target, gens, [])
 
         def member(t, fa):

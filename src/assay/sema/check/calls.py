@@ -306,6 +306,9 @@ class CallChecks:
                                                     and _mentions(ret, g)}, exact=True)
                         if _callback_throws(std):  # `baml.Array.generate(n, f)` throws what f throws
                             self.effects.sites[id(e)] = self.through(e)
+                        if path == ["baml", "iter", "flatten"] and e.args and self.not_iterator(e.args[0].value.ty):
+                            self.err(e.span, "E0002", "cannot infer type parameter `E3`")  # its `Error`s
+                            return UNKNOWN
                         if path[:2] == ["baml", "iter"]:
                             return _iter_made(e, path)
                         if path == ["baml", "spawn", "Plan", "new"] and e.args and \
@@ -850,6 +853,12 @@ class CallChecks:
             self.mismatch(a.span, body, w)  # `(b: () -> int throws never) -> …` for a fallible body
             return T.PlanT(w.ret, UNKNOWN)
         return self.plan_of(a, w, expected)
+
+    def not_iterator(self, t) -> bool:
+        """Surely no `baml.iter.Iterator` (`flatten([[1]])`: an array is only Iterable)."""
+        tb = T.base(widen(t or UNKNOWN))
+        return isinstance(tb, (Arr, MapT)) or tb in (INT, STRING, FLOAT, BOOL, NULL) or \
+            isinstance(tb, T.IterT) and tb.cls == "Iterable"
 
     def plan_of(self, a: ast.Expr, w: FuncT, expected: T.Type) -> T.Type:
         """The plan whose body `w` is (`Plan.new(f)`, `plan.wrap(f)`): its `Error` is what `w`

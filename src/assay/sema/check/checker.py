@@ -1073,6 +1073,8 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
         else:
             pat.let_span = s.span  # the engine reports a class pattern's fields from the `let`
             self.pattern(pat, ann if ann is not None else t, refutable_ok=True)
+            if ann is None and _named_empty(pat) and (v := self.lookup_var(pat.pats[0].name)) is not None:
+                self.unpinned_let(v, s.value)  # `let xs: [] = []` is `xs` and `[]`: as `let xs = []`
 
     def open_lambda(self, v: Var, val) -> None:
         """`let g = (d) -> …`: an untyped parameter needs a later use that types g (a call,
@@ -1106,6 +1108,12 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
 
     def unspecialized(self, val, name: str) -> None:
         """`let g = id` with `id` generic: the engine wants its type arguments (E0001)."""
+        path = self.item_path(val) if isinstance(val, ast.Field) and not getattr(val, "type_args", None) else None
+        full = ".".join(path or ())
+        if stdsigs.FUNCTIONS.get(full, "").startswith("<") and path[-2] != "Array":  # `baml.json.decode`
+            self.err(val.span, "E0001", f"generic function `{path[-1]}` needs concrete type arguments "
+                     f"before it can be stored in `{name}`. Specialize it explicitly, for example `{full}<int>`")
+            return
         if not isinstance(val, ast.Name) or getattr(val, "type_args", None) or self.lookup_var(val.name):
             return
         fd = self.index.items_in(self.ns).get(val.name)
@@ -1325,3 +1333,8 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
             for x in _values_of(e):
                 self.escape(x)
 
+
+def _named_empty(pat) -> bool:
+    """`let xs: [] = …`: the engine reads a binding and the empty array pattern."""
+    return isinstance(pat, ast.PAnd) and len(pat.pats) == 2 and isinstance(pat.pats[0], ast.PBind) and \
+        isinstance(pat.pats[1], ast.PArray) and not pat.pats[1].items and pat.pats[1].rest_index is None

@@ -22,7 +22,7 @@ _BUILTIN_KIND_TYPES = (T.Prim, Lit, Arr, MapT)
 
 _ENV_REF = T.StdT("class", "baml.env.Ref")
 # methods of the interfaces every type implements (ToString, ToJson, Equals, Hash, Concrete)
-_EVERY_TYPE_METHODS = frozenset("to_string to_json eq neq hash type".split())
+_EVERY_TYPE_METHODS = frozenset("to_string to_json eq neq hash".split())  # no `type`: AnyClass's only
 
 
 class Var:

@@ -434,6 +434,8 @@ class ExprChecks:
 
     def x_ArrayLit(self, e, expected):
         arrs = [m for m in T.members(expected) if isinstance(m, Arr) and m != JSON_ARR]
+        if not e.items and len(set(map(T.base, arrs))) > 1 and not T.has_json(expected):
+            return self.no_pick(e)  # `[]` given `int[] | string[]`: which one?
         if T.has_json(expected) and len(arrs) == 1 and _hollow(e) and _shaped(e, arrs[0]):
             expected = arrs[0]  # `let x: json | int[] = []` is an int[]
         elif T.has_json(expected) and arrs:  # `json | int[]`: inferred, then checked
@@ -498,9 +500,17 @@ class ExprChecks:
             rest.append(self.expr(it, one if _shaped(it, one) else UNKNOWN))
         return full + rest
 
+    def no_pick(self, e) -> T.Type:
+        """E0155: an empty literal whose expected type offers several array (map) types."""
+        self.err(e.span, "E0155", "type annotations needed: several types could fit this empty literal")
+        return UNKNOWN
+
     def x_MapLit(self, e, expected):
         checked = T.has_json(expected) and any(  # `json | map<string, int>`: inferred, checked
             isinstance(m, MapT) and m != JSON_MAP for m in T.members(expected))
+        if not e.entries and not T.has_json(expected) and \
+                len({T.base(m) for m in T.members(expected) if isinstance(m, MapT)}) > 1:
+            return self.no_pick(e)
         if T.has_json(expected) and not checked:
             expected = JSON_MAP
         exp = T.base(_sole(expected, MapT))
@@ -793,8 +803,9 @@ class ExprChecks:
             if path[:2] == ["reflect", "TypeKind"] and len(path) == 3:  # a union alias: no members
                 self.err(e.span, "E0003", f"unresolved name: `{path[2]}`")
                 return "error", None
-            if head in ("baml", "reflect") and path[-1] not in STDLIB_MEMBER_NAMES and \
-                    not STDLIB_TYPE_NAMES.intersection(path[-2:]):
+            if head in ("baml", "reflect") and (path[-1] not in STDLIB_MEMBER_NAMES and
+                    not STDLIB_TYPE_NAMES.intersection(path[-2:]) or len(path) >= 3 and
+                    path[-2][:1].isupper() and path[-2] not in STDLIB_TYPE_NAMES):
                 # no stdlib package declares anything of that name (`reflect.type_of`)
                 self.err(e.span, "E0003", f"unresolved name: `{'.'.join(path)}`")
                 return "error", None

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 # every type's `hash` is baml.Hash's: it feeds a hasher (which no value of a known type is)
 _HASH_FN = FuncT((("hasher", T.HASHER, False),), NULL, NEVER)
 # `reflect.AnyClass`'s own methods: a class instance has them only through that interface
-_ANY_CLASS_ONLY = frozenset("list_fields get_field find_field has_field attributes".split())
+_ANY_CLASS_ONLY = frozenset("list_fields get_field find_field has_field attributes name type".split())
 _ARITH_METHODS = ("add", "sub", "mul", "div", "rem")
 _BIT_METHODS = ("bit_and", "bit_or", "bit_xor", "shl", "shr")
 _AMBIGUOUS_OPS = {
@@ -325,7 +325,7 @@ class MemberChecks:
         if tb == ANY_CLASS and name not in stdsigs.ANY_CLASS_METHODS and name not in _EVERY_TYPE_METHODS:
             self.err(e.span, "E0007", f"type `reflect.AnyClass` has no member `{name}`")  # fields: `get<T>`
             return UNKNOWN
-        if (isinstance(tb, Union) and (name not in _EVERY_TYPE_METHODS or name == "type")  # no common `type`
+        if (isinstance(tb, Union) and name not in _EVERY_TYPE_METHODS
                 and self.sure_type(widen(tb))
                 and (not any(self.may_compare(widen(m)) for m in tb.members)
                      or name not in _EVERY_TYPE_METHODS and _no_common_iface(self.index, tb, name))):
