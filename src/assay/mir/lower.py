@@ -127,6 +127,7 @@ def _std_types(builtin_classes, variants) -> dict:
     std = {n: T.StdT("class", n) for n in builtin_classes if not n.startswith("user.")}
     std["baml.panics.Panic"] = T.StdT("panic", "baml.panics.Panic")
     std.update({n: T.StdT("iface", n) for n in stdsigs.STD_IFACES})
+    std["baml.random.Rng"] = T.StdT("stdiface", "baml.random.Rng")  # as the checker has it (reflection names it)
     std["reflect.AnyClass"] = T.StdT("anyclass", "reflect.AnyClass")  # any class instance
     std["reflect.AnyFunction"] = T.StdT("anyfunction", "reflect.AnyFunction")  # any function value
     for o in (n for n in variants if n.startswith("baml.")):  # stdlib enums

@@ -76,6 +76,8 @@ def describe(t: T.Type, tparams: tuple = ()) -> tuple:
         return ("variant", t.name, t.variant)
     if isinstance(t, T.StdT) and t.kind == "iface":
         return ("iface", t.name, ())
+    if isinstance(t, T.StdT) and t.kind == "stdiface" and t.name in STD_IFACES:  # `baml.random.Rng`
+        return std_iface(t.name, [], [])
     return UNKNOWN
 
 
@@ -335,7 +337,7 @@ STD_IFACES = {**{f: (0, {}) for f in ("baml.ops.Equals", "baml.ops.Compare", "ba
                                      "baml.ToJson", "baml.FromJson")},
               **{f: (0, {"Item": None, "Error": ("prim", "never")}) for f in ("baml.iter.Iterable", "baml.iter.Iterator")},
               **{f"baml.ops.{f}": (1, {"Output": None}) for f in ("Add", "Subtract", "Multiply", "Divide", "Remainder")},
-              "baml.ops.Negate": (0, {"Output": None})}
+              "baml.ops.Negate": (0, {"Output": None}), "baml.random.Rng": (0, {})}
 def std_iface(fqn: str, args: list, names: list, bound: dict | None = None) -> tuple:
     """The descriptor of stdlib interface `fqn` at static type arguments `args` (each named by
     `names`: an associated type, or None for a type parameter) and associated types `bound`;
