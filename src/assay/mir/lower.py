@@ -1848,7 +1848,7 @@ def _recorded_elem(e: ast.ArrayLit) -> tuple | None:
     t = e.ty
     if not getattr(e, "records", False) or not isinstance(t, T.Arr) or T.has_tvar(t) or _untold(t):
         return None
-    return typetest.of(t.elem, True)
+    return typetest.of(sreflect.engine_order(t.elem), True)
 
 
 def _recorded_entry(e: ast.MapLit) -> tuple | None:
@@ -1856,7 +1856,7 @@ def _recorded_entry(e: ast.MapLit) -> tuple | None:
     t = e.ty
     if not getattr(e, "records", False) or not isinstance(t, T.MapT) or T.has_tvar(t) or _untold(t):
         return None
-    return typetest.of(t.key, True), typetest.of(t.val, True)
+    return typetest.of(sreflect.engine_order(t.key), True), typetest.of(sreflect.engine_order(t.val), True)
 
 
 # builtin methods that build a new array or map (recording its type copies nothing shared)
@@ -1877,9 +1877,9 @@ def _fresh_container(e: ast.Call) -> bool:
 def _recorded_result(t) -> tuple | None:
     """What a new array or map built by a builtin (`xs.map(f)`) records: its static type's."""
     if isinstance(t, T.Arr) and not T.has_tvar(t) and not _untold(t):
-        return typetest.of(t.elem, True)
+        return typetest.of(sreflect.engine_order(t.elem), True)
     if isinstance(t, T.MapT) and not T.has_tvar(t) and not _untold(t):
-        return typetest.of(t.key, True), typetest.of(t.val, True)
+        return typetest.of(sreflect.engine_order(t.key), True), typetest.of(sreflect.engine_order(t.val), True)
     return None
 
 

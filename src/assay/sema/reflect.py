@@ -81,6 +81,39 @@ def describe(t: T.Type, tparams: tuple = ()) -> tuple:
     return UNKNOWN
 
 
+_ORDER_RANK = {"int": 0, "bigint": 1, "float": 2, "string": 3, "bool": 4, "null": 9}
+
+
+def engine_order(t: T.Type) -> T.Type:
+    """Type `t` with each union's members in the order the engine records a container's
+    element type in (its checker's join: int, bigint, float, string, bool, classes, enums,
+    arrays, maps, null, functions; literals by value): `let x: (string | int)[] = []`
+    reflects as `(int | string)[]`. Compile time only: the VM records the result as is."""
+    if isinstance(t, T.Union):
+        return T.Union(tuple(sorted((engine_order(m) for m in t.members), key=_order_key)))
+    if isinstance(t, T.Arr):
+        return T.Arr(engine_order(t.elem))
+    if isinstance(t, T.MapT):
+        return T.MapT(engine_order(t.key), engine_order(t.val))
+    return t
+
+
+def _order_key(t: T.Type) -> tuple:
+    if isinstance(t, T.Lit):  # `1 | 2 | "a"`: by kind, then value
+        return (_ORDER_RANK.get(t.base.name, 10), 0, str(type(t.value)), t.value)
+    if isinstance(t, T.Prim):
+        return (_ORDER_RANK.get(t.name, 10), 1)
+    if isinstance(t, T.ClassT):
+        return (5, t.cls.fqn)
+    if isinstance(t, T.EnumT):
+        return (6, t.enum.fqn, t.variant or "")
+    if isinstance(t, T.Arr):
+        return (7, _order_key(t.elem))
+    if isinstance(t, T.MapT):
+        return (8, _order_key(t.key), _order_key(t.val))
+    return (10,)
+
+
 def describe_written(te, resolver, index, ns, generics, tparams: tuple) -> tuple:
     """The descriptor of type expression `te` (in namespace `ns`) as written: a union named
     by an alias stays one member of an enclosing union (`Id?` has members `Id` and `null`, as
