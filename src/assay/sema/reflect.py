@@ -36,6 +36,7 @@ JSON = ("json",)
 JSON_UNION = ("union", tuple(("prim", p) for p in ("null", "bool", "int", "bigint", "float", "string"))
               + (("array", JSON), ("map", ("prim", "string"), JSON)))
 NEVER = ("prim", "never")
+RUST_TYPE = ("prim", "$rust_type")  # the engine's opaque native slot (`HostCallable._handle`)
 _PRIM_NAMES = {"void": "null"}
 
 
@@ -667,6 +668,9 @@ class Reflector:
         carried."""
         out = []
         for name, text in (stdsigs.STD_CLASSES.get(fqn) or stdsigs.STD_REFLECT_FIELDS.get(fqn, {})).items():
+            if text == RUST_TYPE[1]:  # an engine-internal slot, shown by its placeholder type
+                out.append((name, RUST_TYPE, meta([], None)))
+                continue
             te, _ = parse_type(SourceFile("<stdlib>", text))
             out.append((name, describe(self.resolver.resolve(te, None, frozenset())), meta([], None)))
         return out

@@ -756,6 +756,9 @@ STD_REFLECT_FIELDS: dict[str, dict[str, str]] = {
                             "cause": "baml.errors.Context?"},
     "baml.errors.StackTrace": {"frames": "baml.errors.StackFrame[]"},
     "baml.errors.StackFrame": {"file": "string", "line": "int", "function_name": "string"},
+    # `_handle`: the bridge's opaque handle on the host's exception (engine: `$rust_type`)
+    "baml.errors.HostCallable": {"message": "string", "class_name": "string", "language": "string",
+                                 "traceback": "string?", "_handle": "$rust_type"},
     "baml.errors.UnknownError": {"data": "unknown", "message": "string[]"},
 }
 # stdlib classes whose methods the checker types from these signatures (`Self` the receiver;

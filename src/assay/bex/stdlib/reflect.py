@@ -36,7 +36,7 @@ for _q in ("reflect.errors.NotFound", "reflect.errors.TypeMismatch"):
 # type alone, `Class.fields()`: no owner)
 _FIELD = ops.BUILTIN_CLASSES["reflect.class.Field"].py
 _FIELD.m_metadata = lambda self: self.f_meta
-_FIELD.m_value = lambda self: None if self.f__owner is None else getattr(self.f__owner, "f_" + self.f_name)
+_FIELD.m_value = lambda self: None if self.f__owner is None else getattr(self.f__owner, "f_" + self.f_name, None)
 
 
 # ── values → descriptors ──
