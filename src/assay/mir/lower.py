@@ -2091,4 +2091,6 @@ def _fieldless(obj: ast.Expr, name: str) -> bool:
     tb = T.base(obj.ty) if getattr(obj, "ty", None) is not None else None
     if isinstance(tb, T.ClassT):  # a class with no field of that name: its method
         return not any(f.name == name for f in tb.cls.fields)
+    if isinstance(tb, T.StdT) and tb.kind == "reflect":  # `reflect.Type` and its views: methods only
+        return True
     return isinstance(tb, (T.Prim, T.Arr, T.MapT)) and tb not in (T.UNKNOWN, T.NEVER, T.VOID)
