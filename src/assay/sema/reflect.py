@@ -36,6 +36,7 @@ JSON = ("json",)
 JSON_UNION = ("union", tuple(("prim", p) for p in ("null", "bool", "int", "bigint", "float", "string"))
               + (("array", JSON), ("map", ("prim", "string"), JSON)))
 NEVER = ("prim", "never")
+_RNG_CLASSES = frozenset(f"baml.random.{c}" for c in ("SystemRandom", "Xoshiro256PlusPlus", "ChaCha20"))
 RUST_TYPE = ("prim", "$rust_type")  # the engine's opaque native slot (`HostCallable._handle`)
 _PRIM_NAMES = {"void": "null"}
 
@@ -598,6 +599,8 @@ class Reflector:
             return own == (iface[2], iface[3])
         if name in _EVERY_TYPE:
             return True
+        if name == "baml.random.Rng":  # the stdlib's generators
+            return t[0] == "class" and t[1] in _RNG_CLASSES
         if name == "baml.Hash":
             return self._hashable(t, seen)
         if name == "baml.ops.Compare":
