@@ -315,3 +315,23 @@ def test_run_tests_covers_testsets(tmp_path):
         ("top", True, False), ("rate::ok", True, False), ("rate::off", False, True)]
     assert outs[2].error["type"] == "baml.panics.AssertionFailed"
     assert [o.name for o in assay.load(str(tmp_path)).run_tests("ok")] == ["rate::ok"]
+
+
+def test_deep_result_is_stack_overflow():
+    # A 100k-long linked list is too deep to convert to Python objects: a BAML StackOverflow
+    # panic, not Python's RecursionError (the engine's bridge crashes the process here).
+    p = assay.compile("""
+class Node { v int  next Node? }
+function chain(n: int) -> Node? {
+  let head: Node? = null;
+  for (let i = 0; i < n; i += 1) { head = Node { v: i, next: head }; }
+  head
+}
+function wrap(n: int) -> () -> Node? throws never { () -> Node? { chain(n) } }
+""")
+    assert p.chain(3).next.next.v == 0
+    for call in (lambda: p.chain(100000), lambda: p.call("chain", 100000), lambda: p.wrap(100000)()):
+        with pytest.raises(assay.BamlPanic) as e:
+            call()
+        assert e.value.class_name == "baml.panics.StackOverflow"
+    assert p.chain(5).v == 4  # the program still runs

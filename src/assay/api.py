@@ -229,7 +229,17 @@ class BamlProgram:
             result = run_deep(fn, values)
         except BamlRaise as e:
             raise self._error(e) from None
-        return self.to_python(result)
+        return self.result(result)
+
+    def result(self, v):
+        """A call's result for the host: one nested too deeply to convert (a 100k-long linked
+        list) is baml.panics.StackOverflow, not Python's RecursionError."""
+        try:
+            return self._to_python(v)
+        except RecursionError:
+            over = ops.make_builtin("baml.panics.StackOverflow",
+                                    message="stack overflow: the result is nested too deeply to convert to Python")
+            raise self._error(BamlRaise(over, True)) from None
 
     def _error(self, e: BamlRaise) -> "BamlException":
         exc = (BamlPanic if e.panic else BamlError)(describe_error(e.value, e.panic))
@@ -748,7 +758,7 @@ class _Entry:
             t = type(result)
             if t is int or t is str or t is float or t is bool or result is None:
                 return result
-            return prog._to_python(result)
+            return prog.result(result)
         call.__qualname__ = call.__name__ = name
         call._meta = _ingot.function_meta(prog._ingot, fdef.fqn, [p.name for p in fdef.decl.params])
         self.call = call

@@ -25,11 +25,11 @@ from .mir import typetest
 from .sema import interfaces
 from .sema import types as T
 from .sema.check import check
-from .sema.reflect import Reflector
+from .sema.reflect import Reflector, walk
 from .sema.program import build_index
 from .source import CompileError, Diagnostic, SourceFile
 from .syntax.parser import parse_file
-from .syntax import ingot
+from .syntax import ast, ingot
 
 
 class SourceError(Exception):
@@ -211,6 +211,7 @@ class Program:
                                      {fqn: _shown(c, prefix) for fqn, c in index.classes.items()},
                                      {fqn: _shown(e, prefix) for fqn, e in index.enums.items()}, methods, shared)
         self.runtime.frame_files.update((f.source.path, f.source.rel) for f in index.files)
+        self.runtime.test_frames.update(_test_frames(self.tests))
         self._attach_interfaces()
         self._attach_json_names()
         self.mirx_view = None  # made by assay.mirx.view, once per program
@@ -423,6 +424,19 @@ def describe_error(value, panic: bool) -> dict:
 
 def _shown(item, prefix: str) -> str:
     return prefix + item.name if item.namespace is None else item.name
+
+
+def _test_frames(tests: dict) -> dict:
+    """Each test block's frame as the engine names it: its file's `$init_test_<path>` runs
+    the file's blocks, each body a lambda numbered in source order after the earlier
+    blocks' bodies and their lambdas."""
+    out, seen = {}, {}
+    for key, t in tests.items():
+        rel = t.file.source.rel
+        n = seen.get(rel, 0)
+        out[key] = ("$init_test_" + re.sub(r"\W", "_", rel.rpartition(".")[0] or rel), n)
+        seen[rel] = n + 1 + sum(isinstance(x, ast.Lambda) for x in walk(t.decl.body))
+    return out
 
 
 def _shown_names(index, prefix: str) -> dict[str, str]:

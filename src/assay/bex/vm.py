@@ -87,6 +87,9 @@ class Runtime:
         self.natives["$str_int"] = _NativeShim("$str_int", str)
         self.natives["$bytes"] = _NativeShim("$bytes", bytearray)
         self.frame_files: dict[str, str] = {}  # a source's path → its name in a context's frames
+        # a test block's fqn → (its file's `$init_test_…` function, which the engine runs the
+        # block's body in as a lambda; that lambda's place among the function's lambdas)
+        self.test_frames: dict[str, tuple[str, int]] = {}
         testing_std.RUNTIMES.add(self)  # a registry run names a failing body's frames
         self.natives["$error_context"] = _NativeShim("$error_context", partial(errctx.context_of, self._context_frames))
         self.natives["$handling_enter"] = _NativeShim("$handling_enter", errctx.handling_enter)
@@ -315,22 +318,27 @@ class Runtime:
     def frame_name(self, fqn: str) -> str:
         """A frame's function as the engine's contexts name it: a lambda `.<lambda(P, i)>`, P
         its enclosing function (`Fn`, `Class.method`, or the enclosing lambda's name) and i its
-        place among the top-level function's lambdas in source order."""
+        place among the top-level function's lambdas in source order; a test block's body is
+        itself a lambda of its file's `$init_test_…` (`.<lambda($init_test_ns_a_b, 0)>`)."""
         top, sep, rest = fqn.partition(".<lambda@")
-        if not sep:
+        test = self.test_frames.get(top)
+        if not sep and test is None:
             return fqn
         group = self._groups.get(top)
-        if group is None:
+        if group is None and sep:
             return fqn
         at = lambda f: tuple(map(int, f.rpartition("<lambda@")[2].rstrip(">").split(":")))  # noqa: E731
-        order = sorted((m.fqn for m in group[1:]), key=at)
-        head, _, owner = top.rpartition(".")
-        if head in self.classes:  # a method: `Class.method`
-            owner = head.rpartition(".")[2] + "." + owner
-        name = owner
-        for k in range(rest.count("<lambda@") + 1):
+        order = sorted((m.fqn for m in group[1:]), key=at) if sep else []
+        if test is not None:
+            name, base = f"<lambda({test[0]}, {test[1]})>", test[1] + 1
+        else:
+            head, _, name = top.rpartition(".")
+            base = 0
+            if head in self.classes:  # a method: `Class.method`
+                name = head.rpartition(".")[2] + "." + name
+        for k in range(rest.count("<lambda@") + 1 if sep else 0):
             upto = top + ".<lambda@" + ".<lambda@".join(rest.split(".<lambda@")[:k + 1])
-            name = f"<lambda({name}, {order.index(upto) if upto in order else 0})>"
+            name = f"<lambda({name}, {base + (order.index(upto) if upto in order else 0)})>"
         return "." + name
 
     def type_predicate(self, t: tuple):

@@ -127,6 +127,7 @@ def _std_types(builtin_classes, variants) -> dict:
     std = {n: T.StdT("class", n) for n in builtin_classes if not n.startswith("user.")}
     std["baml.panics.Panic"] = T.StdT("panic", "baml.panics.Panic")
     std.update({n: T.StdT("iface", n) for n in stdsigs.STD_IFACES})
+    std["baml.random.Rng"] = T.StdT("stdiface", "baml.random.Rng")  # as the checker has it (reflection names it)
     std["reflect.AnyClass"] = T.StdT("anyclass", "reflect.AnyClass")  # any class instance
     std["reflect.AnyFunction"] = T.StdT("anyfunction", "reflect.AnyFunction")  # any function value
     for o in (n for n in variants if n.startswith("baml.")):  # stdlib enums
@@ -1847,7 +1848,7 @@ def _recorded_elem(e: ast.ArrayLit) -> tuple | None:
     t = e.ty
     if not getattr(e, "records", False) or not isinstance(t, T.Arr) or T.has_tvar(t) or _untold(t):
         return None
-    return typetest.of(t.elem, True)
+    return typetest.of(sreflect.engine_order(t.elem), True)
 
 
 def _recorded_entry(e: ast.MapLit) -> tuple | None:
@@ -1855,7 +1856,7 @@ def _recorded_entry(e: ast.MapLit) -> tuple | None:
     t = e.ty
     if not getattr(e, "records", False) or not isinstance(t, T.MapT) or T.has_tvar(t) or _untold(t):
         return None
-    return typetest.of(t.key, True), typetest.of(t.val, True)
+    return typetest.of(sreflect.engine_order(t.key), True), typetest.of(sreflect.engine_order(t.val), True)
 
 
 # builtin methods that build a new array or map (recording its type copies nothing shared)
@@ -1876,9 +1877,9 @@ def _fresh_container(e: ast.Call) -> bool:
 def _recorded_result(t) -> tuple | None:
     """What a new array or map built by a builtin (`xs.map(f)`) records: its static type's."""
     if isinstance(t, T.Arr) and not T.has_tvar(t) and not _untold(t):
-        return typetest.of(t.elem, True)
+        return typetest.of(sreflect.engine_order(t.elem), True)
     if isinstance(t, T.MapT) and not T.has_tvar(t) and not _untold(t):
-        return typetest.of(t.key, True), typetest.of(t.val, True)
+        return typetest.of(sreflect.engine_order(t.key), True), typetest.of(sreflect.engine_order(t.val), True)
     return None
 
 
@@ -2090,4 +2091,6 @@ def _fieldless(obj: ast.Expr, name: str) -> bool:
     tb = T.base(obj.ty) if getattr(obj, "ty", None) is not None else None
     if isinstance(tb, T.ClassT):  # a class with no field of that name: its method
         return not any(f.name == name for f in tb.cls.fields)
+    if isinstance(tb, T.StdT) and tb.kind == "reflect":  # `reflect.Type` and its views: methods only
+        return True
     return isinstance(tb, (T.Prim, T.Arr, T.MapT)) and tb not in (T.UNKNOWN, T.NEVER, T.VOID)

@@ -36,6 +36,8 @@ JSON = ("json",)
 JSON_UNION = ("union", tuple(("prim", p) for p in ("null", "bool", "int", "bigint", "float", "string"))
               + (("array", JSON), ("map", ("prim", "string"), JSON)))
 NEVER = ("prim", "never")
+_RNG_CLASSES = frozenset(f"baml.random.{c}" for c in ("SystemRandom", "Xoshiro256PlusPlus", "ChaCha20"))
+RUST_TYPE = ("prim", "$rust_type")  # the engine's opaque native slot (`HostCallable._handle`)
 _PRIM_NAMES = {"void": "null"}
 
 
@@ -76,7 +78,42 @@ def describe(t: T.Type, tparams: tuple = ()) -> tuple:
         return ("variant", t.name, t.variant)
     if isinstance(t, T.StdT) and t.kind == "iface":
         return ("iface", t.name, ())
+    if isinstance(t, T.StdT) and t.kind == "stdiface" and t.name in STD_IFACES:  # `baml.random.Rng`
+        return std_iface(t.name, [], [])
     return UNKNOWN
+
+
+_ORDER_RANK = {"int": 0, "bigint": 1, "float": 2, "string": 3, "bool": 4, "null": 9}
+
+
+def engine_order(t: T.Type) -> T.Type:
+    """Type `t` with each union's members in the order the engine records a container's
+    element type in (its checker's join: int, bigint, float, string, bool, classes, enums,
+    arrays, maps, null, functions; literals by value): `let x: (string | int)[] = []`
+    reflects as `(int | string)[]`. Compile time only: the VM records the result as is."""
+    if isinstance(t, T.Union):
+        return T.Union(tuple(sorted((engine_order(m) for m in t.members), key=_order_key)))
+    if isinstance(t, T.Arr):
+        return T.Arr(engine_order(t.elem))
+    if isinstance(t, T.MapT):
+        return T.MapT(engine_order(t.key), engine_order(t.val))
+    return t
+
+
+def _order_key(t: T.Type) -> tuple:
+    if isinstance(t, T.Lit):  # `1 | 2 | "a"`: by kind, then value
+        return (_ORDER_RANK.get(t.base.name, 10), 0, str(type(t.value)), t.value)
+    if isinstance(t, T.Prim):
+        return (_ORDER_RANK.get(t.name, 10), 1)
+    if isinstance(t, T.ClassT):
+        return (5, t.cls.fqn)
+    if isinstance(t, T.EnumT):
+        return (6, t.enum.fqn, t.variant or "")
+    if isinstance(t, T.Arr):
+        return (7, _order_key(t.elem))
+    if isinstance(t, T.MapT):
+        return (8, _order_key(t.key), _order_key(t.val))
+    return (10,)
 
 
 def describe_written(te, resolver, index, ns, generics, tparams: tuple) -> tuple:
@@ -335,7 +372,7 @@ STD_IFACES = {**{f: (0, {}) for f in ("baml.ops.Equals", "baml.ops.Compare", "ba
                                      "baml.ToJson", "baml.FromJson")},
               **{f: (0, {"Item": None, "Error": ("prim", "never")}) for f in ("baml.iter.Iterable", "baml.iter.Iterator")},
               **{f"baml.ops.{f}": (1, {"Output": None}) for f in ("Add", "Subtract", "Multiply", "Divide", "Remainder")},
-              "baml.ops.Negate": (0, {"Output": None})}
+              "baml.ops.Negate": (0, {"Output": None}), "baml.random.Rng": (0, {})}
 def std_iface(fqn: str, args: list, names: list, bound: dict | None = None) -> tuple:
     """The descriptor of stdlib interface `fqn` at static type arguments `args` (each named by
     `names`: an associated type, or None for a type parameter) and associated types `bound`;
@@ -562,6 +599,8 @@ class Reflector:
             return own == (iface[2], iface[3])
         if name in _EVERY_TYPE:
             return True
+        if name == "baml.random.Rng":  # the stdlib's generators
+            return t[0] == "class" and t[1] in _RNG_CLASSES
         if name == "baml.Hash":
             return self._hashable(t, seen)
         if name == "baml.ops.Compare":
@@ -632,6 +671,9 @@ class Reflector:
         carried."""
         out = []
         for name, text in (stdsigs.STD_CLASSES.get(fqn) or stdsigs.STD_REFLECT_FIELDS.get(fqn, {})).items():
+            if text == RUST_TYPE[1]:  # an engine-internal slot, shown by its placeholder type
+                out.append((name, RUST_TYPE, meta([], None)))
+                continue
             te, _ = parse_type(SourceFile("<stdlib>", text))
             out.append((name, describe(self.resolver.resolve(te, None, frozenset())), meta([], None)))
         return out

@@ -312,11 +312,11 @@ baml.csv.reader(source: string | uint8array, options: baml.csv.ReaderOptions? = 
 baml.csv.buffer(options: baml.csv.WriterOptions? = null) -> unknown throws baml.csv.Error
 baml.csv.stringify_records(records: (null | bool | int | bigint | float | string)[][], options: baml.csv.WriterOptions? = null) -> string throws baml.csv.Error
 baml.csv.to_markdown_records(records: string[][], headers: string[]? = null, max_rows: int = 100) -> string
-baml.toml.Table.parse(s: string) -> unknown throws baml.toml.ParseError
-baml.toml.Table.from_json(j: unknown) -> unknown throws baml.json.DecodeError
-baml.toml.table_from_json(j: unknown) -> unknown throws baml.json.DecodeError
+baml.toml.Table.parse(s: string) -> baml.toml.Table throws baml.toml.ParseError
+baml.toml.Table.from_json(j: json) -> baml.toml.Table throws baml.json.DecodeError
+baml.toml.table_from_json(j: json) -> baml.toml.Table throws baml.json.DecodeError
 baml.toml.item_from_json(json: unknown) -> unknown throws baml.json.DecodeError
-baml.toml.item_to_json(item: unknown) -> unknown throws baml.json.SerializationError
+baml.toml.item_to_json(item: unknown) -> json throws baml.json.SerializationError
 baml.hash.DefaultHasher.new() -> baml.hash.DefaultHasher
 baml.crypto.Aes256GcmSiv.new(key: uint8array) -> baml.crypto.Aes256GcmSiv throws baml.errors.InvalidArgument
 baml.crypto.Aes256GcmSiv.random_key(rng: baml.random.Rng) -> uint8array
@@ -422,7 +422,7 @@ future.state() -> unknown
 _FUNCTIONS += """baml.future.all(futures: unknown[]) -> unknown
 baml.spawn.CancelToken.new() -> unknown
 baml.spawn.CancelToken.any(tokens: unknown[]) -> unknown
-baml.spawn.Limit.new(capacity: int) -> unknown throws baml.errors.InvalidArgument
+baml.spawn.Limit.new(capacity: int) -> baml.spawn.Limit throws baml.errors.InvalidArgument
 baml.spawn.Root.new() -> unknown
 baml.spawn.Plan.new(body: unknown, name: string? = null) -> unknown
 """
@@ -756,6 +756,9 @@ STD_REFLECT_FIELDS: dict[str, dict[str, str]] = {
                             "cause": "baml.errors.Context?"},
     "baml.errors.StackTrace": {"frames": "baml.errors.StackFrame[]"},
     "baml.errors.StackFrame": {"file": "string", "line": "int", "function_name": "string"},
+    # `_handle`: the bridge's opaque handle on the host's exception (engine: `$rust_type`)
+    "baml.errors.HostCallable": {"message": "string", "class_name": "string", "language": "string",
+                                 "traceback": "string?", "_handle": "$rust_type"},
     "baml.errors.UnknownError": {"data": "unknown", "message": "string[]"},
 }
 # stdlib classes whose methods the checker types from these signatures (`Self` the receiver;

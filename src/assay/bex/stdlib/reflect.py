@@ -12,6 +12,7 @@ import re
 from ...sema import reflect as R
 from .. import ops
 from ..values import OMITTED, BigInt, Instance, RType, RView, TypedList, TypedMap, Variant
+from . import randomlib
 from ._registry import _KIND_OF, FUNCTIONS, METHODS, method
 
 
@@ -36,7 +37,7 @@ for _q in ("reflect.errors.NotFound", "reflect.errors.TypeMismatch"):
 # type alone, `Class.fields()`: no owner)
 _FIELD = ops.BUILTIN_CLASSES["reflect.class.Field"].py
 _FIELD.m_metadata = lambda self: self.f_meta
-_FIELD.m_value = lambda self: None if self.f__owner is None else getattr(self.f__owner, "f_" + self.f_name)
+_FIELD.m_value = lambda self: None if self.f__owner is None else getattr(self.f__owner, "f_" + self.f_name, None)
 
 
 # ── values → descriptors ──
@@ -70,6 +71,9 @@ def describe_value(v, refl=None) -> tuple:
         if refl is not None and refl.classes.get(v._class.fqn) is not v._class:
             return ("class", v._class.fqn, args, v._class.name)  # another program's class
         return ("class", v._class.fqn, args)
+    std = _STD_VALUES.get(t)
+    if std is not None:  # a stdlib object the VM keeps as a Python one (a random generator)
+        return ("class", std, ())
     if t is RType:
         return ("reflect", "Type")
     if t is RView:
@@ -79,6 +83,8 @@ def describe_value(v, refl=None) -> tuple:
     return R.UNKNOWN
 
 
+_STD_VALUES = {c: "baml.random." + c.__name__ for c in (randomlib.SystemRandom, randomlib.Xoshiro256PlusPlus,
+                                                        randomlib.ChaCha20)}
 _TARGS: dict[str, tuple] = {}
 
 
