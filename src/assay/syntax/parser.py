@@ -2202,7 +2202,7 @@ class Parser:
             ret = self.type_expr()
             if self.eat("throws"):
                 throws = self.type_expr()
-        hole = throws is not None and _has_hole(throws)
+        hole = throws if throws is not None and _has_hole(throws) else False  # (its span: E0147)
         ret, throws = _unless_hole(ret), _unless_hole(throws)  # `-> _`, `throws _`: inferred
         for p in params:
             if p.type is not None and _has_hole(p.type):

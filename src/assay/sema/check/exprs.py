@@ -289,6 +289,8 @@ class ExprChecks:
             if self.soft is not e and not T.has_json(x):  # json tells no element type (E0155)
                 self.pin(v)
             e.declared = v.ty
+            if x is not UNKNOWN and isinstance(v.ty, LambdaT):  # a use where a type is expected
+                self.effects.holes.pop(id(v.ty.node), None)  # may give its `throws _` one
             if v.open_params is not None and (_sure_scrutinee(x) or any(isinstance(m, FuncT) for m in T.members(x))):
                 self.typed_lambda(v)
                 self.placed_lambda(v, x)
@@ -1055,6 +1057,10 @@ class ExprChecks:
         if throws is None and isinstance(exp, FuncT) and exp.throws is not None and \
                 (exp.throws is NEVER or _sure_scrutinee(exp.throws)):
             throws = exp.throws  # a lambda where `(…) -> R throws E` is expected may throw only E
+        if e.throws_hole and throws is None and not isinstance(exp, FuncT):
+            self.effects.holes[id(e)] = e.throws_hole.span  # nothing but its body to infer from
+        else:
+            self.effects.holes.pop(id(e), None)
         if throws is not None:
             self.effects.declared[id(e)] = throws
             if _is_unknown(e.throws):
