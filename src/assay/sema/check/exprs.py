@@ -559,6 +559,10 @@ class ExprChecks:
             ct = UNKNOWN
         elif isinstance(ct, T.StdT) and ct.name in stdsigs.STD_CLASSES:
             return self.std_class_lit(e, ct)
+        elif self.std_error_class(e.type, ct) is not None:  # its fields; its type stays unmodelled
+            name = self.std_error_class(e.type, ct)
+            self.std_class_lit(e, T.StdT("class", name), stdsigs.STD_ERROR_FIELDS[name])
+            return UNKNOWN
         if ct == _DONE and not e.entries:  # `baml.iter.Done {}`: what `next()` ends with
             return _DONE
         if getattr(e.type, "path", [])[:2] == ["baml", "iter"] and e.type.path[2:] in (["Repeat"], ["Range"], ["ArrayIterator"]):
@@ -683,6 +687,17 @@ class ExprChecks:
               and head not in self.index.packages):
             p = ".".join(path)
             self.err(span, "E0002", f"unresolved type: {p}. Did you mean `root.{p}`?")
+
+    def std_error_class(self, te: ast.TName, ct: T.Type) -> str | None:
+        """The stdlib error class a literal's written name builds, where the checker knows its
+        fields only (`ai.errors.RateLimited`, `baml.errors.StackFrame`)."""
+        if isinstance(ct, T.StdT):
+            return ct.name if ct.name in stdsigs.STD_ERROR_FIELDS else None
+        path = getattr(te, "path", None)
+        if ct is not UNKNOWN or not path or path[0] in self.index.items_in(self.ns) or path[0] in self.index.packages:
+            return None
+        p = ".".join(path)
+        return p if p in stdsigs.STD_ERROR_FIELDS else None
 
     def std_error_lit(self, te: ast.TName, span: Span) -> bool:
         """Report a class literal of a stdlib error name that builds nothing: an alias
