@@ -975,7 +975,8 @@ class ExprChecks:
                 cur = out
         self.x_Lambda(e.fn, UNKNOWN)
         v = widen(getattr(e.fn, "value_ty", UNKNOWN))
-        sure = v is NULL or (self.sure_type(v) and not _returns(e.fn.body))
+        # (a future of a future is kept: its inner body's throws reach the second `await`)
+        sure = v is NULL or ((self.sure_type(v) or isinstance(v, FutureT)) and not _returns(e.fn.body))
         if need is not None and sure and not assignable(v, need):
             self.mismatch(e.fn.body.span, need, v)  # (the engine: at the block)
         return FutureT(cur if cur is not None else v if sure else UNKNOWN, None if e.modifiers else (e.fn,))
