@@ -1003,6 +1003,8 @@ class ExprChecks:
                      f"unknown>`, found `{show(t)}`")
         if isinstance(t, FutureT) and t.bodies is not None:  # it throws what the spawned body does
             self.effects.sites[id(e)] = ("through", tuple(("lambda", b) for b in t.bodies))
+        elif isinstance(t, FutureT) and t.throws is not None:  # a written `Future<T, E>`: E
+            self.effects.sites[id(e)] = ("type", t.throws)
         return t.value if isinstance(t, FutureT) else UNKNOWN
 
     def placed_lambda(self, v: Var, x: T.Type) -> None:

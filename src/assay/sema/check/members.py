@@ -336,7 +336,7 @@ class MemberChecks:
             return UNKNOWN
         if isinstance(tb, T.StdT) and tb.name == "baml.future.Future" and name not in _FUTURE_MEMBERS \
                 and name not in _EVERY_TYPE_METHODS:  # `fut.await()`: awaiting is `await fut`
-            if isinstance(tb, FutureT):  # a `spawn`'s future: the engine has not fixed its type yet
+            if isinstance(tb, FutureT) and tb.throws is None:  # a `spawn`'s future: the engine has not fixed its type yet
                 self.err(e.span, "E0155", "type annotations needed: the type of this value must be "
                          f"known before accessing `{name}`")
             else:
