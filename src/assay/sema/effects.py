@@ -43,6 +43,8 @@ class Effects:
         # (the errs of the iterators joined, span, member, item): a member of iterators that
         # `if`/`match` branches joined (the engine: of a union of iterator types)
         self.iter_splits: list = []
+        # id(Lambda) -> the span of its `throws _` where no function type is expected of it
+        self.holes: dict = {}
 
     # ───────────── summaries ─────────────
     def summarize(self, key: int, body, widen: bool = False) -> None:
@@ -218,6 +220,7 @@ class Effects:
         self.report_coerced(err)
         self.report_iter_errors(err)
         self.report_iter_splits(err)
+        self.report_holes(err)
 
     def report_iter_splits(self, err) -> None:
         """E0007: a member of iterators joined from branches whose `Error`s differ, a union
@@ -230,6 +233,13 @@ class Effects:
                                    for a in errs)
                 err(span, "E0007", f"type `{shown}` has no member `{name}`: its members implement "
                     f"no common interface that declares `{name}`")
+
+    def report_holes(self, err) -> None:
+        """E0147: a lambda's `throws _` that neither its body (it throws nothing) nor an
+        expected function type gives a type."""
+        for key, span in self.holes.items():
+            if self._values.get(key) is NEVER:
+                err(span, "E0147", "type inference failed; write the type explicitly")
 
     def report_iter_errors(self, err) -> None:
         """E0001: an iterator's inferred `Error` is not exactly the declared one."""

@@ -114,6 +114,9 @@ class Resolver:
         std = self.std.get(".".join(path))
         if path == ["baml", "future", "Future"] and err and len(te.args) != 2:  # `Future<T, E>`
             err(te.span, "E0171", f"type `baml.future.Future` expects 2 type argument(s), got {len(te.args)}")
+        if callable(std):  # a written `Future<T, E>`: what `await` gives and throws
+            args = [self.resolve(a, ns, generics, err) for a in te.args]
+            return std(*args) if len(args) == 2 else T.UNKNOWN
         if std is not None:
             return std
         if path[:2] == ["baml", "regex"] and self.std and err:  # a namespace the resolver models whole

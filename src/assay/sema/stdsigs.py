@@ -761,6 +761,24 @@ STD_REFLECT_FIELDS: dict[str, dict[str, str]] = {
                                  "traceback": "string?", "_handle": "$rust_type"},
     "baml.errors.UnknownError": {"data": "unknown", "message": "string[]"},
 }
+# the fields of the stdlib error classes a literal may build (`ai.errors.RateLimited { … }`),
+# as 0.23.0 declares them; the checker reads them for a literal's fields only
+_AI_ERRORS = {
+    "RateLimited": {"provider": "string", "retry_after_ms": "int?", "status_code": "int?", "raw_body": "string?"},
+    "NetworkFailure": {"provider": "string", "detail": "string", "status_code": "int?", "raw_body": "string?"},
+    "InvalidRequest": {"provider": "string", "status_code": "int?", "detail": "string", "raw_body": "string?"},
+    "PromptRenderError": {"message": "string", "cause": "unknown"},
+    "PreviewUnsupported": {"provider": "string", "detail": "string"},
+    "Refused": {"provider": "string", "reason": "string", "raw_body": "string?"},
+    "ParseFailed": {"provider": "string", "raw_output": "string", "message": "string?"},
+    "InvalidResponse": {"provider": "string", "message": "string", "raw_body": "string?", "status_code": "int?"},
+    "ProviderError": {"provider": "string", "message": "string", "error_type": "string?", "error_code": "string?",
+                      "raw_body": "string?", "status_code": "int?"},
+    "FinishReasonError": {"provider": "string", "finish_reason": "unknown", "raw_output": "string"},
+    "StepBudgetExceeded": {"steps": "int"},
+}
+STD_ERROR_FIELDS: dict[str, dict[str, str]] = {
+    **STD_REFLECT_FIELDS, **{f"ai.errors.{c}": fs for c, fs in _AI_ERRORS.items()}}
 # stdlib classes whose methods the checker types from these signatures (`Self` the receiver;
 # None: a method it leaves unchecked; "*": any other name too); their runtime state is a handle
 STD_CLASS_METHODS: dict[str, dict] = {

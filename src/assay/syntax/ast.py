@@ -356,7 +356,7 @@ class Lambda(Expr):
     ret: TypeExpr | None
     throws: TypeExpr | None
     body: "Block"
-    throws_hole: bool = False  # `throws _`: inferred, its thrown literals widened
+    throws_hole: object = False  # `throws _` (its TypeExpr): inferred, its thrown literals widened
 
 
 @dataclass(eq=False)

@@ -92,6 +92,7 @@ class Parser:
         self.clients: list[ast.ClientDecl] = []
         self.depth = 0
         self.no_struct = False
+        self.let_type = -1  # where a `let`'s written type starts (`let x: _[]`: E0010)
         self.in_testset = False  # in a testset's body (not one of its tests'): `test` is allowed
         self.under_testset = False  # within a testset, its tests' bodies too: `testset` is allowed
         self.in_step = False  # parsing a C-style `for`'s step
@@ -937,6 +938,9 @@ class Parser:
             s = self.tok.start
         t = self.type_atom() if base is None else base
         while True:
+            if s == self.let_type and isinstance(t, ast.TName) and t.path == ["_"] and not t.args \
+                    and not self.tok.nl and any(map(self.at, ("[", "?", "??"))):  # `let x: _[]`: no suffix
+                self.error(f"unexpected token `{self.tok.text}` after the `_` wildcard type")
             if self.at("[") and not self.tok.nl:  # `int[`: the engine wants the `]` next
                 self.advance()
                 self.expect("]")
@@ -1087,6 +1091,8 @@ class Parser:
             x = t.text
             if x == "_":
                 self.advance()
+                if self.at("[") and not self.tok.nl and self.peek().text == "]":  # `x is _[]`: the
+                    self.expected("expression", self.peek())  # engine indexes `x is _` with nothing
                 return ast.PWild(self.span(s))
             if x == "let":
                 self.advance()
@@ -1414,6 +1420,7 @@ class Parser:
             self.advance()  # `let xs: [] = …`: the engine reads an array pattern (`xs` and `[]`)
             pat = ast.PAnd(self.span(s), [pat, self.array_pattern(False)])
         elif self.eat(":"):
+            self.let_type = self.tok.start  # (`let x: _[]`, `_?`: E0010, see type_postfix)
             written = self.type_expr()
             ty = _unless_hole(written)
         if not self.at("="):
@@ -2202,7 +2209,7 @@ class Parser:
             ret = self.type_expr()
             if self.eat("throws"):
                 throws = self.type_expr()
-        hole = throws is not None and _has_hole(throws)
+        hole = throws if throws is not None and _has_hole(throws) else False  # (its span: E0147)
         ret, throws = _unless_hole(ret), _unless_hole(throws)  # `-> _`, `throws _`: inferred
         for p in params:
             if p.type is not None and _has_hole(p.type):

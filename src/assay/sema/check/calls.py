@@ -439,6 +439,8 @@ class CallChecks:
                 env = {**_binds([p for p in pairs if isinstance(p[0], FuncT)]),
                        **_binds([p for p in pairs if not isinstance(p[0], FuncT)]), **env}
             self.effects.sites[id(e)] = ("fn", fd, _call_env(fd, ps, e, env), self.passed(e, ps))
+            if getattr(ft, "through_iface", False) and ft.throws is not None and not T.has_tvar(ft.throws):
+                self.effects.sites[id(e)] = ("type", ft.throws)  # `Self.Error` as the value binds it
             self.check_bounds(e, fd, ps, env)
             if infer and not whole:
                 e.lambda_bound = _lambda_bound(ps, ret, e, env)
@@ -875,7 +877,9 @@ class CallChecks:
         """What a call through a function value calls, for `throws` effects."""
         if isinstance(ft, LambdaT):
             return ("lambda", ft.node)
-        if isinstance(ft, FnRefT):
+        if isinstance(ft, FnRefT):  # through an interface: its throws as the value binds them
+            if getattr(ft, "through_iface", False) and ft.throws is not None and not T.has_tvar(ft.throws):
+                return ("type", ft.throws)
             return ("fn", ft.fd)
         if ft.throws is not None:
             return ("type", ft.throws)

@@ -20,7 +20,7 @@ from ..program import AliasDef, ClassDef, EnumDef, FunctionDef, InterfaceDef, Pr
 from ..resolve import Resolver
 from ..types import (AnyFnT, Arr, BOOL, ClassT, EnumT, FLOAT, FuncT, INT, Lit, MapT, NEVER, NULL,
                      STRING, TOP, TVar, UNKNOWN, Union, VOID, assignable, show, widen)
-from .common import (ANY_CLASS, FnRefT, LambdaT, NativeFuncT, Var, _DONE, _ENV_REF, _Fn, _STD_TYPES,
+from .common import (ANY_CLASS, FnRefT, FutureT, LambdaT, NativeFuncT, Var, _DONE, _ENV_REF, _Fn, _STD_TYPES,
                      _block_diverges, _branch_hole, _diverges, _empty_hole, _fresh_literal,
                      _holds_container, _is_global, _is_unknown, _loose, _mark_narrowing, _mentions,
                      _opaque, _overlaps, _parse_std_type, _records, _same_error, _sure_scrutinee,
@@ -323,6 +323,7 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
         std = {**_STD_TYPES, "baml.ops.Ordering": T.StdT("enum", "baml.ops.Ordering"), "baml.iter.Done": _DONE,
                "reflect.Type": sreflect.TYPE, "reflect.TypeKind": sreflect.KIND, "reflect.Package": sreflect.PACKAGE,
                "reflect.Session": sreflect.SESSION, "reflect.AnyClass": ANY_CLASS, "baml.random.Rng": _RNG,
+               "baml.future.Future": lambda v, e: FutureT(v, None, e),
                **{f"reflect.{k}": sreflect.view(k) for k in sreflect.KINDS}}
         self.types = Resolver(index, std, top=True, iters=True)
         self.std_types = Resolver(index, std)  # stdlib signatures: their `unknown` is don't-know

@@ -68,12 +68,13 @@ class FutureT(T.StdT):
     """`spawn { … }`'s future, with the type of the value `await` gives (unknown when unsure)
     and the spawned bodies it may be (their Lambdas; None where modifiers wrap one): what
     `await` may throw."""
-    __slots__ = ("value", "bodies")
+    __slots__ = ("value", "bodies", "throws")
 
-    def __init__(self, value: T.Type, bodies: "tuple | None" = None):
+    def __init__(self, value: T.Type, bodies: "tuple | None" = None, throws: "T.Type | None" = None):
         super().__init__("class", "baml.future.Future")
         self.value = value
         self.bodies = bodies
+        self.throws = throws  # a written `Future<T, E>`'s E
 
     def join_same(self, o: T.Type) -> T.Type:
         """Futures from either branch: `await` throws what any of their bodies does."""
@@ -81,7 +82,8 @@ class FutureT(T.StdT):
             return self
         bodies = self.bodies + tuple(b for b in o.bodies if b not in self.bodies) \
             if self.bodies is not None and o.bodies is not None else None
-        return FutureT(T.union(self.value, o.value), bodies)
+        throws = T.union(self.throws, o.throws) if self.throws is not None and o.throws is not None else None
+        return FutureT(T.union(self.value, o.value), bodies, throws)
 
 
 class LambdaT(FuncT):

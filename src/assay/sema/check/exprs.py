@@ -289,6 +289,8 @@ class ExprChecks:
             if self.soft is not e and not T.has_json(x):  # json tells no element type (E0155)
                 self.pin(v)
             e.declared = v.ty
+            if x is not UNKNOWN and isinstance(v.ty, LambdaT):  # a use where a type is expected
+                self.effects.holes.pop(id(v.ty.node), None)  # may give its `throws _` one
             if v.open_params is not None and (_sure_scrutinee(x) or any(isinstance(m, FuncT) for m in T.members(x))):
                 self.typed_lambda(v)
                 self.placed_lambda(v, x)
@@ -567,6 +569,10 @@ class ExprChecks:
             ct = UNKNOWN
         elif isinstance(ct, T.StdT) and ct.name in stdsigs.STD_CLASSES:
             return self.std_class_lit(e, ct)
+        elif self.std_error_class(e.type, ct) is not None:  # its fields; its type stays unmodelled
+            name = self.std_error_class(e.type, ct)
+            self.std_class_lit(e, T.StdT("class", name), stdsigs.STD_ERROR_FIELDS[name])
+            return UNKNOWN
         if ct == _DONE and not e.entries:  # `baml.iter.Done {}`: what `next()` ends with
             return _DONE
         if getattr(e.type, "path", [])[:2] == ["baml", "iter"] and e.type.path[2:] in (["Repeat"], ["Range"], ["ArrayIterator"]):
@@ -691,6 +697,17 @@ class ExprChecks:
               and head not in self.index.packages):
             p = ".".join(path)
             self.err(span, "E0002", f"unresolved type: {p}. Did you mean `root.{p}`?")
+
+    def std_error_class(self, te: ast.TName, ct: T.Type) -> str | None:
+        """The stdlib error class a literal's written name builds, where the checker knows its
+        fields only (`ai.errors.RateLimited`, `baml.errors.StackFrame`)."""
+        if isinstance(ct, T.StdT):
+            return ct.name if ct.name in stdsigs.STD_ERROR_FIELDS else None
+        path = getattr(te, "path", None)
+        if ct is not UNKNOWN or not path or path[0] in self.index.items_in(self.ns) or path[0] in self.index.packages:
+            return None
+        p = ".".join(path)
+        return p if p in stdsigs.STD_ERROR_FIELDS else None
 
     def std_error_lit(self, te: ast.TName, span: Span) -> bool:
         """Report a class literal of a stdlib error name that builds nothing: an alias
@@ -969,7 +986,8 @@ class ExprChecks:
                 cur = out
         self.x_Lambda(e.fn, UNKNOWN)
         v = widen(getattr(e.fn, "value_ty", UNKNOWN))
-        sure = v is NULL or (self.sure_type(v) and not _returns(e.fn.body))
+        # (a future of a future is kept: its inner body's throws reach the second `await`)
+        sure = v is NULL or ((self.sure_type(v) or isinstance(v, FutureT)) and not _returns(e.fn.body))
         if need is not None and sure and not assignable(v, need):
             self.mismatch(e.fn.body.span, need, v)  # (the engine: at the block)
         return FutureT(cur if cur is not None else v if sure else UNKNOWN, None if e.modifiers else (e.fn,))
@@ -996,6 +1014,8 @@ class ExprChecks:
                      f"unknown>`, found `{show(t)}`")
         if isinstance(t, FutureT) and t.bodies is not None:  # it throws what the spawned body does
             self.effects.sites[id(e)] = ("through", tuple(("lambda", b) for b in t.bodies))
+        elif isinstance(t, FutureT) and t.throws is not None:  # a written `Future<T, E>`: E
+            self.effects.sites[id(e)] = ("type", t.throws)
         return t.value if isinstance(t, FutureT) else UNKNOWN
 
     def placed_lambda(self, v: Var, x: T.Type) -> None:
@@ -1066,6 +1086,10 @@ class ExprChecks:
         if throws is None and isinstance(exp, FuncT) and exp.throws is not None and \
                 (exp.throws is NEVER or _sure_scrutinee(exp.throws)):
             throws = exp.throws  # a lambda where `(…) -> R throws E` is expected may throw only E
+        if e.throws_hole and throws is None and not isinstance(exp, FuncT):
+            self.effects.holes[id(e)] = e.throws_hole.span  # nothing but its body to infer from
+        else:
+            self.effects.holes.pop(id(e), None)
         if throws is not None:
             self.effects.declared[id(e)] = throws
             if _is_unknown(e.throws):

@@ -336,7 +336,7 @@ class MemberChecks:
             return UNKNOWN
         if isinstance(tb, T.StdT) and tb.name == "baml.future.Future" and name not in _FUTURE_MEMBERS \
                 and name not in _EVERY_TYPE_METHODS:  # `fut.await()`: awaiting is `await fut`
-            if isinstance(tb, FutureT):  # a `spawn`'s future: the engine has not fixed its type yet
+            if isinstance(tb, FutureT) and tb.throws is None:  # a `spawn`'s future: the engine has not fixed its type yet
                 self.err(e.span, "E0155", "type annotations needed: the type of this value must be "
                          f"known before accessing `{name}`")
             else:
@@ -570,10 +570,10 @@ class MemberChecks:
         ft = stdsigs.STD_CLASSES.get(ct.name, {}).get(name) if isinstance(ct, T.StdT) else None
         return self.resolve(_parse_std_type(ft), report=False) if ft is not None else UNKNOWN
 
-    def std_class_lit(self, e, ct: T.StdT) -> T.Type:
-        """`baml.regex.Match { … }`: its fields typed; a class holding runtime state (`Regex`'s
-        `_handle`) is built only by its own functions (E0173)."""
-        fields = stdsigs.STD_CLASSES[ct.name]
+    def std_class_lit(self, e, ct: T.StdT, fields: dict | None = None) -> T.Type:
+        """`baml.regex.Match { … }`: its fields typed (`fields`: a stdlib error class's); a class
+        holding runtime state (`Regex`'s `_handle`) is built only by its own functions (E0173)."""
+        fields = stdsigs.STD_CLASSES[ct.name] if fields is None else fields
         if ct.name in stdsigs.STD_HANDLE_CLASSES:
             self.err(e.span, "E0173", f"class `{ct.name}` cannot be built with a class literal: its "
                      "field `_handle` holds state that only the class's own functions create")
