@@ -385,8 +385,9 @@ class CallChecks:
                     lam = v.ty.node if isinstance(v.ty, LambdaT) else None
                     rest = getattr(lam, "param_vars", [])[len(e.args):]  # defaulted, left out: `g()`
                     left = [p for p in v.open_params if any(p[2] is pv for pv in rest)] or None
-                self.typed_lambda(v)  # `g(1)`, `g(1)(2)`, `gs[0](1)` type `let g = (d) -> …`'s parameters
-                v.open_params = left
+                if not (isinstance(f, ast.Call) and f.func is root and v.open_params is not None):
+                    self.typed_lambda(v)  # `g(1)`, `g(1)(2)`, `gs[0](1)` type `let g = (d) -> …`'s parameters
+                    v.open_params = left  # (`g(1)(2)`: the inner call `g(1)` types them)
             ft = self.expr(f, UNKNOWN)
             if e.optional:  # `f?.(x)`
                 r, whole = _source(f), _source(e)
@@ -468,6 +469,7 @@ class CallChecks:
                     self.relambda(lam, tuple((p.name, self.resolve(p.type) if p.type is not None else
                                               widen(a.value.ty), p.default is not None)
                                              for p, a in zip(lam.params, e.args)))
+            self.returned_lambda(e, f, tb)
             v = getattr(e, "first_call", None)
             if v is not None and isinstance(v.ty, LambdaT) and len(e.args) == len(tb.params):
                 # `let id = (x) -> { x }; id(1)`: x is an `int` from here on (`id("s")`: E0001)
@@ -978,6 +980,21 @@ class CallChecks:
             return ft.params
         return tuple((n, _bound_callback(p, got), d) if T.has_tvar(p) else (n, q, d)
                      for (n, p, d), (_, q, _) in zip(op.params, ft.params))
+
+    def returned_lambda(self, e: ast.Call, f, tb: FuncT) -> None:
+        """`g(1)("a")` of `let g = (d) -> { (e) -> { d + e } }`: g's body again at d's type from
+        `g(1)` with the lambda it returns at `("a")`'s (the engine: E0004 in `d + e`)."""
+        v = getattr(f, "first_call", None) if isinstance(f, ast.Call) else None
+        inner = getattr(tb, "node", None)
+        if v is None or not isinstance(v.ty, LambdaT) or not isinstance(v.ty.node, ast.Lambda) \
+                or not isinstance(inner, ast.Lambda) or len(inner.params) != len(e.args) \
+                or v.ty.node.body.tail is not inner or all(p.type is not None for p in inner.params):
+            return
+        if any(a.name is not None or a.value.ty is None for a in e.args):
+            return
+        ps = tuple((p.name, self.resolve(p.type) if p.type is not None else widen(a.value.ty), p.default is not None)
+                   for p, a in zip(inner.params, e.args))
+        self.relambda(v.ty.node, v.ty.params, FuncT(ps, T.TOP, None))  # (TOP: any body fits)
 
     def open_result(self, e: ast.Call, open_ret: FuncT, ret: FuncT, env: dict, expected: T.Type) -> T.Type:
         """`adder(1)` of `adder<T>(a: T) -> (T) -> T`: a function whose T stays open (see

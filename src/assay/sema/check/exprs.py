@@ -1000,14 +1000,14 @@ class ExprChecks:
         if ps != t.params:
             self.relambda(t.node, ps)
 
-    def relambda(self, e, ps: tuple) -> T.Type:
+    def relambda(self, e, ps: tuple, ret: T.Type = UNKNOWN) -> T.Type:
         """A let-bound lambda checked again where its first call typed its open parameters
         (the engine infers them from that call, then checks the body at them). Its result
         where the body's value is a variable (`(d) -> { d }` called with an `int`: `int`), else
         UNKNOWN: the engine leaves an operator's output over such a parameter open."""
         self.rechecking = True
         try:
-            t = self.x_Lambda(e, FuncT(ps, UNKNOWN, None))
+            t = self.x_Lambda(e, FuncT(ps, ret, None))
         finally:
             self.rechecking = False
         tail = e.body.tail
