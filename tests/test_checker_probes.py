@@ -30,10 +30,8 @@ _DIAG = re.compile(r"""(?:^|\\n|['"])(\w+)\.baml:(\d+):(\d+)(?:-\d+:\d+)? error\
 
 # programs where Assay still differs from the engine: name -> why (each must still differ)
 KNOWN: dict[str, str] = {
-    # a let-bound lambda typed through an index or an outer call is not re-checked
+    # a lambda a let-bound lambda returns, bound by a `let`, is not re-checked at its call's types
     "infer4_j7_let": "let h = g(1); h(\"a\") of (d) -> { (e) -> { d + e } }: the engine's E0004 (Assay: accepted)",
-    "infer4_p6": "gs[0](\"s\") of [(d: int) -> …, (e) -> …]: the engine's E0001 at \"s\" (Assay: the items' join is unknown)",
-    "infer4_p1": "an array of several untyped lambdas: the engine's E0002 at each parameter (Assay: typed by gs[1](3))",
 }
 
 

@@ -464,6 +464,8 @@ class ExprChecks:
             for it in e.items:
                 self.expr(it, UNKNOWN)
             return UNKNOWN
+        if expected is UNKNOWN and len(e.items) > 1 and all(isinstance(it, ast.Lambda) for it in e.items):
+            return self.lambda_items(e)
         ts = self.items_inferred(e.items)
         order = [it for it in e.items if not _hollow(it)] + [it for it in e.items if _hollow(it)]
         t = Arr(self.joined_items(list(zip(ts, order))) if ts else UNKNOWN)
@@ -474,6 +476,31 @@ class ExprChecks:
             for it in e.items:
                 self.escape(it)
         return t
+
+    def lambda_items(self, e) -> T.Type:
+        """`[(d: int) -> …, (e) -> …]`: the first lambda with every parameter typed gives the
+        others theirs, and the array its element type; with none, nothing types the parameters
+        (the engine's E0002 at each, whatever later calls `gs[1](3)` pass)."""
+        proto = next((it for it in e.items if all(p.type is not None for p in it.params)), None)
+        if proto is None:
+            for it in e.items:
+                self.uninferable_lambda(it)
+            ts = [self.expr(it, UNKNOWN) for it in e.items]
+            return Arr(self.joined_items(list(zip(ts, e.items))))
+        pt = self.expr(proto, UNKNOWN)
+        if not isinstance(pt, FuncT):
+            ts = [pt if it is proto else self.expr(it, UNKNOWN) for it in e.items]
+            return Arr(self.joined_items(list(zip(ts, e.items))))
+        # the others are checked on their own (`(e) -> { e.length() }`: E0155), then joined with it
+        ts = [pt if it is proto else self.expr(it, UNKNOWN) for it in e.items]
+        if all(isinstance(t, FuncT) and len(t.params) == len(pt.params) and assignable(t.ret, pt.ret)
+               and all(assignable(q, p) for (_, p, _), (_, q, _) in zip(t.params, pt.params)) for t in ts):
+            for it in e.items:  # the join types their open parameters (`gs[0]("s")`: E0001)
+                for p, pv, (_, q, _) in zip(it.params, getattr(it, "param_vars", ()), pt.params):
+                    if p.type is None and pv.open_params is not None:
+                        pv.ty, pv.open_params = q, None
+            return Arr(FuncT(pt.params, pt.ret, pt.throws))  # (the parameters' names are no part of it)
+        return Arr(self.joined_items(list(zip(ts, e.items))))
 
     def joined_items(self, pairs: list) -> T.Type:
         """A literal's items joined as `if` branches are (a declared literal type is kept:
