@@ -29,10 +29,7 @@ _SECTION = re.compile(r"^// ---- (\w+)\n", re.M)
 _DIAG = re.compile(r"""(?:^|\\n|['"])(\w+)\.baml:(\d+):(\d+)(?:-\d+:\d+)? error\[(E\d+)\]""", re.M)
 
 # programs where Assay still differs from the engine: name -> why (each must still differ)
-KNOWN: dict[str, str] = {
-    # a lambda a let-bound lambda returns, bound by a `let`, is not re-checked at its call's types
-    "infer4_j7_let": "let h = g(1); h(\"a\") of (d) -> { (e) -> { d + e } }: the engine's E0004 (Assay: accepted)",
-}
+KNOWN: dict[str, str] = {}
 
 
 def _programs() -> dict[str, str]:

@@ -983,7 +983,10 @@ class CallChecks:
 
     def returned_lambda(self, e: ast.Call, f, tb: FuncT) -> None:
         """`g(1)("a")` of `let g = (d) -> { (e) -> { d + e } }`: g's body again at d's type from
-        `g(1)` with the lambda it returns at `("a")`'s (the engine: E0004 in `d + e`)."""
+        `g(1)` with the lambda it returns at `("a")`'s (the engine: E0004 in `d + e`); also
+        through `let h = g(1); h("a")`."""
+        if isinstance(f, ast.Name) and (h := self.lookup_var(f.name)) is not None:
+            f = h.push_call
         v = getattr(f, "first_call", None) if isinstance(f, ast.Call) else None
         inner = getattr(tb, "node", None)
         if v is None or not isinstance(v.ty, LambdaT) or not isinstance(v.ty.node, ast.Lambda) \
