@@ -1010,25 +1010,37 @@ class CallChecks:
         r.site, r.tvars, r.ret_var, r.binds = e, tvars, rv, env
         want = T.base(expected)
         if isinstance(want, FuncT) and len(want.params) == len(r.params):
+            room = want.ret if rv is not None and _sure_scrutinee(want.ret) else None
             for tv, (_, pt, _) in zip(tvars, want.params):  # `let h: (string) -> string = adder(1)`
-                if tv is not None and _sure_scrutinee(pt) and not assignable(pt, env[tv]):
+                if tv is not None and _sure_scrutinee(pt) and self.open_clash(pt, env[tv], room if tv == rv else None):
                     self.open_conflict(r, tv, pt)
                     return UNKNOWN
+            if room is not None and any(tv == rv and not assignable(pt, env[tv])
+                                        for tv, (_, pt, _) in zip(tvars, want.params)):
+                return T.subst(open_ret, {**env, rv: room})  # T is the expected result (`int | string`)
         return r
 
     def open_conflicts(self, e: ast.Call, ft: OpenResultT, expected: T.Type) -> bool:
         """A call of an OpenResultT: an argument that does not fit its type parameter's type, or
         an expected result that type does not fit, is E0002 at the generic call."""
+        room = expected if ft.ret_var is not None and _sure_scrutinee(expected) else None
         for tv, a in zip(ft.tvars, e.args):
             at = a.value.ty or UNKNOWN
             if tv is not None and a.name is None and at is not NULL and _sure_scrutinee(at) \
-                    and not assignable(at, ft.binds[tv]):
+                    and self.open_clash(at, ft.binds[tv], room if tv == ft.ret_var else None):
                 self.open_conflict(ft, tv, at)
                 return True
         if ft.ret_var is not None and _sure_scrutinee(expected) and not assignable(ft.binds[ft.ret_var], expected):
             self.err(ft.site.span, "E0002", f"cannot infer type parameter `{ft.ret_var}`")
             return True
         return False
+
+    @staticmethod
+    def open_clash(at: T.Type, bound: T.Type, room: T.Type | None) -> bool:
+        """Does `at` not fit T's `bound`, nor an expected result (`room`) that holds both
+        (`adder(1)("a")` as an `int | string`: T is that)?"""
+        return not assignable(at, bound) and not (room is not None and assignable(at, room)
+                                                  and assignable(bound, room))
 
     def open_conflict(self, ft: OpenResultT, tv: str, at: T.Type) -> None:
         self.err(ft.site.span, "E0002", f"cannot infer type parameter `{tv}`: its arguments give it the "
