@@ -541,6 +541,9 @@ class ExprChecks:
             self.hashable_key(e, exp.key)
             return exp
         ks = [self.expr(k, UNKNOWN) for k, _ in e.entries]
+        if expected is UNKNOWN and len(e.entries) > 1 and all(isinstance(v, ast.Lambda) for _, v in e.entries):
+            for _, v in e.entries:  # `{"a": (d: int) -> …, "b": (e) -> …}`: nothing types e (E0002),
+                self.uninferable_lambda(v)  # whatever later calls pass (unlike an array's items)
         vs = [self.expr(v, UNKNOWN) for _, v in e.entries]
         if not ks:
             t = MapT(UNKNOWN, UNKNOWN)
