@@ -29,10 +29,7 @@ _SECTION = re.compile(r"^// ---- (\w+)\n", re.M)
 _DIAG = re.compile(r"""(?:^|\\n|['"])(\w+)\.baml:(\d+):(\d+)(?:-\d+:\d+)? error\[(E\d+)\]""", re.M)
 
 # programs where Assay still differs from the engine: name -> why (each must still differ)
-KNOWN: dict[str, str] = {
-    # an array of a named function and an untyped lambda: the function's type does not type the lambda
-    "infer4_m_items_c": "gs[1](\"s\") of [inc, (e) -> …]: the engine's E0001 at \"s\" (Assay: accepted)",
-}
+KNOWN: dict[str, str] = {}
 
 
 def _programs() -> dict[str, str]:

@@ -464,7 +464,8 @@ class ExprChecks:
             for it in e.items:
                 self.expr(it, UNKNOWN)
             return UNKNOWN
-        if expected is UNKNOWN and len(e.items) > 1 and all(isinstance(it, ast.Lambda) for it in e.items):
+        if expected is UNKNOWN and len(e.items) > 1 and any(isinstance(it, ast.Lambda) for it in e.items) \
+                and all(isinstance(it, (ast.Lambda, ast.Name)) for it in e.items):
             return self.lambda_items(e)
         ts = self.items_inferred(e.items)
         order = [it for it in e.items if not _hollow(it)] + [it for it in e.items if _hollow(it)]
@@ -478,10 +479,11 @@ class ExprChecks:
         return t
 
     def lambda_items(self, e) -> T.Type:
-        """`[(d: int) -> …, (e) -> …]`: the first lambda with every parameter typed gives the
+        """`[(d: int) -> …, (e) -> …]`: the first function or lambda with every parameter typed gives the
         others theirs, and the array its element type; with none, nothing types the parameters
         (the engine's E0002 at each, whatever later calls `gs[1](3)` pass)."""
-        proto = next((it for it in e.items if all(p.type is not None for p in it.params)), None)
+        proto = next((it for it in e.items if not isinstance(it, ast.Lambda)  # (`[inc, (e) -> …]`)
+                      or all(p.type is not None for p in it.params)), None)
         if proto is None:
             for it in e.items:
                 self.uninferable_lambda(it)
@@ -495,7 +497,8 @@ class ExprChecks:
         ts = [pt if it is proto else self.expr(it, UNKNOWN) for it in e.items]
         if all(isinstance(t, FuncT) and len(t.params) == len(pt.params) and assignable(t.ret, pt.ret)
                and all(assignable(q, p) for (_, p, _), (_, q, _) in zip(t.params, pt.params)) for t in ts):
-            for it in e.items:  # the join types their open parameters (`gs[0]("s")`: E0001)
+            for it in filter(lambda x: isinstance(x, ast.Lambda), e.items):  # the join types their
+                # open parameters (`gs[0]("s")`: E0001)
                 for p, pv, (_, q, _) in zip(it.params, getattr(it, "param_vars", ()), pt.params):
                     if p.type is None and pv.open_params is not None:
                         pv.ty, pv.open_params = q, None
