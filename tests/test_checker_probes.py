@@ -29,18 +29,7 @@ _SECTION = re.compile(r"^// ---- (\w+)\n", re.M)
 _DIAG = re.compile(r"""(?:^|\\n|['"])(\w+)\.baml:(\d+):(\d+)(?:-\d+:\d+)? error\[(E\d+)\]""", re.M)
 
 # programs where Assay still differs from the engine: name -> why (each must still differ)
-KNOWN: dict[str, str] = {
-    # a generic call's function-typed result: the engine keeps its T open into the call of the
-    # result and the expected type (E0002 at the generic call); Assay fixes T from its arguments
-    "infer4_e11": "adder(1)(\"a\"): E0002 at adder(1) (Assay: E0001 at \"a\")",
-    "infer4_h1": "let h = adder(1); h(\"a\"): E0002 at adder(1) (Assay: E0001 at \"a\")",
-    "infer4_h2": "adder(1)(2) as a string: E0002 at adder(1) (Assay: E0001 at the body)",
-    "infer4_h7": "(string) -> string expected of adder(1): E0002 (Assay: E0001 at the same place)",
-    # a let-bound lambda typed through an index or an outer call is not re-checked
-    "infer4_j7": "g(1)(\"a\") of (d) -> { (e) -> { d + e } }: the engine's E0004 (Assay: accepted)",
-    "infer4_p6": "gs[0](\"s\") of [(d: int) -> …, (e) -> …]: the engine's E0001 at \"s\" (Assay: the items' join is unknown)",
-    "infer4_p1": "an array of several untyped lambdas: the engine's E0002 at each parameter (Assay: typed by gs[1](3))",
-}
+KNOWN: dict[str, str] = {}
 
 
 def _programs() -> dict[str, str]:

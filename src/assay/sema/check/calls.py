@@ -11,7 +11,7 @@ from ..stdnames import STDLIB_MEMBER_NAMES, STDLIB_TYPE_NAMES
 from ..types import (AnyFnT, Arr, BOOL, ClassT, EnumT, FLOAT, FuncT, INT, IfaceT, Lit, MapT, NEVER,
                      NULL, STRING, TOP, TVar, UNKNOWN, Union, VOID, assignable, show, widen)
 from .members import _ITER_METHODS
-from .common import (ANY_CLASS, BoundFuncT, FnRefT, LambdaT, NativeFuncT, _ENGINE_MEMBERS,
+from .common import (ANY_CLASS, BoundFuncT, FnRefT, LambdaT, NativeFuncT, OpenResultT, _ENGINE_MEMBERS,
                      _EVERY_TYPE_METHODS, _STD_TYPES, _binds, _bound_callback, _branch_hole,
                      _callback_throws, _chain_null, _empty_hole, _free_generics, _holds_container,
                      _is_global, _iterable_item, _may_be_null, _mentions, _same_error, _shape_binds,
@@ -388,8 +388,9 @@ class CallChecks:
                     lam = v.ty.node if isinstance(v.ty, LambdaT) else None
                     rest = getattr(lam, "param_vars", [])[len(e.args):]  # defaulted, left out: `g()`
                     left = [p for p in v.open_params if any(p[2] is pv for pv in rest)] or None
-                self.typed_lambda(v)  # `g(1)`, `g(1)(2)`, `gs[0](1)` type `let g = (d) -> …`'s parameters
-                v.open_params = left
+                if not (isinstance(f, ast.Call) and f.func is root and v.open_params is not None):
+                    self.typed_lambda(v)  # `g(1)`, `g(1)(2)`, `gs[0](1)` type `let g = (d) -> …`'s parameters
+                    v.open_params = left  # (`g(1)(2)`: the inner call `g(1)` types them)
             ft = self.expr(f, UNKNOWN)
             if e.optional:  # `f?.(x)`
                 r, whole = _source(f), _source(e)
@@ -449,22 +450,31 @@ class CallChecks:
                                         and _only_empties(g.name, ps, e.args)), None)  # `mk([])`
             if T.has_tvar(ret):
                 hidden = infer and fd.owner is None and _inferred_outside_callbacks(ret, ps, e.args)
-                ret = T.subst(ret, env)
+                open_ret, ret = ret, T.subst(ret, env)
                 if T.has_unknown(ret) and not _known_fn(ret):
                     return UNKNOWN
                 if hidden and isinstance(ret, Union):
                     ret = T.HiddenUnion(ret.members)
+                if infer and isinstance(open_ret, FuncT) and type(ret) is FuncT:
+                    return self.open_result(e, open_ret, ret, env, expected)
             return ret
         tb = T.base(ft)
         if isinstance(tb, FuncT):
             self.effects.sites[id(e)] = self.value_callee(f, tb)
             named = all(n is not None for n, _, _ in tb.params)
-            self.check_args(e, tb.params, {}, allow_named=named, user=True)
+            if isinstance(tb, OpenResultT):  # its open parameters take any argument, then must agree
+                params = tuple((n, UNKNOWN if tv else pt, d) for (n, pt, d), tv in zip(tb.params, tb.tvars))
+                self.check_args(e, params, {}, allow_named=named, user=True)
+                if self.open_conflicts(e, tb, expected):
+                    return UNKNOWN
+            else:
+                self.check_args(e, tb.params, {}, allow_named=named, user=True)
             for lam in getattr(e, "first_items", ()):
                 if len(lam.params) == len(e.args) and all(a.name is None and a.value.ty is not None for a in e.args):
                     self.relambda(lam, tuple((p.name, self.resolve(p.type) if p.type is not None else
                                               widen(a.value.ty), p.default is not None)
                                              for p, a in zip(lam.params, e.args)))
+            self.returned_lambda(e, f, tb)
             v = getattr(e, "first_call", None)
             if v is not None and isinstance(v.ty, LambdaT) and len(e.args) == len(tb.params):
                 # `let id = (x) -> { x }; id(1)`: x is an `int` from here on (`id("s")`: E0001)
@@ -983,6 +993,72 @@ class CallChecks:
             return ft.params
         return tuple((n, _bound_callback(p, got), d) if T.has_tvar(p) else (n, q, d)
                      for (n, p, d), (_, q, _) in zip(op.params, ft.params))
+
+    def returned_lambda(self, e: ast.Call, f, tb: FuncT) -> None:
+        """`g(1)("a")` of `let g = (d) -> { (e) -> { d + e } }`: g's body again at d's type from
+        `g(1)` with the lambda it returns at `("a")`'s (the engine: E0004 in `d + e`); also
+        through `let h = g(1); h("a")`."""
+        if isinstance(f, ast.Name) and (h := self.lookup_var(f.name)) is not None:
+            f = h.push_call
+        v = getattr(f, "first_call", None) if isinstance(f, ast.Call) else None
+        inner = getattr(tb, "node", None)
+        if v is None or not isinstance(v.ty, LambdaT) or not isinstance(v.ty.node, ast.Lambda) \
+                or not isinstance(inner, ast.Lambda) or len(inner.params) != len(e.args) \
+                or v.ty.node.body.tail is not inner or all(p.type is not None for p in inner.params):
+            return
+        if any(a.name is not None or a.value.ty is None for a in e.args):
+            return
+        ps = tuple((p.name, self.resolve(p.type) if p.type is not None else widen(a.value.ty), p.default is not None)
+                   for p, a in zip(inner.params, e.args))
+        self.relambda(v.ty.node, v.ty.params, FuncT(ps, T.TOP, None))  # (TOP: any body fits)
+
+    def open_result(self, e: ast.Call, open_ret: FuncT, ret: FuncT, env: dict, expected: T.Type) -> T.Type:
+        """`adder(1)` of `adder<T>(a: T) -> (T) -> T`: a function whose T stays open (see
+        OpenResultT); an expected function type's parameters must agree with T (E0002 here)."""
+        tvars = tuple(pt.name if isinstance(pt, TVar) and pt.name in env else None for _, pt, _ in open_ret.params)
+        if not any(tvars):  # (`wrap<T>(a: T) -> () -> T`: T is fixed, `wrap(1)()` an int)
+            return ret
+        rv = open_ret.ret.name if isinstance(open_ret.ret, TVar) and open_ret.ret.name in tvars else None
+        r = OpenResultT(ret.params, ret.ret, ret.throws)
+        r.site, r.tvars, r.ret_var, r.binds = e, tvars, rv, env
+        want = T.base(expected)
+        if isinstance(want, FuncT) and len(want.params) == len(r.params):
+            room = want.ret if rv is not None and _sure_scrutinee(want.ret) else None
+            for tv, (_, pt, _) in zip(tvars, want.params):  # `let h: (string) -> string = adder(1)`
+                if tv is not None and _sure_scrutinee(pt) and self.open_clash(pt, env[tv], room if tv == rv else None):
+                    self.open_conflict(r, tv, pt)
+                    return UNKNOWN
+            if room is not None and any(tv == rv and not assignable(pt, env[tv])
+                                        for tv, (_, pt, _) in zip(tvars, want.params)):
+                return T.subst(open_ret, {**env, rv: room})  # T is the expected result (`int | string`)
+        return r
+
+    def open_conflicts(self, e: ast.Call, ft: OpenResultT, expected: T.Type) -> bool:
+        """A call of an OpenResultT: an argument that does not fit its type parameter's type, or
+        an expected result that type does not fit, is E0002 at the generic call."""
+        room = expected if ft.ret_var is not None and _sure_scrutinee(expected) else None
+        for tv, a in zip(ft.tvars, e.args):
+            at = a.value.ty or UNKNOWN
+            if tv is not None and a.name is None and at is not NULL and _sure_scrutinee(at) \
+                    and self.open_clash(at, ft.binds[tv], room if tv == ft.ret_var else None):
+                self.open_conflict(ft, tv, at)
+                return True
+        if ft.ret_var is not None and _sure_scrutinee(expected) and not assignable(ft.binds[ft.ret_var], expected):
+            self.err(ft.site.span, "E0002", f"cannot infer type parameter `{ft.ret_var}`")
+            return True
+        return False
+
+    @staticmethod
+    def open_clash(at: T.Type, bound: T.Type, room: T.Type | None) -> bool:
+        """Does `at` not fit T's `bound`, nor an expected result (`room`) that holds both
+        (`adder(1)("a")` as an `int | string`: T is that)?"""
+        return not assignable(at, bound) and not (room is not None and assignable(at, room)
+                                                  and assignable(bound, room))
+
+    def open_conflict(self, ft: OpenResultT, tv: str, at: T.Type) -> None:
+        self.err(ft.site.span, "E0002", f"cannot infer type parameter `{tv}`: its arguments give it the "
+                 f"conflicting types `{show(ft.binds[tv])}` and `{show(T.widen_scalar(at))}`; write the "
+                 "type argument or annotate the expected type")
 
     def conflicting_args(self, e: ast.Call, params, fixed: dict) -> None:
         """E0002: the first argument for a parameter `x: T` (or an item of a literal for `xs:

@@ -1087,7 +1087,8 @@ class Checker(LlmChecks, ItemChecks, ExprChecks, MemberChecks, CallChecks, Opera
             if ps:
                 v.open_params = ps
                 if isinstance(val, (ast.ArrayLit, ast.MapLit)):
-                    v.open_items = [x for x in _lambdas_in(val) if any(p.type is None for p in x.params)]
+                    v.open_items = [x for x in _lambdas_in(val) if any(  # (not those the items' join typed)
+                        p.type is None and pv.open_params is not None for p, pv in zip(x.params, x.param_vars))]
                 self.unpinned.append(v)
         elif isinstance(val, ast.Name) and (src := self.lookup_var(val.name)) is not None \
                 and src.open_params is not None:

@@ -91,6 +91,15 @@ class LambdaT(FuncT):
     __slots__ = ("node",)
 
 
+class OpenResultT(FuncT):
+    """A generic call's function-typed result whose parameters hold the call's own type
+    parameters (`adder<T>(a: T) -> (T) -> T`): the engine keeps T open into the result's calls
+    and its expected type, so a conflicting argument is E0002 at the generic call. `site`: that
+    call; `tvars`: each parameter's type parameter (or None); `ret_var`: the result's; `binds`:
+    what the call's arguments gave them."""
+    __slots__ = ("site", "tvars", "ret_var", "binds")
+
+
 class FnRefT(FuncT):
     """A named function used as a value; `fd` is the function."""
     __slots__ = ("fd", "through_iface")  # through_iface: typed at an interface value's arguments

@@ -468,6 +468,9 @@ class ExprChecks:
             for it in e.items:
                 self.expr(it, UNKNOWN)
             return UNKNOWN
+        if expected is UNKNOWN and len(e.items) > 1 and any(isinstance(it, ast.Lambda) for it in e.items) \
+                and all(isinstance(it, (ast.Lambda, ast.Name)) for it in e.items):
+            return self.lambda_items(e)
         ts = self.items_inferred(e.items)
         order = [it for it in e.items if not _hollow(it)] + [it for it in e.items if _hollow(it)]
         t = Arr(self.joined_items(list(zip(ts, order))) if ts else UNKNOWN)
@@ -478,6 +481,33 @@ class ExprChecks:
             for it in e.items:
                 self.escape(it)
         return t
+
+    def lambda_items(self, e) -> T.Type:
+        """`[(d: int) -> …, (e) -> …]`: the first function or lambda with every parameter typed gives the
+        others theirs, and the array its element type; with none, nothing types the parameters
+        (the engine's E0002 at each, whatever later calls `gs[1](3)` pass)."""
+        proto = next((it for it in e.items if not isinstance(it, ast.Lambda)  # (`[inc, (e) -> …]`)
+                      or all(p.type is not None for p in it.params)), None)
+        if proto is None:
+            for it in e.items:
+                self.uninferable_lambda(it)
+            ts = [self.expr(it, UNKNOWN) for it in e.items]
+            return Arr(self.joined_items(list(zip(ts, e.items))))
+        pt = self.expr(proto, UNKNOWN)
+        if not isinstance(pt, FuncT):
+            ts = [pt if it is proto else self.expr(it, UNKNOWN) for it in e.items]
+            return Arr(self.joined_items(list(zip(ts, e.items))))
+        # the others are checked on their own (`(e) -> { e.length() }`: E0155), then joined with it
+        ts = [pt if it is proto else self.expr(it, UNKNOWN) for it in e.items]
+        if all(isinstance(t, FuncT) and len(t.params) == len(pt.params) and assignable(t.ret, pt.ret)
+               and all(assignable(q, p) for (_, p, _), (_, q, _) in zip(t.params, pt.params)) for t in ts):
+            for it in filter(lambda x: isinstance(x, ast.Lambda), e.items):  # the join types their
+                # open parameters (`gs[0]("s")`: E0001)
+                for p, pv, (_, q, _) in zip(it.params, getattr(it, "param_vars", ()), pt.params):
+                    if p.type is None and pv.open_params is not None:
+                        pv.ty, pv.open_params = q, None
+            return Arr(FuncT(pt.params, pt.ret, pt.throws))  # (the parameters' names are no part of it)
+        return Arr(self.joined_items(list(zip(ts, e.items))))
 
     def joined_items(self, pairs: list) -> T.Type:
         """A literal's items joined as `if` branches are (a declared literal type is kept:
@@ -526,6 +556,9 @@ class ExprChecks:
             self.hashable_key(e, exp.key)
             return exp
         ks = [self.expr(k, UNKNOWN) for k, _ in e.entries]
+        if expected is UNKNOWN and len(e.entries) > 1 and all(isinstance(v, ast.Lambda) for _, v in e.entries):
+            for _, v in e.entries:  # `{"a": (d: int) -> …, "b": (e) -> …}`: nothing types e (E0002),
+                self.uninferable_lambda(v)  # whatever later calls pass (unlike an array's items)
         vs = [self.expr(v, UNKNOWN) for _, v in e.entries]
         if not ks:
             t = MapT(UNKNOWN, UNKNOWN)
@@ -1031,14 +1064,14 @@ class ExprChecks:
         if ps != t.params:
             self.relambda(t.node, ps)
 
-    def relambda(self, e, ps: tuple) -> T.Type:
+    def relambda(self, e, ps: tuple, ret: T.Type = UNKNOWN) -> T.Type:
         """A let-bound lambda checked again where its first call typed its open parameters
         (the engine infers them from that call, then checks the body at them). Its result
         where the body's value is a variable (`(d) -> { d }` called with an `int`: `int`), else
         UNKNOWN: the engine leaves an operator's output over such a parameter open."""
         self.rechecking = True
         try:
-            t = self.x_Lambda(e, FuncT(ps, UNKNOWN, None))
+            t = self.x_Lambda(e, FuncT(ps, ret, None))
         finally:
             self.rechecking = False
         tail = e.body.tail
