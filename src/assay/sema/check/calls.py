@@ -11,12 +11,12 @@ from ..stdnames import STDLIB_MEMBER_NAMES, STDLIB_TYPE_NAMES
 from ..types import (AnyFnT, Arr, BOOL, ClassT, EnumT, FLOAT, FuncT, INT, IfaceT, Lit, MapT, NEVER,
                      NULL, STRING, TOP, TVar, UNKNOWN, Union, VOID, assignable, show, widen)
 from .members import _ITER_METHODS
-from .common import (ANY_CLASS, BoundFuncT, FnRefT, LambdaT, NativeFuncT, OpenResultT, _ENGINE_MEMBERS,
-                     _EVERY_TYPE_METHODS, _STD_TYPES, _binds, _bound_callback, _branch_hole,
-                     _callback_throws, _chain_null, _empty_hole, _free_generics, _holds_container,
-                     _is_global, _iterable_item, _may_be_null, _mentions, _same_error, _shape_binds,
-                     _source, _std_param_names, _std_throws, _sure_scrutinee, _typed_sig,
-                     _void_is_null)
+from .common import (ANY_CLASS, BoundFuncT, FnRefT, LambdaT, NativeFuncT, OpenResultT,
+                     _ENGINE_MEMBERS, _EVERY_TYPE_METHODS, _STD_TYPES, _binds, _bound_callback,
+                     _branch_hole, _callback_throws, _chain_null, _empty_hole, _free_generics,
+                     _holds_container, _is_global, _iterable_item, _may_be_null, _mentions,
+                     _same_error, _shape_binds, _source, _std_param_names, _std_throws,
+                     _sure_scrutinee, _typed_sig, _void_is_null)
 
 
 # container methods whose use leaves an empty literal's element type open (E0155)

@@ -20,11 +20,11 @@ from ..program import AliasDef, ClassDef, EnumDef, FunctionDef, InterfaceDef, Pr
 from ..resolve import Resolver
 from ..types import (AnyFnT, Arr, BOOL, ClassT, EnumT, FLOAT, FuncT, INT, Lit, MapT, NEVER, NULL,
                      STRING, TOP, TVar, UNKNOWN, Union, VOID, assignable, show, widen)
-from .common import (ANY_CLASS, FnRefT, FutureT, LambdaT, NativeFuncT, Var, _DONE, _ENV_REF, _Fn, _STD_TYPES,
-                     _block_diverges, _branch_hole, _diverges, _empty_hole, _fresh_literal,
-                     _holds_container, _is_global, _is_unknown, _loose, _mark_narrowing, _mentions,
-                     _opaque, _overlaps, _parse_std_type, _records, _same_error, _sure_scrutinee,
-                     is_cleanup_shape)
+from .common import (ANY_CLASS, FnRefT, FutureT, LambdaT, NativeFuncT, Var, _DONE, _ENV_REF, _Fn,
+                     _STD_TYPES, _block_diverges, _branch_hole, _diverges, _empty_hole,
+                     _fresh_literal, _holds_container, _is_global, _is_unknown, _loose,
+                     _mark_narrowing, _mentions, _opaque, _overlaps, _parse_std_type, _records,
+                     _same_error, _sure_scrutinee, is_cleanup_shape)
 from .items import ItemChecks
 from .exprs import ExprChecks
 from .members import MemberChecks
