@@ -918,10 +918,7 @@ class ExprChecks:
         after_then = (self.facts, self.exact)
         self.facts, self.exact = dict(saved), set(saved_exact)
         if e.else_ is None:
-            if expected not in (UNKNOWN, NULL, VOID):
-                self.err(e.span, "E0029", "missing value",
-                         f"expected `{show(expected)}`, but an `if` without `else` evaluates "
-                         "to `null`; add an `else` branch")
+            self.missing_else(e, expected)
             if tt is NEVER:
                 self.facts.update(neg)
             self.join_branches([(after_then, tt), (({**saved, **neg}, saved_exact), NULL)], mark)
@@ -938,6 +935,13 @@ class ExprChecks:
         if expected is not UNKNOWN:
             return NEVER if (tt is NEVER and et is NEVER) else T.union(tt, et)
         return self.joined_literals([(tt, e.then.tail), (et, e.else_.tail)])
+
+    def missing_else(self, e, expected: T.Type) -> None:
+        """An `if` without `else` is null when its condition fails: E0029 where a value is expected."""
+        if expected not in (UNKNOWN, NULL, VOID):
+            self.err(e.span, "E0029", "missing value",
+                     f"expected `{show(expected)}`, but an `if` without `else` evaluates "
+                     "to `null`; add an `else` branch")
 
     def joined_literals(self, branches: list, wide=T.widen_scalar) -> T.Type:
         """Branch types joined as the engine joins them: a declared literal type is kept
@@ -979,10 +983,7 @@ class ExprChecks:
         after_then = (self.facts, self.exact)
         self.facts, self.exact = dict(saved), set(saved_exact)
         if e.else_ is None:
-            if expected not in (UNKNOWN, NULL, VOID):
-                self.err(e.span, "E0029", "missing value",
-                         f"expected `{show(expected)}`, but an `if` without `else` evaluates "
-                         "to `null`; add an `else` branch")
+            self.missing_else(e, expected)
             self.join_branches([(after_then, tt), ((saved, saved_exact), NULL)], mark)
             return UNKNOWN
         et = self.block(e.else_, expected)
