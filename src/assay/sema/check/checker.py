@@ -24,7 +24,7 @@ from .common import (ANY_CLASS, FnRefT, FutureT, LambdaT, NativeFuncT, Var, _DON
                      _STD_TYPES, _block_diverges, _branch_hole, _diverges, _empty_hole,
                      _fresh_literal, _holds_container, _is_global, _is_unknown, _loose,
                      _mark_narrowing, _mentions, _opaque, _overlaps, _parse_std_type, _records,
-                     _same_error, _sure_scrutinee, is_cleanup_shape)
+                     _same_error, _sure_scrutinee, _value_tails, is_cleanup_shape)
 from .items import ItemChecks
 from .exprs import ExprChecks
 from .members import MemberChecks
@@ -249,14 +249,8 @@ def _lambdas_in(e) -> list:
         return [x for it in e.items for x in _lambdas_in(it)]
     if isinstance(e, ast.MapLit):
         return [x for _, it in e.entries for x in _lambdas_in(it)]
-    if isinstance(e, ast.If) and e.else_ is not None:
-        return [x for b in (e.then, e.else_) if b.tail is not None for x in _lambdas_in(b.tail)]
-    if isinstance(e, ast.Match):
-        tails = [a.body.tail if isinstance(a.body, ast.Block) else a.body for a in e.arms]
-        return [x for t in tails if t is not None for x in _lambdas_in(t)]
-    if isinstance(e, ast.BlockExpr) and e.block.tail is not None:
-        return _lambdas_in(e.block.tail)
-    return []
+    tails = _value_tails(e)
+    return [x for t in tails if t is not None for x in _lambdas_in(t)] if tails is not None else []
 
 
 def _whole_holes(e) -> list:
@@ -265,15 +259,8 @@ def _whole_holes(e) -> list:
     if isinstance(e, (ast.ArrayLit, ast.MapLit)):
         hole = _empty_hole(e)
         return [hole] if hole is not None else []
-    if isinstance(e, ast.If) and e.else_ is not None:
-        tails = [b.tail for b in (e.then, e.else_)]
-    elif isinstance(e, ast.Match):
-        tails = [a.body.tail if isinstance(a.body, ast.Block) else a.body for a in e.arms]
-    elif isinstance(e, ast.BlockExpr):
-        tails = [e.block.tail]
-    else:
-        return []
-    return [h for t in tails if t is not None for h in _whole_holes(t)]
+    tails = _value_tails(e)
+    return [h for t in tails if t is not None for h in _whole_holes(t)] if tails is not None else []
 
 
 def _open_holes(e) -> list:

@@ -499,6 +499,18 @@ def _pushable(t: T.Type) -> bool:
     return t is NULL or t is VOID or t is T.JSON or t is T.TOP or _sure_scrutinee(t)
 
 
+def _value_tails(e) -> list | None:
+    """The expressions an `if` with `else`, a `match` or a block expression ends in (None for a
+    branch without a value); None for any other expression."""
+    if isinstance(e, ast.If) and e.else_ is not None:
+        return [b.tail for b in (e.then, e.else_)]
+    if isinstance(e, ast.Match):
+        return [a.body.tail if isinstance(a.body, ast.Block) else a.body for a in e.arms]
+    if isinstance(e, ast.BlockExpr):
+        return [e.block.tail]
+    return None
+
+
 def _branch_hole(e) -> Span | None:
     """The first branch of an `if` / `match` / `catch` whose value is an empty literal: each branch's
     element type is inferred on its own, so the other branches do not fix it."""

@@ -16,7 +16,7 @@ from .common import (BoundFuncT, FnRefT, FutureT, LambdaT, MODIFIER, Var, _DONE,
                      _ENV_REF_METHODS, _EVERY_TYPE_METHODS, _Fn, _STD_TYPES, _binds,
                      _block_diverges, _chain_null, _empty_hole, _fresh_literal, _holds_container,
                      _is_global, _is_unknown, _loose, _mark_narrowing, _may_be_null, _occurs,
-                     _opaque, _plan_member, _pushable, _records, _sure_scrutinee)
+                     _opaque, _plan_member, _pushable, _records, _sure_scrutinee, _value_tails)
 
 
 # names usable as values without a user definition (packages, builtin type statics)
@@ -102,15 +102,10 @@ def _joined(ts: list) -> T.Type:
 
 def _leaf_values(e) -> list:
     """The expressions an `if` / `match` / block value may be, through nested ones."""
-    if isinstance(e, ast.If) and e.else_ is not None:
-        subs = [b.tail for b in (e.then, e.else_)]
-    elif isinstance(e, ast.Match):
-        subs = [a.body.tail if isinstance(a.body, ast.Block) else a.body for a in e.arms]
-    elif isinstance(e, ast.BlockExpr):
-        subs = [e.block.tail]
-    else:
+    subs = _value_tails(e)
+    if subs is None or any(s is None for s in subs):
         return [e]
-    return [x for s in subs if s is not None for x in _leaf_values(s)] if all(s is not None for s in subs) else [e]
+    return [x for s in subs for x in _leaf_values(s)]
 
 
 def _te_mentions(te, name: str) -> bool:
